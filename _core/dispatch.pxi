@@ -1,0 +1,575 @@
+# ---------------------------------------------------------------------------
+# Rule dispatch: frule / rrule, the registry, and the ways to define rules.
+#
+# The registry maps a function object to a _RuleTable holding its C scalar
+# row (scalar_table.pxi), if any, and its Python rules, most specific first.
+# Lookups by the exact types of the arguments are cached per table.  Callable
+# objects find their rules through their class (registered with
+# instances=True).  Registration copies and swaps, so dispatch needs no lock.
+# ---------------------------------------------------------------------------
+
+import inspect as _inspect
+
+cdef enum:
+    RK_PY = 0        # a Python rule function
+    RK_NONDIFF = 1   # non_differentiable
+    RK_OPTOUT = 2    # opt_out: "no rule" for this signature
+
+cdef object _MISSING = object()
+cdef dict _functions = {}         # f -> _RuleTable
+cdef dict _instance_tables = {}   # class -> _RuleTable (rules for its instances)
+cdef dict _instance_cache = {}    # type(obj) -> _RuleTable or None
+cdef long _order = 0
+_registry_lock = _threading.RLock()
+
+
+cdef str _fname(object f):
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return type(f).__name__ + " object"
+    mod = getattr(f, "__module__", None)
+    if isinstance(mod, str) and mod not in ("builtins", "__main__"):
+        return f"{mod.lstrip('_')}.{name}"
+    return str(name)
+
+
+cdef class _Rule:
+    cdef readonly object fn
+    cdef readonly tuple types
+    cdef readonly bint varargs
+    cdef readonly int kind
+    cdef readonly object config     # None: used without config; else a frozenset of capabilities
+    cdef readonly double score
+    cdef readonly long order
+
+    cdef bint matches(self, tuple args):
+        cdef Py_ssize_t i, n = len(self.types)
+        if self.varargs:
+            if len(args) < n:
+                return False
+        elif len(args) != n:
+            return False
+        for i in range(n):
+            t = self.types[i]
+            if t is not None and not isinstance(args[i], t):
+                return False
+        return True
+
+    cdef bint config_ok(self, object config):
+        for cap in self.config:
+            if not getattr(config, f"has_{cap}_mode", False):
+                return False
+        return True
+
+    def __repr__(self):
+        kinds = {RK_PY: "rule", RK_NONDIFF: "non_differentiable", RK_OPTOUT: "opt_out"}
+        return f"<{kinds[self.kind]} {self.types}{' ...' if self.varargs else ''} config={self.config}>"
+
+
+cdef class _RuleTable:
+    cdef readonly object key
+    cdef readonly str name
+    cdef readonly tuple frules
+    cdef readonly tuple rrules
+    cdef dict fcache
+    cdef dict rcache
+    cdef _ScalarRow row
+    cdef readonly object scalar_spec
+    cdef readonly bint instances
+
+    def __cinit__(self, key, bint instances):
+        self.key = key
+        self.name = _fname(key)
+        self.frules = ()
+        self.rrules = ()
+        self.fcache = {}
+        self.rcache = {}
+        self.instances = instances
+
+
+cdef _RuleTable _lookup_table(object f):
+    cdef object tab
+    try:
+        tab = _functions.get(f)
+    except TypeError:           # unhashable callable object: its class decides
+        tab = None
+    if tab is not None:
+        return <_RuleTable>tab
+    if not _instance_tables:
+        return None
+    t = type(f)
+    tab = _instance_cache.get(t, _MISSING)
+    if tab is _MISSING:
+        tab = None
+        for base in t.__mro__:
+            tab = _instance_tables.get(base)
+            if tab is not None:
+                break
+        _instance_cache[t] = tab
+    return <_RuleTable>tab
+
+
+cdef _Rule _scan(tuple rules, tuple args, object config):
+    cdef _Rule r
+    if config is not None:
+        for r in rules:
+            if r.config is not None and r.config_ok(config) and r.matches(args):
+                return r
+    for r in rules:
+        if r.config is None and r.matches(args):
+            return r
+    return None
+
+
+cdef _Rule _select(tuple rules, dict cache, tuple args, object config):
+    if not rules:
+        return None
+    cdef Py_ssize_t i, n = len(args)
+    key = [None] * (n + 1)
+    key[0] = type(config)
+    for i in range(n):
+        key[i + 1] = type(args[i])
+    k = tuple(key)
+    r = cache.get(k, _MISSING)
+    if r is _MISSING:
+        r = _scan(rules, args, config)
+        cache[k] = r
+    return <_Rule>r
+
+
+cdef object _parse_call(str which, tuple args):
+    """Split the arguments of frule/rrule into (config, tangents, f, xs)."""
+    cdef Py_ssize_t n = len(args), i = 0
+    config = None
+    if n and isinstance(args[0], RuleConfig):
+        config = args[0]
+        i = 1
+    if which == "frule":
+        if n - i < 2:
+            raise TypeError("frule(tangents, f, *args): expected the tangents and the function")
+        return config, args[i], args[i + 1], args[i + 2:]
+    if n - i < 1:
+        raise TypeError("rrule(f, *args): expected the function")
+    return config, None, args[i], args[i + 1:]
+
+
+cdef inline object _check_tangents(object tangents, object f, tuple xs):
+    if type(tangents) is not tuple:
+        if isinstance(tangents, (tuple, list)):
+            tangents = tuple(tangents)
+        else:
+            raise TypeError(f"frule({_fname(f)}): tangents must be a tuple (Δself, Δx1, …, Δxn), "
+                            f"got {type(tangents).__name__}")
+    if PyTuple_GET_SIZE(tangents) != PyTuple_GET_SIZE(xs) + 1:
+        raise ValueError(f"frule({_fname(f)}): expected {len(xs) + 1} tangents (Δself and one per "
+                         f"argument), got {len(tangents)}")
+    return tangents
+
+
+def frule(*args, **kwargs):
+    """frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
+
+    The forward rule (pushforward, Jacobian-vector product) of `f` at `args`:
+    `Ω = f(*args, **kwargs)` and `ΔΩ = J·(Δx1, …, Δxn)`.  `tangents` holds one
+    tangent per argument plus one for `f` itself first: `(Δself, Δx1, …)`;
+    keyword arguments get none.  Returns None when no rule exists.
+
+    Example::
+
+        >>> frule((NoTangent(), 1.0), math.sin, 3.0)
+        (0.1411200080598672, -0.9899924966004454)
+
+    See also: `rrule`, `register_frule`, `scalar_rule`."""
+    cdef _RuleTable tab
+    cdef _Rule rule
+    config, tangents, f, xs = _parse_call("frule", args)
+    tab = _lookup_table(f)
+    if tab is None:
+        if not callable(f):
+            raise TypeError(f"frule: f must be callable, got {type(f).__name__}")
+        _check_tangents(tangents, f, xs)
+        return None
+    tangents = _check_tangents(tangents, f, xs)
+    if tab.row is not None and config is None and not kwargs:
+        res = tab.row.frule(tangents, xs)
+        if res is not None:
+            return res
+    if tab.instances:
+        xs = (f,) + xs
+    rule = _select(tab.frules, tab.fcache, xs, config)
+    if rule is None or rule.kind == RK_OPTOUT:
+        return None
+    if rule.kind == RK_NONDIFF:
+        return (f(*xs[1:], **kwargs) if tab.instances else f(*xs, **kwargs)), NO_TANGENT
+    if rule.config is not None:
+        return rule.fn(config, tangents, *xs, **kwargs)
+    return rule.fn(tangents, *xs, **kwargs)
+
+
+def rrule(*args, **kwargs):
+    """rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
+
+    The reverse rule of `f` at `args`: `Ω = f(*args, **kwargs)` and
+    `pullback(ΔΩ) -> (∂self, ∂x1, …, ∂xn)`, the vector-Jacobian product
+    `Jᵀ·ΔΩ` with one cotangent per argument plus `∂self` for `f` (NoTangent()
+    for functions without fields).  Returns None when no rule exists.
+
+    Example::
+
+        >>> y, pb = rrule(math.sin, 3.0)
+        >>> pb(1.0)
+        (NoTangent(), -0.9899924966004454)
+
+    See also: `frule`, `register_rrule`, `scalar_rule`."""
+    cdef _RuleTable tab
+    cdef _Rule rule
+    config, _, f, xs = _parse_call("rrule", args)
+    tab = _lookup_table(f)
+    if tab is None:
+        if not callable(f):
+            raise TypeError(f"rrule: f must be callable, got {type(f).__name__}")
+        return None
+    if tab.row is not None and config is None and not kwargs:
+        res = tab.row.rrule(xs)
+        if res is not None:
+            return res
+    if tab.instances:
+        xs = (f,) + xs
+    rule = _select(tab.rrules, tab.rcache, xs, config)
+    if rule is None or rule.kind == RK_OPTOUT:
+        return None
+    if rule.kind == RK_NONDIFF:
+        y = f(*xs[1:], **kwargs) if tab.instances else f(*xs, **kwargs)
+        return y, _NoTangentPullback(tab.name, len(xs) if tab.instances else len(xs) + 1)
+    if rule.config is not None:
+        return rule.fn(config, *xs, **kwargs)
+    return rule.fn(*xs, **kwargs)
+
+
+cdef class _NoTangentPullback:
+    """The pullback of a non-differentiable function: NoTangent() for all."""
+    cdef str name
+    cdef Py_ssize_t n
+
+    def __cinit__(self, str name, Py_ssize_t n):
+        self.name = name
+        self.n = n
+
+    def __call__(self, *args):
+        if len(args) != 1:
+            raise TypeError(f"pullback of {self.name}: takes one cotangent (ΔΩ), got {len(args)} arguments")
+        return (NO_TANGENT,) * self.n
+
+    def __repr__(self):
+        return f"<pullback of {self.name} (non-differentiable)>"
+
+
+# ----- registration ---------------------------------------------------------
+
+cdef double _type_score(object t) except? -1:
+    if t is None or t is object:
+        return 0
+    if isinstance(t, type):
+        return len(t.__mro__)
+    if isinstance(t, tuple):
+        return min([_type_score(u) for u in t]) if t else 0
+    raise TypeError(f"expected a type or a tuple of types, got {t!r}")
+
+
+cdef object _parse_types(tuple types):
+    """(types, varargs, score) from a registration's type restrictions.
+    No types: any arguments.  A trailing `...`: any further arguments."""
+    if not types:
+        return (), True, -0.5
+    varargs = types[-1] is Ellipsis
+    if varargs:
+        types = types[:-1]
+    for t in types:
+        if t is Ellipsis:
+            raise TypeError("`...` may only stand last in a rule's argument types")
+        _type_score(t)
+    score = sum([_type_score(t) for t in types]) - (0.5 if varargs else 0.0)
+    return tuple([None if t is object else t for t in types]), varargs, score
+
+
+cdef object _parse_config(object config):
+    if config is None or config is False:
+        return None
+    if config is True:
+        return frozenset()
+    caps = (config,) if isinstance(config, str) else tuple(config)
+    for c in caps:
+        if c not in ("reverse", "forward"):
+            raise ValueError(f"config requirement must be 'reverse', 'forward', True or None, got {c!r}")
+    return frozenset(caps)
+
+
+cdef _RuleTable _table_for(object f, bint instances, bint create):
+    if instances:
+        if not isinstance(f, type):
+            raise TypeError(f"instances=True registers rules for the instances of a class; got {f!r}")
+        tab = _instance_tables.get(f)
+    else:
+        if not callable(f):
+            raise TypeError(f"cannot register a rule for {f!r}: it is not callable")
+        try:
+            hash(f)
+        except TypeError:
+            raise TypeError(f"cannot register a rule for the unhashable {type(f).__name__} object: "
+                            f"register it on its class with instances=True") from None
+        tab = _functions.get(f)
+    if tab is None and create:
+        tab = _RuleTable(f, instances)
+        if instances:
+            _instance_tables[f] = tab
+            _instance_cache.clear()
+        else:
+            _functions[f] = tab
+    return <_RuleTable>tab
+
+
+cdef _add_rule(object f, str which, int kind, object fn, tuple types, object config, bint instances):
+    global _order
+    cdef _Rule r = _Rule.__new__(_Rule)
+    cdef _RuleTable tab
+    r.types, r.varargs, r.score = _parse_types(types)
+    r.kind = kind
+    r.fn = fn
+    r.config = _parse_config(config)
+    with _registry_lock:
+        _order += 1
+        r.order = _order
+        tab = _table_for(f, instances, True)
+        old = tab.frules if which == "f" else tab.rrules
+        new = tuple(sorted(old + (r,), key=lambda q: (-(<_Rule>q).score, -(<_Rule>q).order)))
+        if which == "f":
+            tab.frules = new
+            tab.fcache = {}
+        else:
+            tab.rrules = new
+            tab.rcache = {}
+
+
+def register_frule(f, *types, config=None, instances=False):
+    """@register_frule(f, *types, config=None, instances=False)
+
+    Register the decorated function as the forward rule of `f`.  It is called
+    as `rule(tangents, *args, **kwargs)` and returns `(Ω, ΔΩ)` (or None to
+    decline).  `types` restrict the positional argument types (a type, a tuple
+    of types, `object`; a trailing `...` admits further arguments); the most
+    specific matching rule wins, the later one on a tie.  `config`: 'forward',
+    'reverse', True or a tuple; such a rule is called only with a RuleConfig
+    that has those capabilities, as `rule(config, tangents, *args)`.
+    `instances=True`: `f` is a class and the rule applies when its instances
+    are called; the instance comes first among the args (`rule(tangents, obj, *args)`)."""
+    def decorator(rule):
+        if not callable(rule):
+            raise TypeError(f"register_frule({_fname(f)}): the rule must be callable")
+        _add_rule(f, "f", RK_PY, rule, types, config, instances)
+        return rule
+    return decorator
+
+
+def register_rrule(f, *types, config=None, instances=False):
+    """@register_rrule(f, *types, config=None, instances=False)
+
+    Register the decorated function as the reverse rule of `f`: called as
+    `rule(*args, **kwargs)`, it returns `(Ω, pullback)` with
+    `pullback(ΔΩ) -> (∂self, ∂x1, …)`.  Name the pullback (`def f_pullback(ȳ)`)
+    so that tracebacks are readable.  Options as in `register_frule`; a config
+    rule is called as `rule(config, *args)`, an instance rule as `rule(obj, *args)`."""
+    def decorator(rule):
+        if not callable(rule):
+            raise TypeError(f"register_rrule({_fname(f)}): the rule must be callable")
+        _add_rule(f, "r", RK_PY, rule, types, config, instances)
+        return rule
+    return decorator
+
+
+def non_differentiable(f, *types, instances=False):
+    """non_differentiable(f, *types): `f` has no derivative: its frule gives
+    NoTangent() and its pullback NoTangent() for every input."""
+    _add_rule(f, "f", RK_NONDIFF, None, types, None, instances)
+    _add_rule(f, "r", RK_NONDIFF, None, types, None, instances)
+    return f
+
+
+def opt_out(f, *types, config=None, instances=False, frule=True, rrule=True):
+    """opt_out(f, *types): make `frule`/`rrule` return None for this signature
+    although a broader rule would catch it (the AD then differentiates through
+    the primal)."""
+    if frule:
+        _add_rule(f, "f", RK_OPTOUT, None, types, config, instances)
+    if rrule:
+        _add_rule(f, "r", RK_OPTOUT, None, types, config, instances)
+    return f
+
+
+def _rules_of(f):
+    """Debugging aid: the frules and rrules registered for f, most specific first."""
+    tab = _lookup_table(f)
+    if tab is None:
+        return (), ()
+    return tab.frules, tab.rrules
+
+
+# ----- scalar_rule: one partials function gives frule, rrule and
+#       derivatives_given_output --------------------------------------------
+
+cdef class _ScalarSpec:
+    cdef readonly object f
+    cdef readonly object partials
+    cdef readonly bint wants_omega
+    cdef readonly str name
+
+    cdef tuple partials_at(self, tuple xs, object omega):
+        """The partials as a tuple of rows, one row (one partial per input)
+        per output."""
+        p = self.partials(*xs, Ω=omega) if self.wants_omega else self.partials(*xs)
+        if type(p) is not tuple:
+            p = (p,)
+        if len(p) and type(p[0]) is tuple:
+            rows = p
+        else:
+            rows = (p,)
+        for row in rows:
+            if len(<tuple>row) != len(xs):
+                raise TypeError(f"scalar_rule({self.name}): the partials function returned "
+                                f"{len(<tuple>row)} partials for {len(xs)} inputs")
+        return rows
+
+
+cdef object _pushforward(tuple row, tuple tangents):
+    """Σᵢ ∂ᵢ·Δxᵢ, zeros short-circuiting (tangents[0] is Δself)."""
+    acc = ZERO
+    for i in range(len(row)):
+        acc = tangent_add(acc, tangent_mul(row[i], tangents[i + 1]))
+    return acc
+
+
+cdef class _ScalarFrule:
+    cdef _ScalarSpec spec
+
+    def __call__(self, tangents, *xs):
+        omega = self.spec.f(*xs)
+        rows = self.spec.partials_at(xs, omega)
+        if len(rows) == 1 and not isinstance(omega, tuple):
+            return omega, _pushforward(rows[0], tangents)
+        return omega, Tangent[type(omega)](*[_pushforward(r, tangents) for r in rows])
+
+
+cdef class _ScalarRrule:
+    cdef _ScalarSpec spec
+
+    def __call__(self, *xs):
+        omega = self.spec.f(*xs)
+        rows = self.spec.partials_at(xs, omega)
+        cdef _ScalarRulePullback pb = _ScalarRulePullback.__new__(_ScalarRulePullback)
+        pb.name = self.spec.name
+        pb.rows = rows
+        pb.multi = len(rows) > 1 or isinstance(omega, tuple)
+        pb.scalar_out = not pb.multi and not isinstance(omega, _ndarray)
+        pb.projectors = tuple([ProjectTo(x) for x in xs])
+        return omega, pb
+
+
+cdef class _ScalarRulePullback:
+    cdef str name
+    cdef tuple rows
+    cdef tuple projectors
+    cdef bint multi
+    cdef bint scalar_out
+
+    def __call__(self, *args):
+        if len(args) != 1:
+            raise TypeError(f"pullback of {self.name}: takes one cotangent (ΔΩ), got {len(args)} arguments")
+        dy = _unthunk(args[0])
+        if self.scalar_out and isinstance(dy, _ndarray) and dy.size != 1:
+            raise ValueError(f"pullback of {self.name}: expected a scalar cotangent, got an array "
+                             f"of shape {dy.shape}")
+        n = len(self.projectors)
+        out = [NO_TANGENT]
+        for i in range(n):
+            acc = ZERO
+            for j in range(len(self.rows)):
+                dyj = dy[j] if self.multi else dy
+                acc = tangent_add(acc, tangent_mul(_conj(self.rows[j][i]), dyj))
+            out.append((<ProjectTo>self.projectors[i]).project(acc))
+        return tuple(out)
+
+    def __repr__(self):
+        return f"<pullback of {self.name}>"
+
+
+def scalar_rule(f, partials=None):
+    """scalar_rule(f, partials) / @scalar_rule(f)
+
+    Define the frule and rrule of a scalar function from its partial
+    derivatives.  `partials(*args)` returns one partial per input (a tuple, or
+    a bare value for one input); for a function with several outputs, one
+    tuple per output.  If the partials function has a parameter named `Ω`, it
+    receives the primal output there (cheaper for exp, tanh, sqrt…).
+
+    Complex numbers follow ChainRules: the pushforward is `Σ ∂ᵢ·Δxᵢ`, the
+    pullback `conj(∂ᵢ)·ΔΩ`; a real input's cotangent is projected to real.
+
+    Example::
+
+        @scalar_rule(my_exp)
+        def _(x, Ω):
+            return Ω
+
+    Also gives `derivatives_given_output(Ω, f, *args)`."""
+    def decorator(p):
+        if not callable(p):
+            raise TypeError(f"scalar_rule({_fname(f)}): partials must be callable")
+        spec = _ScalarSpec.__new__(_ScalarSpec)
+        spec.f = f
+        spec.partials = p
+        spec.name = _fname(f)
+        try:
+            params = _inspect.signature(p).parameters
+            spec.wants_omega = "Ω" in params
+        except (TypeError, ValueError):
+            spec.wants_omega = False
+        fr = _ScalarFrule.__new__(_ScalarFrule)
+        fr.spec = spec
+        rr = _ScalarRrule.__new__(_ScalarRrule)
+        rr.spec = spec
+        _add_rule(f, "f", RK_PY, fr, (), None, False)
+        _add_rule(f, "r", RK_PY, rr, (), None, False)
+        with _registry_lock:
+            _table_for(f, False, True).scalar_spec = spec
+        return p
+    if partials is not None:
+        decorator(partials)
+        return f
+    return decorator
+
+
+def derivatives_given_output(omega, f, *args):
+    """derivatives_given_output(Ω, f, *args): the partials of a scalar rule at
+    `args` given the output Ω, as one tuple per output, e.g. ((cos(x),),) for
+    sin.  None when f has no scalar rule."""
+    cdef _RuleTable tab = _lookup_table(f)
+    if tab is None:
+        return None
+    if tab.row is not None:
+        res = tab.row.partials(args, omega)
+        if res is not None:
+            return res
+    if tab.scalar_spec is not None:
+        return (<_ScalarSpec>tab.scalar_spec).partials_at(args, omega)
+    return None
+
+
+# ----- small non-differentiable helpers of ChainRulesCore -----------------
+
+def ignore_derivatives(x):
+    """ignore_derivatives(x): x, with no derivative flowing through it.  Given
+    a function of no arguments, calls it (so a whole block can be ignored)."""
+    if callable(x) and not isinstance(x, type) and hasattr(x, "__code__"):
+        return x()
+    return x
+
+non_differentiable(ignore_derivatives)

@@ -1,0 +1,66 @@
+"""chainrules: differentiation rules for Python and NumPy.
+
+`frule` / `rrule` for the functions of math, cmath, operator, the builtins
+and NumPy, the tangent types they speak in, a rule-testing kit
+(`chainrules.testing`, `chainrules.finite_differences`) and reference AD
+engines (`chainrules.ad`).  See DESIGN.md for the protocol.
+"""
+
+from chainrules._core import (
+    # the rule protocol
+    frule,
+    rrule,
+    RuleConfig,
+    rrule_via_ad,
+    frule_via_ad,
+    # defining rules
+    scalar_rule,
+    register_frule,
+    register_rrule,
+    non_differentiable,
+    opt_out,
+    derivatives_given_output,
+    # tangent types
+    AbstractTangent,
+    AbstractZero,
+    ZeroTangent,
+    NoTangent,
+    NO_FIELDS,
+    AbstractThunk,
+    Thunk,
+    thunk,
+    unthunk,
+    InplaceableThunk,
+    StructuralTangent,
+    Tangent,
+    MutableTangent,
+    NotImplementedTangent,
+    NotImplementedTangentError,
+    not_implemented,
+    # working with tangents
+    ProjectTo,
+    add_inplace,
+    is_inplaceable_destination,
+    canonicalize,
+    backing,
+    construct,
+    zero_tangent,
+    ignore_derivatives,
+)
+
+# The rule sets register themselves on import.
+from chainrules import rulesets as _rulesets  # noqa: E402,F401
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",
+    "scalar_rule", "register_frule", "register_rrule", "non_differentiable", "opt_out",
+    "derivatives_given_output",
+    "AbstractTangent", "AbstractZero", "ZeroTangent", "NoTangent", "NO_FIELDS",
+    "AbstractThunk", "Thunk", "thunk", "unthunk", "InplaceableThunk",
+    "StructuralTangent", "Tangent", "MutableTangent",
+    "NotImplementedTangent", "NotImplementedTangentError", "not_implemented",
+    "ProjectTo", "add_inplace", "is_inplaceable_destination", "canonicalize", "backing",
+    "construct", "zero_tangent", "ignore_derivatives",
+]

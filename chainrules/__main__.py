@@ -1,0 +1,35 @@
+"""`python -m chainrules`: the seed example of DESIGN.md, worked and printed."""
+
+import math
+import operator
+
+from chainrules import ZeroTangent, frule, rrule
+
+
+def rrule_chain(x):
+    a, a_pb = rrule(math.sin, x)
+    b, b_pb = rrule(operator.add, 0.2, a)
+    c, c_pb = rrule(math.asin, b)
+    _, b̄ = c_pb(1)
+    _, _, ā = b_pb(b̄)
+    _, x̄ = a_pb(ā)
+    return x̄
+
+
+def frule_chain(x):
+    nofields = ZeroTangent()
+    a, ȧ = frule((nofields, 1), math.sin, x)
+    b, ḃ = frule((nofields, ZeroTangent(), ȧ), operator.add, 0.2, a)
+    c, ċ = frule((nofields, ḃ), math.asin, b)
+    return ċ
+
+
+def main():
+    x = 3
+    print("chainrules: the seed example, foo(x) = asin(0.2 + sin(x)) at x = 3")
+    print(f"  rrule chain (reverse, by hand):  {rrule_chain(x)!r}")
+    print(f"  frule chain (forward, by hand):  {frule_chain(x)!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""The rule sets, one module per domain; importing this package registers them.
+
+The scalar rules of math, cmath, operator and the builtins are rows of the C
+table in `chainrules._core`; the modules here hold the rules written in Python.
+"""
