@@ -190,7 +190,7 @@ def frule(*args, **kwargs):
         _check_tangents(tangents, f, xs)
         return None
     tangents = _check_tangents(tangents, f, xs)
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs and (config is None or not _has_config_rules(tab.frules)):
         res = tab.row.frule(tangents, xs)
         if res is not None:
             return res
@@ -229,7 +229,7 @@ def rrule(*args, **kwargs):
         if not callable(f):
             raise TypeError(f"rrule: f must be callable, got {type(f).__name__}")
         return None
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs and (config is None or not _has_config_rules(tab.rrules)):
         res = tab.row.rrule(xs)
         if res is not None:
             return res
@@ -244,6 +244,16 @@ def rrule(*args, **kwargs):
     if rule.config is not None:
         return rule.fn(config, *xs, **kwargs)
     return rule.fn(*xs, **kwargs)
+
+
+cdef bint _has_config_rules(tuple rules):
+    """A C-table row serves calls with a RuleConfig too, unless config-specific
+    Python rules were registered for the function."""
+    cdef _Rule r
+    for r in rules:
+        if r.config is not None:
+            return True
+    return False
 
 
 cdef class _NoTangentPullback:

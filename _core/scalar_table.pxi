@@ -53,6 +53,56 @@ cdef extern from *:
     """
     double complex cr_cmplx(double re, double im) nogil
 
+from cpython.sequence cimport PySequence_Fast_ITEMS
+from cpython.dict cimport PyDict_GetItem
+
+cdef extern from *:
+    """
+    /* Calls without argument tuples.  frule/rrule are exported as
+       METH_FASTCALL builtins (like math.sin) whose C entry tries the C table
+       first and otherwise hands the same argument vector to the full
+       dispatcher of dispatch.pxi; a _ScalarPullback is called by vectorcall
+       (its type gets tp_vectorcall_offset at module init). */
+    typedef PyObject *(*cr_entry_t)(PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
+    typedef PyObject *(*cr_pb_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
+    static cr_entry_t cr_entry_impl[2] = {NULL, NULL};
+    static cr_pb_impl_t cr_pb_impl = NULL;
+
+    static PyObject *cr_frule_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+        return cr_entry_impl[0]((PyObject **)args, nargs, kwnames);
+    }
+    static PyObject *cr_rrule_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+        return cr_entry_impl[1]((PyObject **)args, nargs, kwnames);
+    }
+    static PyMethodDef cr_entry_defs[2] = {
+        {"frule", (PyCFunction)(void(*)(void))cr_frule_entry, METH_FASTCALL | METH_KEYWORDS, NULL},
+        {"rrule", (PyCFunction)(void(*)(void))cr_rrule_entry, METH_FASTCALL | METH_KEYWORDS, NULL},
+    };
+    static PyObject *cr_make_entry(int i, PyObject *doc, PyObject *module_name) {
+        /* doc: a bytes object the module keeps alive */
+        cr_entry_defs[i].ml_doc = PyBytes_AS_STRING(doc);
+        return PyCFunction_NewEx(&cr_entry_defs[i], NULL, module_name);
+    }
+
+    static PyObject *cr_pb_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+        return cr_pb_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
+    }
+    static void *cr_pb_vectorcall_ptr(void) { return (void *)cr_pb_vectorcall; }
+    static void cr_enable_vectorcall(PyObject *type, Py_ssize_t offset) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        t->tp_vectorcall_offset = offset;
+        t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    }
+    """
+    ctypedef object (*cr_entry_t)(PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
+    ctypedef object (*cr_pb_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
+    cr_entry_t cr_entry_impl[2]
+    cr_pb_impl_t cr_pb_impl
+    object cr_make_entry(int i, object doc, object module_name)
+    void* cr_pb_vectorcall_ptr()
+    void cr_enable_vectorcall(object type, Py_ssize_t offset)
+    object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
+
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
 ctypedef double (*f2_t)(double, double) noexcept nogil
@@ -270,33 +320,40 @@ cdef class _ScalarRow:
         real[0] = True
         return PyFloat_FromDouble(w)
 
-    # -- frule --------------------------------------------------------------
+    # -- frule and rrule ----------------------------------------------------
+    # The arguments come as a C array (xs, n): the fast entries below pass the
+    # caller's own vectorcall arguments, so the fast path builds no tuple.
 
     cdef object frule(self, tuple tangents, tuple xs):
-        cdef Py_ssize_t n = PyTuple_GET_SIZE(xs)
+        return self.frule_vec(tangents, PySequence_Fast_ITEMS(xs), PyTuple_GET_SIZE(xs))
+
+    cdef object rrule(self, tuple xs):
+        return self.rrule_vec(PySequence_Fast_ITEMS(xs), PyTuple_GET_SIZE(xs))
+
+    cdef object frule_vec(self, tuple tangents, PyObject** xs, Py_ssize_t n):
         cdef double u, v, r, du, dv
         cdef bint real
         cdef object omega
         if n == 1:
             if self.d1 == NULL or (self.flags1 & (F_COMPLEX | F_NUMPY)):
-                return self._generic(xs, None, tangents, False)
-            x = xs[0]
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            x = <object>xs[0]
             if not _read_double(x, &u):
-                return self._generic(xs, None, tangents, False)
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
             omega = self._omega1(x, u, &r, &real)
             if not real:
-                return self._generic(xs, omega, tangents, False)
+                return self._generic(_as_tuple(xs, n), omega, tangents, False)
             return omega, _scale(self.d1(u, r), tangents[1])
         if n == 2:
             if self.d2 == NULL or (self.flags2 & (F_COMPLEX | F_NUMPY)):
-                return self._generic(xs, None, tangents, False)
-            x = xs[0]
-            y = xs[1]
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            x = <object>xs[0]
+            y = <object>xs[1]
             if not (_read_double(x, &u) and _read_double(y, &v)):
-                return self._generic(xs, None, tangents, False)
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
             omega = self._omega2(x, y, u, v, &r, &real)
             if not real:
-                return self._generic(xs, omega, tangents, False)
+                return self._generic(_as_tuple(xs, n), omega, tangents, False)
             self.d2(u, v, r, &du, &dv)
             return omega, self._push2(du, dv, tangents[1], tangents[2])
         return None
@@ -329,39 +386,38 @@ cdef class _ScalarRow:
             return PyFloat_FromDouble(0.0)
         return _scale(d, t)
 
-    # -- rrule --------------------------------------------------------------
-
-    cdef object rrule(self, tuple xs):
-        cdef Py_ssize_t n = PyTuple_GET_SIZE(xs)
+    cdef object rrule_vec(self, PyObject** xs, Py_ssize_t n):
         cdef double u, v, r
         cdef bint real
         cdef _ScalarPullback pb
         cdef object omega
         if n == 1:
             if self.d1 == NULL or (self.flags1 & (F_COMPLEX | F_NUMPY)):
-                return self._generic(xs, None, None, True)
-            x = xs[0]
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            x = <object>xs[0]
             if not _read_double(x, &u):
-                return self._generic(xs, None, None, True)
+                return self._generic(_as_tuple(xs, n), None, None, True)
             omega = self._omega1(x, u, &r, &real)
             if not real:
-                return self._generic(xs, omega, None, True)
+                return self._generic(_as_tuple(xs, n), omega, None, True)
             pb = _ScalarPullback.__new__(_ScalarPullback)
+            pb.vc = cr_pb_vectorcall_ptr()
             pb.row = self
             pb.n = 1
             pb.d0 = self.d1(u, r)
             return omega, pb
         if n == 2:
             if self.d2 == NULL or (self.flags2 & (F_COMPLEX | F_NUMPY)):
-                return self._generic(xs, None, None, True)
-            x = xs[0]
-            y = xs[1]
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            x = <object>xs[0]
+            y = <object>xs[1]
             if not (_read_double(x, &u) and _read_double(y, &v)):
-                return self._generic(xs, None, None, True)
+                return self._generic(_as_tuple(xs, n), None, None, True)
             omega = self._omega2(x, y, u, v, &r, &real)
             if not real:
-                return self._generic(xs, omega, None, True)
+                return self._generic(_as_tuple(xs, n), omega, None, True)
             pb = _ScalarPullback.__new__(_ScalarPullback)
+            pb.vc = cr_pb_vectorcall_ptr()
             pb.row = self
             pb.n = 2
             pb.nd2 = (self.flags2 & F_ND2) != 0
@@ -538,14 +594,21 @@ cdef object _generic_push(tuple xs, object omega, tuple tangents, double complex
 @cython.freelist(64)
 cdef class _ScalarPullback:
     """The pullback of a C-table rule at real arguments: the partials are C
-    doubles; the cotangent of each (real) input is real."""
+    doubles; the cotangent of each (real) input is real.  Called through
+    vectorcall (vc, see _pullback_vectorcall) with no argument tuple."""
+    cdef void* vc
     cdef _ScalarRow row
     cdef double d0
     cdef double d1
     cdef int n
     cdef bint nd2
 
-    def __call__(self, dy):
+    def __call__(self, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            _pullback_arity_error(self.row.name, len(args) + len(kwargs))
+        return self.call(args[0])
+
+    cdef object call(self, object dy):
         cdef double v
         if type(dy) is float:
             v = PyFloat_AS_DOUBLE(dy)
@@ -577,6 +640,21 @@ cdef class _ScalarPullback:
 
     def __repr__(self):
         return f"<pullback of {self.row.name}>"
+
+
+cdef object _pullback_arity_error(str name, Py_ssize_t n):
+    raise TypeError(f"pullback of {name}: takes one cotangent (ΔΩ), got {n} arguments")
+
+
+cdef object _pullback_vectorcall(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if nargs != 1 or (kwnames != NULL and PyTuple_GET_SIZE(<object>kwnames) != 0):
+        _pullback_arity_error((<_ScalarPullback>self).row.name,
+                              nargs + (PyTuple_GET_SIZE(<object>kwnames) if kwnames != NULL else 0))
+    return (<_ScalarPullback>self).call(<object>args[0])
+
+
+cdef tuple _as_tuple(PyObject** xs, Py_ssize_t n):
+    return tuple([<object>xs[i] for i in range(n)])
 
 
 cdef str _describe(object x):
@@ -682,6 +760,69 @@ def _scalar_row(f):
     if tab is None:
         return None
     return (<_RuleTable>tab).row
+
+
+# ----- the fast entries: frule / rrule ------------------------------------------
+
+cdef object _frule_full = frule     # the full dispatcher (dispatch.pxi)
+cdef object _rrule_full = rrule
+
+
+cdef object _frule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* p
+    cdef _ScalarRow row
+    if kwnames == NULL and nargs >= 2:
+        tangents = <object>args[0]
+        if type(tangents) is tuple and PyTuple_GET_SIZE(tangents) == nargs - 1:
+            p = PyDict_GetItem(_functions, <object>args[1])    # NULL: absent, or unhashable
+            if p != NULL:
+                row = (<_RuleTable>p).row
+                if row is not None:
+                    res = row.frule_vec(<tuple>tangents, args + 2, nargs - 2)
+                    if res is not None:
+                        return res
+    return PyObject_Vectorcall(_frule_full, args, <size_t>nargs, kwnames)
+
+
+cdef object _rrule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef PyObject* p
+    cdef _ScalarRow row
+    if kwnames == NULL and nargs >= 1:
+        p = PyDict_GetItem(_functions, <object>args[0])
+        if p != NULL:
+            row = (<_RuleTable>p).row
+            if row is not None:
+                res = row.rrule_vec(args + 1, nargs - 1)
+                if res is not None:
+                    return res
+    return PyObject_Vectorcall(_rrule_full, args, <size_t>nargs, kwnames)
+
+
+cdef list _entry_docs = []
+
+
+cdef object _make_entry(int i, object full):
+    doc = full.__doc__ or ""
+    name = full.__name__
+    if doc.startswith(name + "("):          # the signature embedded by Cython
+        doc = doc.split("\n", 1)[1].lstrip("\n") if "\n" in doc else ""
+    b = (f"{name}(*args, **kwargs)\n--\n\n" + doc).encode()
+    _entry_docs.append(b)
+    return cr_make_entry(i, b, "chainrules._core")
+
+
+cr_entry_impl[0] = _frule_entry
+cr_entry_impl[1] = _rrule_entry
+cr_pb_impl = _pullback_vectorcall
+globals()["frule"] = _make_entry(0, _frule_full)
+globals()["rrule"] = _make_entry(1, _rrule_full)
+
+
+cdef _enable_pullback_vectorcall():
+    cdef _ScalarPullback probe = _ScalarPullback.__new__(_ScalarPullback)
+    cr_enable_vectorcall(_ScalarPullback, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
+
+_enable_pullback_vectorcall()
 
 
 # ----- kernels shared by several modules -------------------------------------
