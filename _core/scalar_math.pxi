@@ -94,8 +94,17 @@ _row1(_math.erfc, erfc, d_erfc)
 _row1(_math.gamma, NULL, d_gamma)            # Γ' = Γ·ψ
 _row1(_math.lgamma, NULL, d_lgamma)          # ψ
 
-# ----- rounding: a numeric zero, Ω the primal's int ---------------------------
+# ----- rounding: a numeric zero; Ω an int, made as CPython makes it --------
 
-_row1(_math.floor, NULL, d_zero)
-_row1(_math.ceil, NULL, d_zero)
-_row1(_math.trunc, NULL, d_zero)
+cdef double f_floor(double x) noexcept nogil:
+    return floor(x)
+
+cdef double f_ceil(double x) noexcept nogil:
+    return ceil(x)
+
+cdef double f_trunc(double x) noexcept nogil:
+    return trunc(x)
+
+_row1(_math.floor, f_floor, d_zero, NULL, F_INT_OUT | F_INT_PRIMAL)
+_row1(_math.ceil, f_ceil, d_zero, NULL, F_INT_OUT | F_INT_PRIMAL)
+_row1(_math.trunc, f_trunc, d_zero, NULL, F_INT_OUT | F_INT_PRIMAL)

@@ -53,8 +53,13 @@ cdef extern from *:
     """
     double complex cr_cmplx(double re, double im) nogil
 
+from libc.math cimport signbit
 from cpython.sequence cimport PySequence_Fast_ITEMS
-from cpython.dict cimport PyDict_GetItem
+from cpython.exc cimport PyErr_Clear
+from cpython.long cimport PyLong_FromDouble
+
+cdef extern from "Python.h":
+    PyObject* PyDict_GetItemWithError(object d, object key)
 
 cdef extern from *:
     """
@@ -119,6 +124,7 @@ cdef enum:
     F_NUMPY = 8          # a NumPy ufunc: Ω is the primal's NumPy scalar (generic path)
     F_STRONG_ZERO = 16   # a zero tangent contributes zero even where the partial is inf/NaN (x ** p)
     F_ND2 = 32           # the second argument has no tangent (ldexp's integer exponent)
+    F_INT_OUT = 64       # Ω is the kernel's value as a Python int (math.floor), as CPython makes it
 
 # Argument kinds on the generic path.
 cdef enum:
@@ -233,13 +239,21 @@ cdef object _read_tangent(object t, double complex* z, bint* is_complex, int* ki
     return t
 
 
-cdef object _scale(double d, object t):
+cdef object _POS_ZERO = 0.0
+cdef object _NEG_ZERO = -0.0
+
+
+cdef inline object _scale(double d, object t):
     """d·t for the tangent t of a real input of a real-valued function: a
     float (NumPy and complex tangents are read in double precision and
-    projected onto the reals), a zero, or the ladder's product."""
-    cdef type tt = type(t)
-    if tt is float:
-        return PyFloat_FromDouble(d * PyFloat_AS_DOUBLE(t))
+    projected onto the reals), a zero, or the ladder's product.  A zero
+    partial (rounding functions) allocates nothing."""
+    cdef double r
+    if type(t) is float:
+        r = d * PyFloat_AS_DOUBLE(t)
+        if r == 0.0:
+            return _NEG_ZERO if signbit(r) else _POS_ZERO
+        return PyFloat_FromDouble(r)
     return _scale_slow(d, t)
 
 
@@ -294,7 +308,7 @@ cdef class _ScalarRow:
 
     # -- Ω on the fast path ----------------------------------------------
 
-    cdef object _omega1(self, object x, double v, double* r, bint* real):
+    cdef inline object _omega1(self, object x, double v, double* r, bint* real):
         """Ω for one real argument, r[0] its value.  real[0] False: Ω left the
         reals and the generic path takes it from here."""
         cdef double y
@@ -306,9 +320,13 @@ cdef class _ScalarRow:
             return _primal_value(self.primal(x), r, real)
         r[0] = y
         real[0] = True
+        if self.flags1 & F_INT_OUT:
+            if not isfinite(y):
+                return _primal_value(self.primal(x), r, real)
+            return PyLong_FromDouble(y)
         return PyFloat_FromDouble(y)
 
-    cdef object _omega2(self, object x, object y, double u, double v, double* r, bint* real):
+    cdef inline object _omega2(self, object x, object y, double u, double v, double* r, bint* real):
         cdef double w
         if (self.flags2 & F_CALL_PRIMAL) or ((self.flags2 & F_INT_PRIMAL) and
                                               (type(x) is int or type(y) is int)):
@@ -768,33 +786,38 @@ cdef object _frule_full = frule     # the full dispatcher (dispatch.pxi)
 cdef object _rrule_full = rrule
 
 
+cdef inline PyObject* _row_of(PyObject* f):
+    """The C-table row of f (borrowed), or NULL; the full dispatcher deals
+    with everything else, unhashable callables included."""
+    cdef PyObject* tab = PyDict_GetItemWithError(_functions, <object>f)
+    if tab == NULL:
+        PyErr_Clear()
+        return NULL
+    if (<_RuleTable>tab).row is None:
+        return NULL
+    return <PyObject*>(<_RuleTable>tab).row
+
+
 cdef object _frule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* p
-    cdef _ScalarRow row
-    if kwnames == NULL and nargs >= 2:
-        tangents = <object>args[0]
-        if type(tangents) is tuple and PyTuple_GET_SIZE(tangents) == nargs - 1:
-            p = PyDict_GetItem(_functions, <object>args[1])    # NULL: absent, or unhashable
-            if p != NULL:
-                row = (<_RuleTable>p).row
-                if row is not None:
-                    res = row.frule_vec(<tuple>tangents, args + 2, nargs - 2)
-                    if res is not None:
-                        return res
+    cdef PyObject* row
+    if kwnames == NULL and nargs >= 2 and type(<object>args[0]) is tuple and \
+            PyTuple_GET_SIZE(<tuple>args[0]) == nargs - 1:
+        row = _row_of(args[1])
+        if row != NULL:
+            res = (<_ScalarRow>row).frule_vec(<tuple>args[0], args + 2, nargs - 2)
+            if res is not None:
+                return res
     return PyObject_Vectorcall(_frule_full, args, <size_t>nargs, kwnames)
 
 
 cdef object _rrule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* p
-    cdef _ScalarRow row
+    cdef PyObject* row
     if kwnames == NULL and nargs >= 1:
-        p = PyDict_GetItem(_functions, <object>args[0])
-        if p != NULL:
-            row = (<_RuleTable>p).row
-            if row is not None:
-                res = row.rrule_vec(args + 1, nargs - 1)
-                if res is not None:
-                    return res
+        row = _row_of(args[0])
+        if row != NULL:
+            res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
+            if res is not None:
+                return res
     return PyObject_Vectorcall(_rrule_full, args, <size_t>nargs, kwnames)
 
 
@@ -833,7 +856,7 @@ from libc.math cimport pow as c_pow
 from libc.math cimport (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh,
                         asinh, acosh, atanh, exp, exp2, expm1, log, log2, log10, log1p,
                         sqrt, cbrt, hypot, fabs, copysign, fmod, remainder, ldexp,
-                        erf, erfc, tgamma, lgamma, floor, ceil, trunc, rint, signbit,
+                        erf, erfc, tgamma, lgamma, floor, ceil, trunc, rint,
                         M_PI, M_LN2, M_LN10)
 
 cdef double _TWO_OVER_SQRT_PI = 1.1283791670955126
