@@ -190,7 +190,7 @@ def frule(*args, **kwargs):
         _check_tangents(tangents, f, xs)
         return None
     tangents = _check_tangents(tangents, f, xs)
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs:
         res = tab.row.frule(tangents, xs)
         if res is not None:
             return res
@@ -229,7 +229,7 @@ def rrule(*args, **kwargs):
         if not callable(f):
             raise TypeError(f"rrule: f must be callable, got {type(f).__name__}")
         return None
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs:
         res = tab.row.rrule(xs)
         if res is not None:
             return res
@@ -521,6 +521,9 @@ def scalar_rule(f, partials=None):
 
     Also gives `derivatives_given_output(Ω, f, *args)`."""
     def decorator(p):
+        cdef _ScalarSpec spec
+        cdef _ScalarFrule fr
+        cdef _ScalarRrule rr
         if not callable(p):
             raise TypeError(f"scalar_rule({_fname(f)}): partials must be callable")
         spec = _ScalarSpec.__new__(_ScalarSpec)
