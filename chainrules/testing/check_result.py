@@ -98,6 +98,10 @@ def _field_names(x):
     return None
 
 
+def _is_object_array(x):
+    return isinstance(x, np.ndarray) and x.dtype.kind == "O"
+
+
 def _is_mapping(x):
     P = _primal_type(x)
     return isinstance(P, type) and issubclass(P, dict)
@@ -115,6 +119,8 @@ def _all_zero(x):
     x = unthunk(x)
     if isinstance(x, (AbstractZero, NotImplementedTangent)):
         return True
+    if _is_object_array(x):
+        return all(_all_zero(v) for v in x.ravel())
     f = _fields(x)
     if f is not None:
         return all(_all_zero(v) for v in f.values())
@@ -147,6 +153,14 @@ class _Comparison:
                 return
             self.fail(path, f"got {_short(actual)}, expected {_short(expected)}: "
                             "one is a zero tangent, the other is not zero")
+            return
+        if _is_object_array(actual) or _is_object_array(expected):
+            a, e = np.asarray(actual, dtype=object), np.asarray(expected, dtype=object)
+            if a.shape != e.shape:
+                self.fail(path, f"shape {a.shape} differs from the expected shape {e.shape}")
+                return
+            for i in np.ndindex(a.shape):
+                self.compare(a[i], e[i], f"{path}[{', '.join(map(str, i))}]")
             return
         fa, fe = _fields(actual), _fields(expected)
         if fa is not None or fe is not None:
@@ -192,6 +206,8 @@ class _Comparison:
         x = unthunk(x)
         if isinstance(x, (AbstractZero, NotImplementedTangent)):
             return True
+        if _is_object_array(x):
+            return all(self._is_zero_within_tol(v) for v in x.ravel())
         f = _fields(x)
         if f is not None:
             return all(self._is_zero_within_tol(v) for v in f.values())

@@ -133,6 +133,18 @@ def _fd_primals(specs, active):
     return [s.fd_primal if s.index in active else s.primal for s in specs]
 
 
+def _check_not_mutated(report, specs, given, who):
+    """The rule must not change its arguments (the tester passed it copies)."""
+    for s, g in zip(specs[1:], given):
+        if g is s.primal:
+            continue  # not copyable: cannot tell
+        try:
+            test_approx(g, s.primal, rtol=0.0, atol=0.0)
+        except AssertionError as e:
+            detail = str(e).strip().replace("\n", "; ")
+            report.fail(f"the {who} mutated {s.label}: {detail}")
+
+
 def _split_config(who, args):
     if not args:
         raise TypeError(f"{who}([config,] f, *args): expected the function")
@@ -199,7 +211,8 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     head = (config,) if config is not None else ()
     tangents = tuple(s.frule_tangent() for s in specs)
 
-    res = frule(*head, _safe_copy(tangents), f, *_safe_copy(xs), **_safe_copy(fkwargs))
+    given = _safe_copy(xs)
+    res = frule(*head, _safe_copy(tangents), f, *given, **_safe_copy(fkwargs))
     if res is None:
         raise AssertionError(f"{header}: there is no frule: cr.frule returned None for argument types "
                              f"({', '.join(_type_of(x) for x in xs)}); register one with "
@@ -211,6 +224,8 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     rtol, atol = _tolerances(rtol, atol, xs, tangents, omega)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the frule differs from f(*args)",
                  rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the frule (vs f(*args))")
+    _check_not_mutated(report, specs, given, "frule")
     report.check(check_tangent_type, omega, domega_ad, "ΔΩ of the frule")
 
     active = [s.index for s in specs if s.mode == _DIFF]
@@ -281,10 +296,11 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     report = _Report(header)
     head = (config,) if config is not None else ()
 
-    def run_rrule():
-        return rrule(*head, f, *_safe_copy(xs), **_safe_copy(fkwargs))
+    def run_rrule(given=None):
+        return rrule(*head, f, *(_safe_copy(xs) if given is None else given), **_safe_copy(fkwargs))
 
-    res = run_rrule()
+    given = _safe_copy(xs)
+    res = run_rrule(given)
     if res is None:
         raise AssertionError(f"{header}: there is no rrule: cr.rrule returned None for argument types "
                              f"({', '.join(_type_of(x) for x in xs)}); register one with "
@@ -297,6 +313,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     rtol, atol = _tolerances(rtol, atol, xs, [s.accumulator for s in specs], omega, ybar)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the rrule differs from f(*args)",
                  rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the rrule (vs f(*args))")
 
     def call_pullback(pb, seed, what):
         try:
@@ -312,6 +329,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
         return out
 
     cts = call_pullback(pullback, ybar, f"the seed ȳ = {_short(ybar, 80)}")
+    _check_not_mutated(report, specs, given, "rrule or its pullback")
 
     # Which cotangents are checked against finite differences.
     active = []

@@ -700,3 +700,67 @@ def test_test_scalar_rejects_non_numbers():
         test_scalar(math.sin, np.ones(2))
     with pytest.raises(TypeError, match="real or complex number"):
         test_scalar(math.sin, True)
+
+
+def test_rule_mutating_its_argument():
+    def f(x):
+        return np.sum(x)
+
+    @cr.register_rrule(f)
+    def _(x):
+        y = np.sum(x)
+        x *= 0                                      # mutates its input: a bug
+
+        def f_pullback(ybar):
+            return NoTangent(), np.full(x.shape, cr.unthunk(ybar) if not isinstance(ybar, cr.AbstractZero)
+                                        else 0.0)
+        return y, f_pullback
+
+    with pytest.raises(AssertionError, match="mutated argument 1"):
+        test_rrule(f, np.ones(3))
+
+
+def test_primal_of_wrong_dtype():
+    def f(x):
+        return x * 2
+
+    @cr.register_frule(f)
+    def _(tangents, x):
+        return (x * 2).astype(np.float64), tangents[1] * 2
+
+    with pytest.raises(AssertionError, match="primal Ω returned by the frule"):
+        test_frule(f, np.ones(2, dtype=np.float32))
+
+
+def test_test_scalar_requires_a_real_cotangent_for_real_z():
+    def f(x):
+        return math.exp(x) if not isinstance(x, complex) else cmath.exp(x)
+
+    @cr.register_frule(f)
+    def _(tangents, x):
+        return f(x), f(x) * tangents[1]
+
+    @cr.register_rrule(f)
+    def _(x):
+        y = f(x)
+        return y, lambda ybar: (NoTangent(), complex(y) * cr.unthunk(ybar))   # not projected to real
+
+    with pytest.raises(AssertionError, match="must be real"):
+        test_scalar(f, 0.5)
+
+
+def test_object_array_argument():
+    def total(xs):
+        return xs[0] + xs[1]
+
+    @cr.register_rrule(total)
+    def _(xs):
+        def total_pullback(ybar):
+            out = np.empty(2, dtype=object)
+            out[0] = out[1] = cr.unthunk(ybar)
+            return NoTangent(), out
+        return total(xs), total_pullback
+
+    xs = np.empty(2, dtype=object)
+    xs[0], xs[1] = 1.0, 2.0
+    test_rrule(total, xs)
