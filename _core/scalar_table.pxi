@@ -55,39 +55,16 @@ cdef extern from *:
 
 from libc.math cimport signbit
 from cpython.sequence cimport PySequence_Fast_ITEMS
-from cpython.exc cimport PyErr_Clear
 from cpython.long cimport PyLong_FromDouble
 
-cdef extern from "Python.h":
-    PyObject* PyDict_GetItemWithError(object d, object key)
 
 cdef extern from *:
     """
-    /* Calls without argument tuples.  frule/rrule are exported as
-       METH_FASTCALL builtins (like math.sin) whose C entry tries the C table
-       first and otherwise hands the same argument vector to the full
-       dispatcher of dispatch.pxi; a _ScalarPullback is called by vectorcall
-       (its type gets tp_vectorcall_offset at module init). */
-    typedef PyObject *(*cr_entry_t)(PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
+    /* A _ScalarPullback is called by vectorcall, without an argument
+       tuple: its type gets tp_vectorcall_offset at module init (see
+       _enable_pullback_vectorcall), each instance the function pointer. */
     typedef PyObject *(*cr_pb_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
-    static cr_entry_t cr_entry_impl[2] = {NULL, NULL};
     static cr_pb_impl_t cr_pb_impl = NULL;
-
-    static PyObject *cr_frule_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-        return cr_entry_impl[0]((PyObject **)args, nargs, kwnames);
-    }
-    static PyObject *cr_rrule_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-        return cr_entry_impl[1]((PyObject **)args, nargs, kwnames);
-    }
-    static PyMethodDef cr_entry_defs[2] = {
-        {"frule", (PyCFunction)(void(*)(void))cr_frule_entry, METH_FASTCALL | METH_KEYWORDS, NULL},
-        {"rrule", (PyCFunction)(void(*)(void))cr_rrule_entry, METH_FASTCALL | METH_KEYWORDS, NULL},
-    };
-    static PyObject *cr_make_entry(int i, PyObject *doc, PyObject *module_name) {
-        /* doc: a bytes object the module keeps alive */
-        cr_entry_defs[i].ml_doc = PyBytes_AS_STRING(doc);
-        return PyCFunction_NewEx(&cr_entry_defs[i], NULL, module_name);
-    }
 
     static PyObject *cr_pb_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
         return cr_pb_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
@@ -99,14 +76,10 @@ cdef extern from *:
         t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
     }
     """
-    ctypedef object (*cr_entry_t)(PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
     ctypedef object (*cr_pb_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
-    cr_entry_t cr_entry_impl[2]
     cr_pb_impl_t cr_pb_impl
-    object cr_make_entry(int i, object doc, object module_name)
     void* cr_pb_vectorcall_ptr()
     void cr_enable_vectorcall(object type, Py_ssize_t offset)
-    object PyObject_Vectorcall(object callable, PyObject** args, size_t nargsf, PyObject* kwnames)
 
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
@@ -653,11 +626,17 @@ cdef class _ScalarPullback:
             if self.n == 1:
                 return NO_TANGENT, out
             return NO_TANGENT, out, (NO_TANGENT if self.nd2 else out)
-        raise TypeError(f"pullback of {self.row.name}: expected a number as cotangent (ΔΩ), "
-                        f"got {_describe(dy)}")
+        _bad_cotangent(self.row.name, dy)
 
     def __repr__(self):
         return f"<pullback of {self.row.name}>"
+
+
+cdef object _bad_cotangent(str name, object dy):
+    if isinstance(dy, _ndarray):
+        raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of shape "
+                         f"{dy.shape}")
+    raise TypeError(f"pullback of {name}: expected a number as cotangent (ΔΩ), got {type(dy).__name__}")
 
 
 cdef object _pullback_arity_error(str name, Py_ssize_t n):
@@ -671,14 +650,8 @@ cdef object _pullback_vectorcall(object self, PyObject** args, Py_ssize_t nargs,
     return (<_ScalarPullback>self).call(<object>args[0])
 
 
-cdef tuple _as_tuple(PyObject** xs, Py_ssize_t n):
-    return tuple([<object>xs[i] for i in range(n)])
-
-
-cdef str _describe(object x):
-    if isinstance(x, _ndarray):
-        return f"an array of shape {x.shape}"
-    return type(x).__name__
+cdef inline tuple _as_tuple(PyObject** xs, Py_ssize_t n):
+    return _pack(xs, 0, n)
 
 
 @cython.final
@@ -711,8 +684,7 @@ cdef class _GenericPullback:
         cdef Py_ssize_t i
         out = _read_tangent(dy, &z, &c, &k)
         if k == T_OTHER:
-            raise TypeError(f"pullback of {self.row.name}: expected a number as cotangent (ΔΩ), "
-                            f"got {_describe(dy)}")
+            _bad_cotangent(self.row.name, dy)
         res = [NO_TANGENT]
         cdef ProjectTo proj
         for i in range(self.n):
@@ -780,71 +752,13 @@ def _scalar_row(f):
     return (<_RuleTable>tab).row
 
 
-# ----- the fast entries: frule / rrule ------------------------------------------
-
-cdef object _frule_full = frule     # the full dispatcher (dispatch.pxi)
-cdef object _rrule_full = rrule
-
-
-cdef inline PyObject* _row_of(PyObject* f):
-    """The C-table row of f (borrowed), or NULL; the full dispatcher deals
-    with everything else, unhashable callables included."""
-    cdef PyObject* tab = PyDict_GetItemWithError(_functions, <object>f)
-    if tab == NULL:
-        PyErr_Clear()
-        return NULL
-    if (<_RuleTable>tab).row is None:
-        return NULL
-    return <PyObject*>(<_RuleTable>tab).row
-
-
-cdef object _frule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* row
-    if kwnames == NULL and nargs >= 2 and type(<object>args[0]) is tuple and \
-            PyTuple_GET_SIZE(<tuple>args[0]) == nargs - 1:
-        row = _row_of(args[1])
-        if row != NULL:
-            res = (<_ScalarRow>row).frule_vec(<tuple>args[0], args + 2, nargs - 2)
-            if res is not None:
-                return res
-    return PyObject_Vectorcall(_frule_full, args, <size_t>nargs, kwnames)
-
-
-cdef object _rrule_entry(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef PyObject* row
-    if kwnames == NULL and nargs >= 1:
-        row = _row_of(args[0])
-        if row != NULL:
-            res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
-            if res is not None:
-                return res
-    return PyObject_Vectorcall(_rrule_full, args, <size_t>nargs, kwnames)
-
-
-cdef list _entry_docs = []
-
-
-cdef object _make_entry(int i, object full):
-    doc = full.__doc__ or ""
-    name = full.__name__
-    if doc.startswith(name + "("):          # the signature embedded by Cython
-        doc = doc.split("\n", 1)[1].lstrip("\n") if "\n" in doc else ""
-    b = (f"{name}(*args, **kwargs)\n--\n\n" + doc).encode()
-    _entry_docs.append(b)
-    return cr_make_entry(i, b, "chainrules._core")
-
-
-cr_entry_impl[0] = _frule_entry
-cr_entry_impl[1] = _rrule_entry
-cr_pb_impl = _pullback_vectorcall
-globals()["frule"] = _make_entry(0, _frule_full)
-globals()["rrule"] = _make_entry(1, _rrule_full)
-
+# ----- pullbacks called by vectorcall ------------------------------------------
 
 cdef _enable_pullback_vectorcall():
     cdef _ScalarPullback probe = _ScalarPullback.__new__(_ScalarPullback)
     cr_enable_vectorcall(_ScalarPullback, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
 
+cr_pb_impl = _pullback_vectorcall
 _enable_pullback_vectorcall()
 
 
