@@ -157,6 +157,8 @@ cdef inline double complex _cmul(double complex a, double complex b) noexcept no
     """a·b without the NaNs of inf·0 when either factor is real (a partial of
     inf times a real cotangent stays inf, as in real arithmetic)."""
     if cimag(a) == 0.0:
+        if cimag(b) == 0.0:
+            return cr_cmplx(creal(a) * creal(b), 0.0)
         return cr_cmplx(creal(a) * creal(b), creal(a) * cimag(b))
     if cimag(b) == 0.0:
         return cr_cmplx(creal(a) * creal(b), cimag(a) * creal(b))
