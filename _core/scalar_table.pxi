@@ -8,7 +8,9 @@
 # Two paths:
 # - the fast path: Python floats and ints, no Python call at all; Ω comes from
 #   the C kernel (or from the primal when the row says so: exact ints for
-#   operator.add(1, 2), math.floor's int, CPython's own gamma);
+#   operator.add(1, 2), CPython's own gamma).  dispatch.pxi's METH_FASTCALL
+#   entries hand it their argument vector (frule_vec/rrule_vec), and its
+#   pullback (_ScalarPullback, C doubles) is called by vectorcall;
 # - the generic path: complex numbers, NumPy scalars, huge ints, cmath and
 #   the NumPy ufuncs.  The primal computes Ω (keeping its type and precision:
 #   np.sin(np.float32(1)) is an np.float32), the same kernels give the
@@ -92,21 +94,12 @@ ctypedef void (*cd2_t)(double complex, double complex, double complex,
 # Row flags (per arity).
 cdef enum:
     F_INT_PRIMAL = 1     # Python ints: the primal computes Ω (operator.add(1, 2) is 3)
-    F_CALL_PRIMAL = 2    # the primal always computes Ω (math.floor's int, CPython's own gamma)
+    F_CALL_PRIMAL = 2    # the primal always computes Ω (CPython's own gamma and hypot; ldexp's int check)
     F_COMPLEX = 4        # maps into ℂ (cmath): every argument takes the complex path
     F_NUMPY = 8          # a NumPy ufunc: Ω is the primal's NumPy scalar (generic path)
     F_STRONG_ZERO = 16   # a zero tangent contributes zero even where the partial is inf/NaN (x ** p)
     F_ND2 = 32           # the second argument has no tangent (ldexp's integer exponent)
     F_INT_OUT = 64       # Ω is the kernel's value as a Python int (math.floor), as CPython makes it
-
-# Argument kinds on the generic path.
-cdef enum:
-    A_NONE = 0           # not a number: the row declines
-    A_PYREAL = 1         # float, int (and their subclasses)
-    A_PYCOMPLEX = 2      # complex
-    A_NPREAL = 3         # NumPy floating / integer scalar
-    A_NPCOMPLEX = 4      # NumPy complex scalar
-
 
 cdef inline bint _suspicious(double r, double x) noexcept nogil:
     return (isnan(r) and not isnan(x)) or (isinf(r) and isfinite(x))
@@ -242,11 +235,6 @@ cdef object _scale_slow(double d, object t):
     if k == T_ZERO:
         return t
     return tangent_mul(PyFloat_FromDouble(d), t)
-
-
-cdef object _zero_sum(object a, object b):
-    """The sum of two tangents of which at least one is a zero (or other)."""
-    return tangent_add(a, b)
 
 
 # ---------------------------------------------------------------------------
@@ -427,33 +415,25 @@ cdef class _ScalarRow:
     cdef int _flags(self, Py_ssize_t n):
         return self.flags1 if n == 1 else self.flags2
 
-    cdef int _classify(self, tuple xs, int* kinds, bint* any_complex) except -1:
-        """Fill kinds; 0 if some argument is not a number."""
-        cdef Py_ssize_t i
+    cdef bint _numbers(self, tuple xs, bint* any_complex) except -1:
+        """True when every argument is a number (Python or NumPy, not a
+        bool); any_complex[0] set when one of them is complex."""
         cdef type t
-        for i in range(PyTuple_GET_SIZE(xs)):
-            x = xs[i]
+        for x in xs:
             t = type(x)
             if t is float or t is int:
-                kinds[i] = A_PYREAL
-            elif t is complex:
-                kinds[i] = A_PYCOMPLEX
+                continue
+            if t is complex:
                 any_complex[0] = True
             elif t is bool or isinstance(x, (bool, _np.bool_)):
-                return 0
-            elif isinstance(x, (_np.floating, _np.integer)):
-                kinds[i] = A_NPREAL
-            elif isinstance(x, _np.complexfloating):
-                kinds[i] = A_NPCOMPLEX
-                any_complex[0] = True
-            elif isinstance(x, (float, int)):
-                kinds[i] = A_PYREAL
-            elif isinstance(x, complex):
-                kinds[i] = A_PYCOMPLEX
+                return False
+            elif isinstance(x, (_np.floating, _np.integer, float, int)):
+                continue
+            elif isinstance(x, (_np.complexfloating, complex)):
                 any_complex[0] = True
             else:
-                return 0
-        return 1
+                return False
+        return True
 
     cdef bint _partials(self, tuple xs, object omega, bint cplx, double complex* p) except -1:
         """The partials at xs (Ω given) in p; False when the row has no kernel
@@ -485,7 +465,6 @@ cdef class _ScalarRow:
     cdef object _generic(self, tuple xs, object omega, tuple tangents, bint reverse):
         """frule (tangents given) or rrule (reverse) on the generic path."""
         cdef Py_ssize_t i, n = PyTuple_GET_SIZE(xs)
-        cdef int kinds[2]
         cdef double complex p[2]
         cdef bint cplx = False
         cdef int flags
@@ -494,7 +473,7 @@ cdef class _ScalarRow:
         if (n == 1 and self.d1 == NULL and self.cd1 == NULL) or \
                 (n == 2 and self.d2 == NULL and self.cd2 == NULL):
             return None
-        if not self._classify(xs, kinds, &cplx):
+        if not self._numbers(xs, &cplx):
             return None
         flags = self._flags(n)
         if flags & F_COMPLEX:
@@ -508,18 +487,17 @@ cdef class _ScalarRow:
         if not self._partials(xs, omega, cplx, p):
             return None
         if reverse:
-            return omega, _GenericPullback.make(self, xs, kinds, p, cplx, flags)
+            return omega, _GenericPullback.make(self, xs, p, flags)
         return omega, _generic_push(xs, omega, tangents, p, cplx, flags)
 
     cdef object partials(self, tuple xs, object omega):
         """derivatives_given_output: ((∂Ω/∂x1, …),) or None."""
         cdef Py_ssize_t n = len(xs)
-        cdef int kinds[2]
         cdef double complex p[2]
         cdef bint cplx = False
         if n != 1 and n != 2:
             return None
-        if not self._classify(xs, kinds, &cplx):
+        if not self._numbers(xs, &cplx):
             return None
         if (self._flags(n) & F_COMPLEX) or isinstance(omega, (complex, _np.complexfloating)):
             cplx = True
@@ -672,8 +650,7 @@ cdef class _GenericPullback:
     cdef tuple projectors
 
     @staticmethod
-    cdef _GenericPullback make(_ScalarRow row, tuple xs, int* kinds, double complex* p,
-                               bint cplx, int flags):
+    cdef _GenericPullback make(_ScalarRow row, tuple xs, double complex* p, int flags):
         cdef _GenericPullback pb = _GenericPullback.__new__(_GenericPullback)
         pb.row = row
         pb.n = PyTuple_GET_SIZE(xs)
