@@ -41,7 +41,7 @@ from chainrules.rulesets._arrays import named_rule, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
-_unary_rules = {}     # f -> (frule, rrule), for the operator module below
+_unary_rules: dict = {}     # f -> (frule, rrule), for the operator module below
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
@@ -57,8 +57,11 @@ def _is_complex(v):
     return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
 
 
-def _no_tangent_space(project):
-    return project.kind == 0       # ProjectTo of an integer, boolean, None...
+def _like(Ω, ΔΩ):
+    """ΔΩ as an array when Ω is one (NumPy turns 0-d results into scalars)."""
+    if type(Ω) is np.ndarray and not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+        return np.asarray(ΔΩ)
+    return ΔΩ
 
 
 # ----- Unary ufuncs: one row per function, f'(x) given x and Ω ---------------
@@ -166,8 +169,10 @@ def _linear_unary(f, name=None):
         def linear_pullback(ȳ):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
-            # Project first: deg2rad & co. refuse the complex cotangent of a real x.
-            return NO, f(project(ȳ))
+            # Project first: deg2rad & co. refuse the complex cotangent of a real
+            # x; project again if a 0-d array came back as a scalar.
+            x̄ = f(project(ȳ))
+            return NO, x̄ if type(x̄) is np.ndarray else project(x̄)
         return Ω, linear_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(linear_frule, name)),
@@ -296,8 +301,9 @@ def angle_rrule(z, *args, deg=False):
 
 @register_frule(np.real)
 def real_frule(tangents, x):
+    Ω = np.real(x)
     Δx = tangents[1]
-    return np.real(x), (Δx if isinstance(Δx, AbstractZero) else np.real(unthunk(Δx)))
+    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(unthunk(Δx))))
 
 
 @register_rrule(np.real)
@@ -313,10 +319,11 @@ def real_rrule(x):
 
 @register_frule(np.imag)
 def imag_frule(tangents, x):
+    Ω = np.imag(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not _is_complex(x):
-        return np.imag(x), ZERO
-    return np.imag(x), np.imag(unthunk(Δx))
+        return Ω, ZERO
+    return Ω, _like(Ω, np.imag(unthunk(Δx)))
 
 
 @register_rrule(np.imag)
@@ -522,11 +529,11 @@ _BINARY = [
     # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
     (np.fmod,         lambda x, y, Ω: _ONE,                            lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
-    (np.ldexp,        lambda x, e, Ω: np.ldexp(1.0, e),           None),
+    (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
     (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
 ]
 
-_binary_rules = {}
+_binary_rules: dict = {}
 for _f, _dx, _dy in _BINARY:
     _binary_rules[_f] = _binary(_f, _dx, _dy)
 
@@ -621,17 +628,20 @@ def divmod_rrule(x, y, **kwargs):
 
 # ----- The operator module on arrays: the same rules -------------------------
 
-for _op, _f in [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
-                (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]:
-    _fr, _rr = _binary_rules[_f]
-    for _types in ((np.ndarray, object), (object, np.ndarray)):
-        register_frule(_op, *_types)(_fr)
-        register_rrule(_op, *_types)(_rr)
+def _register_operators():
+    binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
+              (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
+    for op, f in binary:
+        fr, rr = _binary_rules[f]
+        for types in ((np.ndarray, object), (object, np.ndarray)):
+            register_frule(op, *types)(fr)
+            register_rrule(op, *types)(rr)
+    for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
+        register_frule(op, np.ndarray)(_unary_rules[f][0])
+        register_rrule(op, np.ndarray)(_unary_rules[f][1])
 
-for _op, _f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
-    _fr, _rr = _unary_rules[_f]
-    register_frule(_op, np.ndarray)(_fr)
-    register_rrule(_op, np.ndarray)(_rr)
+
+_register_operators()
 
 
 # ----- Zero derivative: piecewise constant functions of real numbers -----------
@@ -677,4 +687,4 @@ for _f in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.no
            np.gcd, np.lcm):
     non_differentiable(_f)
 
-del _f, _d, _dx, _dy, _op, _types, _fr, _rr
+del _f, _d, _dx, _dy
