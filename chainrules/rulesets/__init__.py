@@ -3,3 +3,5 @@
 The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
 """
+
+from chainrules.rulesets import numpy_linalg  # noqa: E402,F401
