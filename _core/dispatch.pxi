@@ -9,6 +9,8 @@
 # ---------------------------------------------------------------------------
 
 import inspect as _inspect
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
 
 cdef enum:
     RK_PY = 0        # a Python rule function
@@ -166,23 +168,91 @@ cdef inline object _check_tangents(object tangents, object f, tuple xs):
     return tangents
 
 
-def frule(*args, **kwargs):
-    """frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
+# frule and rrule are METH_FASTCALL builtins: a scalar rule costs about as
+# much as the bare math call, so the entry point must not build an argument
+# tuple and a kwargs dict per call (Cython's `def f(*args, **kwargs)` does).
 
-    The forward rule (pushforward, Jacobian-vector product) of `f` at `args`:
-    `Ω = f(*args, **kwargs)` and `ΔΩ = J·(Δx1, …, Δxn)`.  `tangents` holds one
-    tangent per argument plus one for `f` itself first: `(Δself, Δx1, …)`;
-    keyword arguments get none.  Returns None when no rule exists.
+cdef extern from *:
+    """
+    typedef PyObject *(*cr_fast_impl)(PyObject **, Py_ssize_t, PyObject *);
+    static cr_fast_impl cr_fast_impls[2] = {NULL, NULL};
+    static PyObject *cr_frule_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+        return cr_fast_impls[0]((PyObject **)args, PyVectorcall_NARGS(nargs), kwnames);
+    }
+    static PyObject *cr_rrule_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+        return cr_fast_impls[1]((PyObject **)args, PyVectorcall_NARGS(nargs), kwnames);
+    }
+    static PyMethodDef cr_fast_defs[2] = {
+        {"frule", (PyCFunction)(void (*)(void))cr_frule_fast, METH_FASTCALL | METH_KEYWORDS, NULL},
+        {"rrule", (PyCFunction)(void (*)(void))cr_rrule_fast, METH_FASTCALL | METH_KEYWORDS, NULL},
+    };
+    static PyObject *cr_make_fast(int which, PyObject *impl_unused, PyObject *doc, PyObject *modname) {
+        cr_fast_defs[which].ml_doc = PyUnicode_AsUTF8(doc);   /* doc is kept alive by the module */
+        return PyCFunction_NewEx(&cr_fast_defs[which], NULL, modname);
+    }
+    """
+    ctypedef object (*cr_fast_impl)(PyObject**, Py_ssize_t, PyObject*)
+    cr_fast_impl cr_fast_impls[2]
+    object cr_make_fast(int which, object impl_unused, object doc, object modname)
 
-    Example::
 
-        >>> frule((NoTangent(), 1.0), math.sin, 3.0)
-        (0.1411200080598672, -0.9899924966004454)
+cdef inline tuple _pack(PyObject** args, Py_ssize_t start, Py_ssize_t stop):
+    cdef Py_ssize_t i
+    cdef tuple t = PyTuple_New(stop - start)
+    for i in range(start, stop):
+        o = <object>args[i]
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(t, i - start, o)
+    return t
 
-    See also: `rrule`, `register_frule`, `scalar_rule`."""
+
+cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    """(positional tuple, kwargs dict) from a vectorcall."""
+    cdef Py_ssize_t i, nk = 0
+    kwargs = {}
+    if kwnames != NULL:
+        names = <object>kwnames
+        nk = len(names)
+        for i in range(nk):
+            kwargs[names[i]] = <object>args[nargs + i]
+    return _pack(args, 0, nargs), kwargs
+
+
+cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef _RuleTable tab
+    cdef object tangents, f
+    if kwnames == NULL and nargs >= 2:
+        tangents = <object>args[0]
+        if type(tangents) is tuple:
+            f = <object>args[1]
+            tab = _lookup_table(f)
+            if tab is not None and tab.row is not None and PyTuple_GET_SIZE(tangents) == nargs - 1:
+                res = tab.row.frule_vec(tangents, args + 2, nargs - 2)
+                if res is not None:
+                    return res
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    config, tangents, f, xs = _parse_call("frule", pos)
+    return _frule_general(config, tangents, f, xs, kwargs)
+
+
+cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef _RuleTable tab
+    if kwnames == NULL and nargs >= 1:
+        tab = _lookup_table(<object>args[0])
+        if tab is not None and tab.row is not None:
+            res = tab.row.rrule_vec(args + 1, nargs - 1)
+            if res is not None:
+                return res
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    config, _, f, xs = _parse_call("rrule", pos)
+    return _rrule_general(config, f, xs, kwargs)
+
+
+cdef object _frule_general(object config, object tangents, object f, tuple xs, dict kwargs):
     cdef _RuleTable tab
     cdef _Rule rule
-    config, tangents, f, xs = _parse_call("frule", args)
     tab = _lookup_table(f)
     if tab is None:
         if not callable(f):
@@ -190,7 +260,7 @@ def frule(*args, **kwargs):
         _check_tangents(tangents, f, xs)
         return None
     tangents = _check_tangents(tangents, f, xs)
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs:
         res = tab.row.frule(tangents, xs)
         if res is not None:
             return res
@@ -206,30 +276,15 @@ def frule(*args, **kwargs):
     return rule.fn(tangents, *xs, **kwargs)
 
 
-def rrule(*args, **kwargs):
-    """rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
-
-    The reverse rule of `f` at `args`: `Ω = f(*args, **kwargs)` and
-    `pullback(ΔΩ) -> (∂self, ∂x1, …, ∂xn)`, the vector-Jacobian product
-    `Jᵀ·ΔΩ` with one cotangent per argument plus `∂self` for `f` (NoTangent()
-    for functions without fields).  Returns None when no rule exists.
-
-    Example::
-
-        >>> y, pb = rrule(math.sin, 3.0)
-        >>> pb(1.0)
-        (NoTangent(), -0.9899924966004454)
-
-    See also: `frule`, `register_rrule`, `scalar_rule`."""
+cdef object _rrule_general(object config, object f, tuple xs, dict kwargs):
     cdef _RuleTable tab
     cdef _Rule rule
-    config, _, f, xs = _parse_call("rrule", args)
     tab = _lookup_table(f)
     if tab is None:
         if not callable(f):
             raise TypeError(f"rrule: f must be callable, got {type(f).__name__}")
         return None
-    if tab.row is not None and config is None and not kwargs:
+    if tab.row is not None and not kwargs:
         res = tab.row.rrule(xs)
         if res is not None:
             return res
@@ -244,6 +299,47 @@ def rrule(*args, **kwargs):
     if rule.config is not None:
         return rule.fn(config, *xs, **kwargs)
     return rule.fn(*xs, **kwargs)
+
+
+_FRULE_DOC = """frule(*args, **kwargs)
+--
+
+frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
+
+    The forward rule (pushforward, Jacobian-vector product) of `f` at `args`:
+    `Ω = f(*args, **kwargs)` and `ΔΩ = J·(Δx1, …, Δxn)`.  `tangents` holds one
+    tangent per argument plus one for `f` itself first: `(Δself, Δx1, …)`;
+    keyword arguments get none.  Returns None when no rule exists.
+
+    Example::
+
+        >>> frule((NoTangent(), 1.0), math.sin, 3.0)
+        (0.1411200080598672, -0.9899924966004454)
+
+    See also: `rrule`, `register_frule`, `scalar_rule`."""
+
+_RRULE_DOC = """rrule(*args, **kwargs)
+--
+
+rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
+
+    The reverse rule of `f` at `args`: `Ω = f(*args, **kwargs)` and
+    `pullback(ΔΩ) -> (∂self, ∂x1, …, ∂xn)`, the vector-Jacobian product
+    `Jᵀ·ΔΩ` with one cotangent per argument plus `∂self` for `f` (NoTangent()
+    for functions without fields).  Returns None when no rule exists.
+
+    Example::
+
+        >>> y, pb = rrule(math.sin, 3.0)
+        >>> pb(1.0)
+        (NoTangent(), -0.9899924966004454)
+
+    See also: `frule`, `register_rrule`, `scalar_rule`."""
+
+cr_fast_impls[0] = _frule_impl
+cr_fast_impls[1] = _rrule_impl
+frule = cr_make_fast(0, None, _FRULE_DOC, "chainrules._core")
+rrule = cr_make_fast(1, None, _RRULE_DOC, "chainrules._core")
 
 
 cdef class _NoTangentPullback:
@@ -522,6 +618,9 @@ def scalar_rule(f, partials=None):
 
     Also gives `derivatives_given_output(Ω, f, *args)`."""
     def decorator(p):
+        cdef _ScalarSpec spec
+        cdef _ScalarFrule fr
+        cdef _ScalarRrule rr
         if not callable(p):
             raise TypeError(f"scalar_rule({_fname(f)}): partials must be callable")
         spec = _ScalarSpec.__new__(_ScalarSpec)

@@ -17,6 +17,12 @@ cdef extern from "<complex.h>" nogil:
     double complex casin(double complex)
     double complex csqrt(double complex)
 
+cdef extern from *:
+    """
+    #define cr_tuple_items(t) (((PyTupleObject *)(t))->ob_item)
+    """
+    PyObject** cr_tuple_items(object t)
+
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
 ctypedef double (*f2_t)(double, double) noexcept nogil
@@ -70,12 +76,14 @@ cdef class _ScalarRow:
     cdef bint int_primal       # ints: the Python primal computes Ω (operator.add(1, 2) is 3)
 
     # -- the real fast path: Python floats and ints -----------------------
+    # One fast path, on the argument array of a vectorcall (dispatch.pxi
+    # passes it without building a tuple); the tuple entry points wrap it.
 
-    cdef bint _read_real(self, tuple xs, double* v) except -1:
+    cdef inline bint _read_real(self, PyObject** xs, double* v) except -1:
         cdef Py_ssize_t i
         cdef type t
         for i in range(self.nin):
-            x = xs[i]
+            x = <object>xs[i]
             t = type(x)
             if t is float:
                 v[i] = PyFloat_AS_DOUBLE(x)
@@ -88,34 +96,35 @@ cdef class _ScalarRow:
                 return False
         return True
 
-    cdef bint _has_int(self, tuple xs):
-        for x in xs:
-            if type(x) is int:
+    cdef bint _has_int(self, PyObject** xs):
+        cdef Py_ssize_t i
+        for i in range(self.nin):
+            if type(<object>xs[i]) is int:
                 return True
         return False
 
-    cdef object _primal_real(self, tuple xs, double* v, double* r):
+    cdef object _primal_real(self, PyObject** xs, double* v, double* r):
         """Ω as a Python object; r[0] receives its value."""
         cdef double y
         if self.int_primal and self._has_int(xs):
-            omega = self.primal(*xs)
+            omega = self.primal(*_pack(xs, 0, self.nin))
             r[0] = <double>omega
             return omega
         y = self.f1(v[0]) if self.nin == 1 else self.f2(v[0], v[1])
         if _suspicious(y, v[0]) or (self.nin == 2 and _suspicious(y, v[1])):
-            omega = self.primal(*xs)     # raises the primal's own error, or agrees
+            omega = self.primal(*_pack(xs, 0, self.nin))   # raises the primal's own error, or agrees
             r[0] = <double>omega
             return omega
         r[0] = y
         return PyFloat_FromDouble(y)
 
-    cdef object frule(self, tuple tangents, tuple xs):
+    cdef object frule_vec(self, tuple tangents, PyObject** xs, Py_ssize_t n):
         cdef double v[2]
         cdef double r, dx, dy
-        if PyTuple_GET_SIZE(xs) != self.nin:
+        if n != self.nin:
             return None
         if not self._read_real(xs, v):
-            return self._frule_generic(tangents, xs)
+            return self._frule_generic(tangents, _pack(xs, 0, n))
         omega = self._primal_real(xs, v, &r)
         if self.nin == 1:
             return omega, _scale(self.d1(v[0], r), tangents[1])
@@ -126,14 +135,14 @@ cdef class _ScalarRow:
             return omega, PyFloat_FromDouble(dx * PyFloat_AS_DOUBLE(t1) + dy * PyFloat_AS_DOUBLE(t2))
         return omega, tangent_add(_scale(dx, t1), _scale(dy, t2))
 
-    cdef object rrule(self, tuple xs):
+    cdef object rrule_vec(self, PyObject** xs, Py_ssize_t n):
         cdef double v[2]
         cdef double r, dx, dy
         cdef _ScalarPullback pb
-        if PyTuple_GET_SIZE(xs) != self.nin:
+        if n != self.nin:
             return None
         if not self._read_real(xs, v):
-            return self._rrule_generic(xs)
+            return self._rrule_generic(_pack(xs, 0, n))
         omega = self._primal_real(xs, v, &r)
         pb = _ScalarPullback.__new__(_ScalarPullback)
         pb.row = self
@@ -144,6 +153,12 @@ cdef class _ScalarRow:
             pb.d0 = dx
             pb.d1 = dy
         return omega, pb
+
+    cdef object frule(self, tuple tangents, tuple xs):
+        return self.frule_vec(tangents, cr_tuple_items(xs), PyTuple_GET_SIZE(xs))
+
+    cdef object rrule(self, tuple xs):
+        return self.rrule_vec(cr_tuple_items(xs), PyTuple_GET_SIZE(xs))
 
     # -- the generic path: complex numbers and NumPy scalars --------------
 

@@ -1,0 +1,158 @@
+"""Tangent[P], MutableTangent[P], backing, construct, canonicalize, zero_tangent."""
+
+import dataclasses
+import pickle
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules import MutableTangent, Tangent, ZeroTangent
+
+Point = namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    b: float = 0.0
+
+
+@dataclasses.dataclass
+class Box:
+    w: float
+    h: float
+
+
+class Plain:
+    def __init__(self, u, v):
+        self.u = u
+        self.v = v
+
+
+def test_tuple_tangent_indexing_and_length():
+    t = Tangent[tuple](1.0, 2.0)
+    assert t[0] == 1.0 and t[1] == 2.0 and len(t) == 2 and list(t) == [1.0, 2.0]
+    assert t.primal_type is tuple
+    assert Tangent[tuple] is Tangent[tuple]
+    assert isinstance(t, Tangent) and isinstance(t, cr.StructuralTangent)
+    with pytest.raises(IndexError):
+        t[2]
+    with pytest.raises(TypeError):
+        Tangent[tuple](a=1.0)
+
+
+def test_namedtuple_tangent_by_name_and_position_absent_is_zero():
+    t = Tangent[Point](x=1.0)
+    assert t.x == 1.0 and t[0] == 1.0 and t["x"] == 1.0
+    assert t.y is ZeroTangent() and t[1] is ZeroTangent()
+    assert Tangent[Point](1.0) == t
+    with pytest.raises(TypeError, match="no field"):
+        Tangent[Point](z=1.0)
+    with pytest.raises(AttributeError):
+        t.z
+
+
+def test_dataclass_and_object_and_dict_tangents():
+    t = Tangent[Box](w=2.0)
+    assert t.w == 2.0 and t.h is ZeroTangent()
+    with pytest.raises(AttributeError):
+        t.depth
+    p = Tangent[Plain](u=1.0)
+    assert p.u == 1.0 and p.v is ZeroTangent()
+    d = Tangent[dict]({"a": 1.0})
+    assert d["a"] == 1.0 and d["b"] is ZeroTangent()
+    assert Tangent[dict](a=1.0) == d
+
+
+def test_plain_tangent_needs_a_primal_type():
+    with pytest.raises(TypeError, match=r"Tangent\[P\]"):
+        Tangent(1.0)
+
+
+def test_equality_treats_absent_fields_as_zero_and_hash_agrees():
+    a = Tangent[Box](w=1.0)
+    b = Tangent[Box](w=1.0, h=0.0)
+    assert a == b and hash(a) == hash(b)
+    assert a != Tangent[Box](w=2.0)
+    assert Tangent[Box](w=1.0) != Tangent[Plain](w=1.0)
+    assert Tangent[tuple](np.ones(2), 1.0) == Tangent[tuple](np.ones(2), 1.0)
+
+
+def test_addition_scaling_and_primal_rebuilding():
+    assert Tangent[Point](x=1.0) + Tangent[Point](y=2.0) == Tangent[Point](1.0, 2.0)
+    assert 2 * Tangent[Point](1.0, 2.0) == Tangent[Point](2.0, 4.0)
+    assert Tangent[Point](1.0, 2.0) * 2 == Tangent[Point](2.0, 4.0)
+    assert Tangent[Point](1.0, 2.0) / 2 == Tangent[Point](0.5, 1.0)
+    assert -Tangent[Point](1.0, 2.0) == Tangent[Point](-1.0, -2.0)
+    assert Point(1.0, 2.0) + Tangent[Point](x=0.5) == Point(1.5, 2.0)
+    assert Tangent[Point](x=0.5) + Point(1.0, 2.0) == Point(1.5, 2.0)
+    assert (1.0, 2.0) + Tangent[tuple](1.0, 1.0) == (2.0, 3.0)
+    assert Box(1.0, 2.0) + Tangent[Box](h=1.0) == Box(1.0, 3.0)
+    assert Frozen(1.0) + Tangent[Frozen](b=2.0) == Frozen(1.0, 2.0)
+    assert {"a": 1.0, "b": 2.0} + Tangent[dict](a=1.0) == {"a": 2.0, "b": 2.0}
+    moved = Plain(1.0, 2.0) + Tangent[Plain](v=1.0)
+    assert isinstance(moved, Plain) and (moved.u, moved.v) == (1.0, 3.0)
+    # nested: a tuple holding a namedtuple
+    nested = (Point(1.0, 1.0), 2.0) + Tangent[tuple](Tangent[Point](x=1.0), 1.0)
+    assert nested == (Point(2.0, 1.0), 3.0)
+
+
+def test_structural_errors_are_clear():
+    with pytest.raises(TypeError, match="different primal types"):
+        Tangent[Box](w=1.0) + Tangent[Plain](u=1.0)
+    with pytest.raises(TypeError, match="expected a Box"):
+        Plain(1.0, 2.0) + Tangent[Box](w=1.0)
+    with pytest.raises(TypeError, match="scaled by a number"):
+        Tangent[Box](w=1.0) * Tangent[Box](w=1.0)
+    with pytest.raises(ValueError):
+        Tangent[tuple](1.0) + Tangent[tuple](1.0, 2.0)
+
+
+def test_tangents_are_immutable_but_mutable_tangents_are_not():
+    t = Tangent[Box](w=1.0)
+    with pytest.raises(AttributeError):
+        t.w = 2.0
+    m = MutableTangent[Box](w=1.0)
+    m.w = 3.0
+    m["h"] = 4.0
+    assert m.w == 3.0 and m.h == 4.0
+    assert (m + m).w == 6.0
+    with pytest.raises(TypeError):
+        hash(m)
+
+
+def test_pickling_structural_tangents():
+    for t in (Tangent[Point](1.0, 2.0), Tangent[tuple](1.0, 2.0), MutableTangent[Box](w=1.0)):
+        u = pickle.loads(pickle.dumps(t))
+        assert type(u) is type(t) and u == t
+
+
+def test_backing_construct_canonicalize():
+    assert cr.backing(Point(1, 2)) == (1, 2)
+    assert cr.backing(Box(1, 2)) == {"w": 1, "h": 2}
+    assert cr.backing(Plain(1, 2)) == {"u": 1, "v": 2}
+    assert cr.backing(Tangent[Box](w=1.0)) == {"w": 1.0}
+    assert cr.construct(Point, (1, 2)) == Point(1, 2)
+    assert cr.construct(Box, {"w": 1, "h": 2}) == Box(1, 2)
+    assert cr.construct(tuple, (1, 2)) == (1, 2)
+    c = cr.canonicalize(Tangent[Box](h=1.0))
+    assert cr.backing(c) == {"w": ZeroTangent(), "h": 1.0}
+    assert list(cr.backing(c)) == ["w", "h"]
+    with pytest.raises(TypeError):
+        cr.backing(3.0)
+
+
+def test_zero_tangent():
+    assert cr.zero_tangent(1.5) == 0.0 and cr.zero_tangent(3) == 0.0
+    assert cr.zero_tangent(True) is cr.NoTangent() and cr.zero_tangent("s") is cr.NoTangent()
+    assert cr.zero_tangent(None) is cr.NoTangent()
+    z = cr.zero_tangent(np.ones(3, np.float32))
+    assert z.dtype == np.float32 and not z.any()
+    assert cr.zero_tangent(np.arange(3)) is cr.NoTangent()
+    assert cr.zero_tangent((1.0, 2.0)) == Tangent[tuple](0.0, 0.0)
+    assert isinstance(cr.zero_tangent(Box(1.0, 2.0)), MutableTangent)
+    assert isinstance(cr.zero_tangent(Frozen(1.0)), Tangent)
+    assert cr.zero_tangent([1.0, 2.0]) == [0.0, 0.0]
+    assert cr.zero_tangent(np.float32(1)) == 0 and type(cr.zero_tangent(np.float32(1))) is np.float32
