@@ -206,7 +206,6 @@ def _failure(variant, exc):
 
 
 def _time_once(method, params, n):
-    gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()           # as timeit does: the collector's pauses are noise
     try:
@@ -251,10 +250,24 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget):
         return list(results.values())
 
     reps = SMOKE_REPS if smoke else max_reps
+    # Freeze what exists (the peers' modules make a full collection take tens
+    # of milliseconds), so that the collection before each round only sees
+    # the garbage of the previous round.
+    gc.collect()
+    gc.freeze()
+    try:
+        _rounds(b, methods, results, active, n, reps, smoke, min_reps, budget)
+    finally:
+        gc.unfreeze()
+    return list(results.values())
+
+
+def _rounds(b, methods, results, active, n, reps, smoke, min_reps, budget):
     start = time.perf_counter()
     for r in range(reps):
         k = r % len(active)
         order = active[k:] + active[:k]       # rotate who goes first
+        gc.collect()
         this = {}
         for v in order:
             this[v] = _time_once(methods[v], b.params, n)
@@ -264,7 +277,6 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget):
                 results[v].ratios.append(t / this[b.baseline])
         if not smoke and r + 1 >= min_reps and time.perf_counter() - start > budget:
             break
-    return list(results.values())
 
 
 # ----- the machine ---------------------------------------------------------
