@@ -53,6 +53,7 @@ def to_vec(x):
         >>> back(v * 2)
         (2.0, array([0.+4.j, 6.+0.j]))
     """
+    x = unthunk(x)
     layout = layout_of(x)
     return layout.flatten(x), layout.unflatten
 
