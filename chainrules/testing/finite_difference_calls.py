@@ -1,0 +1,85 @@
+"""The finite difference calls of the testers: the jvp and vjp of `f` with
+respect to the differentiable arguments only, the others held fixed.
+
+`f` itself counts as argument 0 (a callable object with fields is
+differentiated through its fields, giving ∂self); keyword arguments are fixed.
+"""
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from chainrules.finite_differences import central_fdm, jvp, vjp
+
+__all__ = ["DEFAULT_FDM", "fd_jvp", "fd_vjp"]
+
+#: ChainRulesTestUtils' choice: 5 points, and never evaluate further than 1e-2
+#: from the primal (keeps the evaluations inside the domain of most functions).
+DEFAULT_FDM = central_fdm(5, 1, max_range=1e-2)
+
+
+def promote(x):
+    """x with every float16/float32/complex64 value raised to double precision.
+
+    The finite differences of the testers run in double precision: moving a
+    float32 input by a step of 1e-3 rounds the step itself to a relative 1e-4,
+    an error larger than any tolerance a float32 rule can be held to.  The
+    rule is still run, and judged, in its own precision."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind == "f" and x.dtype.itemsize < 8:
+            return x.astype(np.float64)
+        if x.dtype.kind == "c" and x.dtype.itemsize < 16:
+            return x.astype(np.complex128)
+        return x
+    if isinstance(x, np.floating) and x.dtype.itemsize < 8:
+        return np.float64(x)
+    if isinstance(x, np.complexfloating) and x.dtype.itemsize < 16:
+        return np.complex128(x)
+    if isinstance(x, tuple):
+        vals = [promote(v) for v in x]
+        if all(a is b for a, b in zip(vals, x)):
+            return x
+        return type(x)(*vals) if hasattr(type(x), "_fields") else type(x)(vals)
+    if isinstance(x, list):
+        return [promote(v) for v in x]
+    if type(x) is dict:
+        return {k: promote(v) for k, v in x.items()}
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        changed = {f.name: promote(getattr(x, f.name)) for f in dataclasses.fields(x)}
+        if all(changed[k] is getattr(x, k) for k in changed):
+            return x
+        out = copy.copy(x)
+        for k, v in changed.items():
+            object.__setattr__(out, k, v)
+        return out
+    return x
+
+
+def _partial(f, fkwargs, primals, active):
+    """g(*active primals) = f(*all primals, **fkwargs); primals[0] is f itself."""
+    fixed = list(primals)
+
+    def call(*vals):
+        full = list(fixed)
+        for i, v in zip(active, vals):
+            full[i] = v
+        return full[0](*full[1:], **fkwargs)
+
+    return call
+
+
+def fd_jvp(fdm, f, fkwargs, primals, tangents, active):
+    """ΔΩ by finite differences; `primals`/`tangents` start with f and its
+    tangent, `active` lists the indices that are perturbed."""
+    primals = [promote(x) for x in primals]
+    g = _partial(f, fkwargs, primals, active)
+    return jvp(fdm, g, *[(primals[i], tangents[i]) for i in active])
+
+
+def fd_vjp(fdm, f, fkwargs, ybar, primals, active):
+    """{index: cotangent} by finite differences for the indices in `active`."""
+    primals = [promote(x) for x in primals]
+    g = _partial(f, fkwargs, primals, active)
+    cts = vjp(fdm, g, ybar, *[primals[i] for i in active])
+    return dict(zip(active, cts))

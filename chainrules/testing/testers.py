@@ -1,0 +1,460 @@
+"""The testers: test_frule, test_rrule, test_scalar.
+
+Each runs the rule, runs the primal, and checks with finite differences as the
+oracle: the primal Ω; the frule's ΔΩ against the FD jvp; the pullback's
+cotangents against the FD vjp (Jᵀȳ); the result arity (`(Ω, ΔΩ)`;
+`1 + nargs` cotangents); ∂self; `NoTangent()` for arguments marked
+non-differentiable; the type, dtype and shape of every tangent against its
+primal; a thunked seed giving the same answer; a `ZeroTangent()` seed giving
+zeros; `add_inplace` against plain `+` for every tangent (the check of
+`InplaceableThunk`s).  All failures of one call are reported together in one
+AssertionError that names the function, the argument, the rule's value, the
+finite-difference value and the difference.
+"""
+
+import copy
+import math
+
+import numpy as np
+
+from chainrules import (
+    AbstractZero,
+    NoTangent,
+    RuleConfig,
+    Thunk,
+    ZeroTangent,
+    frule,
+    rrule,
+    unthunk,
+)
+from chainrules.testing.check_result import (
+    _all_zero,
+    _short,
+    check_add_inplace,
+    check_tangent_type,
+    default_tolerance,
+    test_approx,
+)
+from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp
+from chainrules.testing.primal_and_tangent import PrimalAndTangent
+from chainrules.testing.rand_tangent import rand_tangent
+
+__all__ = ["test_frule", "test_rrule", "test_scalar"]
+
+# How an argument takes part in a test.
+_DIFF = "differentiable"
+_NODIFF = "non-differentiable"   # marked (or without tangent space): NoTangent() is due
+_INT = "int"                     # a Python int given bare: an index (NoTangent()) or a real number
+
+
+def _fname(f):
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return f"{type(f).__name__} object"
+    mod = getattr(f, "__module__", None)
+    if isinstance(mod, str) and mod not in ("builtins", "__main__") and not mod.startswith("test"):
+        return f"{mod.lstrip('_')}.{name}"
+    return str(name)
+
+
+def _type_of(x):
+    if isinstance(x, np.ndarray):
+        return f"ndarray[{x.dtype}, shape={x.shape}]"
+    return type(x).__name__
+
+
+def _safe_copy(x):
+    try:
+        return copy.deepcopy(x)
+    except Exception:  # noqa: BLE001 - uncopyable values are passed as they are
+        return x
+
+
+class _Arg:
+    """One argument of the call under test (index 0 is f itself)."""
+
+    def __init__(self, index, value, is_self=False):
+        self.index = index
+        self.is_self = is_self
+        explicit = isinstance(value, PrimalAndTangent)
+        if explicit:
+            self.primal, self.tangent = value.primal, value.tangent
+        else:
+            self.primal, self.tangent = value, rand_tangent(value)
+        p = self.primal
+        bare_int = isinstance(p, int) and not isinstance(p, bool)
+        if isinstance(self.tangent, NoTangent):
+            self.mode = _INT if (bare_int and not explicit) else _NODIFF
+        else:
+            self.mode = _DIFF
+        # A Python int differentiated as a real number: finite differences move it as a float.
+        self.fd_primal = float(p) if bare_int else p
+        if bare_int and self.mode != _NODIFF and isinstance(self.tangent, NoTangent):
+            self.tangent = rand_tangent(float(p))
+        if bare_int and self.mode == _INT:
+            self.accumulator = rand_tangent(float(p))
+        else:
+            self.accumulator = self.tangent
+
+    @property
+    def label(self):
+        if self.is_self:
+            return f"∂self (the function object, {_type_of(self.primal)})"
+        return f"argument {self.index} ({_type_of(self.primal)})"
+
+    def frule_tangent(self):
+        return self.tangent if self.mode == _DIFF else NoTangent()
+
+
+class _Report:
+    """Collects the failures of one tester call; raises them together."""
+
+    def __init__(self, header):
+        self.header = header
+        self.failures = []
+
+    def check(self, fn, *args, **kwargs):
+        try:
+            fn(*args, **kwargs)
+        except AssertionError as e:
+            self.failures.append(str(e))
+
+    def fail(self, text):
+        self.failures.append(text)
+
+    def raise_if_failed(self):
+        if self.failures:
+            body = "\n".join("- " + f.replace("\n", "\n  ") for f in self.failures)
+            raise AssertionError(f"{self.header}: {len(self.failures)} problem(s)\n{body}")
+
+
+def _fd_primals(specs, active):
+    """The primals finite differences see: an int that is differentiated moves as a float."""
+    return [s.fd_primal if s.index in active else s.primal for s in specs]
+
+
+def _check_not_mutated(report, specs, given, who):
+    """The rule must not change its arguments (the tester passed it copies)."""
+    for s, g in zip(specs[1:], given):
+        if g is s.primal:
+            continue  # not copyable: cannot tell
+        try:
+            test_approx(g, s.primal, rtol=0.0, atol=0.0)
+        except AssertionError as e:
+            detail = str(e).strip().replace("\n", "; ")
+            report.fail(f"the {who} mutated {s.label}: {detail}")
+
+
+def _split_config(who, args):
+    if not args:
+        raise TypeError(f"{who}([config,] f, *args): expected the function")
+    if isinstance(args[0], RuleConfig):
+        if len(args) < 2:
+            raise TypeError(f"{who}(config, f, *args): expected the function after the config")
+        return args[0], args[1], args[2:]
+    return None, args[0], args[1:]
+
+
+def _describe_call(f, args):
+    shown = []
+    for a in args:
+        if isinstance(a, PrimalAndTangent):
+            shown.append(f"{_short(a.primal, 60)} ⊢ {_short(a.tangent, 60)}")
+        else:
+            shown.append(_short(a, 60))
+    return f"{_fname(f)}({', '.join(shown)})"
+
+
+def _tolerances(rtol, atol, *values):
+    if rtol is None or atol is None:
+        tol = default_tolerance(*values)
+        rtol = tol if rtol is None else rtol
+        atol = tol if atol is None else atol
+    return rtol, atol
+
+
+def _with_note(e, note):
+    if hasattr(e, "add_note"):
+        e.add_note(note)
+    return e
+
+
+# ----- test_frule --------------------------------------------------------
+
+def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None):
+    """test_frule([config,] f, *args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None)
+
+    Test the frule of `f` at `args` against finite differences.  An argument
+    is a primal (its tangent drawn by `rand_tangent`) or
+    `PrimalAndTangent(x, ẋ)`; `PrimalAndTangent(x, NoTangent())` holds x fixed.
+    A leading `RuleConfig` (e.g. `TestConfig()`) is passed to `frule`.
+    `fkwargs` are keyword arguments of f (no tangents).  `output_tangent`:
+    the accumulator of the add_inplace check (default: random).  Tolerances
+    default by precision (`default_tolerance`).  Raises AssertionError.
+
+    Checks: the frule exists and returns `(Ω, ΔΩ)`; Ω equals f(*args); ΔΩ
+    equals the FD jvp and has the type, dtype and shape of a tangent of Ω;
+    zero input tangents give a zero ΔΩ; `add_inplace` agrees with `+`.
+
+    Example::
+
+        test_frule(math.sin, 1.0)
+        test_frule(np.sum, PrimalAndTangent(np.ones(3), np.arange(3.0)), fkwargs={"axis": 0})
+    """
+    config, f, inputs = _split_config("test_frule", args)
+    fkwargs = dict(fkwargs or {})
+    fdm = DEFAULT_FDM if fdm is None else fdm
+    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    xs = [s.primal for s in specs[1:]]
+    header = f"test_frule: {_describe_call(f, inputs)}"
+    report = _Report(header)
+    head = (config,) if config is not None else ()
+    tangents = tuple(s.frule_tangent() for s in specs)
+
+    given = _safe_copy(xs)
+    res = frule(*head, _safe_copy(tangents), f, *given, **_safe_copy(fkwargs))
+    if res is None:
+        raise AssertionError(f"{header}: there is no frule: cr.frule returned None for argument types "
+                             f"({', '.join(_type_of(x) for x in xs)}); register one with "
+                             f"@cr.register_frule or cr.scalar_rule")
+    if not isinstance(res, tuple) or len(res) != 2:
+        raise AssertionError(f"{header}: the frule must return the pair (Ω, ΔΩ), got {_short(res)}")
+    omega_ad, domega_ad = res
+    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    rtol, atol = _tolerances(rtol, atol, xs, tangents, omega)
+    report.check(test_approx, omega_ad, omega, "the primal Ω returned by the frule differs from f(*args)",
+                 rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the frule (vs f(*args))")
+    _check_not_mutated(report, specs, given, "frule")
+    report.check(check_tangent_type, omega, domega_ad, "ΔΩ of the frule")
+
+    active = [s.index for s in specs if s.mode == _DIFF]
+    try:
+        fd = fd_jvp(fdm, f, fkwargs, _fd_primals(specs, active), [s.tangent for s in specs], active)
+    except Exception as e:
+        raise _with_note(e, f"{header}: while computing the finite-difference jvp") from None
+    report.check(test_approx, domega_ad, fd,
+                 "ΔΩ of the frule (got) differs from the finite-difference jvp (expected)",
+                 rtol=rtol, atol=atol)
+
+    # Zero tangents in, zero out (and no crash).
+    zeros = tuple(ZeroTangent() if s.mode == _DIFF else NoTangent() for s in specs)
+    try:
+        zres = frule(*head, zeros, f, *_safe_copy(xs), **_safe_copy(fkwargs))
+    except Exception as e:  # noqa: BLE001
+        report.fail(f"the frule raised {type(e).__name__}: {e} when every tangent is ZeroTangent()")
+    else:
+        if not isinstance(zres, tuple) or len(zres) != 2:
+            report.fail(f"with ZeroTangent() tangents the frule returned {_short(zres)}, not (Ω, ΔΩ)")
+        else:
+            try:
+                zero = _all_zero(zres[1])
+            except Exception as e:  # noqa: BLE001
+                report.fail(f"with ZeroTangent() tangents ΔΩ raised {type(e).__name__}: {e} when unthunked")
+            else:
+                if not zero:
+                    report.fail(f"with ZeroTangent() tangents ΔΩ must be zero, got {_short(unthunk(zres[1]))}")
+
+    acc = rand_tangent(omega) if output_tangent is None else output_tangent
+    report.check(check_add_inplace, acc, domega_ad, "ΔΩ of the frule", rtol, atol)
+    report.raise_if_failed()
+
+
+# ----- test_rrule --------------------------------------------------------
+
+def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
+               check_thunked_output_tangent=True, fdm=None):
+    """test_rrule([config,] f, *args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
+    check_thunked_output_tangent=True, fdm=None)
+
+    Test the rrule of `f` at `args` against finite differences.  Arguments as
+    in `test_frule`; an argument's tangent is the accumulator of its
+    add_inplace check, and `PrimalAndTangent(x, NoTangent())` requires the
+    pullback to return `NoTangent()` for x.  A bare Python int may be an index
+    (the pullback returns `NoTangent()`) or a real number (its cotangent is
+    checked).  `output_tangent`: the seed ȳ (default: `rand_tangent(Ω)`).
+
+    Checks: the rrule exists and returns `(Ω, pullback)`; Ω equals f(*args);
+    the pullback returns 1 + nargs cotangents; ∂self is `NoTangent()` for a
+    function without fields; each cotangent equals the FD vjp Jᵀȳ and has the
+    type, dtype and shape of a tangent of its argument; `NoTangent()` (not
+    `ZeroTangent()`) where due; `Thunk(lambda: ȳ)` as seed gives the same
+    answer; a `ZeroTangent()` seed gives zeros; `add_inplace` agrees with `+`.
+
+    Example::
+
+        test_rrule(operator.mul, 2.0, np.ones(3))
+        test_rrule(TestConfig(), map_rule_user, np.ones(2))
+    """
+    config, f, inputs = _split_config("test_rrule", args)
+    fkwargs = dict(fkwargs or {})
+    fdm = DEFAULT_FDM if fdm is None else fdm
+    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    xs = [s.primal for s in specs[1:]]
+    n = len(xs)
+    header = f"test_rrule: {_describe_call(f, inputs)}"
+    report = _Report(header)
+    head = (config,) if config is not None else ()
+
+    def run_rrule(given=None):
+        return rrule(*head, f, *(_safe_copy(xs) if given is None else given), **_safe_copy(fkwargs))
+
+    given = _safe_copy(xs)
+    res = run_rrule(given)
+    if res is None:
+        raise AssertionError(f"{header}: there is no rrule: cr.rrule returned None for argument types "
+                             f"({', '.join(_type_of(x) for x in xs)}); register one with "
+                             f"@cr.register_rrule or cr.scalar_rule")
+    if not isinstance(res, tuple) or len(res) != 2 or not callable(res[1]):
+        raise AssertionError(f"{header}: the rrule must return the pair (Ω, pullback), got {_short(res)}")
+    omega_ad, pullback = res
+    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    ybar = rand_tangent(omega) if output_tangent is None else output_tangent
+    rtol, atol = _tolerances(rtol, atol, xs, [s.accumulator for s in specs], omega, ybar)
+    report.check(test_approx, omega_ad, omega, "the primal Ω returned by the rrule differs from f(*args)",
+                 rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the rrule (vs f(*args))")
+
+    def call_pullback(pb, seed, what):
+        try:
+            out = pb(seed)
+        except Exception as e:
+            raise _with_note(e, f"{header}: while calling the pullback with {what}") from None
+        if not isinstance(out, tuple):
+            raise AssertionError(f"{header}: the pullback must return a tuple (∂self, ∂x1, …, ∂x{n}), "
+                                 f"got {_short(out)} (with {what})")
+        if len(out) != n + 1:
+            raise AssertionError(f"{header}: the pullback returned {len(out)} cotangents with {what}; "
+                                 f"expected {n + 1}: ∂self first, then one per argument ({n})")
+        return out
+
+    cts = call_pullback(pullback, ybar, f"the seed ȳ = {_short(ybar, 80)}")
+    _check_not_mutated(report, specs, given, "rrule or its pullback")
+
+    # Which cotangents are checked against finite differences.
+    active = []
+    for s in specs:
+        d = unthunk(cts[s.index])
+        if s.mode == _DIFF or (s.mode == _INT and not isinstance(d, NoTangent)):
+            active.append(s.index)
+        elif s.mode == _NODIFF and not isinstance(d, NoTangent):
+            if s.is_self:
+                report.fail(f"∂self must be NoTangent() for {_fname(f)}, which has no fields to "
+                            f"differentiate; got {_short(d)}")
+            elif isinstance(d, ZeroTangent):
+                report.fail(f"{s.label} is non-differentiable: the pullback must return NoTangent() "
+                            f"for it, not ZeroTangent()")
+            else:
+                report.fail(f"{s.label} is non-differentiable: the pullback must return NoTangent() "
+                            f"for it, got {_short(d)}")
+    try:
+        fd = fd_vjp(fdm, f, fkwargs, ybar, _fd_primals(specs, active), active) if active else {}
+    except Exception as e:
+        raise _with_note(e, f"{header}: while computing the finite-difference vjp (an int argument "
+                            "given a cotangent is moved as a float; mark indices with "
+                            "PrimalAndTangent(i, NoTangent()))") from None
+    for s in specs:
+        if s.index not in fd:
+            continue
+        ct = cts[s.index]
+        what = f"cotangent of {s.label}"
+        report.check(check_tangent_type, s.fd_primal if s.mode == _INT else s.primal, ct, what)
+        report.check(test_approx, ct, fd[s.index],
+                     f"{what}: the pullback's value (got) differs from finite differences Jᵀȳ (expected)",
+                     rtol=rtol, atol=atol)
+        report.check(check_add_inplace, s.accumulator, ct, what, rtol, atol)
+
+    if check_thunked_output_tangent and not isinstance(ybar, AbstractZero):
+        res2 = run_rrule()
+        cts2 = call_pullback(res2[1], Thunk(lambda: ybar), "the thunked seed Thunk(lambda: ȳ)")
+        for s in specs:
+            if s.mode == _NODIFF and not isinstance(unthunk(cts2[s.index]), NoTangent):
+                report.fail(f"{s.label}: with the thunked seed the pullback gave {_short(cts2[s.index])}, "
+                            "not NoTangent()")
+                continue
+            report.check(test_approx, cts2[s.index], cts[s.index],
+                         f"cotangent of {s.label}: the thunked seed Thunk(lambda: ȳ) (got) gives another "
+                         f"answer than the plain seed ȳ (expected)", rtol=rtol, atol=atol)
+
+    # An AD may seed a pullback with a hard zero: it must give zeros, not crash.
+    res3 = run_rrule()
+    zero_hint = ("(an AD may pass ZeroTangent() as ȳ: return ZeroTangent()/NoTangent() for every input "
+                 "when `isinstance(ȳ, cr.AbstractZero)`)")
+    try:
+        cts3 = call_pullback(res3[1], ZeroTangent(), "the seed ZeroTangent()")
+    except AssertionError as e:
+        report.fail(str(e))
+    except Exception as e:  # noqa: BLE001
+        report.fail(f"the pullback raised {type(e).__name__}: {e} on the seed ZeroTangent() {zero_hint}")
+    else:
+        for s in specs:
+            try:
+                zero = _all_zero(cts3[s.index])
+            except Exception as e:  # noqa: BLE001
+                report.fail(f"cotangent of {s.label}: with the seed ZeroTangent() the cotangent raised "
+                            f"{type(e).__name__}: {e} when unthunked {zero_hint}")
+                continue
+            if not zero:
+                report.fail(f"cotangent of {s.label}: the seed ZeroTangent() must give a zero, got "
+                            f"{_short(unthunk(cts3[s.index]))}")
+    report.raise_if_failed()
+
+
+# ----- test_scalar -------------------------------------------------------
+
+def _one_like(x):
+    if isinstance(x, np.generic):
+        return type(x)(1)
+    if isinstance(x, complex):
+        return type(x)(1)
+    return 1.0
+
+
+def test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None):
+    """test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None)
+
+    Test the frule and rrule of a scalar function at the number z (a Python
+    int counts as a real number): the frule with tangent 1 (and 1j for
+    complex z, also checking that 1.0 and 1+0j agree), the rrule with seed 1
+    (and 1j when Ω is complex, also checking 1.0 against 1+0j).  For real z
+    the cotangent must be real.
+
+    Example::
+
+        test_scalar(math.sin, 0.5)
+        test_scalar(cmath.exp, 0.5 + 0.2j)
+    """
+    if isinstance(z, (bool, np.bool_)) or not isinstance(z, (int, float, complex, np.floating,
+                                                             np.complexfloating)):
+        raise TypeError(f"test_scalar({_fname(f)}, z): z must be a real or complex number, "
+                        f"got {type(z).__name__}")
+    kw = dict(rtol=rtol, atol=atol, fkwargs=fkwargs, fdm=fdm)
+    fk = dict(fkwargs or {})
+    is_complex = isinstance(z, (complex, np.complexfloating))
+    dx = _one_like(z)
+    test_frule(f, PrimalAndTangent(z, dx), **kw)
+    omega = f(z, **fk)
+    r_tol, a_tol = _tolerances(rtol, atol, z, omega)
+    header = f"test_scalar: {_fname(f)}({_short(z, 60)})"
+    if is_complex:
+        test_frule(f, PrimalAndTangent(z, dx * 1j), **kw)
+        _, real_t = frule((NoTangent(), 1.0), f, z, **fk)
+        _, cplx_t = frule((NoTangent(), dx), f, z, **fk)
+        test_approx(real_t, cplx_t, f"{header}: the frule gives another ΔΩ for the tangent 1.0 than "
+                                    f"for 1+0j", rtol=r_tol, atol=a_tol)
+    omega_complex = isinstance(omega, (complex, np.complexfloating))
+    du = _one_like(omega) if isinstance(omega, (float, complex, np.inexact)) else 1.0
+    test_rrule(f, PrimalAndTangent(z, dx), output_tangent=du, **kw)
+    if omega_complex:
+        test_rrule(f, PrimalAndTangent(z, dx), output_tangent=du * 1j, **kw)
+        _, pb = rrule(f, z, **fk)
+        _, real_c = pb(1.0)
+        _, pb = rrule(f, z, **fk)
+        _, cplx_c = pb(du)
+        test_approx(real_c, cplx_c, f"{header}: the pullback gives another cotangent for the seed 1.0 "
+                                    f"than for 1+0j", rtol=r_tol, atol=a_tol)
+
+
+for _t in (test_frule, test_rrule, test_scalar):
+    _t.__test__ = False  # pytest: helpers, not tests, when imported into a test module
+del _t
