@@ -7,3 +7,5 @@ table in `chainrules._core`; the modules here hold the rules written in Python.
 from chainrules.rulesets import numpy_ufuncs  # noqa: E402,F401
 from chainrules.rulesets import numpy_linalg  # noqa: E402,F401
 from chainrules.rulesets import numpy_reductions  # noqa: E402,F401
+from chainrules.rulesets import numpy_fft  # noqa: E402,F401
+from chainrules.rulesets import numpy_statistics  # noqa: E402,F401

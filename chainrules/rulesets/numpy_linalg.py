@@ -439,8 +439,8 @@ def vdot_rrule(a, b):
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
         # y = Σ conj(a)·b:  ā = b·conj(ȳ),  b̄ = a·ȳ
-        ā = Thunk(lambda: pa(b * np.conj(ȳ))) if pa.kind else NO
-        b̄ = Thunk(lambda: pb(a * ȳ)) if pb.kind else NO
+        ā = Thunk(lambda: pa((b * np.conj(ȳ)).reshape(a.shape))) if pa.kind else NO
+        b̄ = Thunk(lambda: pb((a * ȳ).reshape(b.shape))) if pb.kind else NO
         return NO, ā, b̄
 
     return y, vdot_pullback
