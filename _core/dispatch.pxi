@@ -301,8 +301,9 @@ cdef object _rrule_general(object config, object f, tuple xs, dict kwargs):
     return rule.fn(*xs, **kwargs)
 
 
-_FRULE_DOC = """frule([config,] tangents, f, *args, **kwargs)
+_FRULE_DOC = """frule(*args, **kwargs)
 --
+
 frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
 
     The forward rule (pushforward, Jacobian-vector product) of `f` at `args`:
@@ -317,8 +318,9 @@ frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
 
     See also: `rrule`, `register_frule`, `scalar_rule`."""
 
-_RRULE_DOC = """rrule([config,] f, *args, **kwargs)
+_RRULE_DOC = """rrule(*args, **kwargs)
 --
+
 rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
 
     The reverse rule of `f` at `args`: `Ω = f(*args, **kwargs)` and

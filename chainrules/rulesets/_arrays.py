@@ -1,11 +1,13 @@
 """Helpers shared by every array rule: the one unbroadcast and the argument
 checks.  No rule fixes shapes by itself (house style, principle 6)."""
 
+import types
+
 import numpy as np
 
 from chainrules._core import AbstractZero, unthunk
 
-__all__ = ["unbroadcast", "reject_out"]
+__all__ = ["unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule"]
 
 
 def unbroadcast(x, dx):
@@ -40,3 +42,54 @@ def reject_out(fname, kwargs, *names):
         if kwargs.get(name) is not None:
             raise TypeError(f"{fname}: the rule cannot honour the argument {name}=; "
                             "call the primal without it")
+
+
+# ----- helpers for rules that reduce over axes -------------------------------
+
+def normalize_axes(axis, ndim):
+    """The sorted tuple of non-negative axes that `axis` (None, an int or a
+    sequence of ints, negative allowed) names in an array of `ndim`
+    dimensions.  The primal has already validated them."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axis))
+    a = int(axis)
+    return (a % ndim if ndim else a,)
+
+
+def unreduce(dy, shape, axes, keepdims, dtype=None):
+    """The cotangent `dy` of a reduction over `axes` spread back over the
+    input's `shape`: a read-only broadcast view (tangents are values; nothing
+    is copied).  `dtype`, when given, is applied to the small `dy` first, so
+    the projection afterwards copies nothing."""
+    dy = np.asarray(dy)
+    if dtype is not None and dy.dtype != dtype:
+        if dtype.kind != "c" and dy.dtype.kind == "c":
+            dy = dy.real
+        dy = dy.astype(dtype)
+    if not keepdims and axes:
+        kept = [1 if i in axes else n for i, n in enumerate(shape)]
+        dy = dy.reshape(kept)
+    return np.broadcast_to(dy, shape)
+
+
+# ----- readable tracebacks for rules made by factories ------------------------
+
+def named_rule(fn, name):
+    """Rename a rule made by a factory, and the functions defined inside it,
+    after the primal: a factory's `unary_rrule` / `unary_pullback` become
+    `sin_rrule` / `sin_pullback` (the names that start like the rule's own,
+    up to its first underscore, get `name` in place of that prefix), so that
+    tracebacks say which rule failed.  Returns `fn`."""
+    prefix = fn.__code__.co_name.split("_", 1)[0] + "_"
+
+    def rename(code):
+        consts = tuple(rename(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+        new = code.co_name
+        if new.startswith(prefix):
+            new = name + "_" + new[len(prefix):]
+        return code.replace(co_consts=consts, co_name=new, co_qualname=new)
+    fn.__code__ = rename(fn.__code__)
+    fn.__name__ = fn.__qualname__ = fn.__code__.co_name
+    return fn

@@ -86,6 +86,27 @@ def _fields(x):
     return None
 
 
+def _primal_type(x):
+    return x.primal_type if isinstance(x, StructuralTangent) else type(x)
+
+
+def _field_names(x):
+    """The field names of a namedtuple (or of its Tangent), for readable paths."""
+    P = _primal_type(x)
+    if isinstance(P, type) and issubclass(P, tuple) and hasattr(P, "_fields"):
+        return P._fields
+    return None
+
+
+def _is_object_array(x):
+    return isinstance(x, np.ndarray) and x.dtype.kind == "O"
+
+
+def _is_mapping(x):
+    P = _primal_type(x)
+    return isinstance(P, type) and issubclass(P, dict)
+
+
 def _is_numeric(x):
     if isinstance(x, (bool, np.bool_)):
         return False
@@ -98,6 +119,8 @@ def _all_zero(x):
     x = unthunk(x)
     if isinstance(x, (AbstractZero, NotImplementedTangent)):
         return True
+    if _is_object_array(x):
+        return all(_all_zero(v) for v in x.ravel())
     f = _fields(x)
     if f is not None:
         return all(_all_zero(v) for v in f.values())
@@ -113,7 +136,7 @@ class _Comparison:
         self.failures = []
 
     def fail(self, path, text):
-        self.failures.append(f"{path or 'value'}: {text}")
+        self.failures.append(f"{path}: {text}" if path else text)
 
     def compare(self, actual, expected, path):
         actual = unthunk(actual)
@@ -130,6 +153,14 @@ class _Comparison:
                 return
             self.fail(path, f"got {_short(actual)}, expected {_short(expected)}: "
                             "one is a zero tangent, the other is not zero")
+            return
+        if _is_object_array(actual) or _is_object_array(expected):
+            a, e = np.asarray(actual, dtype=object), np.asarray(expected, dtype=object)
+            if a.shape != e.shape:
+                self.fail(path, f"shape {a.shape} differs from the expected shape {e.shape}")
+                return
+            for i in np.ndindex(a.shape):
+                self.compare(a[i], e[i], f"{path}[{', '.join(map(str, i))}]")
             return
         fa, fe = _fields(actual), _fields(expected)
         if fa is not None or fe is not None:
@@ -149,8 +180,15 @@ class _Comparison:
                 self.fail(path, f"got {len(fa)} elements, expected {len(fe)}: "
                                 f"{_short(actual)} vs {_short(expected)}")
                 return
+            names = _field_names(actual) or _field_names(expected)
+            mapping = _is_mapping(actual) or _is_mapping(expected)
             for k in list(fa) + [k for k in fe if k not in fa]:
-                sub = f"{path}[{k!r}]" if not isinstance(k, str) or seq_a else f"{path}.{k}"
+                if names is not None and isinstance(k, int) and k < len(names):
+                    sub = f"{path}.{names[k]}"
+                elif mapping or not isinstance(k, str):
+                    sub = f"{path}[{k!r}]"
+                else:
+                    sub = f"{path}.{k}"
                 self.compare(fa.get(k, ZeroTangent()), fe.get(k, ZeroTangent()), sub)
             return
         if _is_numeric(actual) and _is_numeric(expected):
@@ -168,6 +206,8 @@ class _Comparison:
         x = unthunk(x)
         if isinstance(x, (AbstractZero, NotImplementedTangent)):
             return True
+        if _is_object_array(x):
+            return all(self._is_zero_within_tol(v) for v in x.ravel())
         f = _fields(x)
         if f is not None:
             return all(self._is_zero_within_tol(v) for v in f.values())
@@ -289,16 +329,18 @@ def check_tangent_type(primal, dx, what):
 # ----- add_inplace against plain + -----------------------------------------
 
 def _plain_add(acc, dx):
-    dx = unthunk(dx)
-    if isinstance(acc, list) and isinstance(dx, list):
-        return [_plain_add(a, d) for a, d in zip(acc, dx)]
-    return ZeroTangent() + acc + dx if isinstance(acc, AbstractZero) else acc + dx
+    return acc + unthunk(dx)
 
 
 def check_add_inplace(acc, dx, what, rtol, atol):
     """Assert that `add_inplace(copy of acc, dx)` equals `acc + unthunk(dx)`:
     the only check of an InplaceableThunk's add_fn."""
     if isinstance(acc, AbstractZero) or isinstance(unthunk(dx), NotImplementedTangent):
+        return
+    if isinstance(acc, list) and isinstance(unthunk(dx), list):
+        # `+` concatenates lists: a list tangent is checked element by element.
+        for i, (a, d) in enumerate(zip(acc, unthunk(dx))):
+            check_add_inplace(a, d, f"{what}[{i}]", rtol, atol)
         return
     expected = _plain_add(copy.deepcopy(acc), dx)
     actual = add_inplace(copy.deepcopy(acc), dx)

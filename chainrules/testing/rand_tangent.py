@@ -67,9 +67,9 @@ def rand_tangent(x, rng=None):
     if isinstance(x, np.ndarray):
         kind = x.dtype.kind
         if kind == "f":
-            return rng.standard_normal(x.shape).astype(x.dtype)
+            return np.asarray(rng.standard_normal(x.shape), dtype=x.dtype)
         if kind == "c":
-            return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
+            return np.asarray(rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape), dtype=x.dtype)
         if kind == "O":
             out = np.empty(x.shape, dtype=object)
             for i, v in np.ndenumerate(x):

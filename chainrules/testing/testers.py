@@ -13,7 +13,7 @@ finite-difference value and the difference.
 """
 
 import copy
-import math
+import inspect
 
 import numpy as np
 
@@ -73,9 +73,10 @@ def _safe_copy(x):
 class _Arg:
     """One argument of the call under test (index 0 is f itself)."""
 
-    def __init__(self, index, value, is_self=False):
+    def __init__(self, index, value, is_self=False, name=None):
         self.index = index
         self.is_self = is_self
+        self.name = name
         explicit = isinstance(value, PrimalAndTangent)
         if explicit:
             self.primal, self.tangent = value.primal, value.tangent
@@ -89,18 +90,15 @@ class _Arg:
             self.mode = _DIFF
         # A Python int differentiated as a real number: finite differences move it as a float.
         self.fd_primal = float(p) if bare_int else p
-        if bare_int and self.mode != _NODIFF and isinstance(self.tangent, NoTangent):
-            self.tangent = rand_tangent(float(p))
-        if bare_int and self.mode == _INT:
-            self.accumulator = rand_tangent(float(p))
-        else:
-            self.accumulator = self.tangent
+        # The accumulator of the add_inplace check; a bare int's, in case the rule treats it as real.
+        self.accumulator = rand_tangent(float(p)) if self.mode == _INT else self.tangent
 
     @property
     def label(self):
         if self.is_self:
             return f"∂self (the function object, {_type_of(self.primal)})"
-        return f"argument {self.index} ({_type_of(self.primal)})"
+        named = f"{self.name}: " if self.name else ""
+        return f"argument {self.index} ({named}{_type_of(self.primal)})"
 
     def frule_tangent(self):
         return self.tangent if self.mode == _DIFF else NoTangent()
@@ -126,6 +124,44 @@ class _Report:
         if self.failures:
             body = "\n".join("- " + f.replace("\n", "\n  ") for f in self.failures)
             raise AssertionError(f"{self.header}: {len(self.failures)} problem(s)\n{body}")
+
+
+def _param_names(f, n):
+    """The names of f's first n positional parameters, where Python can tell."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return [None] * n
+    names = []
+    for p in params:
+        if p.kind == p.VAR_POSITIONAL:
+            names.extend(f"{p.name}[{i}]" for i in range(n - len(names)))
+            break
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return (names + [None] * n)[:n]
+
+
+def _specs(f, inputs):
+    names = _param_names(f, len(inputs))
+    return [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a, name=names[i]) for i, a in enumerate(inputs)]
+
+
+def _fd_primals(specs, active):
+    """The primals finite differences see: an int that is differentiated moves as a float."""
+    return [s.fd_primal if s.index in active else s.primal for s in specs]
+
+
+def _check_not_mutated(report, specs, given, who):
+    """The rule must not change its arguments (the tester passed it copies)."""
+    for s, g in zip(specs[1:], given):
+        if g is s.primal:
+            continue  # not copyable: cannot tell
+        try:
+            test_approx(g, s.primal, rtol=0.0, atol=0.0)
+        except AssertionError as e:
+            detail = str(e).strip().replace("\n", "; ")
+            report.fail(f"the {who} mutated {s.label}: {detail}")
 
 
 def _split_config(who, args):
@@ -187,14 +223,15 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     config, f, inputs = _split_config("test_frule", args)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
-    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    specs = _specs(f, inputs)
     xs = [s.primal for s in specs[1:]]
     header = f"test_frule: {_describe_call(f, inputs)}"
     report = _Report(header)
     head = (config,) if config is not None else ()
     tangents = tuple(s.frule_tangent() for s in specs)
 
-    res = frule(*head, _safe_copy(tangents), f, *_safe_copy(xs), **_safe_copy(fkwargs))
+    given = _safe_copy(xs)
+    res = frule(*head, _safe_copy(tangents), f, *given, **_safe_copy(fkwargs))
     if res is None:
         raise AssertionError(f"{header}: there is no frule: cr.frule returned None for argument types "
                              f"({', '.join(_type_of(x) for x in xs)}); register one with "
@@ -206,11 +243,13 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     rtol, atol = _tolerances(rtol, atol, xs, tangents, omega)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the frule differs from f(*args)",
                  rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the frule (vs f(*args))")
+    _check_not_mutated(report, specs, given, "frule")
     report.check(check_tangent_type, omega, domega_ad, "ΔΩ of the frule")
 
     active = [s.index for s in specs if s.mode == _DIFF]
     try:
-        fd = fd_jvp(fdm, f, fkwargs, [s.fd_primal for s in specs], [s.tangent for s in specs], active)
+        fd = fd_jvp(fdm, f, fkwargs, _fd_primals(specs, active), [s.tangent for s in specs], active)
     except Exception as e:
         raise _with_note(e, f"{header}: while computing the finite-difference jvp") from None
     report.check(test_approx, domega_ad, fd,
@@ -226,8 +265,14 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     else:
         if not isinstance(zres, tuple) or len(zres) != 2:
             report.fail(f"with ZeroTangent() tangents the frule returned {_short(zres)}, not (Ω, ΔΩ)")
-        elif not _all_zero(zres[1]):
-            report.fail(f"with ZeroTangent() tangents ΔΩ must be zero, got {_short(zres[1])}")
+        else:
+            try:
+                zero = _all_zero(zres[1])
+            except Exception as e:  # noqa: BLE001
+                report.fail(f"with ZeroTangent() tangents ΔΩ raised {type(e).__name__}: {e} when unthunked")
+            else:
+                if not zero:
+                    report.fail(f"with ZeroTangent() tangents ΔΩ must be zero, got {_short(unthunk(zres[1]))}")
 
     acc = rand_tangent(omega) if output_tangent is None else output_tangent
     report.check(check_add_inplace, acc, domega_ad, "ΔΩ of the frule", rtol, atol)
@@ -263,17 +308,18 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     config, f, inputs = _split_config("test_rrule", args)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
-    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    specs = _specs(f, inputs)
     xs = [s.primal for s in specs[1:]]
     n = len(xs)
     header = f"test_rrule: {_describe_call(f, inputs)}"
     report = _Report(header)
     head = (config,) if config is not None else ()
 
-    def run_rrule():
-        return rrule(*head, f, *_safe_copy(xs), **_safe_copy(fkwargs))
+    def run_rrule(given=None):
+        return rrule(*head, f, *(_safe_copy(xs) if given is None else given), **_safe_copy(fkwargs))
 
-    res = run_rrule()
+    given = _safe_copy(xs)
+    res = run_rrule(given)
     if res is None:
         raise AssertionError(f"{header}: there is no rrule: cr.rrule returned None for argument types "
                              f"({', '.join(_type_of(x) for x in xs)}); register one with "
@@ -286,6 +332,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     rtol, atol = _tolerances(rtol, atol, xs, [s.accumulator for s in specs], omega, ybar)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the rrule differs from f(*args)",
                  rtol=rtol, atol=atol)
+    report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the rrule (vs f(*args))")
 
     def call_pullback(pb, seed, what):
         try:
@@ -301,6 +348,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
         return out
 
     cts = call_pullback(pullback, ybar, f"the seed ȳ = {_short(ybar, 80)}")
+    _check_not_mutated(report, specs, given, "rrule or its pullback")
 
     # Which cotangents are checked against finite differences.
     active = []
@@ -319,7 +367,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
                 report.fail(f"{s.label} is non-differentiable: the pullback must return NoTangent() "
                             f"for it, got {_short(d)}")
     try:
-        fd = fd_vjp(fdm, f, fkwargs, ybar, [s.fd_primal for s in specs], active) if active else {}
+        fd = fd_vjp(fdm, f, fkwargs, ybar, _fd_primals(specs, active), active) if active else {}
     except Exception as e:
         raise _with_note(e, f"{header}: while computing the finite-difference vjp (an int argument "
                             "given a cotangent is moved as a float; mark indices with "
@@ -347,16 +395,25 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
                          f"cotangent of {s.label}: the thunked seed Thunk(lambda: ȳ) (got) gives another "
                          f"answer than the plain seed ȳ (expected)", rtol=rtol, atol=atol)
 
+    # An AD may seed a pullback with a hard zero: it must give zeros, not crash.
     res3 = run_rrule()
+    zero_hint = ("(an AD may pass ZeroTangent() as ȳ: return ZeroTangent()/NoTangent() for every input "
+                 "when `isinstance(ȳ, cr.AbstractZero)`)")
     try:
         cts3 = call_pullback(res3[1], ZeroTangent(), "the seed ZeroTangent()")
     except AssertionError as e:
         report.fail(str(e))
     except Exception as e:  # noqa: BLE001
-        report.fail(f"the pullback raised {type(e).__name__}: {e} on the seed ZeroTangent()")
+        report.fail(f"the pullback raised {type(e).__name__}: {e} on the seed ZeroTangent() {zero_hint}")
     else:
         for s in specs:
-            if not _all_zero(cts3[s.index]):
+            try:
+                zero = _all_zero(cts3[s.index])
+            except Exception as e:  # noqa: BLE001
+                report.fail(f"cotangent of {s.label}: with the seed ZeroTangent() the cotangent raised "
+                            f"{type(e).__name__}: {e} when unthunked {zero_hint}")
+                continue
+            if not zero:
                 report.fail(f"cotangent of {s.label}: the seed ZeroTangent() must give a zero, got "
                             f"{_short(unthunk(cts3[s.index]))}")
     report.raise_if_failed()
