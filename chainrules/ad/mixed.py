@@ -1,0 +1,75 @@
+"""Operators built from both modes: `jacobian` (forward or reverse), and
+`hvp` / `hessian` by forward-over-reverse: the forward engine differentiates
+the reverse engine's gradient, so every second derivative comes from the
+rules (and, for scalar functions, their partials written as code,
+`chainrules.ad._partials`).
+"""
+
+import numpy as np
+
+from chainrules._core import _ad_strip_all
+from chainrules.ad.forward import _jacobian_input, _jacobian_result, jacobian_forward, jvp
+from chainrules.ad.reverse import gradient, jacobian_reverse
+
+__all__ = ["jacobian", "hvp", "hessian"]
+
+
+def jacobian(f, x, *, mode="reverse"):
+    """jacobian(f, x, mode="reverse") -> ∂f(x)/∂x, an array of shape
+    `np.shape(f(x)) + np.shape(x)` (a number when both are scalars).
+
+    x is a number or a float/complex array; f returns a number or an array.
+    `mode="forward"` runs one jvp per element of x (cheaper for few inputs),
+    `mode="reverse"` one pullback per element of f(x) (cheaper for few
+    outputs).
+
+    Example::
+
+        >>> jacobian(lambda x: np.sin(x) * 2, np.zeros(2), mode="forward")
+        array([[2., 0.],
+               [0., 2.]])"""
+    if mode == "forward":
+        return jacobian_forward(f, x)
+    if mode == "reverse":
+        return jacobian_reverse(f, x)
+    raise ValueError(f"jacobian: mode must be 'forward' or 'reverse', got {mode!r}")
+
+
+def hvp(f, x, v):
+    """hvp(f, x, v) -> H·v, the Hessian of the real scalar f at x times v,
+    by forward-over-reverse: the directional derivative of `gradient(f, ·)`
+    at x along v.  x and v: numbers, arrays, or matching containers.
+
+    Example::
+
+        >>> hvp(lambda x: np.sum(x ** 3), np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+        array([6., 0.])"""
+    return jvp(lambda z: gradient(f, z), (x,), (v,))[1]
+
+
+def hessian(f, x):
+    """hessian(f, x) -> the Hessian of the real scalar f at x (a number or a
+    float array), by forward-over-reverse, one `hvp` per element of x: shape
+    `np.shape(x) + np.shape(x)`.
+
+    Example::
+
+        >>> from chainrules.ad import math
+        >>> hessian(lambda x: math.sin(x), 0.5)   # -sin(0.5)
+        -0.479425538604203"""
+    a, shape = _jacobian_input(x)
+    if not shape:
+        one = 1.0 if a.dtype.kind == "f" else 1.0 + 0j
+        x0 = float(a) if a.dtype.kind == "f" else complex(a)
+        return _scalar(hvp(f, x0, one))
+    cols = []
+    for j in range(a.size):
+        e = np.zeros(a.size, dtype=a.dtype)
+        e[j] = 1
+        cols.append(np.asarray(_ad_strip_all(hvp(f, a, e.reshape(shape)))).ravel())
+    return _jacobian_result(np.stack(cols, axis=-1).reshape(shape + shape))
+
+
+def _scalar(h):
+    p = _ad_strip_all(h)
+    return p if h is p else h
