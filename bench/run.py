@@ -76,6 +76,10 @@ TARGETS = [
          benchmark=r".*", variant="frule", versus="hand_frule", at_least=1.0),
     dict(label="dispatched rrule+pullback at or below hand-written Python", module="dispatch",
          benchmark=r".*", variant="rrule", versus="hand_rrule", at_least=1.0),
+    dict(label="dispatched frule at or below hand-written Python", module="scalar_rules",
+         benchmark=r"Frule\(.*", variant="chainrules", versus="python", at_least=1.0),
+    dict(label="dispatched rrule+pullback at or below hand-written Python", module="scalar_rules",
+         benchmark=r"RrulePullback\(.*", variant="chainrules", versus="python", at_least=1.0),
     dict(label="array rules within 1.1× of hand-written NumPy at 1e6 elements",
          module=r"numpy_rules|numpy_linalg", benchmark=r".*size=1000000.*",
          variant="rrule", versus="numpy", at_least=1 / 1.1),
@@ -501,10 +505,98 @@ def write_json(path, measured, failed_imports, info, smoke):
 
 # ----- the picture ---------------------------------------------------------
 
+# A module with more benchmarks than this is drawn as ratio strips (one dot
+# per benchmark) rather than one bar per variant, so that the picture stays
+# readable when a module times every function of a rule set.
+MAX_BARS = 16
+
+
+def _strip_groups(rows):
+    """{label: [(benchmark, results)]}: benchmarks of one class that differ only
+    in their first parameter (the function) share a strip."""
+    groups = {}
+    for b, results in rows:
+        rest = ", ".join(f"{k}={_show_param(v)}" for k, v in zip(b.param_names[1:], b.params[1:]))
+        groups.setdefault(b.cls.__name__ + (f"({rest})" if rest else ""), []).append((b, results))
+    return groups
+
+
+def _bars_panel(ax, module, rows, colours):
+    finite = [r.median for _, rs in rows for r in rs if r.median]
+    left = min(finite) / 3          # bars start here: a log axis has no zero
+    y, ticks, labels, used = 0.0, [], [], set()
+    for b, results in rows:
+        by_v = {r.variant: r for r in results}
+        top = y
+        for v in b.variants:
+            r = by_v[v]
+            if r.median:
+                ax.barh(y, r.median - left, height=0.8, left=left, color=colours[v],
+                        label=None if v in used else v)
+                used.add(v)
+                label = fmt_time(r.median) + (" (base)" if v == b.baseline else "")
+                ax.text(r.median * 1.08, y, f"{v}: {label}", va="center", fontsize=6)
+            else:
+                ax.text(left * 1.15, y, f"{v}: {r.status}", va="center", fontsize=6, color="0.45")
+            y += 1
+        ticks.append((top + y - 1) / 2)
+        labels.append(b.name)
+        y += 1
+    ax.set_xscale("log")
+    ax.set_xlim(left, max(finite) * 30)
+    ax.set_ylim(y - 0.5, -1)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_title(module, fontsize=9, loc="left")
+    ax.set_xlabel("time per call (seconds, log scale)", fontsize=7)
+
+
+def _strips_panel(ax, module, rows, colours):
+    groups = _strip_groups(rows)
+    y, ticks, labels, used, xs = 0.0, [], [], set(), []
+    for label, members in groups.items():
+        b0 = members[0][0]
+        others = [v for v in b0.variants if v != b0.baseline]
+        top = y
+        for v in others:
+            pts = []
+            for b, results in members:
+                by_v = {r.variant: r for r in results}
+                q = ratio(by_v[v], by_v[b.baseline]) if by_v[b.baseline].status == "ok" else None
+                if q:
+                    pts.append((q, b.params[0] if b.params else b.name))
+            if pts:
+                ax.scatter([q for q, _ in pts], [y] * len(pts), s=9, color=colours[v], alpha=0.8,
+                           label=None if v in used else v, zorder=3)
+                used.add(v)
+                worst = max(pts)
+                xs += [q for q, _ in pts]
+                ax.text(worst[0] * 1.15, y, f"{v}: worst {fmt_ratio(worst[0])} ({worst[1]}), "
+                        f"median {fmt_ratio(statistics.median(q for q, _ in pts))}", va="center", fontsize=6)
+            else:
+                statuses = sorted({r.status for _, rs in members for r in rs if r.variant == v})
+                ax.text(1.0, y, f"  {v}: {', '.join(statuses)}", va="center", fontsize=6, color="0.45")
+            y += 1
+        ticks.append((top + y - 1) / 2)
+        count = f"{len(members)} benchmark" + ("s" if len(members) > 1 else "")
+        labels.append(f"{label}\n{count}; ÷ {b0.baseline}")
+        y += 1
+    lo, hi = (min(xs + [1.0]), max(xs + [1.0]))
+    ax.set_xscale("log")
+    ax.set_xlim(lo / 2, hi * 40)
+    ax.axvline(1.0, color="0.3", lw=0.8)
+    ax.set_ylim(y - 0.5, -1)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_title(f"{module}: time / baseline time, one dot per benchmark", fontsize=9, loc="left")
+    ax.set_xlabel("ratio to the baseline (log scale; left of the line: faster)", fontsize=7)
+
+
 def write_chart(path, measured, info, smoke):
     """One panel per module: per benchmark, one horizontal bar per variant
-    (the median cost of one call, log scale), the variants side by side;
-    a variant that did not run is named with its status.  Benchmarks where
+    (the median cost of one call, log scale), the variants side by side; a
+    variant that did not run is named with its status.  Modules with more
+    than MAX_BARS benchmarks get ratio strips instead.  Benchmarks where
     nothing ran (n/a everywhere) are left out: the table lists them."""
     import matplotlib
     matplotlib.use("Agg")
@@ -515,49 +607,31 @@ def write_chart(path, measured, info, smoke):
     mods = {m: rows for m, rows in mods.items() if rows}
     if not mods:
         return False
-    heights = [0.16 * sum(len(b.variants) + 1 for b, _ in rows) + 0.9 for rows in mods.values()]
-    fig, axes = plt.subplots(len(mods), 1, figsize=(10, sum(heights) + 0.6),
+    kinds, heights = {}, []
+    for m, rows in mods.items():
+        kinds[m] = "bars" if len(rows) <= MAX_BARS else "strips"
+        if kinds[m] == "bars":
+            lines = sum(len(b.variants) + 1 for b, _ in rows)
+        else:
+            lines = sum(len(ms[0][0].variants) + 1 for ms in _strip_groups(rows).values())
+        heights.append(0.16 * lines + 0.9)
+    height = sum(heights) + 0.6
+    fig, axes = plt.subplots(len(mods), 1, figsize=(10, height),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, (module, rows) in zip(axes[:, 0], mods.items()):
         variants = list(dict.fromkeys(v for b, _ in rows for v in b.variants))
         cmap = plt.get_cmap("tab10" if len(variants) <= 10 else "tab20")
         colours = {v: cmap(i % cmap.N) for i, v in enumerate(variants)}
-        finite = [r.median for _, rs in rows for r in rs if r.median]
-        left = min(finite) / 3          # bars start here: a log axis has no zero
-        y, ticks, labels, used = 0.0, [], [], set()
-        for b, results in rows:
-            by_v = {r.variant: r for r in results}
-            top = y
-            for v in b.variants:
-                r = by_v[v]
-                if r.median:
-                    ax.barh(y, r.median - left, height=0.8, left=left, color=colours[v],
-                            label=None if v in used else v)
-                    used.add(v)
-                    label = fmt_time(r.median)
-                    if v == b.baseline:
-                        label += " (base)"
-                    ax.text(r.median * 1.08, y, f"{v}: {label}", va="center", fontsize=6)
-                else:
-                    ax.text(left * 1.15, y, f"{v}: {r.status}", va="center", fontsize=6, color="0.45")
-                y += 1
-            ticks.append((top + y - 1) / 2)
-            labels.append(b.name)
-            y += 1
-        ax.set_xscale("log")
-        ax.set_xlim(left, max(finite) * 30)
-        ax.set_ylim(y - 0.5, -1)
-        ax.set_yticks(ticks)
-        ax.set_yticklabels(labels, fontsize=7)
-        ax.set_title(module, fontsize=9, loc="left")
-        ax.set_xlabel("time per call (seconds, log scale)", fontsize=7)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", which="major", alpha=0.3)
-        ax.legend(fontsize=6, loc="lower right", framealpha=0.8)
+        if kinds[module] == "bars":
+            _bars_panel(ax, module, rows, colours)
+            ax.legend(fontsize=6, loc="lower right", framealpha=0.8)
+        else:                     # each dot row is labelled: no legend
+            _strips_panel(ax, module, rows, colours)
     title = f"chainrules benchmarks: {info['date']}, {info['cpu']} ({info['cores']} cores), {info['python']}"
     if smoke:
         title = "SMOKE RUN (the numbers mean nothing): " + title
-    height = sum(heights) + 0.6
     fig.suptitle(title, fontsize=8, y=1 - 0.08 / height)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / height))
     fig.savefig(path, dpi=110)

@@ -99,6 +99,22 @@ class Fine:
         raise AssertionError("wrong value: 2 != 3")
 
 
+class Many:
+    """More benchmarks than the chart draws as bars: drawn as ratio strips."""
+    params = [list(range(20)), [1, 2]]
+    param_names = ["function", "size"]
+    baseline = "plain"
+    n = 10
+
+    def time_plain(self, function, size):
+        for _ in range(self.n):
+            abs(function)
+
+    def time_other(self, function, size):
+        for _ in range(self.n):
+            abs(-function)
+
+
 class SetupNeedsPeer:
     baseline = "plain"
 
@@ -137,6 +153,8 @@ def test_missing_peers_and_failures_are_reported_as_rows(tmp_path):
         assert re.fullmatch(rf"\*\*{TIME}\*\* \(base\)", plain)
         assert re.fullmatch(r"missing \[\d+\]", peer)
         assert re.fullmatch(r"error \[\d+\]", wrong)
+    many = table_rows(md, "Many(")
+    assert len(many) == 40 and "| Many(function=19, size=2) <sub>n=2</sub> | **" in md
     [row] = table_rows(md, "SetupNeedsPeer")
     assert re.search(r"\| missing \[\d+\] \|$", row)
     [row] = table_rows(md, "NotApplicable")
