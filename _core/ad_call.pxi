@@ -47,7 +47,10 @@ cdef inline _ScalarRow _ad_op_row(int op):
 
 
 # ----- the row's kernels on C doubles ----------------------------------------
-# True: Ω and the partials are in r, d (du, dv).  False: not on the fast path.
+# True: Ω and the partials are in r, d (du, dv).  False: not on the fast path
+# (rows whose Ω the primal computes, complex and NumPy rows, integer outputs).
+
+cdef int _AD_SLOW = F_CALL_PRIMAL | F_COMPLEX | F_NUMPY | F_INT_OUT
 
 cdef bint _ad_real_result(object omega, double* r) except -1:
     if type(omega) is float:
@@ -58,7 +61,7 @@ cdef bint _ad_real_result(object omega, double* r) except -1:
 
 cdef inline bint _ad_row1(_ScalarRow row, double x, double* r, double* d) except -1:
     cdef double y
-    if row.nin != 1:
+    if row.f1 == NULL or row.d1 == NULL or (row.flags1 & _AD_SLOW):
         return False
     y = row.f1(x)
     if _suspicious(y, x):
@@ -73,7 +76,7 @@ cdef inline bint _ad_row1(_ScalarRow row, double x, double* r, double* d) except
 cdef inline bint _ad_row2(_ScalarRow row, double x, double y, double* r,
                           double* du, double* dv) except -1:
     cdef double w
-    if row.nin != 2:
+    if row.f2 == NULL or row.d2 == NULL or (row.flags2 & _AD_SLOW):
         return False
     w = row.f2(x, y)
     if _suspicious(w, x) or _suspicious(w, y):
@@ -86,12 +89,12 @@ cdef inline bint _ad_row2(_ScalarRow row, double x, double y, double* r,
 
 cdef inline bint _ad_row_strong_zero(_ScalarRow row):
     """A zero tangent contributes zero even where the partial is inf/NaN (x ** p)."""
-    return False
+    return (row.flags2 & F_STRONG_ZERO) != 0
 
 
 cdef inline bint _ad_row_nd2(_ScalarRow row):
     """The row's second argument has no tangent (ldexp's integer exponent)."""
-    return False
+    return (row.flags2 & F_ND2) != 0
 
 
 cdef inline bint _ad_const(object x, double* v) except -1:
@@ -151,12 +154,12 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
                             and _ad_row2(row, da.v, db.v, &r, &du, &dv)):
                         return _fast_dual(da.tag, r, _ad_push2(row, du, da.d, dv, db.d))
                 elif _ad_const(b, &v) and _ad_row2(row, da.v, v, &r, &du, &dv):
-                    return _fast_dual(da.tag, r, _ad_push2(row, du, da.d, dv, 0.0))
+                    return _fast_dual(da.tag, r, du * da.d)
         elif tb is Dual:
             db = <Dual>b
             if (db.fast and not _ad_row_nd2(row) and _ad_const(a, &u)
                     and _ad_row2(row, u, db.v, &r, &du, &dv)):
-                return _fast_dual(db.tag, r, _ad_push2(row, du, 0.0, dv, db.d))
+                return _fast_dual(db.tag, r, dv * db.d)
         elif ta is Var:
             va = <Var>a
             tape = va.tape

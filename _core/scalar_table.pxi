@@ -1,27 +1,85 @@
 # ---------------------------------------------------------------------------
 # The C scalar rule table.  A row holds, for one function, C kernels for the
 # primal and for the partials given the output (written in terms of Ω where
-# that is cheaper: exp -> Ω, tanh -> 1 - Ω²).  Python floats and ints go
-# through the kernels with no Python call; complex numbers use the complex
-# kernels when the row has them; NumPy scalars call the primal (keeping its
-# type and precision) and use the same kernels for the partials.
+# that is cheaper: exp -> Ω, tanh -> 1 - Ω²), for one argument, two, or both
+# (math.log(x) and math.log(x, base) share a row).  The rows themselves are in
+# scalar_math.pxi, scalar_cmath.pxi, scalar_operator.pxi and scalar_numpy.pxi.
 #
-# Errors: when a kernel's result is NaN or infinite from a finite input, the
+# Two paths:
+# - the fast path: Python floats and ints, no Python call at all; Ω comes from
+#   the C kernel (or from the primal when the row says so: exact ints for
+#   operator.add(1, 2), math.floor's int, CPython's own gamma);
+# - the generic path: complex numbers, NumPy scalars, huge ints, cmath and
+#   the NumPy ufuncs.  The primal computes Ω (keeping its type and precision:
+#   np.sin(np.float32(1)) is an np.float32), the same kernels give the
+#   partials in double (complex) precision, and the tangents are projected
+#   onto the output's (frule) or each input's (pullback) tangent space.
+#
+# Errors: when a kernel's result is NaN or infinite from finite input, the
 # Python primal is called instead, so a domain error is exactly the primal's
-# own (math.sqrt(-1.0) -> ValueError) and nothing is half done.
+# own (math.sqrt(-1.0) -> ValueError), nothing is half done, and a primal that
+# leaves the reals (operator.pow(-8.0, 1/3) is complex) takes the generic path.
+#
+# Anything that is not a number (arrays, lists, bools, strings) makes the row
+# decline: dispatch then tries the Python rules registered for the function.
 # ---------------------------------------------------------------------------
 
 cdef extern from "<complex.h>" nogil:
     double complex csin(double complex)
     double complex ccos(double complex)
+    double complex ctan(double complex)
     double complex casin(double complex)
+    double complex cacos(double complex)
+    double complex catan(double complex)
+    double complex csinh(double complex)
+    double complex ccosh(double complex)
+    double complex ctanh(double complex)
+    double complex cexp(double complex)
+    double complex clog(double complex)
     double complex csqrt(double complex)
+    double complex cpow(double complex, double complex)
+    double creal(double complex)
+    double cimag(double complex)
 
 cdef extern from *:
     """
-    #define cr_tuple_items(t) (((PyTupleObject *)(t))->ob_item)
+    #include <complex.h>
+    static inline double _Complex cr_cmplx(double re, double im) {
+        double _Complex z;
+        ((double *)&z)[0] = re;
+        ((double *)&z)[1] = im;
+        return z;
+    }
     """
-    PyObject** cr_tuple_items(object t)
+    double complex cr_cmplx(double re, double im) nogil
+
+from libc.math cimport signbit
+from cpython.sequence cimport PySequence_Fast_ITEMS
+from cpython.long cimport PyLong_FromDouble
+
+
+cdef extern from *:
+    """
+    /* A _ScalarPullback is called by vectorcall, without an argument
+       tuple: its type gets tp_vectorcall_offset at module init (see
+       _enable_pullback_vectorcall), each instance the function pointer. */
+    typedef PyObject *(*cr_pb_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
+    static cr_pb_impl_t cr_pb_impl = NULL;
+
+    static PyObject *cr_pb_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+        return cr_pb_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
+    }
+    static void *cr_pb_vectorcall_ptr(void) { return (void *)cr_pb_vectorcall; }
+    static void cr_enable_vectorcall(PyObject *type, Py_ssize_t offset) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        t->tp_vectorcall_offset = offset;
+        t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    }
+    """
+    ctypedef object (*cr_pb_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
+    cr_pb_impl_t cr_pb_impl
+    void* cr_pb_vectorcall_ptr()
+    void cr_enable_vectorcall(object type, Py_ssize_t offset)
 
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
@@ -31,292 +89,1122 @@ ctypedef double complex (*cd1_t)(double complex, double complex) noexcept nogil
 ctypedef void (*cd2_t)(double complex, double complex, double complex,
                        double complex*, double complex*) noexcept nogil
 
+# Row flags (per arity).
+cdef enum:
+    F_INT_PRIMAL = 1     # Python ints: the primal computes Ω (operator.add(1, 2) is 3)
+    F_CALL_PRIMAL = 2    # the primal always computes Ω (math.floor's int, CPython's own gamma)
+    F_COMPLEX = 4        # maps into ℂ (cmath): every argument takes the complex path
+    F_NUMPY = 8          # a NumPy ufunc: Ω is the primal's NumPy scalar (generic path)
+    F_STRONG_ZERO = 16   # a zero tangent contributes zero even where the partial is inf/NaN (x ** p)
+    F_ND2 = 32           # the second argument has no tangent (ldexp's integer exponent)
+    F_INT_OUT = 64       # Ω is the kernel's value as a Python int (math.floor), as CPython makes it
+
+# Argument kinds on the generic path.
+cdef enum:
+    A_NONE = 0           # not a number: the row declines
+    A_PYREAL = 1         # float, int (and their subclasses)
+    A_PYCOMPLEX = 2      # complex
+    A_NPREAL = 3         # NumPy floating / integer scalar
+    A_NPCOMPLEX = 4      # NumPy complex scalar
+
 
 cdef inline bint _suspicious(double r, double x) noexcept nogil:
     return (isnan(r) and not isnan(x)) or (isinf(r) and isfinite(x))
 
 
-cdef object _scale(double d, object dx):
-    """d·dx for a tangent dx of any kind (the ladder decides for zeros)."""
-    cdef type t = type(dx)
+cdef inline bint _read_double(object x, double* v) except -1:
+    """A Python float or int as a C double; False for anything else (and for
+    ints too large for a double), which then takes the generic path."""
+    cdef type t = type(x)
     if t is float:
-        return PyFloat_FromDouble(d * PyFloat_AS_DOUBLE(dx))
+        v[0] = PyFloat_AS_DOUBLE(x)
+        return True
     if t is int:
-        return PyFloat_FromDouble(d * <double>dx)
-    return tangent_mul(PyFloat_FromDouble(d), dx)
+        try:
+            v[0] = PyLong_AsDouble(x)
+        except OverflowError:
+            return False
+        return True
+    return False
 
 
-cdef object _scalar_cotangent(str name, object dy):
-    """Read a cotangent for a real scalar output: a float, a zero, or None
-    when it is something else (complex, NumPy) to be handled generically."""
-    cdef type t = type(dy)
-    if t is float:
-        return dy
-    if t is int:
-        return float(dy)
-    if isinstance(dy, AbstractThunk):
-        return _scalar_cotangent(name, _unthunk(dy))
-    if isinstance(dy, _ndarray) and dy.size != 1:
-        raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of shape {dy.shape}")
-    if isinstance(dy, (AbstractTangent, complex, _np_generic, _ndarray)):
-        return None
-    raise TypeError(f"pullback of {name}: expected a number as cotangent, got {type(dy).__name__}")
+cdef double _to_double(object x) except? -1.0:
+    """Any real number as a double; ints beyond the double range give ±inf."""
+    if type(x) is float:
+        return PyFloat_AS_DOUBLE(x)
+    try:
+        return float(x)
+    except OverflowError:
+        return INFINITY if x > 0 else -INFINITY
 
 
+cdef double complex _to_complex(object x) except *:
+    if type(x) is complex:
+        return x
+    if isinstance(x, (complex, _np.complexfloating)):
+        z = complex(x)
+        return cr_cmplx(z.real, z.imag)
+    return cr_cmplx(_to_double(x), 0.0)
+
+
+cdef inline object _num(double complex z, bint is_complex):
+    if is_complex:
+        return complex(z.real, z.imag)
+    return PyFloat_FromDouble(z.real)
+
+
+cdef inline double complex _cmul(double complex a, double complex b) noexcept nogil:
+    """a·b without the NaNs of inf·0 when either factor is real (a partial of
+    inf times a real cotangent stays inf, as in real arithmetic)."""
+    if cimag(a) == 0.0:
+        return cr_cmplx(creal(a) * creal(b), creal(a) * cimag(b))
+    if cimag(b) == 0.0:
+        return cr_cmplx(creal(a) * creal(b), cimag(a) * creal(b))
+    return a * b
+
+
+cdef inline double complex _cconj(double complex a) noexcept nogil:
+    return cr_cmplx(creal(a), -cimag(a))
+
+
+# ----- tangents and cotangents as C numbers ---------------------------------
+
+cdef enum:
+    T_NUM = 0            # a number: read into the double complex
+    T_ZERO = 1           # ZeroTangent / NoTangent (returned as such)
+    T_OTHER = 2          # anything else: arithmetic by the tangent ladder
+
+
+cdef object _read_tangent(object t, double complex* z, bint* is_complex, int* kind):
+    """Classify a (co)tangent for scalar arithmetic: kind[0] is T_NUM for a
+    number (Python or NumPy, or a size-1 array), read into z; T_ZERO for a
+    zero; T_OTHER otherwise.  Returns the tangent with thunks evaluated."""
+    cdef type tt = type(t)
+    kind[0] = T_NUM
+    if tt is float:
+        z[0] = cr_cmplx(PyFloat_AS_DOUBLE(t), 0.0)
+        return t
+    if tt is int:
+        z[0] = cr_cmplx(_to_double(t), 0.0)
+        return t
+    if tt is complex:
+        z[0] = cr_cmplx((<complex>t).real, (<complex>t).imag)
+        is_complex[0] = True
+        return t
+    if isinstance(t, AbstractThunk):
+        return _read_tangent(_unthunk(t), z, is_complex, kind)
+    if isinstance(t, AbstractZero):
+        kind[0] = T_ZERO
+        return t
+    if isinstance(t, _ndarray) and t.size == 1 and t.dtype.kind in "fciu":
+        t = t.reshape(()).item()
+    if isinstance(t, bool) or isinstance(t, _np.bool_):
+        kind[0] = T_OTHER
+        return t
+    if isinstance(t, (float, int, _np.floating, _np.integer)):
+        z[0] = cr_cmplx(_to_double(t), 0.0)
+        return t
+    if isinstance(t, (complex, _np.complexfloating)):
+        z[0] = _to_complex(t)
+        is_complex[0] = True
+        return t
+    kind[0] = T_OTHER
+    return t
+
+
+cdef object _POS_ZERO = 0.0
+cdef object _NEG_ZERO = -0.0
+
+
+cdef inline object _scale(double d, object t):
+    """d·t for the tangent t of a real input of a real-valued function: a
+    float (NumPy and complex tangents are read in double precision and
+    projected onto the reals), a zero, or the ladder's product.  A zero
+    partial (rounding functions) allocates nothing."""
+    cdef double r
+    if type(t) is float:
+        r = d * PyFloat_AS_DOUBLE(t)
+        if r == 0.0:
+            return _NEG_ZERO if signbit(r) else _POS_ZERO
+        return PyFloat_FromDouble(r)
+    return _scale_slow(d, t)
+
+
+cdef object _scale_slow(double d, object t):
+    cdef double complex z
+    cdef bint c = False
+    cdef int k
+    t = _read_tangent(t, &z, &c, &k)
+    if k == T_NUM:
+        return PyFloat_FromDouble(d * creal(z))
+    if k == T_ZERO:
+        return t
+    return tangent_mul(PyFloat_FromDouble(d), t)
+
+
+cdef object _zero_sum(object a, object b):
+    """The sum of two tangents of which at least one is a zero (or other)."""
+    return tangent_add(a, b)
+
+
+# ---------------------------------------------------------------------------
+# The row
+# ---------------------------------------------------------------------------
+
+@cython.final
 cdef class _ScalarRow:
-    cdef readonly int nin
+    """One function's C kernels: f1/d1/cd1 for one argument, f2/d2/cd2 for
+    two (NULL where the arity or the complex case is not supported)."""
     cdef f1_t f1
     cdef d1_t d1
+    cdef cd1_t cd1
+    cdef int flags1
     cdef f2_t f2
     cdef d2_t d2
-    cdef cd1_t cd1
     cdef cd2_t cd2
+    cdef int flags2
     cdef readonly object primal
     cdef readonly str name
-    cdef bint int_primal       # ints: the Python primal computes Ω (operator.add(1, 2) is 3)
 
-    # -- the real fast path: Python floats and ints -----------------------
-    # One fast path, on the argument array of a vectorcall (dispatch.pxi
-    # passes it without building a tuple); the tuple entry points wrap it.
+    @property
+    def arities(self):
+        """The numbers of arguments the row handles."""
+        out = []
+        if self.d1 != NULL or self.cd1 != NULL:
+            out.append(1)
+        if self.d2 != NULL or self.cd2 != NULL:
+            out.append(2)
+        return tuple(out)
 
-    cdef inline bint _read_real(self, PyObject** xs, double* v) except -1:
-        cdef Py_ssize_t i
-        cdef type t
-        for i in range(self.nin):
-            x = <object>xs[i]
-            t = type(x)
-            if t is float:
-                v[i] = PyFloat_AS_DOUBLE(x)
-            elif t is int:
-                try:
-                    v[i] = PyLong_AsDouble(x)
-                except OverflowError:
-                    return False
-            else:
-                return False
-        return True
+    def __repr__(self):
+        return f"<scalar rule row of {self.name}, arities {self.arities}>"
 
-    cdef bint _has_int(self, PyObject** xs):
-        cdef Py_ssize_t i
-        for i in range(self.nin):
-            if type(<object>xs[i]) is int:
-                return True
-        return False
+    # -- Ω on the fast path ----------------------------------------------
 
-    cdef object _primal_real(self, PyObject** xs, double* v, double* r):
-        """Ω as a Python object; r[0] receives its value."""
+    cdef inline object _omega1(self, object x, double v, double* r, bint* real):
+        """Ω for one real argument, r[0] its value.  real[0] False: Ω left the
+        reals and the generic path takes it from here."""
         cdef double y
-        if self.int_primal and self._has_int(xs):
-            omega = self.primal(*_pack(xs, 0, self.nin))
-            r[0] = <double>omega
-            return omega
-        y = self.f1(v[0]) if self.nin == 1 else self.f2(v[0], v[1])
-        if _suspicious(y, v[0]) or (self.nin == 2 and _suspicious(y, v[1])):
-            omega = self.primal(*_pack(xs, 0, self.nin))   # raises the primal's own error, or agrees
-            r[0] = <double>omega
-            return omega
+        if (self.flags1 & F_CALL_PRIMAL) or ((self.flags1 & F_INT_PRIMAL) and type(x) is int):
+            return _primal_value(self.primal(x), r, real)
+        y = self.f1(v)
+        if _suspicious(y, v):
+            # raises the primal's own error, or agrees
+            return _primal_value(self.primal(x), r, real)
         r[0] = y
+        real[0] = True
+        if self.flags1 & F_INT_OUT:
+            if not isfinite(y):
+                return _primal_value(self.primal(x), r, real)
+            return PyLong_FromDouble(y)
         return PyFloat_FromDouble(y)
 
-    cdef object frule_vec(self, tuple tangents, PyObject** xs, Py_ssize_t n):
-        cdef double v[2]
-        cdef double r, dx, dy
-        if n != self.nin:
-            return None
-        if not self._read_real(xs, v):
-            return self._frule_generic(tangents, _pack(xs, 0, n))
-        omega = self._primal_real(xs, v, &r)
-        if self.nin == 1:
-            return omega, _scale(self.d1(v[0], r), tangents[1])
-        self.d2(v[0], v[1], r, &dx, &dy)
-        t1 = tangents[1]
-        t2 = tangents[2]
-        if type(t1) is float and type(t2) is float:
-            return omega, PyFloat_FromDouble(dx * PyFloat_AS_DOUBLE(t1) + dy * PyFloat_AS_DOUBLE(t2))
-        return omega, tangent_add(_scale(dx, t1), _scale(dy, t2))
+    cdef inline object _omega2(self, object x, object y, double u, double v, double* r, bint* real):
+        cdef double w
+        if (self.flags2 & F_CALL_PRIMAL) or ((self.flags2 & F_INT_PRIMAL) and
+                                              (type(x) is int or type(y) is int)):
+            return _primal_value(self.primal(x, y), r, real)
+        w = self.f2(u, v)
+        if _suspicious(w, u) or _suspicious(w, v):
+            return _primal_value(self.primal(x, y), r, real)
+        r[0] = w
+        real[0] = True
+        return PyFloat_FromDouble(w)
 
-    cdef object rrule_vec(self, PyObject** xs, Py_ssize_t n):
-        cdef double v[2]
-        cdef double r, dx, dy
-        cdef _ScalarPullback pb
-        if n != self.nin:
-            return None
-        if not self._read_real(xs, v):
-            return self._rrule_generic(_pack(xs, 0, n))
-        omega = self._primal_real(xs, v, &r)
-        pb = _ScalarPullback.__new__(_ScalarPullback)
-        pb.row = self
-        if self.nin == 1:
-            pb.d0 = self.d1(v[0], r)
-        else:
-            self.d2(v[0], v[1], r, &dx, &dy)
-            pb.d0 = dx
-            pb.d1 = dy
-        return omega, pb
+    # -- frule and rrule ----------------------------------------------------
+    # The arguments come as a C array (xs, n): the fast entries below pass the
+    # caller's own vectorcall arguments, so the fast path builds no tuple.
 
     cdef object frule(self, tuple tangents, tuple xs):
-        return self.frule_vec(tangents, cr_tuple_items(xs), PyTuple_GET_SIZE(xs))
+        return self.frule_vec(tangents, PySequence_Fast_ITEMS(xs), PyTuple_GET_SIZE(xs))
 
     cdef object rrule(self, tuple xs):
-        return self.rrule_vec(cr_tuple_items(xs), PyTuple_GET_SIZE(xs))
+        return self.rrule_vec(PySequence_Fast_ITEMS(xs), PyTuple_GET_SIZE(xs))
 
-    # -- the generic path: complex numbers and NumPy scalars --------------
+    cdef object frule_vec(self, tuple tangents, PyObject** xs, Py_ssize_t n):
+        cdef double u, v, r, du, dv
+        cdef bint real
+        cdef object omega
+        if n == 1:
+            if self.d1 == NULL or (self.flags1 & (F_COMPLEX | F_NUMPY)):
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            x = <object>xs[0]
+            if not _read_double(x, &u):
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            omega = self._omega1(x, u, &r, &real)
+            if not real:
+                return self._generic(_as_tuple(xs, n), omega, tangents, False)
+            return omega, _scale(self.d1(u, r), tangents[1])
+        if n == 2:
+            if self.d2 == NULL or (self.flags2 & (F_COMPLEX | F_NUMPY)):
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            x = <object>xs[0]
+            y = <object>xs[1]
+            if not (_read_double(x, &u) and _read_double(y, &v)):
+                return self._generic(_as_tuple(xs, n), None, tangents, False)
+            omega = self._omega2(x, y, u, v, &r, &real)
+            if not real:
+                return self._generic(_as_tuple(xs, n), omega, tangents, False)
+            self.d2(u, v, r, &du, &dv)
+            return omega, self._push2(du, dv, tangents[1], tangents[2])
+        return None
 
-    cdef object _numbers_ok(self, tuple xs):
-        """0: not numbers (let other rules try); 1: real; 2: complex."""
-        kind = 1
-        for x in xs:
-            if isinstance(x, bool) or isinstance(x, _np.bool_):
+    cdef object _push2(self, double du, double dv, object t1, object t2):
+        """du·t1 + dv·t2 for real inputs and a real output."""
+        cdef bint strong = self.flags2 & F_STRONG_ZERO
+        cdef bint nd = self.flags2 & F_ND2
+        cdef double a, b
+        if type(t1) is float and (nd or type(t2) is float):
+            a = PyFloat_AS_DOUBLE(t1)
+            if nd:
+                if strong and a == 0.0:
+                    return PyFloat_FromDouble(0.0)
+                return PyFloat_FromDouble(du * a)
+            b = PyFloat_AS_DOUBLE(t2)
+            if strong:
+                return PyFloat_FromDouble((du * a if a != 0.0 else 0.0) + (dv * b if b != 0.0 else 0.0))
+            return PyFloat_FromDouble(du * a + dv * b)
+        s1 = self._strong(du, t1)
+        if nd:
+            return s1
+        s2 = self._strong(dv, t2)
+        if type(s1) is float and type(s2) is float:
+            return PyFloat_FromDouble(PyFloat_AS_DOUBLE(s1) + PyFloat_AS_DOUBLE(s2))
+        return tangent_add(s1, s2)
+
+    cdef object _strong(self, double d, object t):
+        if (self.flags2 & F_STRONG_ZERO) and _is_num_zero(t):
+            return PyFloat_FromDouble(0.0)
+        return _scale(d, t)
+
+    cdef object rrule_vec(self, PyObject** xs, Py_ssize_t n):
+        cdef double u, v, r
+        cdef bint real
+        cdef _ScalarPullback pb
+        cdef object omega
+        if n == 1:
+            if self.d1 == NULL or (self.flags1 & (F_COMPLEX | F_NUMPY)):
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            x = <object>xs[0]
+            if not _read_double(x, &u):
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            omega = self._omega1(x, u, &r, &real)
+            if not real:
+                return self._generic(_as_tuple(xs, n), omega, None, True)
+            pb = _ScalarPullback.__new__(_ScalarPullback)
+            pb.vc = cr_pb_vectorcall_ptr()
+            pb.row = self
+            pb.n = 1
+            pb.d0 = self.d1(u, r)
+            return omega, pb
+        if n == 2:
+            if self.d2 == NULL or (self.flags2 & (F_COMPLEX | F_NUMPY)):
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            x = <object>xs[0]
+            y = <object>xs[1]
+            if not (_read_double(x, &u) and _read_double(y, &v)):
+                return self._generic(_as_tuple(xs, n), None, None, True)
+            omega = self._omega2(x, y, u, v, &r, &real)
+            if not real:
+                return self._generic(_as_tuple(xs, n), omega, None, True)
+            pb = _ScalarPullback.__new__(_ScalarPullback)
+            pb.vc = cr_pb_vectorcall_ptr()
+            pb.row = self
+            pb.n = 2
+            pb.nd2 = (self.flags2 & F_ND2) != 0
+            self.d2(u, v, r, &pb.d0, &pb.d1)
+            return omega, pb
+        return None
+
+    # -- the generic path: complex numbers, NumPy scalars, cmath, ufuncs ---
+
+    cdef int _flags(self, Py_ssize_t n):
+        return self.flags1 if n == 1 else self.flags2
+
+    cdef int _classify(self, tuple xs, int* kinds, bint* any_complex) except -1:
+        """Fill kinds; 0 if some argument is not a number."""
+        cdef Py_ssize_t i
+        cdef type t
+        for i in range(PyTuple_GET_SIZE(xs)):
+            x = xs[i]
+            t = type(x)
+            if t is float or t is int:
+                kinds[i] = A_PYREAL
+            elif t is complex:
+                kinds[i] = A_PYCOMPLEX
+                any_complex[0] = True
+            elif t is bool or isinstance(x, (bool, _np.bool_)):
                 return 0
-            if isinstance(x, (complex, _np.complexfloating)):
-                kind = 2
-            elif not isinstance(x, (float, int, _np.floating, _np.integer)):
+            elif isinstance(x, (_np.floating, _np.integer)):
+                kinds[i] = A_NPREAL
+            elif isinstance(x, _np.complexfloating):
+                kinds[i] = A_NPCOMPLEX
+                any_complex[0] = True
+            elif isinstance(x, (float, int)):
+                kinds[i] = A_PYREAL
+            elif isinstance(x, complex):
+                kinds[i] = A_PYCOMPLEX
+                any_complex[0] = True
+            else:
                 return 0
-        if kind == 2 and ((self.nin == 1 and self.cd1 == NULL) or (self.nin == 2 and self.cd2 == NULL)):
-            return 0
-        return kind
+        return 1
 
-    cdef tuple _generic_partials(self, tuple xs, object omega, int kind):
-        cdef double dx, dy
-        cdef double complex cx, cy
-        if kind == 1:
-            if self.nin == 1:
-                return (PyFloat_FromDouble(self.d1(float(xs[0]), float(omega))),)
-            self.d2(float(xs[0]), float(xs[1]), float(omega), &dx, &dy)
-            return (PyFloat_FromDouble(dx), PyFloat_FromDouble(dy))
-        if self.nin == 1:
-            return (complex(self.cd1(complex(xs[0]), complex(omega))),)
-        self.cd2(complex(xs[0]), complex(xs[1]), complex(omega), &cx, &cy)
-        return (complex(cx), complex(cy))
+    cdef bint _partials(self, tuple xs, object omega, bint cplx, double complex* p) except -1:
+        """The partials at xs (Ω given) in p; False when the row has no kernel
+        for this case (a complex argument to a real-only function)."""
+        cdef Py_ssize_t n = PyTuple_GET_SIZE(xs)
+        cdef double a, b
+        if cplx:
+            if n == 1:
+                if self.cd1 == NULL:
+                    return False
+                p[0] = self.cd1(_to_complex(xs[0]), _to_complex(omega))
+            else:
+                if self.cd2 == NULL:
+                    return False
+                self.cd2(_to_complex(xs[0]), _to_complex(xs[1]), _to_complex(omega), &p[0], &p[1])
+            return True
+        if n == 1:
+            if self.d1 == NULL:
+                return False
+            p[0] = cr_cmplx(self.d1(_to_double(xs[0]), _to_double(omega)), 0.0)
+        else:
+            if self.d2 == NULL:
+                return False
+            self.d2(_to_double(xs[0]), _to_double(xs[1]), _to_double(omega), &a, &b)
+            p[0] = cr_cmplx(a, 0.0)
+            p[1] = cr_cmplx(b, 0.0)
+        return True
 
-    cdef object _frule_generic(self, tuple tangents, tuple xs):
-        kind = self._numbers_ok(xs)
-        if not kind:
+    cdef object _generic(self, tuple xs, object omega, tuple tangents, bint reverse):
+        """frule (tangents given) or rrule (reverse) on the generic path."""
+        cdef Py_ssize_t i, n = PyTuple_GET_SIZE(xs)
+        cdef int kinds[2]
+        cdef double complex p[2]
+        cdef bint cplx = False
+        cdef int flags
+        if n != 1 and n != 2:
             return None
-        omega = self.primal(*xs)
-        parts = self._generic_partials(xs, omega, kind)
-        return omega, ProjectTo(omega).project(_pushforward(parts, tangents))
-
-    cdef object _rrule_generic(self, tuple xs):
-        cdef _ScalarRulePullback pb
-        kind = self._numbers_ok(xs)
-        if not kind:
+        if (n == 1 and self.d1 == NULL and self.cd1 == NULL) or \
+                (n == 2 and self.d2 == NULL and self.cd2 == NULL):
             return None
-        omega = self.primal(*xs)
-        pb = _ScalarRulePullback.__new__(_ScalarRulePullback)
-        pb.name = self.name
-        pb.rows = (self._generic_partials(xs, omega, kind),)
-        pb.multi = False
-        pb.scalar_out = True
-        pb.projectors = tuple([ProjectTo(x) for x in xs])
-        return omega, pb
+        if not self._classify(xs, kinds, &cplx):
+            return None
+        flags = self._flags(n)
+        if flags & F_COMPLEX:
+            cplx = True
+        if cplx and ((n == 1 and self.cd1 == NULL) or (n == 2 and self.cd2 == NULL)):
+            return None            # e.g. math.sin(1j): no rule; the primal raises its TypeError
+        if omega is None:
+            omega = self.primal(*xs)
+        if not cplx and isinstance(omega, (complex, _np.complexfloating)):
+            cplx = True            # a real power with a complex result
+        if not self._partials(xs, omega, cplx, p):
+            return None
+        if reverse:
+            return omega, _GenericPullback.make(self, xs, kinds, p, cplx, flags)
+        return omega, _generic_push(xs, omega, tangents, p, cplx, flags)
 
     cdef object partials(self, tuple xs, object omega):
-        if len(xs) != self.nin:
+        """derivatives_given_output: ((∂Ω/∂x1, …),) or None."""
+        cdef Py_ssize_t n = len(xs)
+        cdef int kinds[2]
+        cdef double complex p[2]
+        cdef bint cplx = False
+        if n != 1 and n != 2:
             return None
-        kind = self._numbers_ok(xs)
-        if not kind:
+        if not self._classify(xs, kinds, &cplx):
             return None
-        return (self._generic_partials(xs, omega, kind),)
+        if (self._flags(n) & F_COMPLEX) or isinstance(omega, (complex, _np.complexfloating)):
+            cplx = True
+        if not self._partials(xs, omega, cplx, p):
+            return None
+        if n == 1:
+            return ((_num(p[0], cplx),),)
+        if self.flags2 & F_ND2:
+            return ((_num(p[0], cplx), NO_TANGENT),)
+        return ((_num(p[0], cplx), _num(p[1], cplx)),)
 
 
+cdef object _primal_value(object omega, double* r, bint* real):
+    """Read the primal's Ω: real[0] False when it is not a float or an int."""
+    cdef type t = type(omega)
+    real[0] = True
+    if t is float:
+        r[0] = PyFloat_AS_DOUBLE(omega)
+    elif t is int:
+        r[0] = _to_double(omega)
+    else:
+        real[0] = False
+    return omega
+
+
+cdef bint _is_num_zero(object t) except -1:
+    cdef type tt = type(t)
+    if tt is float or tt is int or tt is complex:
+        return t == 0
+    if isinstance(t, (_np.floating, _np.complexfloating, _np.integer)):
+        return t == 0
+    return False
+
+
+cdef object _generic_push(tuple xs, object omega, tuple tangents, double complex* p,
+                          bint cplx, int flags):
+    """ΔΩ = Σ ∂ᵢ·Δxᵢ computed in double (complex) precision, then projected
+    onto Ω's tangent space (an np.float32 Ω gets an np.float32 tangent)."""
+    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(xs)
+    cdef double complex acc = cr_cmplx(0.0, 0.0), z
+    cdef bint c = cplx, any_num = False
+    cdef object zero = None, other = None
+    cdef int k
+    for i in range(n):
+        if i == 1 and (flags & F_ND2):
+            continue
+        t = _read_tangent(tangents[i + 1], &z, &c, &k)
+        if k == T_NUM:
+            if (flags & F_STRONG_ZERO) and creal(z) == 0.0 and cimag(z) == 0.0:
+                any_num = True
+                continue
+            acc = acc + _cmul(p[i], z)
+            any_num = True
+        elif k == T_ZERO:
+            zero = t if zero is None else tangent_add(zero, t)
+        else:
+            term = tangent_mul(_num(p[i], cplx), t)
+            other = term if other is None else tangent_add(other, term)
+    if other is not None:
+        if any_num:
+            other = tangent_add(other, _num(acc, c))
+        return ProjectTo(omega).project(other)
+    if not any_num:
+        return zero
+    return ProjectTo(omega).project(_num(acc, c or cimag(acc) != 0.0))
+
+
+@cython.final
 @cython.freelist(64)
 cdef class _ScalarPullback:
     """The pullback of a C-table rule at real arguments: the partials are C
-    doubles; the cotangent of each (real) input is real."""
+    doubles; the cotangent of each (real) input is real.  Called through
+    vectorcall (vc, see _pullback_vectorcall) with no argument tuple."""
+    cdef void* vc
     cdef _ScalarRow row
     cdef double d0
     cdef double d1
+    cdef int n
+    cdef bint nd2
 
-    def __call__(self, *args):
-        if PyTuple_GET_SIZE(args) != 1:
-            raise TypeError(f"pullback of {self.row.name}: takes one cotangent (ΔΩ), "
-                            f"got {len(args)} arguments")
-        dy = args[0]
-        if type(dy) is not float:
-            dy = _scalar_cotangent(self.row.name, dy)
-            if dy is None:
-                return self._generic(args[0])
-        cdef double v = PyFloat_AS_DOUBLE(dy)
-        if self.row.nin == 1:
-            return NO_TANGENT, PyFloat_FromDouble(self.d0 * v)
-        return NO_TANGENT, PyFloat_FromDouble(self.d0 * v), PyFloat_FromDouble(self.d1 * v)
+    def __call__(self, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            _pullback_arity_error(self.row.name, len(args) + len(kwargs))
+        return self.call(args[0])
 
-    cdef object _generic(self, object dy):
-        dy = _unthunk(dy)
-        out = [NO_TANGENT]
-        parts = (self.d0, self.d1)
-        for i in range(self.row.nin):
-            # The inputs were real: keep the real part (ProjectTo(float)).
-            d = tangent_mul(PyFloat_FromDouble(parts[i]), dy)
-            if isinstance(d, (complex, _np_generic, _ndarray)):
-                d = float(_np.real(d))
-            out.append(d)
-        return tuple(out)
+    cdef object call(self, object dy):
+        cdef double v
+        if type(dy) is float:
+            v = PyFloat_AS_DOUBLE(dy)
+            if self.n == 1:
+                return NO_TANGENT, PyFloat_FromDouble(self.d0 * v)
+            if self.nd2:
+                return NO_TANGENT, PyFloat_FromDouble(self.d0 * v), NO_TANGENT
+            return NO_TANGENT, PyFloat_FromDouble(self.d0 * v), PyFloat_FromDouble(self.d1 * v)
+        return self._slow(dy)
+
+    cdef object _slow(self, object dy):
+        cdef double complex z
+        cdef bint c = False
+        cdef int k
+        cdef double v
+        out = _read_tangent(dy, &z, &c, &k)
+        if k == T_NUM:
+            v = creal(z)        # the inputs are real: Re(conj(∂)·ΔΩ) with ∂ real
+            a = PyFloat_FromDouble(self.d0 * v)
+            if self.n == 1:
+                return NO_TANGENT, a
+            return NO_TANGENT, a, (NO_TANGENT if self.nd2 else PyFloat_FromDouble(self.d1 * v))
+        if k == T_ZERO:
+            if self.n == 1:
+                return NO_TANGENT, out
+            return NO_TANGENT, out, (NO_TANGENT if self.nd2 else out)
+        _bad_cotangent(self.row.name, dy)
 
     def __repr__(self):
         return f"<pullback of {self.row.name}>"
 
 
-cdef _ScalarRow _new_row(object f, int nin, str name):
-    cdef _ScalarRow row = _ScalarRow.__new__(_ScalarRow)
-    row.nin = nin
-    row.primal = f
-    row.name = name if name is not None else _fname(f)
+cdef object _bad_cotangent(str name, object dy):
+    if isinstance(dy, _ndarray):
+        raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of shape "
+                         f"{dy.shape}")
+    raise TypeError(f"pullback of {name}: expected a number as cotangent (ΔΩ), got {type(dy).__name__}")
+
+
+cdef object _pullback_arity_error(str name, Py_ssize_t n):
+    raise TypeError(f"pullback of {name}: takes one cotangent (ΔΩ), got {n} arguments")
+
+
+cdef object _pullback_vectorcall(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if nargs != 1 or (kwnames != NULL and PyTuple_GET_SIZE(<object>kwnames) != 0):
+        _pullback_arity_error((<_ScalarPullback>self).row.name,
+                              nargs + (PyTuple_GET_SIZE(<object>kwnames) if kwnames != NULL else 0))
+    return (<_ScalarPullback>self).call(<object>args[0])
+
+
+cdef inline tuple _as_tuple(PyObject** xs, Py_ssize_t n):
+    return _pack(xs, 0, n)
+
+
+@cython.final
+cdef class _GenericPullback:
+    """The pullback of a C-table rule on the generic path: conj(∂ᵢ)·ΔΩ in
+    double complex precision, projected onto each input's tangent space."""
+    cdef _ScalarRow row
+    cdef double complex p0
+    cdef double complex p1
+    cdef int n
+    cdef bint nd2
+    cdef tuple projectors
+
+    @staticmethod
+    cdef _GenericPullback make(_ScalarRow row, tuple xs, int* kinds, double complex* p,
+                               bint cplx, int flags):
+        cdef _GenericPullback pb = _GenericPullback.__new__(_GenericPullback)
+        pb.row = row
+        pb.n = PyTuple_GET_SIZE(xs)
+        pb.p0 = p[0]
+        pb.p1 = p[1] if pb.n == 2 else cr_cmplx(0.0, 0.0)
+        pb.nd2 = (flags & F_ND2) != 0
+        pb.projectors = tuple([ProjectTo(x) for x in xs])
+        return pb
+
+    def __call__(self, dy):
+        cdef double complex z, g
+        cdef bint c = False
+        cdef int k
+        cdef Py_ssize_t i
+        out = _read_tangent(dy, &z, &c, &k)
+        if k == T_OTHER:
+            _bad_cotangent(self.row.name, dy)
+        res = [NO_TANGENT]
+        cdef ProjectTo proj
+        for i in range(self.n):
+            proj = <ProjectTo>self.projectors[i]
+            if (i == 1 and self.nd2) or proj.kind == K_NONE:
+                res.append(NO_TANGENT)
+            elif k == T_ZERO:
+                res.append(out)
+            else:
+                g = _cmul(_cconj(self.p0 if i == 0 else self.p1), z)
+                if proj.kind == K_FLOAT:
+                    res.append(PyFloat_FromDouble(creal(g)))
+                else:
+                    res.append(proj.project(_num(g, cimag(g) != 0.0 or proj.kind == K_COMPLEX or
+                                                 (proj.kind == K_NPSCALAR and proj.dtype.kind == "c"))))
+        return tuple(res)
+
+    def __repr__(self):
+        return f"<pullback of {self.row.name}>"
+
+
+# ----- building rows ---------------------------------------------------------
+
+cdef _ScalarRow _row_for(object f, str name):
+    cdef _RuleTable tab
     with _registry_lock:
-        _table_for(f, False, True).row = row
-    return row
+        tab = _table_for(f, False, True)
+        if tab.row is None:
+            tab.row = _ScalarRow.__new__(_ScalarRow)
+            tab.row.primal = f
+            tab.row.name = name if name is not None else _fname(f)
+        return tab.row
 
 
-cdef _ScalarRow _row1(object f, f1_t fn, d1_t d, cd1_t cd=NULL, bint int_primal=False, str name=None):
-    cdef _ScalarRow row = _new_row(f, 1, name)
+cdef _ScalarRow _row1(object f, f1_t fn, d1_t d, cd1_t cd=NULL, int flags=0, str name=None):
+    """Register the one-argument kernels of f: fn the primal (may be NULL when
+    the row always calls the primal), d the partial, cd the complex derivative."""
+    cdef _ScalarRow row = _row_for(f, name)
+    if fn == NULL and not (flags & (F_CALL_PRIMAL | F_COMPLEX | F_NUMPY)):
+        flags |= F_CALL_PRIMAL
     row.f1 = fn
     row.d1 = d
     row.cd1 = cd
-    row.int_primal = int_primal
+    row.flags1 = flags
     return row
 
 
-cdef _ScalarRow _row2(object f, f2_t fn, d2_t d, cd2_t cd=NULL, bint int_primal=False, str name=None):
-    cdef _ScalarRow row = _new_row(f, 2, name)
+cdef _ScalarRow _row2(object f, f2_t fn, d2_t d, cd2_t cd=NULL, int flags=0, str name=None):
+    """Register the two-argument kernels of f (see _row1)."""
+    cdef _ScalarRow row = _row_for(f, name)
+    if fn == NULL and not (flags & (F_CALL_PRIMAL | F_COMPLEX | F_NUMPY)):
+        flags |= F_CALL_PRIMAL
     row.f2 = fn
     row.d2 = d
     row.cd2 = cd
-    row.int_primal = int_primal
+    row.flags2 = flags
     return row
 
 
-# ----- the rows ----------------------------------------------------------
-# Kernels: d_<name>(x, Ω) -> ∂Ω/∂x ; complex: c_<name>(z, Ω) -> f'(z).
+def _scalar_row(f):
+    """Debugging aid: the C-table row of f, or None."""
+    tab = _lookup_table(f)
+    if tab is None:
+        return None
+    return (<_RuleTable>tab).row
 
-import math as _math
-import operator as _operator
-from libc.math cimport sin, cos, asin, sqrt
+
+# ----- pullbacks called by vectorcall ------------------------------------------
+
+cdef _enable_pullback_vectorcall():
+    cdef _ScalarPullback probe = _ScalarPullback.__new__(_ScalarPullback)
+    cr_enable_vectorcall(_ScalarPullback, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
+
+cr_pb_impl = _pullback_vectorcall
+_enable_pullback_vectorcall()
+
+
+# ----- kernels shared by several modules -------------------------------------
+# Kernels: d_<name>(x, Ω) -> ∂Ω/∂x ; c_<name>(z, Ω) -> f'(z) ; two arguments:
+# d2_<name>(x, y, Ω, &∂x, &∂y).
+
+from libc.math cimport pow as c_pow
+from libc.math cimport (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh,
+                        asinh, acosh, atanh, exp, exp2, expm1, log, log2, log10, log1p,
+                        sqrt, cbrt, hypot, fabs, copysign, fmod, remainder, ldexp,
+                        erf, erfc, tgamma, lgamma, floor, ceil, trunc, rint,
+                        M_PI, M_LN2, M_LN10)
+
+cdef double _TWO_OVER_SQRT_PI = 1.1283791670955126
+
+
+cdef double d_zero(double x, double o) noexcept nogil:
+    return 0.0
+
+cdef double d_one(double x, double o) noexcept nogil:
+    return 1.0
+
+cdef double d_minus_one(double x, double o) noexcept nogil:
+    return -1.0
+
+cdef double complex c_one(double complex z, double complex o) noexcept nogil:
+    return cr_cmplx(1.0, 0.0)
+
+cdef double complex c_minus_one(double complex z, double complex o) noexcept nogil:
+    return cr_cmplx(-1.0, 0.0)
+
+cdef double f_identity(double x) noexcept nogil:
+    return x
+
+cdef double f_neg(double x) noexcept nogil:
+    return -x
+
+cdef double d_sign(double x, double o) noexcept nogil:
+    """abs'(x) = sign(x), 0 at 0 (ChainRules' abs'(0) = 0)."""
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    return x * 0.0           # 0 at ±0, NaN at NaN
+
+
+cdef double cr_digamma(double x) noexcept nogil:
+    """ψ(x) = Γ'(x)/Γ(x): reflection below 0, recurrence up to 10, then the
+    asymptotic series (error below 1e-15 relative)."""
+    cdef double r = 0.0, f
+    if x <= 0.0 and floor(x) == x:
+        return NAN
+    if x < 0.0:
+        # ψ(1 - x) - ψ(x) = π cot(πx)
+        return cr_digamma(1.0 - x) - M_PI / tan(M_PI * x)
+    while x < 10.0:
+        r -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (
+        1.0 / 240 - f * (1.0 / 132 - f * (691.0 / 32760 - f / 12.0))))))
+
+
+cdef double d_exp(double x, double o) noexcept nogil:
+    return o
+
+cdef double d_sqrt(double x, double o) noexcept nogil:
+    return 0.5 / fabs(o)     # +inf at 0 (ChainRules' sqrt'(0) = inf), also at -0.0
+
+cdef double d_log(double x, double o) noexcept nogil:
+    return 1.0 / x
 
 cdef double d_sin(double x, double o) noexcept nogil:
     return cos(x)
 
-cdef double complex c_sin(double complex z, double complex o) noexcept nogil:
-    return ccos(z)
+cdef double d_cos(double x, double o) noexcept nogil:
+    return -sin(x)
+
+cdef double d_tan(double x, double o) noexcept nogil:
+    return 1.0 + o * o
 
 cdef double d_asin(double x, double o) noexcept nogil:
     return 1.0 / sqrt(1.0 - x * x)
 
+cdef double d_acos(double x, double o) noexcept nogil:
+    return -1.0 / sqrt(1.0 - x * x)
+
+cdef double d_atan(double x, double o) noexcept nogil:
+    return 1.0 / (1.0 + x * x)
+
+cdef double d_sinh(double x, double o) noexcept nogil:
+    return cosh(x)
+
+cdef double d_cosh(double x, double o) noexcept nogil:
+    return sinh(x)
+
+cdef double d_tanh(double x, double o) noexcept nogil:
+    return 1.0 - o * o
+
+cdef double d_asinh(double x, double o) noexcept nogil:
+    return 1.0 / hypot(x, 1.0)
+
+cdef double d_acosh(double x, double o) noexcept nogil:
+    return 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0))
+
+cdef double d_atanh(double x, double o) noexcept nogil:
+    return 1.0 / (1.0 - x * x)
+
+cdef double d_exp2(double x, double o) noexcept nogil:
+    return o * M_LN2
+
+cdef double d_expm1(double x, double o) noexcept nogil:
+    return o + 1.0
+
+cdef double d_log2(double x, double o) noexcept nogil:
+    return 1.0 / (x * M_LN2)
+
+cdef double d_log10(double x, double o) noexcept nogil:
+    return 1.0 / (x * M_LN10)
+
+cdef double d_log1p(double x, double o) noexcept nogil:
+    return 1.0 / (1.0 + x)
+
+cdef double d_cbrt(double x, double o) noexcept nogil:
+    return 1.0 / (3.0 * o * o)   # +inf at 0
+
+cdef double f_degrees(double x) noexcept nogil:
+    return x * (180.0 / M_PI)    # CPython's math.degrees, to the bit
+
+cdef double f_radians(double x) noexcept nogil:
+    return x * (M_PI / 180.0)
+
+cdef double d_degrees(double x, double o) noexcept nogil:
+    return 180.0 / M_PI
+
+cdef double d_radians(double x, double o) noexcept nogil:
+    return M_PI / 180.0
+
+
+# -- complex derivatives (holomorphic: f'(z)) --
+
+cdef double complex c_exp(double complex z, double complex o) noexcept nogil:
+    return o
+
+cdef double complex c_log(double complex z, double complex o) noexcept nogil:
+    return 1.0 / z
+
+cdef double complex c_log10(double complex z, double complex o) noexcept nogil:
+    return 1.0 / (z * M_LN10)
+
+cdef double complex c_log2(double complex z, double complex o) noexcept nogil:
+    return 1.0 / (z * M_LN2)
+
+cdef double complex c_sqrt(double complex z, double complex o) noexcept nogil:
+    if creal(o) == 0.0 and cimag(o) == 0.0:
+        return cr_cmplx(INFINITY, 0.0)
+    return 0.5 / o
+
+cdef double complex c_sin(double complex z, double complex o) noexcept nogil:
+    return ccos(z)
+
+cdef double complex c_cos(double complex z, double complex o) noexcept nogil:
+    return -csin(z)
+
+cdef double complex c_tan(double complex z, double complex o) noexcept nogil:
+    return 1.0 + o * o
+
 cdef double complex c_asin(double complex z, double complex o) noexcept nogil:
     return 1.0 / csqrt(1.0 - z * z)
+
+cdef double complex c_acos(double complex z, double complex o) noexcept nogil:
+    return -1.0 / csqrt(1.0 - z * z)
+
+cdef double complex c_atan(double complex z, double complex o) noexcept nogil:
+    return 1.0 / (1.0 + z * z)
+
+cdef double complex c_sinh(double complex z, double complex o) noexcept nogil:
+    return ccosh(z)
+
+cdef double complex c_cosh(double complex z, double complex o) noexcept nogil:
+    return csinh(z)
+
+cdef double complex c_tanh(double complex z, double complex o) noexcept nogil:
+    return 1.0 - o * o
+
+cdef double complex c_asinh(double complex z, double complex o) noexcept nogil:
+    return 1.0 / csqrt(z * z + 1.0)
+
+cdef double complex c_acosh(double complex z, double complex o) noexcept nogil:
+    # not sqrt(z² - 1): that has the wrong sign for Re z < 0
+    return 1.0 / (csqrt(z - 1.0) * csqrt(z + 1.0))
+
+cdef double complex c_atanh(double complex z, double complex o) noexcept nogil:
+    return 1.0 / (1.0 - z * z)
+
+cdef double complex c_expm1(double complex z, double complex o) noexcept nogil:
+    return o + 1.0
+
+cdef double complex c_exp2(double complex z, double complex o) noexcept nogil:
+    return o * M_LN2
+
+cdef double complex c_log1p(double complex z, double complex o) noexcept nogil:
+    return 1.0 / (1.0 + z)
+
+
+# -- two arguments --
 
 cdef double f_add(double x, double y) noexcept nogil:
     return x + y
 
-cdef void d_add(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+cdef double f_sub(double x, double y) noexcept nogil:
+    return x - y
+
+cdef double f_mul(double x, double y) noexcept nogil:
+    return x * y
+
+cdef double f_truediv(double x, double y) noexcept nogil:
+    return x / y             # y = 0 gives inf/NaN: the primal raises ZeroDivisionError
+
+cdef void d2_add(double x, double y, double o, double* dx, double* dy) noexcept nogil:
     dx[0] = 1.0
     dy[0] = 1.0
 
-cdef void c_add(double complex x, double complex y, double complex o,
-                double complex* dx, double complex* dy) noexcept nogil:
+cdef void d2_sub(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0
+    dy[0] = -1.0
+
+cdef void d2_mul(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = y
+    dy[0] = x
+
+cdef void d2_truediv(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 / y
+    dy[0] = -o / y
+
+cdef void d2_zero(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 0.0
+    dy[0] = 0.0
+
+cdef void c2_add(double complex x, double complex y, double complex o,
+                 double complex* dx, double complex* dy) noexcept nogil:
     dx[0] = 1.0
     dy[0] = 1.0
 
-_row1(_math.sin, sin, d_sin)
-_row1(_math.asin, asin, d_asin)
-_row2(_operator.add, f_add, d_add, c_add, True)
+cdef void c2_sub(double complex x, double complex y, double complex o,
+                 double complex* dx, double complex* dy) noexcept nogil:
+    dx[0] = 1.0
+    dy[0] = -1.0
+
+cdef void c2_mul(double complex x, double complex y, double complex o,
+                 double complex* dx, double complex* dy) noexcept nogil:
+    dx[0] = y
+    dy[0] = x
+
+cdef void c2_truediv(double complex x, double complex y, double complex o,
+                     double complex* dx, double complex* dy) noexcept nogil:
+    dx[0] = 1.0 / y
+    dy[0] = -o / y
+
+
+# x ** p.  At x = 0 the partials follow ChainRules' table (the removable
+# singularities of p·x^(p-1) and x^p·log x):
+#   ∂x: p < 0 -> p·Ω/x;  p = 1 -> 1;  p = 0 or p > 1 -> 0;  0 < p < 1 -> inf
+#   ∂p: p > 0 -> 0;  otherwise NaN
+# For x < 0 (integer p), ∂p = Ω·log|x|, the real part of Ω·log(x).
+
+cdef double _pow_grad_x(double x, double p, double o) noexcept nogil:
+    if x != 0.0 or p < 0.0:
+        return p * o / x
+    if p == 1.0:
+        return 1.0
+    if p == 0.0 or p > 1.0:
+        return 0.0
+    if isnan(p):
+        return NAN
+    return INFINITY
+
+
+cdef double _pow_grad_p(double x, double p, double o) noexcept nogil:
+    if x != 0.0:
+        return o * log(fabs(x))
+    if p > 0.0:
+        return 0.0
+    return NAN
+
+
+cdef void d2_pow(double x, double p, double o, double* dx, double* dp) noexcept nogil:
+    dx[0] = _pow_grad_x(x, p, o)
+    dp[0] = _pow_grad_p(x, p, o)
+
+
+cdef void c2_pow(double complex x, double complex p, double complex o,
+                 double complex* dx, double complex* dp) noexcept nogil:
+    if creal(x) == 0.0 and cimag(x) == 0.0 and cimag(p) == 0.0:
+        dx[0] = cr_cmplx(_pow_grad_x(0.0, creal(p), creal(o)), 0.0)
+        dp[0] = cr_cmplx(_pow_grad_p(0.0, creal(p), creal(o)), 0.0)
+        return
+    dx[0] = p * o / x
+    dp[0] = o * clog(x)
+
+
+# Python's float floor division and modulo (CPython's float_divmod), to the
+# bit.  y = 0 gives NaN: the primal then raises ZeroDivisionError.
+
+cdef inline void _py_divmod(double vx, double wx, double* floordiv, double* mod) noexcept nogil:
+    cdef double div, m, fd
+    m = fmod(vx, wx)
+    div = (vx - m) / wx
+    if m != 0.0:
+        if (wx < 0) != (m < 0):
+            m += wx
+            div -= 1.0
+    else:
+        m = copysign(0.0, wx)
+    if div != 0.0:
+        fd = floor(div)
+        if div - fd > 0.5:
+            fd += 1.0
+    else:
+        fd = copysign(0.0, vx / wx)
+    floordiv[0] = fd
+    mod[0] = m
+
+
+cdef double f_pymod(double x, double y) noexcept nogil:
+    cdef double q, m
+    if y == 0.0:
+        return NAN
+    _py_divmod(x, y, &q, &m)
+    return m
+
+
+cdef double f_pyfloordiv(double x, double y) noexcept nogil:
+    cdef double q, m
+    if y == 0.0:
+        return NAN
+    _py_divmod(x, y, &q, &m)
+    return q
+
+
+cdef inline bint _isinteger(double u) noexcept nogil:
+    return isfinite(u) and floor(u) == u
+
+
+cdef void d2_mod(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    """mod (floored, Python's %): (1, -floor(x/y)); NaN at integer quotients,
+    where it jumps (ChainRules' convention)."""
+    cdef double u = x / y
+    if _isinteger(u):
+        dx[0] = NAN
+        dy[0] = NAN
+    else:
+        dx[0] = 1.0
+        dy[0] = -floor(u)
+
+
+cdef void d2_fmod(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    """fmod (truncated, C's fmod, ChainRules' rem): (1, -trunc(x/y)); NaN at
+    integer quotients."""
+    cdef double u = x / y
+    if _isinteger(u):
+        dx[0] = NAN
+        dy[0] = NAN
+    else:
+        dx[0] = 1.0
+        dy[0] = -trunc(u)
+
+
+cdef void d2_remainder(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    """IEEE remainder x - n·y, n the integer nearest x/y: (1, -n); NaN at
+    half-integer quotients, where n jumps."""
+    cdef double u = x / y
+    if _isinteger(u - 0.5):
+        dx[0] = NAN
+        dy[0] = NAN
+    else:
+        dx[0] = 1.0
+        dy[0] = -rint((x - o) / y)
+
+
+cdef double f_atan2(double y, double x) noexcept nogil:
+    return atan2(y, x)
+
+cdef void d2_atan2(double y, double x, double o, double* dy, double* dx) noexcept nogil:
+    cdef double u = x * x + y * y
+    dy[0] = x / u
+    dx[0] = -y / u
+
+
+cdef void d2_hypot(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    """x/Ω, y/Ω; zeros at (0, 0) (ChainRules' hypot convention)."""
+    cdef double n = o if o != 0.0 else 1.0
+    dx[0] = x / n
+    dy[0] = y / n
+
+
+cdef double f_copysign(double x, double y) noexcept nogil:
+    return copysign(x, y)
+
+cdef void d2_copysign(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    """±1 by whether the sign changes; the sign source gets a numeric zero."""
+    dx[0] = -1.0 if signbit(x) != signbit(y) else 1.0
+    dy[0] = 0.0
+
+
+cdef void d2_ldexp(double x, double i, double o, double* dx, double* di) noexcept nogil:
+    cdef double e = i
+    if e > 100000.0:
+        e = 100000.0
+    elif e < -100000.0:
+        e = -100000.0
+    dx[0] = ldexp(1.0, <int>e)
+    di[0] = 0.0
+
+
+cdef double f_logb(double x, double b) noexcept nogil:
+    return log(x) / log(b)   # CPython's math.log(x, base); log(b) = 0 gives inf: the primal raises
+
+cdef void d2_logb(double x, double b, double o, double* dx, double* db) noexcept nogil:
+    cdef double lb = log(b)
+    dx[0] = 1.0 / (x * lb)
+    db[0] = -o / (b * lb)
+
+cdef void c2_logb(double complex x, double complex b, double complex o,
+                  double complex* dx, double complex* db) noexcept nogil:
+    cdef double complex lb = clog(b)
+    dx[0] = 1.0 / (x * lb)
+    db[0] = -o / (b * lb)
+
+
+# max and min of two: ChainRules' @scalar_rule max(x, y) (gt, !gt), min (!gt, gt)
+# with gt = x > y: on a tie max's derivative goes to y and min's to x.
+
+cdef double f_pymax(double x, double y) noexcept nogil:
+    return y if y > x else x        # Python's max(x, y), NaNs included
+
+cdef double f_pymin(double x, double y) noexcept nogil:
+    return y if y < x else x
+
+cdef void d2_max(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    cdef bint gt = x > y
+    dx[0] = 1.0 if gt else 0.0
+    dy[0] = 0.0 if gt else 1.0
+
+cdef void d2_min(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    cdef bint gt = x > y
+    dx[0] = 0.0 if gt else 1.0
+    dy[0] = 1.0 if gt else 0.0

@@ -307,6 +307,12 @@ def strip(x):
     return x
 
 
+def traceable(f):
+    """Whether running f on tracked values can work: not a builtin or a ufunc
+    (compiled code converts its arguments to plain numbers)."""
+    return not isinstance(f, (types.BuiltinFunctionType, np.ufunc, type(operator.add)))
+
+
 def has_rules(f):
     """Whether any frule or rrule is registered for f."""
     fr, rr = _rules_of(f)

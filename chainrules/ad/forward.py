@@ -33,7 +33,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
-from chainrules.ad import _partials, _tracing
+from chainrules.ad import _nested, _tracing
 from chainrules.ad._tracing import (
     ARRAY_FUNCTION,
     CALL,
@@ -74,17 +74,21 @@ def apply(top, kind, f, args, kwargs):
         p, changed = _tracing.split(a, tag, leaf)
         primals.append(p)
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
-    if not kwargs and _tracing.top_tracked(primals) is not None:
+    if _tracing.top_tracked(primals) is not None:
         # Nested differentiation: the rule would see values tracked by an
-        # enclosing differentiation; scalar functions use their partials as code.
-        partials = _partials.lookup(rule_f, primals)
-        if partials is not None and all(type(t) is not Tangent and type(t) is not list for t in tangents):
-            return _by_partials(tag, rule_f, partials, primals, tangents[1:])
+        # enclosing differentiation (see _nested.py).
+        k = _nested.kind(rule_f, primals)
+        if k == "partials" and not kwargs and all(type(t) is not Tangent and type(t) is not list
+                                                  for t in tangents):
+            return _by_partials(tag, rule_f, _nested.lookup(rule_f, primals), primals, tangents[1:])
+        if k == "linear" or k == "multilinear":
+            omega = _nested.primal(rule_f)(*primals, **kwargs)
+            return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
     res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:
-        if kind == CALL:
+        if kind == CALL and _tracing.traceable(call_f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "forward")
     if type(res) is not tuple or len(res) != 2:
@@ -94,7 +98,7 @@ def apply(top, kind, f, args, kwargs):
 
 
 def _by_partials(tag, f, partials, primals, tangents):
-    omega = _partials.primal(f)(*primals)
+    omega = _nested.primal(f)(*primals)
     acc = ZERO
     for i, t in enumerate(tangents):
         if isinstance(t, AbstractZero):

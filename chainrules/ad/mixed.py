@@ -2,7 +2,7 @@
 `hvp` / `hessian` by forward-over-reverse: the forward engine differentiates
 the reverse engine's gradient, so every second derivative comes from the
 rules (and, for scalar functions, their partials written as code,
-`chainrules.ad._partials`).
+`chainrules.ad._nested`).
 """
 
 import numpy as np

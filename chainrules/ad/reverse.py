@@ -37,7 +37,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
-from chainrules.ad import _partials, _tracing
+from chainrules.ad import _nested, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -136,16 +136,24 @@ def apply(top, kind, f, args, kwargs):
             inputs.append((i, path, v.slot))
             return v.primal
         primals.append(_tracing.split(a, tag, leaf)[0])
-    if not kwargs and _tracing.top_tracked(primals) is not None:
-        partials = _partials.lookup(rule_f, primals)
-        if partials is not None and all(not path for _, path, _ in inputs):
-            return _by_partials(tape, rule_f, partials, primals, inputs)
+    if _tracing.top_tracked(primals) is not None:
+        # Nested differentiation (see _nested.py).
+        k = _nested.kind(rule_f, primals)
+        if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
+            return _by_partials(tape, rule_f, _nested.lookup(rule_f, primals), primals, inputs)
+        if k == "linear" or k == "multilinear":
+            omega = _nested.primal(rule_f)(*primals, **kwargs)
+            out, outputs = attach(tape, omega, rule_f)
+            if outputs is not None:
+                tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
+                                        len(primals), rule_f))
+            return out
     res = rrule(REVERSE, rule_f, *primals, **kwargs)
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
     if res is None:
-        if kind == CALL:
+        if kind == CALL and _tracing.traceable(call_f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "reverse")
     if type(res) is not tuple or len(res) != 2:
@@ -158,7 +166,7 @@ def apply(top, kind, f, args, kwargs):
 
 
 def _by_partials(tape, f, partials, primals, inputs):
-    omega = _partials.primal(f)(*primals)
+    omega = _nested.primal(f)(*primals)
     rows = []
     for i, _, slot in inputs:
         x = primals[i]
