@@ -9,3 +9,4 @@ from chainrules.rulesets import numpy_linalg  # noqa: E402,F401
 from chainrules.rulesets import numpy_reductions  # noqa: E402,F401
 from chainrules.rulesets import numpy_fft  # noqa: E402,F401
 from chainrules.rulesets import numpy_statistics  # noqa: E402,F401
+from chainrules.rulesets import numpy_shapes  # noqa: E402,F401
