@@ -283,6 +283,32 @@ def _rounds(b, methods, results, active, n, reps, smoke, min_reps, budget):
             break
 
 
+# ----- threads -------------------------------------------------------------
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def limit_threads(n):
+    """Give NumPy's BLAS, PyTorch (OpenMP) and JAX (XLA's CPU runtime) n
+    threads.  Must run before they are imported.  One thread by default:
+    the comparison is of the cost of a call, and on a small machine a peer's
+    thread pool competing with other processes (or with another peer's pool)
+    turns microseconds into milliseconds of spinning."""
+    if not n:
+        return "library defaults"
+    loaded = [m for m in ("numpy", "torch", "jax") if m in sys.modules]
+    if loaded:
+        print(f"bench: --threads {n} comes too late, already imported: {loaded}", file=sys.stderr)
+    for var in THREAD_VARIABLES:
+        os.environ[var] = str(n)
+    if n == 1:
+        flags = os.environ.get("XLA_FLAGS", "")
+        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1").strip()
+    return f"{n} (OpenMP, BLAS" + (", XLA)" if n == 1 else ")")
+
+
 # ----- the machine ---------------------------------------------------------
 
 def _cpu_model():
@@ -315,7 +341,7 @@ def _git_commit():
     return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
-def machine():
+def machine(threads="library defaults"):
     versions = {}
     for pkg in PACKAGES:
         try:
@@ -330,6 +356,7 @@ def machine():
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "versions": versions,
         "commit": _git_commit(),
+        "threads": threads,
     }
 
 
@@ -444,7 +471,7 @@ def write_markdown(path, measured, failed_imports, info, smoke, target_lines):
     peers = ", ".join(f"{p} {v[p]}" for p in ("autograd", "jax", "jaxlib", "torch"))
     out += [
         f"- date: {info['date']}",
-        f"- machine: {info['cpu']}, {info['cores']} cores, {info['os']}",
+        f"- machine: {info['cpu']}, {info['cores']} cores, {info['os']}; threads per library: {info['threads']}",
         f"- Python: {info['python']}; NumPy {v['numpy']}; SciPy {v['scipy']}",
         f"- chainrules {v['chainrules']}" + (f" (commit {info['commit']})" if info["commit"] else ""),
         f"- peers: {peers}",
@@ -649,6 +676,8 @@ def main(argv=None):
                     "(default: bench/results; with --smoke, a temporary directory)")
     ap.add_argument("--benchmarks", metavar="DIR", default=str(BENCHMARKS),
                     help="directory of benchmark modules (default: bench/benchmarks)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads for NumPy's BLAS, PyTorch and JAX (default 1; 0: the libraries' defaults)")
     ap.add_argument("--min-reps", type=int, default=7, help="repetitions at least (default 7)")
     ap.add_argument("--max-reps", type=int, default=25, help="repetitions at most (default 25)")
     ap.add_argument("--budget", type=float, default=4.0,
@@ -663,6 +692,7 @@ def main(argv=None):
         out = RESULTS
     out.mkdir(parents=True, exist_ok=True)
 
+    threads = limit_threads(args.threads)
     benchmarks, failed = discover(args.benchmarks, args.only)
     if not benchmarks and not failed:
         raise SystemExit(f"bench: no benchmark matches {args.only!r}")
@@ -683,7 +713,7 @@ def main(argv=None):
         print(f"[{i}/{len(benchmarks)}] {b.module}.{b.name} ({time.perf_counter() - t0:.1f} s): {summary}",
               file=sys.stderr, flush=True)
 
-    info = machine()
+    info = machine(threads)
     targets = evaluate_targets(measured)
     write_markdown(out / "results.md", measured, failed, info, args.smoke, targets)
     write_json(out / "results.json", measured, failed, info, args.smoke)

@@ -39,7 +39,7 @@ def test_smoke_run_of_real_benchmarks(tmp_path):
     assert md.startswith("# chainrules benchmarks")
     assert "**Smoke run**" in md
     assert re.search(r"^- date: \d{4}-\d\d-\d\d \d\d:\d\d", md, re.M)
-    assert re.search(r"^- machine: .+, \d+ cores, ", md, re.M)
+    assert re.search(r"^- machine: .+, \d+ cores, .+; threads per library: 1 \(OpenMP, BLAS, XLA\)$", md, re.M)
     assert re.search(r"^- Python: CPython 3\.\d+\.\d+; NumPy \d", md, re.M)
     assert re.search(r"^- peers: autograd \S+, jax \S+, jaxlib \S+, torch \S+", md, re.M)
     assert "## dispatch" in md and "## tangent_algebra" in md
