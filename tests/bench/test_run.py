@@ -115,6 +115,13 @@ class Many:
             abs(-function)
 
 
+class NoBaseline:
+    baseline = "absent"
+
+    def time_plain(self):
+        pass
+
+
 class SetupNeedsPeer:
     baseline = "plain"
 
@@ -164,7 +171,9 @@ def test_missing_peers_and_failures_are_reported_as_rows(tmp_path):
     assert "chainrules_no_such_peer: not installed" in notes
     assert "fake.Fine(size=10) [wrong]: AssertionError: wrong value: 2 != 3" in notes
     assert "no rule for this yet" in notes
-    assert "## Modules that failed to import" in md and "`broken`: RuntimeError: this module does not import" in md
+    assert "## Modules and classes that could not run" in md
+    assert "- `broken`: RuntimeError: this module does not import" in md
+    assert "- `fake.NoBaseline`: ValueError: baseline 'absent' is not one of its variants ['plain']" in md
 
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     by_name = {b["name"]: b for b in data["benchmarks"]}
