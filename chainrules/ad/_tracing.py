@@ -39,7 +39,7 @@ from chainrules._core import (
     unthunk,
 )
 
-__all__ = ["dispatch", "NoRuleError", "EscapedTrackedValueError"]
+__all__ = ["wrap", "dispatch", "NoRuleError", "EscapedTrackedValueError"]
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -326,6 +326,24 @@ def resolve(f):
         inner = f.f
         return (f if has_rules(f) else inner), inner
     return f, f
+
+
+def wrap(f):
+    """wrap(f) -> f, callable on tracked values by its rule.
+
+    On plain values the wrapper is f.  On values tracked by chainrules.ad the
+    engine uses the rule registered for the wrapper or for f (`frule` /
+    `rrule`, config rules included) and does not look inside f; without a
+    rule it runs f on the tracked values (traces it).  Also a decorator::
+
+        @ad.wrap
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+    Rules registered later for f are used too: the lookup happens per call."""
+    if type(f) is Wrapped:
+        return f
+    return Wrapped(f)
 
 
 # ----- the dispatcher ------------------------------------------------------------

@@ -6,3 +6,4 @@ table in `chainrules._core`; the modules here hold the rules written in Python.
 
 from chainrules.rulesets import numpy_ufuncs  # noqa: E402,F401
 from chainrules.rulesets import numpy_reductions  # noqa: E402,F401
+from chainrules.rulesets import higher_order  # noqa: E402,F401
