@@ -37,7 +37,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import named_rule, reject_out, unbroadcast
+from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -53,8 +53,15 @@ def _check_kwargs(name, kwargs):
     reject_out(name, kwargs)
 
 
+def _array_like(x):
+    """Lists and tuples (array-likes) as arrays, for the partials' arithmetic."""
+    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+
+
 def _is_complex(v):
-    return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
+    if type(v) is np.ndarray:
+        return v.dtype.kind == "c"
+    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
 
 
 def _like(Ω, ΔΩ):
@@ -78,21 +85,23 @@ def _unary(f, deriv, name=None):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
-        return Ω, deriv(x, Ω) * unthunk(Δx)
+        return Ω, deriv(_array_like(x), Ω) * dense(Δx)
 
     def unary_rrule(x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, **kwargs)
+            Ω = f(x, **kwargs)
+        else:
+            Ω = f(x)
         project = ProjectTo(x)
+        conj = _is_complex(Ω)
+        x = _array_like(x)
 
         def unary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
             d = deriv(x, Ω)
-            if _is_complex(d):
-                d = np.conj(d)
-            return NO, project(d * unthunk(ȳ))
+            return NO, project((np.conj(d) if conj else d) * unthunk(ȳ))
         return Ω, unary_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
@@ -158,7 +167,7 @@ def _linear_unary(f, name=None):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        return Ω, f(unthunk(Δx))
+        return Ω, f(dense(Δx))
 
     def linear_rrule(x, **kwargs):
         if kwargs:
@@ -203,7 +212,7 @@ def abs_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    Δx = unthunk(Δx)
+    x, Δx = _array_like(x), dense(Δx)
     if _is_complex(x):
         return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
     return Ω, np.sign(x) * Δx
@@ -216,6 +225,7 @@ def abs_rrule(x, **kwargs):
         _check_kwargs("abs", kwargs)
     Ω = np.absolute(x, **kwargs)
     project = ProjectTo(x)
+    x = _array_like(x)
 
     def abs_pullback(ȳ):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
@@ -249,7 +259,7 @@ def sign_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
         return Ω, ZERO
-    return Ω, _sign_jvp(x, Ω, unthunk(Δx))
+    return Ω, _sign_jvp(x, Ω, dense(Δx))
 
 
 @register_rrule(np.sign)
@@ -275,7 +285,7 @@ def angle_frule(tangents, z, deg=False):
     Δz = tangents[1]
     if isinstance(Δz, AbstractZero) or not _is_complex(z):
         return Ω, ZERO
-    d = np.imag(np.conj(z) * unthunk(Δz)) / _safe_abs(z) ** 2
+    d = np.imag(np.conj(z) * dense(Δz)) / _safe_abs(z) ** 2
     return Ω, d * (180 / math.pi) if deg else d
 
 
@@ -303,7 +313,7 @@ def angle_rrule(z, *args, deg=False):
 def real_frule(tangents, x):
     Ω = np.real(x)
     Δx = tangents[1]
-    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(unthunk(Δx))))
+    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(dense(Δx))))
 
 
 @register_rrule(np.real)
@@ -323,7 +333,7 @@ def imag_frule(tangents, x):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not _is_complex(x):
         return Ω, ZERO
-    return Ω, _like(Ω, np.imag(unthunk(Δx)))
+    return Ω, _like(Ω, np.imag(dense(Δx)))
 
 
 @register_rrule(np.imag)
@@ -345,7 +355,7 @@ def nan_to_num_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, np.where(np.isfinite(x), unthunk(Δx), 0)
+    return Ω, np.where(np.isfinite(x), dense(Δx), 0)
 
 
 @register_rrule(np.nan_to_num)
@@ -381,7 +391,7 @@ def modf_frule(tangents, x, **kwargs):
         _check_kwargs("modf", kwargs)
     Ω = np.modf(x, **kwargs)
     Δx = tangents[1]
-    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else unthunk(Δx), ZERO)
+    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else dense(Δx), ZERO)
 
 
 @register_rrule(np.modf)
@@ -406,7 +416,7 @@ def frexp_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, Tangent[tuple](ZERO, NO)
-    return Ω, Tangent[tuple](np.ldexp(unthunk(Δx), -e), NO)
+    return Ω, Tangent[tuple](np.ldexp(dense(Δx), -e), NO)
 
 
 @register_rrule(np.frexp)
@@ -445,12 +455,13 @@ def _binary(f, dx, dy, name=None):
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, y, **kwargs)
+        x, y = _array_like(x), _array_like(y)
         Δx, Δy = tangents[1], tangents[2]
         ΔΩ = ZERO
         if dx is not None and not isinstance(Δx, AbstractZero):
-            ΔΩ = _times(dx(x, y, Ω), unthunk(Δx))
+            ΔΩ = _times(dx(x, y, Ω), dense(Δx))
         if dy is not None and not isinstance(Δy, AbstractZero):
-            t = _times(dy(x, y, Ω), unthunk(Δy))
+            t = _times(dy(x, y, Ω), dense(Δy))
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         if ΔΩ is not ZERO and np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
@@ -459,8 +470,11 @@ def _binary(f, dx, dy, name=None):
     def binary_rrule(x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, y, **kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
         px, py = ProjectTo(x), ProjectTo(y)
+        x, y = _array_like(x), _array_like(y)
 
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
@@ -554,11 +568,11 @@ def _addsub(f, sign):
         if zx and zy:
             return Ω, ZERO
         if zy:
-            ΔΩ = unthunk(Δx)
+            ΔΩ = dense(Δx)
         elif zx:
-            ΔΩ = unthunk(Δy) if sign > 0 else -unthunk(Δy)
+            ΔΩ = dense(Δy) if sign > 0 else -dense(Δy)
         else:
-            ΔΩ = f(unthunk(Δx), unthunk(Δy))
+            ΔΩ = f(dense(Δx), dense(Δy))
         if np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
         return Ω, ΔΩ
@@ -566,7 +580,9 @@ def _addsub(f, sign):
     def addsub_rrule(x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, y, **kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
         px, py = ProjectTo(x), ProjectTo(y)
         shape = np.shape(Ω)
         same_x, same_y = np.shape(x) == shape, np.shape(y) == shape

@@ -342,3 +342,12 @@ def test_predicates_are_non_differentiable(f):
 def test_pullbacks_are_named_after_their_function():
     assert cr.rrule(np.sin, np.ones(2))[1].__name__ == "sin_pullback"
     assert cr.rrule(np.hypot, np.ones(2), np.ones(2))[1].__name__ == "hypot_pullback"
+
+
+def test_array_likes_get_structural_tangents():
+    _both(np.sin, [0.3, 0.5])
+    _both(np.multiply, [[0.3, 0.5], [1.0, 2.0]], np.array([2.0, 3.0]))
+    _both(np.abs, (-0.3, 0.5))
+    _, pb = cr.rrule(np.exp, [0.0, 1.0])
+    dx = pb(np.ones(2))[1]
+    assert type(dx) is cr.Tangent[list] and np.allclose(list(dx), [1.0, np.e])
