@@ -5,7 +5,7 @@ rot90, roll, pad, diagonal, diag, triu, tril, concatenate, stack, h/v/dstack,
 column_stack, append, split and friends, where, clip, sort, take,
 take_along_axis, the copying functions (copy, asarray, astype...), and
 indexing: `operator.getitem` and `np.ndarray.__getitem__` with basic,
-advanced and boolean indices.
+advanced and boolean indices, and `x.item(...)`.
 
 Most of these are linear in the array: the frule applies the function itself
 to the tangent, the pullback applies its adjoint (a reshape, a transpose, a
@@ -933,6 +933,42 @@ def getitem_rrule(x, idx):
 
 
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, getitem_rrule, np.ndarray, object)
+
+
+# x.item(*index): one element as a Python number.
+
+def _item_index(x, args):
+    if not args:
+        return (0,) * x.ndim                       # a one-element array
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(int(args[0]) % x.size, x.shape)
+    return args
+
+
+def item_frule(tangents, x, *args):
+    Ω = x.item(*args)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    return Ω, np.asarray(np.broadcast_to(dense(Δx), x.shape)).item(*args)
+
+
+def item_rrule(x, *args):
+    Ω = x.item(*args)
+    project = ProjectTo(x)
+    rest = (NO,) * len(args)
+
+    def item_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        index = _item_index(x, args)
+        return (NO, _scatter(None, x.shape, x.dtype, index, unthunk(ȳ), False)) + rest
+    return Ω, item_pullback
+
+
+_register([np.ndarray.item], item_frule, item_rrule, np.ndarray, ...)
 
 
 # ----- copies and conversions: the cotangent is projected back ----------------------------------

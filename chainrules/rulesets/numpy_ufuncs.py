@@ -17,7 +17,15 @@ written by hand.  Functions whose derivative is zero and the
 non-differentiable ones (comparisons, predicates) are data at the end.
 
 NumPy ufuncs called on Python or NumPy *scalars* are served by the C scalar
-table first; these rules see scalars only when that table declines.
+table first; these rules see scalars only when that table declines.  Lists
+and tuples (array-likes) are accepted; their cotangents are `Tangent[list]` /
+`Tangent[tuple]`.  The `operator` module on arrays (`operator.mul(x, y)`,
+`operator.neg(x)`...) and the methods `x.conj()`, `x.conjugate()`,
+`x.round()` use the same rules.
+
+A pullback may return the incoming cotangent itself (add, subtract,
+positive...): an AD must not accumulate in place into a cotangent it did not
+allocate.
 """
 
 import math
@@ -65,9 +73,13 @@ def _is_complex(v):
 
 
 def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one (NumPy turns 0-d results into scalars)."""
-    if type(Ω) is np.ndarray and not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-        return np.asarray(ΔΩ)
+    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
+    0-d results into scalars, and not always the same way for both)."""
+    if type(Ω) is np.ndarray:
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+            return np.asarray(ΔΩ)
+    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
+        return ΔΩ[()]
     return ΔΩ
 
 
@@ -465,7 +477,7 @@ def _binary(f, dx, dy, name=None):
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         if ΔΩ is not ZERO and np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, ΔΩ
+        return Ω, _like(Ω, ΔΩ)
 
     def binary_rrule(x, y, **kwargs):
         if kwargs:
@@ -545,6 +557,8 @@ _BINARY = [
     (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
     (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
+    # nextafter(x, y) is x moved by one ulp: the identity in x
+    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
 ]
 
 _binary_rules: dict = {}
@@ -575,7 +589,7 @@ def _addsub(f, sign):
             ΔΩ = f(dense(Δx), dense(Δy))
         if np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, ΔΩ
+        return Ω, _like(Ω, ΔΩ)
 
     def addsub_rrule(x, y, **kwargs):
         if kwargs:
@@ -660,6 +674,12 @@ def _register_operators():
 _register_operators()
 
 
+# The ndarray methods that are these functions: x.conj(), x.conjugate().
+for _m in (np.ndarray.conj, np.ndarray.conjugate):
+    register_frule(_m, np.ndarray)(_unary_rules[np.conjugate][0])
+    register_rrule(_m, np.ndarray)(_unary_rules[np.conjugate][1])
+
+
 # ----- Zero derivative: piecewise constant functions of real numbers -----------
 # Their output has a tangent space (it is float) but the derivative is zero:
 # ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
@@ -689,6 +709,7 @@ def _zero_derivative(f, ndiff=1, name=None):
 
 for _f in (np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, np.spacing):
     _zero_derivative(_f)
+_zero_derivative(np.ndarray.round, name="ndarray.round")
 _zero_derivative(np.floor_divide, 2)
 
 
@@ -703,4 +724,4 @@ for _f in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.no
            np.gcd, np.lcm):
     non_differentiable(_f)
 
-del _f, _d, _dx, _dy
+del _f, _d, _dx, _dy, _m

@@ -351,3 +351,17 @@ def test_array_likes_get_structural_tangents():
     _, pb = cr.rrule(np.exp, [0.0, 1.0])
     dx = pb(np.ones(2))[1]
     assert type(dx) is cr.Tangent[list] and np.allclose(list(dx), [1.0, np.e])
+
+
+def test_nextafter_is_the_identity_in_x():
+    _both(np.nextafter, _array((3,)), _array((3,)) + 1)
+
+
+@pytest.mark.parametrize("method", [np.ndarray.conj, np.ndarray.conjugate])
+def test_conj_methods(method):
+    _both(method, _array((2, 3), np.complex128))
+    _both(method, _array((2,)))
+
+
+def test_round_method_has_zero_derivative():
+    _both(np.ndarray.round, np.array([0.33, 1.66]), fkwargs={"decimals": 1})
