@@ -632,7 +632,8 @@ def cumprod_frule(tangents, x, *args, **kwargs):
     xr, back = _rows(xs, axis)
     yr, _ = _rows(Ω, axis)
     dr, _ = _rows(np.ravel(Δx) if flat else Δx, axis)
-    return Ω, back(_cumprod_jvp(xr, yr, dr))
+    ΔΩ = back(_cumprod_jvp(xr, yr, dr))
+    return Ω, ΔΩ.astype(Ω.dtype, copy=False) if Ω.dtype.kind in "fc" else ΔΩ
 
 
 def cumprod_rrule(x, *args, **kwargs):

@@ -531,7 +531,12 @@ def _power_dp(x, p, Ω):
     # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
     # the complex derivative); 0 at x = 0.
     with np.errstate(divide="ignore", invalid="ignore"):
-        logx = np.log(x) if _is_complex(x) or _is_complex(p) else np.log(np.abs(x))
+        if _is_complex(x):
+            logx = np.log(x)
+        elif _is_complex(p):
+            logx = np.log(x + 0j)          # a real base under a complex exponent
+        else:
+            logx = np.log(np.abs(x))
         return np.where(np.equal(x, 0), 0, Ω * logx)
 
 
@@ -553,7 +558,7 @@ _BINARY = [
     (np.logaddexp2,   lambda x, y, Ω: np.exp2(x - Ω),             lambda x, y, Ω: np.exp2(y - Ω)),
     (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
     # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
-    (np.fmod,         lambda x, y, Ω: _ONE,                            lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
     (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),

@@ -365,3 +365,7 @@ def test_conj_methods(method):
 
 def test_round_method_has_zero_derivative():
     _both(np.ndarray.round, np.array([0.33, 1.66]), fkwargs={"decimals": 1})
+
+
+def test_power_real_base_complex_exponent():
+    _both(np.power, np.array([0.5, -1.5, 2.0]), np.array([1.5 + 0.5j]))
