@@ -8,4 +8,5 @@ from chainrules.rulesets import nondiff  # noqa: E402,F401
 from chainrules.rulesets import python_scalars  # noqa: E402,F401
 from chainrules.rulesets import numpy_ufuncs  # noqa: E402,F401
 from chainrules.rulesets import numpy_reductions  # noqa: E402,F401
+from chainrules.rulesets import numpy_shapes  # noqa: E402,F401
 from chainrules.rulesets import higher_order  # noqa: E402,F401
