@@ -44,6 +44,7 @@ Conventions (ChainRules'; see DESIGN.md):
   (operand, sublist) form has no rule (rrule/frule return None).
 """
 
+import functools
 import operator
 import string
 from collections import Counter
@@ -83,12 +84,18 @@ def _diff(x):
     return np.asarray(x).dtype.kind in "fc"
 
 
-def _T(x):
-    return np.swapaxes(x, -1, -2)
+if hasattr(np.ndarray, "mT"):     # NumPy >= 2: an attribute, much cheaper than swapaxes
+    def _T(x):
+        return x.mT
 
+    def _H(x):
+        return x.mT.conj()
+else:  # pragma: no cover - NumPy 1.x
+    def _T(x):
+        return np.swapaxes(x, -1, -2)
 
-def _H(x):
-    return np.swapaxes(x, -1, -2).conj()
+    def _H(x):
+        return np.swapaxes(x, -1, -2).conj()
 
 
 def _diag(x):
@@ -173,11 +180,30 @@ def _safe_inv(s):
 # matmul, operator.matmul
 # =============================================================================
 
+def _fit(x, g, p):
+    """Project the cotangent g of x, summing broadcast batch dimensions."""
+    return p(g if g.shape == x.shape else unbroadcast(x, g))
+
+
 def _matmul_cotangents(ȳ, a, b, pa, pb):
     """(ā, b̄) for y = a @ b (NumPy's 1-d promotion and batch broadcasting)."""
+    ȳ = np.asarray(ȳ)
+    if a.ndim == 1 or b.ndim == 1:
+        return _matmul_vector_cotangents(ȳ, a, b, pa, pb)
+
+    def matmul_ā():
+        return _fit(a, ȳ @ _H(b), pa)
+
+    def matmul_b̄():
+        return _fit(b, _H(a) @ ȳ, pb)
+
+    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
+
+
+def _matmul_vector_cotangents(ȳ, a, b, pa, pb):
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
-    ȳ2 = np.asarray(ȳ)
+    ȳ2 = ȳ
     if b.ndim == 1:
         ȳ2 = np.expand_dims(ȳ2, -1)
     if a.ndim == 1:
@@ -189,13 +215,12 @@ def _matmul_cotangents(ȳ, a, b, pa, pb):
     def matmul_b̄():
         return pb(unbroadcast(b2, _H(a2) @ ȳ2).reshape(b.shape))
 
-    ā = Thunk(matmul_ā) if pa.kind else NO
-    b̄ = Thunk(matmul_b̄) if pb.kind else NO
-    return ā, b̄
+    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
 
 
 def _matmul_kw(fname, kw):
-    reject_out(fname, kw, "axes", "axis", "signature", "where")
+    if kw:
+        reject_out(fname, kw, "axes", "axis", "signature", "where")
 
 
 @register_frule(np.matmul, object, object)
@@ -219,7 +244,7 @@ def matmul_rrule(a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
     a, b = np.asarray(a), np.asarray(b)
-    y = np.matmul(a, b, **kw)
+    y = np.matmul(a, b, **kw) if kw else a @ b
 
     def matmul_pullback(ȳ):
         ȳ = unthunk(ȳ)
@@ -487,21 +512,23 @@ def outer_rrule(a, b, **kw):
 # einsum (subscripts form; any operands, implicit or explicit output)
 # =============================================================================
 
-class _Einsum:
+class _EinsumPlan:
     """A parsed einsum: explicit input subscripts with the ellipsis replaced
-    by fresh letters, and the explicit output subscripts."""
+    by fresh letters, the explicit output subscripts, and per operand the
+    einsum that gives its cotangent.  Plans are cached by (subscripts,
+    operand dimensions)."""
 
-    def __init__(self, subscripts, operands):
+    def __init__(self, subscripts, ndims):
         s = subscripts.replace(" ", "")
         if "->" in s:
             ins, out = s.split("->")
         else:
             ins, out = s, None
         subs = ins.split(",")
-        if len(subs) != len(operands):
-            raise ValueError(f"numpy.einsum: {len(subs)} subscripts for {len(operands)} operands")
+        if len(subs) != len(ndims):
+            raise ValueError(f"numpy.einsum: {len(subs)} subscripts for {len(ndims)} operands")
         used = {c for c in s if c.isalpha()}
-        ell = [np.ndim(op) - (len(sub) - 3) if "..." in sub else 0 for sub, op in zip(subs, operands)]
+        ell = [nd - (len(sub) - 3) if "..." in sub else 0 for sub, nd in zip(subs, ndims)]
         n_ell = max(ell, default=0)
         fresh = "".join([c for c in string.ascii_letters if c not in used][:n_ell])
         if len(fresh) < n_ell:
@@ -513,42 +540,55 @@ class _Einsum:
         self.inputs = [sub.replace("...", fresh[n_ell - e:]) if "..." in sub else sub
                        for sub, e in zip(subs, ell)]
         self.output = out.replace("...", fresh)
+        self.cotangent_plans = [self._plan(k) for k in range(len(ndims))]
 
-    def expr(self, inputs, output):
-        return ",".join(inputs) + "->" + output
+    def _plan(self, k):
+        """(expression, others, unique letters, positions of letters only
+        operand k carries, the diagonal expression or None)."""
+        sub = self.inputs[k]
+        others = [j for j in range(len(self.inputs)) if j != k]
+        avail = set(self.output).union(*[self.inputs[j] for j in others])
+        uniq = "".join(dict.fromkeys(sub))
+        target = "".join(c for c in uniq if c in avail)
+        expr = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + target
+        missing = [i for i, c in enumerate(uniq) if c not in avail]
+        diagonal = sub + "->" + uniq if len(uniq) < len(sub) else None
+        return expr, others, uniq, missing, diagonal
 
     def cotangent(self, k, ȳ, operands, optimize):
         """The cotangent of operand k: an einsum of ȳ with the conjugates of
         the other operands, then broadcast along indices that only operand k
         carries, summed along its broadcast (size-1) dimensions, and written
         onto the diagonal for repeated indices."""
-        sub = self.inputs[k]
+        expr, others, uniq, missing, diagonal = self.cotangent_plans[k]
         op = operands[k]
-        others = [j for j in range(len(operands)) if j != k]
-        avail = set(self.output).union(*[self.inputs[j] for j in others])
-        uniq = "".join(dict.fromkeys(sub))
-        target = "".join(c for c in uniq if c in avail)
-        g = np.einsum(self.expr([self.output] + [self.inputs[j] for j in others], target),
-                      ȳ, *[np.conj(operands[j]) for j in others], optimize=optimize)
-        size = {c: op.shape[sub.index(c)] for c in uniq}
-        missing = [i for i, c in enumerate(uniq) if c not in avail]
+        g = np.einsum(expr, ȳ, *[operands[j].conj() for j in others], optimize=optimize)
+        if diagonal is None and not missing and g.shape == op.shape:
+            return g
+        sub = self.inputs[k]
+        ushape = tuple(op.shape[sub.index(c)] for c in uniq)
         if missing:
             g = np.expand_dims(g, missing)
-        shrink = tuple(i for i, c in enumerate(uniq) if size[c] == 1 and g.shape[i] != 1)
+        shrink = tuple(i for i, n in enumerate(ushape) if n == 1 and g.shape[i] != 1)
         if shrink:
             g = np.sum(g, axis=shrink, keepdims=True)
-        ushape = tuple(size[c] for c in uniq)
         if missing:
             g = np.array(np.broadcast_to(g, ushape))
-        if len(uniq) == len(sub):
-            return g if sub == uniq else np.einsum(uniq + "->" + sub, g)
+        if diagonal is None:
+            return g
         full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
-        view = np.einsum(sub + "->" + uniq, full)   # a writeable view of the diagonal
-        view[...] = g
+        np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
         return full
 
 
+@functools.lru_cache(maxsize=512)
+def _einsum_plan(subscripts, ndims):
+    return _EinsumPlan(subscripts, ndims)
+
+
 def _einsum_kw(kw):
+    if not kw:
+        return False
     reject_out("numpy.einsum", kw)
     return kw.get("optimize", False)
 
@@ -574,7 +614,7 @@ def einsum_rrule(subscripts, *operands, **kw):
     projs = [ProjectTo(op) for op in operands]
     ops = [np.asarray(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
-    parsed = _Einsum(subscripts, ops)
+    parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
     def einsum_pullback(ȳ):
         ȳ = unthunk(ȳ)
