@@ -14,7 +14,7 @@ cdef enum:
     K_COMPLEX = 2     # Python complex
     K_NPSCALAR = 3    # NumPy floating or complex scalar
     K_ARRAY = 4       # float or complex ndarray
-    K_TUPLE = 5       # tuple / namedtuple: element-wise
+    K_TUPLE = 5       # tuple / namedtuple / list: element-wise, a Tangent
     K_ANY = 6         # unknown: passed through
 
 
@@ -71,7 +71,7 @@ cdef class ProjectTo:
             self.kind = K_COMPLEX
         elif isinstance(x, int):
             self.kind = K_NONE if isinstance(x, bool) else K_FLOAT
-        elif isinstance(x, tuple):
+        elif isinstance(x, (tuple, list)):
             self.kind = K_TUPLE
             self.elements = tuple([ProjectTo(v) for v in x])
         else:

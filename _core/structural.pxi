@@ -2,8 +2,9 @@
 # Structural tangents: Tangent[P] and MutableTangent[P], and the helpers that
 # take primals apart and put them together (backing, construct, canonicalize).
 #
-# Backing: a tuple for tuples and namedtuples (namedtuples padded to their
-# fields), a dict for dicts, dataclasses and plain objects.  Absent fields read
+# Backing: a tuple for tuples, lists and namedtuples (namedtuples padded to
+# their fields; a list's tangent is Tangent[list], so that tangents of lists
+# add element-wise instead of concatenating), a dict for dicts, dataclasses and plain objects.  Absent fields read
 # as ZeroTangent().
 # ---------------------------------------------------------------------------
 
@@ -24,7 +25,7 @@ cdef object _make_backing(object P, tuple elems, dict fields, str who):
                 raise TypeError(f"{who}: expected one dict of tangents or keyword fields")
             return dict(elems[0])
         return dict(fields)
-    if isinstance(P, type) and issubclass(P, tuple):
+    if isinstance(P, type) and issubclass(P, (tuple, list)):
         if _is_namedtuple_type(P):
             names = P._fields
             if fields:
@@ -36,7 +37,7 @@ cdef object _make_backing(object P, tuple elems, dict fields, str who):
                 raise TypeError(f"{who}: {P.__name__} has {len(names)} fields, got {len(elems)} elements")
             return tuple(elems) + (ZERO,) * (len(names) - len(elems))
         if fields:
-            raise TypeError(f"{who}: a tuple tangent takes positional elements, not keyword fields")
+            raise TypeError(f"{who}: a tuple or list tangent takes positional elements, not keyword fields")
         return tuple(elems)
     if elems:
         if _dataclasses.is_dataclass(P):
@@ -300,7 +301,7 @@ def backing(x):
     (tuples, namedtuples) or a dict (dicts, dataclasses, objects)."""
     if isinstance(x, StructuralTangent):
         return x.backing
-    if isinstance(x, tuple):
+    if isinstance(x, (tuple, list)):
         return tuple(x)
     if isinstance(x, dict):
         return dict(x)
@@ -316,7 +317,7 @@ def backing(x):
 
 def construct(P, b):
     """construct(P, backing): build a P from its fields (the inverse of `backing`)."""
-    if isinstance(P, type) and issubclass(P, tuple):
+    if isinstance(P, type) and issubclass(P, (tuple, list)):
         return P(*b) if _is_namedtuple_type(P) else P(b)
     if isinstance(P, type) and issubclass(P, dict):
         return P(b)
@@ -369,9 +370,7 @@ def zero_tangent(x):
         return _np.zeros_like(x) if x.dtype.kind in "fc" else NO_TANGENT
     if x is None or isinstance(x, (str, bytes, type)) or callable(x):
         return NO_TANGENT
-    if isinstance(x, list):
-        return [zero_tangent(v) for v in x]
-    if isinstance(x, tuple):
+    if isinstance(x, (tuple, list)):
         return Tangent[type(x)](*[zero_tangent(v) for v in x])
     if isinstance(x, dict):
         return Tangent[type(x)]({k: zero_tangent(v) for k, v in x.items()})

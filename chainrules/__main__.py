@@ -4,6 +4,11 @@ import math
 import operator
 
 from chainrules import ZeroTangent, frule, rrule
+from chainrules.finite_differences import central_fdm
+
+
+def foo(x):
+    return math.asin(0.2 + math.sin(x))
 
 
 def rrule_chain(x):
@@ -29,6 +34,7 @@ def main():
     print("chainrules: the seed example, foo(x) = asin(0.2 + sin(x)) at x = 3")
     print(f"  rrule chain (reverse, by hand):  {rrule_chain(x)!r}")
     print(f"  frule chain (forward, by hand):  {frule_chain(x)!r}")
+    print(f"  central_fdm(5, 1)(foo, 3):       {central_fdm(5, 1)(foo, x)!r}")
 
 
 if __name__ == "__main__":

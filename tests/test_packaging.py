@@ -26,3 +26,5 @@ def test_demo_prints_the_seed_numbers():
     assert len(lines) == 2
     for line in lines:
         assert line.rstrip().endswith("-1.0531613736418153"), line
+    fd = [line for line in proc.stdout.splitlines() if "central_fdm(5, 1)" in line]
+    assert len(fd) == 1 and abs(float(fd[0].split()[-1]) + 1.0531613736418153) < 1e-11

@@ -181,16 +181,25 @@ class FiniteDifferenceMethod:
         return [f(t(x + g * step)) for g in self.grid]
 
     def _estimate(self, fs, step, coefs):
-        acc = 0
+        acc = 0.0
         for c, v in zip(coefs, fs):
             if c != 0:
-                acc = acc + c * (np.asarray(v, dtype=np.result_type(v, np.float64))
-                                 if not isinstance(v, (int, float, complex)) else v)
-        return acc / step ** self.q
+                acc = acc + c * _at_least_double(v)
+        out = acc / step ** self.q
+        return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
 
     def __repr__(self):
         return (f"FiniteDifferenceMethod(grid={list(self.grid)}, q={self.q}, "
                 f"coefs={[round(c, 12) for c in self.coefs]})")
+
+
+def _at_least_double(v):
+    """An evaluation of f in at least double precision: float32 values must not
+    be summed in float32, where the differences cancel to noise."""
+    if isinstance(v, (int, float, complex)):
+        return v
+    a = np.asarray(v)
+    return a.astype(np.result_type(a.dtype, np.float64), copy=False)
 
 
 def _check_p_q(p, q):

@@ -136,7 +136,7 @@ class _Comparison:
         self.failures = []
 
     def fail(self, path, text):
-        self.failures.append(f"{path or 'value'}: {text}")
+        self.failures.append(f"{path}: {text}" if path else text)
 
     def compare(self, actual, expected, path):
         actual = unthunk(actual)

@@ -13,7 +13,7 @@ finite-difference value and the difference.
 """
 
 import copy
-import math
+import inspect
 
 import numpy as np
 
@@ -73,9 +73,10 @@ def _safe_copy(x):
 class _Arg:
     """One argument of the call under test (index 0 is f itself)."""
 
-    def __init__(self, index, value, is_self=False):
+    def __init__(self, index, value, is_self=False, name=None):
         self.index = index
         self.is_self = is_self
+        self.name = name
         explicit = isinstance(value, PrimalAndTangent)
         if explicit:
             self.primal, self.tangent = value.primal, value.tangent
@@ -89,18 +90,15 @@ class _Arg:
             self.mode = _DIFF
         # A Python int differentiated as a real number: finite differences move it as a float.
         self.fd_primal = float(p) if bare_int else p
-        if bare_int and self.mode != _NODIFF and isinstance(self.tangent, NoTangent):
-            self.tangent = rand_tangent(float(p))
-        if bare_int and self.mode == _INT:
-            self.accumulator = rand_tangent(float(p))
-        else:
-            self.accumulator = self.tangent
+        # The accumulator of the add_inplace check; a bare int's, in case the rule treats it as real.
+        self.accumulator = rand_tangent(float(p)) if self.mode == _INT else self.tangent
 
     @property
     def label(self):
         if self.is_self:
             return f"∂self (the function object, {_type_of(self.primal)})"
-        return f"argument {self.index} ({_type_of(self.primal)})"
+        named = f"{self.name}: " if self.name else ""
+        return f"argument {self.index} ({named}{_type_of(self.primal)})"
 
     def frule_tangent(self):
         return self.tangent if self.mode == _DIFF else NoTangent()
@@ -126,6 +124,27 @@ class _Report:
         if self.failures:
             body = "\n".join("- " + f.replace("\n", "\n  ") for f in self.failures)
             raise AssertionError(f"{self.header}: {len(self.failures)} problem(s)\n{body}")
+
+
+def _param_names(f, n):
+    """The names of f's first n positional parameters, where Python can tell."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return [None] * n
+    names = []
+    for p in params:
+        if p.kind == p.VAR_POSITIONAL:
+            names.extend(f"{p.name}[{i}]" for i in range(n - len(names)))
+            break
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return (names + [None] * n)[:n]
+
+
+def _specs(f, inputs):
+    names = _param_names(f, len(inputs))
+    return [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a, name=names[i]) for i, a in enumerate(inputs)]
 
 
 def _fd_primals(specs, active):
@@ -204,7 +223,7 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     config, f, inputs = _split_config("test_frule", args)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
-    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    specs = _specs(f, inputs)
     xs = [s.primal for s in specs[1:]]
     header = f"test_frule: {_describe_call(f, inputs)}"
     report = _Report(header)
@@ -289,7 +308,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     config, f, inputs = _split_config("test_rrule", args)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
-    specs = [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a) for i, a in enumerate(inputs)]
+    specs = _specs(f, inputs)
     xs = [s.primal for s in specs[1:]]
     n = len(xs)
     header = f"test_rrule: {_describe_call(f, inputs)}"

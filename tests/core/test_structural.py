@@ -154,5 +154,13 @@ def test_zero_tangent():
     assert cr.zero_tangent((1.0, 2.0)) == Tangent[tuple](0.0, 0.0)
     assert isinstance(cr.zero_tangent(Box(1.0, 2.0)), MutableTangent)
     assert isinstance(cr.zero_tangent(Frozen(1.0)), Tangent)
-    assert cr.zero_tangent([1.0, 2.0]) == [0.0, 0.0]
+    assert cr.zero_tangent([1.0, 2.0]) == Tangent[list](0.0, 0.0)
+
+
+def test_list_tangents_add_elementwise_and_rebuild_lists():
+    t = Tangent[list](1.0, 2.0)
+    assert t + t == Tangent[list](2.0, 4.0)
+    assert [1.0, 1.0] + t == [2.0, 3.0]
+    assert cr.add_inplace(t, t) == Tangent[list](2.0, 4.0)
+    assert cr.ProjectTo([1.0, True])((1j, 2.0)) == Tangent[list](0.0, cr.NoTangent())
     assert cr.zero_tangent(np.float32(1)) == 0 and type(cr.zero_tangent(np.float32(1))) is np.float32

@@ -485,7 +485,7 @@ def test_value_where_no_tangent_is_due():
     def _(x, flag):
         return f(x, flag), lambda ybar: (NoTangent(), ybar if flag else -ybar, 0.0)
 
-    with pytest.raises(AssertionError, match="argument 2 \\(bool\\) is non-differentiable"):
+    with pytest.raises(AssertionError, match="argument 2 \\(flag: bool\\) is non-differentiable"):
         test_rrule(f, 1.0, True)
 
 
@@ -686,7 +686,7 @@ def test_message_names_function_argument_values_and_difference():
         test_rrule(my_function, 2.0, 3.0, output_tangent=1.0)
     msg = str(e.value)
     assert "my_function(2.0, 3.0)" in msg
-    assert "argument 1 (float)" in msg and "argument 2" not in msg
+    assert "argument 1 (x: float)" in msg and "argument 2" not in msg
     assert "got 3.03" in msg and "expected 3.0" in msg and "difference 0.03" in msg
 
 
@@ -764,3 +764,26 @@ def test_object_array_argument():
     xs = np.empty(2, dtype=object)
     xs[0], xs[1] = 1.0, 2.0
     test_rrule(total, xs)
+
+
+def test_message_names_parameters_of_builtins_and_varargs():
+    def total(*xs):
+        return sum(xs)
+
+    @cr.register_rrule(total)
+    def _(*xs):
+        return total(*xs), lambda ybar: (NoTangent(),) + (cr.unthunk(ybar),) * (len(xs) - 1) + (0.0,)
+
+    with pytest.raises(AssertionError, match=r"argument 2 \(xs\[1\]: float\)"):
+        test_rrule(total, 1.0, 2.0)
+
+
+def test_testers_work_in_parametrisations_and_raise_assertion_error_only():
+    # A plain function (no fixtures): the testers are ordinary calls that raise AssertionError.
+    def twice(x):
+        return 2 * x
+
+    cr.scalar_rule(twice, lambda x: 3.0)
+    for x in (1.0, 2 + 1j, np.float32(3.0)):
+        with pytest.raises(AssertionError):
+            test_scalar(twice, x)
