@@ -1,6 +1,9 @@
-"""Rules for NumPy's linear algebra: products (dot, vdot, inner, outer, matmul,
-tensordot, einsum, kron, trace, cross) and `numpy.linalg` (inv, det, slogdet,
-solve, cholesky, qr, svd, eigh, eigvalsh, norm, pinv, lstsq, matrix_power).
+"""Rules for NumPy's linear algebra: products (dot, vdot, vecdot, inner, outer,
+matmul and `@` on arrays, tensordot, einsum, kron, trace, cross, and the
+ndarray methods dot and trace) and `numpy.linalg` (inv, det, slogdet, solve,
+cholesky, qr, svd, svdvals, eigh, eigvalsh, norm, vector_norm, matrix_norm,
+pinv, lstsq, matrix_power, and the NumPy 2 spellings matmul, tensordot,
+cross, vecdot).
 
 Conventions (ChainRules'; see DESIGN.md):
 
@@ -325,6 +328,7 @@ def _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb):
 
 
 @register_frule(np.tensordot, object, object, ...)
+@register_frule(np.linalg.tensordot, object, object)
 def tensordot_frule(tangents, a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     _, ȧ, ḃ = tangents[:3]
@@ -339,6 +343,7 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
 
 
 @register_rrule(np.tensordot, object, object, ...)
+@register_rrule(np.linalg.tensordot, object, object)
 def tensordot_rrule(a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -367,6 +372,7 @@ def _dot_axes(a, b):
 
 
 @register_frule(np.dot, object, object)
+@register_frule(np.ndarray.dot, np.ndarray, object)
 def dot_frule(tangents, a, b, **kw):
     reject_out("numpy.dot", kw)
     _, ȧ, ḃ = tangents
@@ -381,6 +387,7 @@ def dot_frule(tangents, a, b, **kw):
 
 
 @register_rrule(np.dot, object, object)
+@register_rrule(np.ndarray.dot, np.ndarray, object)
 def dot_rrule(a, b, **kw):
     reject_out("numpy.dot", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -469,6 +476,54 @@ def vdot_rrule(a, b):
         return NO, ā, b̄
 
     return y, vdot_pullback
+
+
+# =============================================================================
+# vecdot (numpy.vecdot, numpy.linalg.vecdot): Σ conj(x1)·x2 along an axis
+# =============================================================================
+
+def _vecdot_axis(kw):
+    reject_out("numpy.vecdot", kw, "axes", "keepdims", "signature", "where")
+    return kw.get("axis", -1)
+
+
+@register_frule(np.linalg.vecdot, object, object)
+def vecdot_frule(tangents, x1, x2, **kw):
+    _vecdot_axis(kw)
+    y = np.linalg.vecdot(x1, x2, **kw)
+    ẋ1, ẋ2 = unthunk(tangents[1]), unthunk(tangents[2])
+    ẏ = ZERO
+    if not _zero(ẋ1):
+        ẏ = np.linalg.vecdot(ẋ1, x2, **kw)
+    if not _zero(ẋ2):
+        ẏ = _add(ẏ, np.linalg.vecdot(x1, ẋ2, **kw))
+    return y, ẏ
+
+
+@register_rrule(np.linalg.vecdot, object, object)
+def vecdot_rrule(x1, x2, **kw):
+    axis = _vecdot_axis(kw)
+    p1, p2 = ProjectTo(x1), ProjectTo(x2)
+    x1, x2 = np.asarray(x1), np.asarray(x2)
+    y = np.linalg.vecdot(x1, x2, **kw)
+
+    def vecdot_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ):
+            return NO, _zero_for(p1), _zero_for(p2)
+        # y = Σ conj(x1)·x2:  x̄1 = x2·conj(ȳ),  x̄2 = x1·ȳ  (ȳ spread along the axis)
+        nd = max(x1.ndim, x2.ndim)
+        ȳe = np.expand_dims(np.asarray(ȳ), axis % nd if nd else axis)
+        x̄1 = Thunk(lambda: p1(unbroadcast(x1, x2 * ȳe.conj()))) if p1.kind else NO
+        x̄2 = Thunk(lambda: p2(unbroadcast(x2, x1 * ȳe))) if p2.kind else NO
+        return NO, x̄1, x̄2
+
+    return y, vecdot_pullback
+
+
+if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
+    register_frule(np.vecdot, object, object)(vecdot_frule)
+    register_rrule(np.vecdot, object, object)(vecdot_rrule)
 
 
 # =============================================================================
@@ -691,6 +746,7 @@ _TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
 
 
 @register_frule(np.trace, object, ...)
+@register_frule(np.ndarray.trace, np.ndarray, ...)
 def trace_frule(tangents, a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
@@ -702,6 +758,7 @@ def trace_frule(tangents, a, *rest, **kw):
 
 
 @register_rrule(np.trace, object, ...)
+@register_rrule(np.ndarray.trace, np.ndarray, ...)
 def trace_rrule(a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
@@ -745,6 +802,7 @@ def _cross_axes(a, b, rest, kw):
 
 
 @register_frule(np.cross, object, object, ...)
+@register_frule(np.linalg.cross, object, object)
 def cross_frule(tangents, a, b, *rest, **kw):
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
@@ -761,6 +819,7 @@ def cross_frule(tangents, a, b, *rest, **kw):
 
 
 @register_rrule(np.cross, object, object, ...)
+@register_rrule(np.linalg.cross, object, object)
 def cross_rrule(a, b, *rest, **kw):
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
@@ -1243,6 +1302,20 @@ def svd_rrule(a, *rest, **kw):
 
 
 # =============================================================================
+# linalg.svdvals (NumPy >= 2): svd(a, compute_uv=False)
+# =============================================================================
+
+if hasattr(np.linalg, "svdvals"):
+    @register_frule(np.linalg.svdvals, object)
+    def svdvals_frule(tangents, a):
+        return svd_frule(tangents, a, compute_uv=False)
+
+    @register_rrule(np.linalg.svdvals, object)
+    def svdvals_rrule(a):
+        return svd_rrule(a, compute_uv=False)
+
+
+# =============================================================================
 # linalg.eigh  ->  EighResult(eigenvalues, eigenvectors);  linalg.eigvalsh
 # =============================================================================
 
@@ -1475,6 +1548,74 @@ def norm_rrule(x, *rest, **kw):
         return (NO, Thunk(norm_x̄) if px.kind else NO) + nrest
 
     return y, norm_pullback
+
+
+# =============================================================================
+# linalg.vector_norm, linalg.matrix_norm (NumPy >= 2)
+# =============================================================================
+
+def _vector_norm_gradient(x, y, ord, axes):
+    """∂vector_norm/∂x over several axes: the vector gradient of the
+    flattened axes."""
+    if ord in (2, None):
+        return _norm_gradient(x, y, None, "flat", axes)
+    back = list(range(x.ndim - len(axes), x.ndim))
+    xm = np.moveaxis(x, axes, back)
+    rest = xm.shape[:x.ndim - len(axes)]
+    g = _norm_gradient(xm.reshape(rest + (-1,)), np.reshape(y, rest), ord, "vector", (len(rest),))
+    return np.moveaxis(g.reshape(xm.shape), back, axes)
+
+
+def _vector_norm_axes(x, axis):
+    if axis is None:
+        return tuple(range(x.ndim))
+    return tuple(sorted(int(i) % x.ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
+
+
+if hasattr(np.linalg, "vector_norm"):
+    @register_frule(np.linalg.vector_norm, object)
+    def vector_norm_frule(tangents, x, **kw):
+        x = np.asarray(x)
+        y = np.linalg.vector_norm(x, **kw)
+        ord, keepdims = kw.get("ord", 2), kw.get("keepdims", False)
+        ẋ = unthunk(tangents[1])
+        if not _diff(x) or ord == 0:
+            return y, NO
+        if _zero(ẋ):
+            return y, ZERO
+        axes = _vector_norm_axes(x, kw.get("axis"))
+        g = _vector_norm_gradient(x, y, ord, axes)
+        ẏ = np.sum((g.conj() * ẋ).real, axis=axes, keepdims=keepdims)
+        return y, ProjectTo(y)(ẏ)
+
+    @register_rrule(np.linalg.vector_norm, object)
+    def vector_norm_rrule(x, **kw):
+        px = ProjectTo(x)
+        x = np.asarray(x)
+        y = np.linalg.vector_norm(x, **kw)
+        ord = kw.get("ord", 2)
+        axes = _vector_norm_axes(x, kw.get("axis"))
+
+        def vector_norm_pullback(ȳ):
+            ȳ = unthunk(ȳ)
+            if ord == 0:
+                return NO, NO
+            if _zero(ȳ) or not px.kind:
+                return NO, _zero_for(px)
+            return NO, Thunk(lambda: px(_vector_norm_gradient(x, y, ord, axes)
+                                        * _keep(np.real(ȳ), axes, x.ndim)))
+
+        return y, vector_norm_pullback
+
+if hasattr(np.linalg, "matrix_norm"):
+    @register_frule(np.linalg.matrix_norm, object)
+    def matrix_norm_frule(tangents, x, **kw):
+        return norm_frule(tangents, x, ord=kw.get("ord", "fro"), axis=(-2, -1),
+                          keepdims=kw.get("keepdims", False))
+
+    @register_rrule(np.linalg.matrix_norm, object)
+    def matrix_norm_rrule(x, **kw):
+        return norm_rrule(x, ord=kw.get("ord", "fro"), axis=(-2, -1), keepdims=kw.get("keepdims", False))
 
 
 # =============================================================================
