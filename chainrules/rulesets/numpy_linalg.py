@@ -1726,21 +1726,27 @@ def lstsq_rrule(a, b, *rest, **kw):
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
         x̄, r̄, s̄ = unthunk(ȳ[0]), unthunk(ȳ[1]), unthunk(ȳ[3])
-        ā, b̄ = ZERO, ZERO
-        if not _zero(x̄):
-            x̄2 = np.asarray(x̄)[:, None] if vec else np.asarray(x̄)
-            b̄ = _H(X) @ x̄2
-            ā = _pinv_pullback(a, X, x̄2 @ _H(b2))
-        if not _zero(r̄) and res.size:
-            e = b2 - a @ x2
-            er = 2 * e * np.real(np.asarray(r̄))
-            b̄ = _add(b̄, er)
-            ā = _add(ā, -(er @ _H(x2)))
-        if not _zero(s̄):
-            U, sv, Vh = np.linalg.svd(a, full_matrices=False)
-            ā = _add(ā, _svd_pullback(U, sv, Vh, ZERO, s̄, ZERO))
-        ā = _zero_for(pa) if _zero(ā) else pa(ā)
-        b̄ = _zero_for(pb) if _zero(b̄) else pb(b̄.reshape(b.shape))
+        x̄2 = ZERO if _zero(x̄) else (np.asarray(x̄)[:, None] if vec else np.asarray(x̄))
+        # residuals: r̄ₖ·2eₖ for b, −r̄ₖ·2eₖ xₖᴴ for a (e = b − a x)
+        er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - a @ x2) * np.real(np.asarray(r̄))
+
+        def lstsq_ā():
+            ā = ZERO if _zero(x̄2) else _pinv_pullback(a, X, x̄2 @ _H(b2))
+            if not _zero(er):
+                ā = _add(ā, -(er @ _H(x2)))
+            if not _zero(s̄):
+                U, sv, Vh = np.linalg.svd(a, full_matrices=False)
+                ā = _add(ā, _svd_pullback(U, sv, Vh, ZERO, s̄, ZERO))
+            return pa(ā)
+
+        def lstsq_b̄():
+            b̄ = _add(ZERO if _zero(x̄2) else _H(X) @ x̄2, er)
+            return pb(b̄.reshape(b.shape))
+
+        need_b = not (_zero(x̄2) and _zero(er))
+        need_a = need_b or not _zero(s̄)
+        ā = Thunk(lstsq_ā) if need_a and pa.kind else _zero_for(pa)
+        b̄ = Thunk(lstsq_b̄) if need_b and pb.kind else _zero_for(pb)
         return (NO, ā, b̄) + nrest
 
     return y, lstsq_pullback
