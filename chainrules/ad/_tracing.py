@@ -273,6 +273,18 @@ def index_tangent(g, key):
     return g[key]
 
 
+def map_structural(t, fn):
+    """A structural tangent of the same type with fn applied to each field
+    (fn(key, value))."""
+    b = t.backing
+    if isinstance(b, tuple):
+        return type(t)(*[fn(i, v) for i, v in enumerate(b)])
+    vals = {k: fn(k, v) for k, v in b.items()}
+    if t.primal_type is dict:
+        return type(t)(vals)
+    return type(t)(**vals)
+
+
 def is_differentiable_leaf(x):
     """Numbers and float/complex arrays: values with a tangent space.  Python
     ints are real numbers; bools and integer NumPy values are not."""
@@ -400,6 +412,17 @@ def no_rule(f, args, mode):
         f"chainrules.ad ({mode} mode): {fname(f)}({describe(args)}) has no {which} for these "
         f"arguments, and it cannot be traced: register one with chainrules.register_{which}, "
         "or write the computation with functions that have rules")
+
+
+def nested_rule_error(f, e, mode):
+    """The error for a rule that cannot take values tracked by an enclosing
+    differentiation (second derivatives through a rule written for plain values)."""
+    return NoRuleError(
+        f"chainrules.ad ({mode} mode, nested differentiation): the rule of {fname(f)} met values "
+        f"tracked by an enclosing differentiation and cannot compute with them ({type(e).__name__}: "
+        f"{e}).  Second derivatives through {fname(f)} need a rule written with operators and "
+        "NumPy functions on its arguments (no np.asarray on them); element-wise, linear and "
+        "multilinear functions are handled without it (see chainrules.ad._nested)")
 
 
 def is_array(x):
