@@ -298,6 +298,18 @@ def is_differentiable_leaf(x):
     return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
 
 
+def no_tangent_space(x):
+    """Values without a tangent space, or locally constant ones: ints (an
+    int-valued function of reals has a zero derivative), bools, integer
+    arrays, strings, None, the zero tangents."""
+    t = type(x)
+    if t is int or t is bool or t is str or t is bytes or x is None:
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind not in "fc"
+    return isinstance(x, (AbstractZero, bool, int, str, bytes))
+
+
 def const_tangent(x):
     """The tangent of a constant: ZeroTangent() where x has a tangent space,
     NoTangent() where it has none."""

@@ -131,8 +131,10 @@ def wrap_output(tag, omega, domega, f):
                                for i, o in enumerate(omega)])
     if t is dict:
         return {k: wrap_output(tag, v, index_tangent(domega, k), f) for k, v in omega.items()}
-    if type(omega) is int or not is_differentiable_leaf(omega):
-        # ints, bools, integer arrays: locally constant, no tangent
+    if isinstance(omega, StructuralTangent):
+        return _tracing.map_structural(omega, lambda k, v: wrap_output(tag, v, index_tangent(domega, k), f))
+    if _tracing.no_tangent_space(omega):
+        # ints, bools, integer arrays, strings: locally constant, no tangent
         return omega
     return _ad_dual(omega, domega, tag)
 

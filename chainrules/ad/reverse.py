@@ -215,7 +215,13 @@ def attach(tape, omega, f):
         if all(p[1] is None for p in parts.values()):
             return omega, None
         return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
-    if t is int or not is_differentiable_leaf(omega):
+    if isinstance(omega, StructuralTangent):
+        parts = {}
+        out = _tracing.map_structural(omega, lambda k, v: parts.setdefault(k, attach(tape, v, f))[0])
+        if all(p[1] is None for p in parts.values()):
+            return omega, None
+        return out, ("tangent", omega, {k: p[1] for k, p in parts.items()})
+    if _tracing.no_tangent_space(omega):
         return omega, None
     slot = tape.new_slot()
     return tape.var(omega, slot), slot
@@ -229,6 +235,11 @@ def gather(outputs, adj):
     if outputs is None:
         return ZERO
     kind, t, parts = outputs
+    if kind == "tangent":
+        vals = {k: gather(p, adj) for k, p in parts.items()}
+        if all(isinstance(v, AbstractZero) for v in vals.values()):
+            return ZERO
+        return _tracing.map_structural(t, lambda k, v: vals[k])
     if kind == "seq":
         vals = [gather(p, adj) for p in parts]
         if all(isinstance(v, AbstractZero) for v in vals):
