@@ -88,6 +88,8 @@ def _elements(xs, who):
 
 def _seq_tangent(xs, parts):
     """The tangent of the sequence xs from the tangents of its elements."""
+    if len(xs) == 0:
+        return NO
     if isinstance(xs, np.ndarray):
         if xs.dtype.kind not in "fc":
             return NO
@@ -104,7 +106,7 @@ def _seq_tangent(xs, parts):
 
 
 def _seq_zero(xs, seq_ok):
-    if not seq_ok:
+    if not seq_ok or len(xs) == 0:
         return NO
     if isinstance(xs, np.ndarray):
         return ZERO if xs.dtype.kind in "fc" else NO
@@ -453,10 +455,10 @@ def vectorize_frule(config, tangents, vec, *args, **kwargs):
     if not _vectorize_ok(vec, kwargs) or not args:
         return None
     arrays, shape = _vectorize_args(vec, args)
-    dvec = unthunk(tangents[1])
+    dvec = unthunk(tangents[0])
     df = NO if isinstance(dvec, AbstractZero) else dvec.pyfunc
     targs = []
-    for a, t in zip(args, tangents[2:]):
+    for a, t in zip(args, tangents[1:]):
         t = unthunk(t)
         targs.append(t if isinstance(t, AbstractZero) else np.broadcast_to(np.asarray(t), shape))
     values, dvalues = [], []
