@@ -176,7 +176,7 @@ def test_engines_through_each_rule(engine):
         (lambda a: sum(w(map)(lambda x: x * a, [1.0, 2.0, 3.0])), 2.0, 6.0),
         (lambda a: w(functools.reduce)(lambda s, x: s * x + a, [1.0, 2.0, 3.0], a), 0.5, None),
         (lambda a: list(w(itertools.accumulate)([a, 2.0, a * a], operator.mul))[-1], 1.5, 6 * 1.5 ** 2),
-        (lambda a: w(sorted)([a, -a, 2.0], key=abs)[-1], 3.0, 1.0),
+        (lambda a: w(sorted)([a, -a, 2.0], key=abs)[-1], 3.0, -1.0),
         (lambda a: w(max)([a, 2 * a, -3 * a], key=abs), 1.0, -3.0),
         (lambda a: np.sum(w(np.vectorize(lambda x: admath.sin(x) * a))(np.array([0.1, 0.2]))), 2.0, None),
         (lambda a: np.sum(np.apply_along_axis(lambda r: np.sum(r * a), 0, np.ones((2, 3)))), 2.0, 6.0),
