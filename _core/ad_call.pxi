@@ -25,6 +25,8 @@ cdef enum:
     OP_ABS = 9
     N_OPS = 10
 
+_ad_builtin_function = type(len)
+
 cdef tuple _ad_op_funcs = (_ad_operator.add, _ad_operator.sub, _ad_operator.mul,
                            _ad_operator.truediv, _ad_operator.floordiv, _ad_operator.mod,
                            _ad_operator.pow, _ad_operator.neg, _ad_operator.pos,
@@ -239,6 +241,7 @@ cdef class Wrapped:
     cdef void* vc
     cdef readonly object f
     cdef _ScalarRow row
+    cdef bint holder          # f may hold tracked values (a closure, an object)
     cdef dict __dict__
 
     def __cinit__(self, f):
@@ -247,6 +250,7 @@ cdef class Wrapped:
         self.vc = cr_wr_vectorcall_ptr()
         self.f = f
         self.row = _ad_row_of(f)
+        self.holder = not isinstance(f, (_ad_builtin_function, _np.ufunc, type))
 
     def __init__(self, f):
         object.__setattr__(self, "__wrapped__", f)
@@ -272,22 +276,24 @@ cdef class Wrapped:
             for a in kwargs.values():
                 if _ad_holds_tracked(a, 0):
                     return _ad_generic(AK_CALL, self, args, kwargs)
-            return self.f(*args, **kwargs)
-        return self.f(*args)
+        if self.holder:
+            # the engine looks into f for values it captures
+            return _ad_generic(AK_CALL, self, args, kwargs)
+        return self.f(*args, **kwargs) if kwargs else self.f(*args)
 
     cdef inline object _call1(self, object a):
-        if type(a) is float:
+        if type(a) is float and not self.holder:
             return self.f(a)
         if isinstance(a, Tracked):
             return _ad_call1(self.row, self, a, AK_CALL)
-        if _ad_holds_tracked(a, 0):
+        if self.holder or _ad_holds_tracked(a, 0):
             return _ad_generic(AK_CALL, self, (a,), None)
         return self.f(a)
 
     cdef inline object _call2(self, object a, object b):
         if isinstance(a, Tracked) or isinstance(b, Tracked):
             return _ad_call2(self.row, self, a, b, AK_CALL)
-        if _ad_holds_tracked(a, 0) or _ad_holds_tracked(b, 0):
+        if self.holder or _ad_holds_tracked(a, 0) or _ad_holds_tracked(b, 0):
             return _ad_generic(AK_CALL, self, (a, b), None)
         return self.f(a, b)
 

@@ -124,6 +124,8 @@ def _scan(x, best, depth):
             best = _scan(v, best, depth + 1)
     elif t is Wrapped:
         best = _scan(x.f, best, depth + 1)
+    elif t is np.vectorize:
+        best = _scan(x.pyfunc, best, depth + 1)
     return best
 
 
@@ -220,6 +222,12 @@ def _split(x, tag, leaf, path, depth):
         if c1 or c2 or c3:
             return functools.partial(func, *args, **kws), True
         return x, False
+    if t is np.vectorize:
+        pyfunc, c = _split(x.pyfunc, tag, leaf, path + ("pyfunc",), depth + 1)
+        if c:
+            return np.vectorize(pyfunc, otypes=x.otypes, doc=x.__doc__, excluded=x.excluded,
+                                cache=x.cache, signature=x.signature), True
+        return x, False
     return x, False
 
 
@@ -253,6 +261,8 @@ def _tangent_at(x, tangents, path, depth):
             if _has_prefix(tangents, path + (name,)):
                 fields[name] = _tangent_at(v, tangents, path + (name,), depth + 1)
         return Tangent[functools.partial](**fields) if fields else NO
+    if t is np.vectorize and _has_prefix(tangents, path + ("pyfunc",)):
+        return Tangent[np.vectorize](pyfunc=_tangent_at(x.pyfunc, tangents, path + ("pyfunc",), depth + 1))
     return const_tangent(x)
 
 
@@ -352,6 +362,17 @@ def resolve(f):
     return f, f
 
 
+def split_callee(f, tag, leaf):
+    """The function whose rule is used, when it captures values tracked at
+    `tag` (a closure, a functools.partial, an np.vectorize): a copy holding
+    their primals, for which a rule exists (rules of classes such as
+    np.vectorize apply to the copy); else None."""
+    g, changed = split(f, tag, leaf)
+    if changed and has_rules(g):
+        return g
+    return None
+
+
 def wrap(f):
     """wrap(f) -> f, callable on tracked values by its rule.
 
@@ -399,9 +420,9 @@ def dispatch(kind, f, args, kwargs):
     elif kind == ARRAY_FUNCTION and f in _STRUCTURAL:
         return f(*strip(args), **strip(kwargs or {}))
     kwargs = kwargs or {}
-    top = top_tracked(args, kwargs)
+    top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
     if top is None:
-        return f(*args, **kwargs)
+        return f.f(*args, **kwargs) if type(f) is Wrapped else f(*args, **kwargs)
     if not _ad_is_active(top.tag):
         raise EscapedTrackedValueError(
             f"{fname(f)}: met a tracked {type(top).__name__} whose differentiation has finished "

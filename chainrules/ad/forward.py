@@ -65,6 +65,19 @@ def apply(top, kind, f, args, kwargs):
             return call_f(*args, **kwargs)      # a keyword gets no tangent: trace inside
         _tracing.reject_tracked_kwargs(f, kwargs, tag)
     primals, tangents = [], [NO]
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals,
+        # and their tangents as Δself; without such a rule, f is traced
+        collected = {}
+
+        def self_leaf(d, path):
+            collected[path] = d.tangent
+            return d.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            return call_f(*args, **kwargs)
+        tangents[0] = _tracing.structural_tangent(g, collected)
+        rule_f = g
     for a in args:
         collected = {}
 

@@ -138,6 +138,17 @@ def apply(top, kind, f, args, kwargs):
             return call_f(*args, **kwargs)
         _tracing.reject_tracked_kwargs(f, kwargs, tag)
     inputs, primals = [], []
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals
+        # and returns their cotangents as ∂self; without such a rule, f is traced
+        def self_leaf(v, path):
+            inputs.append((-1, path, v.slot))
+            return v.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            inputs.clear()
+            return call_f(*args, **kwargs)
+        rule_f = g
     for i, a in enumerate(args):
         def leaf(v, path, i=i):
             inputs.append((i, path, v.slot))
