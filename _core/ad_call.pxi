@@ -25,6 +25,8 @@ cdef enum:
     OP_ABS = 9
     N_OPS = 10
 
+_ad_builtin_function = type(len)
+
 cdef tuple _ad_op_funcs = (_ad_operator.add, _ad_operator.sub, _ad_operator.mul,
                            _ad_operator.truediv, _ad_operator.floordiv, _ad_operator.mod,
                            _ad_operator.pow, _ad_operator.neg, _ad_operator.pos,
@@ -208,6 +210,23 @@ cdef bint _ad_holds_tracked(object x, int depth):
     return False
 
 
+cdef extern from *:
+    """
+    /* Wrapped is called by vectorcall, without an argument tuple (the
+       drop-in math functions sit in inner loops): its type gets
+       tp_vectorcall_offset at module init, each instance the pointer. */
+    typedef PyObject *(*cr_wr_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
+    static cr_wr_impl_t cr_wr_impl = NULL;
+    static PyObject *cr_wr_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+        return cr_wr_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
+    }
+    static void *cr_wr_vectorcall_ptr(void) { return (void *)cr_wr_vectorcall; }
+    """
+    ctypedef object (*cr_wr_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
+    cr_wr_impl_t cr_wr_impl
+    void* cr_wr_vectorcall_ptr()
+
+
 @cython.final
 cdef class Wrapped:
     """Wrapped(f): f, callable on tracked values by its rule (see
@@ -219,15 +238,19 @@ cdef class Wrapped:
     config and user rules); without a rule it runs f itself on the tracked
     values (the engine traces inside).  Scalar functions with a row in the C
     table run their C kernels directly."""
+    cdef void* vc
     cdef readonly object f
     cdef _ScalarRow row
+    cdef bint holder          # f may hold tracked values (a closure, an object)
     cdef dict __dict__
 
     def __cinit__(self, f):
         if not callable(f):
             raise TypeError(f"wrap(f): f must be callable, got {type(f).__name__}")
+        self.vc = cr_wr_vectorcall_ptr()
         self.f = f
         self.row = _ad_row_of(f)
+        self.holder = not isinstance(f, (_ad_builtin_function, _np.ufunc, type))
 
     def __init__(self, f):
         object.__setattr__(self, "__wrapped__", f)
@@ -237,32 +260,42 @@ cdef class Wrapped:
                 object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    cdef object _call(self, tuple args, dict kwargs):
         cdef Py_ssize_t n = PyTuple_GET_SIZE(args)
-        cdef bint tracked = False
         if not kwargs:
             if n == 1:
-                a = args[0]
-                if type(a) is float:
-                    return self.f(a)
-                if isinstance(a, Tracked):
-                    return _ad_call1(self.row, self, a, AK_CALL)
-            elif n == 2:
-                a = args[0]
-                b = args[1]
-                if isinstance(a, Tracked) or isinstance(b, Tracked):
-                    return _ad_call2(self.row, self, a, b, AK_CALL)
+                return self._call1(args[0])
+            if n == 2:
+                return self._call2(args[0], args[1])
         for a in args:
             if _ad_holds_tracked(a, 0):
-                tracked = True
-                break
-        if not tracked and kwargs:
+                return _ad_generic(AK_CALL, self, args, kwargs)
+        if kwargs:
             for a in kwargs.values():
                 if _ad_holds_tracked(a, 0):
-                    tracked = True
-                    break
-        if not tracked:
-            return self.f(*args, **kwargs)
-        return _ad_generic(AK_CALL, self, args, kwargs)
+                    return _ad_generic(AK_CALL, self, args, kwargs)
+        if self.holder:
+            # the engine looks into f for values it captures
+            return _ad_generic(AK_CALL, self, args, kwargs)
+        return self.f(*args, **kwargs) if kwargs else self.f(*args)
+
+    cdef inline object _call1(self, object a):
+        if type(a) is float and not self.holder:
+            return self.f(a)
+        if isinstance(a, Tracked):
+            return _ad_call1(self.row, self, a, AK_CALL)
+        if self.holder or _ad_holds_tracked(a, 0):
+            return _ad_generic(AK_CALL, self, (a,), None)
+        return self.f(a)
+
+    cdef inline object _call2(self, object a, object b):
+        if isinstance(a, Tracked) or isinstance(b, Tracked):
+            return _ad_call2(self.row, self, a, b, AK_CALL)
+        if self.holder or _ad_holds_tracked(a, 0) or _ad_holds_tracked(b, 0):
+            return _ad_generic(AK_CALL, self, (a, b), None)
+        return self.f(a, b)
 
     def __repr__(self):
         return f"chainrules.ad.wrap({_fname(self.f)})"
@@ -275,6 +308,25 @@ cdef class Wrapped:
         if obj is None:
             return self
         return _ad_functools.partial(self, obj)
+
+
+cdef object _wrapped_vectorcall(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef Wrapped w = <Wrapped>self
+    if kwnames == NULL:
+        if nargs == 1:
+            return w._call1(<object>args[0])
+        if nargs == 2:
+            return w._call2(<object>args[0], <object>args[1])
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    return w._call(pos, kwargs)
+
+
+cdef _enable_wrapped_vectorcall():
+    cdef Wrapped probe = Wrapped.__new__(Wrapped, abs)
+    cr_enable_vectorcall(Wrapped, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
+
+cr_wr_impl = _wrapped_vectorcall
+_enable_wrapped_vectorcall()
 
 
 import functools as _ad_functools

@@ -44,7 +44,7 @@ cdef class Tape:
         self.n = 0
         self.cap = 0
         self.nslots = 0
-        self.records = []
+        self.records = None
 
     def __init__(self):
         self.tag = _ad_open()
@@ -100,6 +100,8 @@ cdef class Tape:
         node.out = -1
         node.in0 = -1
         node.in1 = -1
+        if self.records is None:
+            self.records = []
         node.rec = len(self.records)
         node.d0 = 0.0
         node.d1 = 0.0
@@ -183,7 +185,7 @@ cdef class Tape:
 
     def __repr__(self):
         return (f"<Tape tag={self.tag} {'active' if self.active else 'closed'}: {self.n} nodes "
-                f"({len(self.records)} records), {self.nslots} slots>")
+                f"({len(self.records or ())} records), {self.nslots} slots>")
 
 
 @cython.final

@@ -220,29 +220,59 @@ cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     return _pack(args, 0, nargs), kwargs
 
 
+cdef extern from "Python.h":
+    PyObject* PyDict_GetItemWithError(object d, object key)
+    void PyErr_Clear()
+
+
+# A direct-mapped cache of the functions that have a C-table row, keyed by
+# identity: the fast path's dict lookup (hashing a builtin function) costs as
+# much as the math call.  Entries are borrowed: tables (and their keys and
+# rows) are never removed from _functions.
+cdef struct _RowSlot:
+    PyObject* f
+    PyObject* row
+
+cdef _RowSlot _row_cache[64]
+
+
+cdef inline PyObject* _row_of(PyObject* f):
+    """The C-table row of f (borrowed), or NULL, without the try/except of
+    _lookup_table (an unhashable callable has no row)."""
+    cdef size_t i = (<size_t>f >> 4) & 63
+    if _row_cache[i].f == f:
+        return _row_cache[i].row
+    cdef PyObject* tab = PyDict_GetItemWithError(_functions, <object>f)
+    if tab == NULL:
+        PyErr_Clear()
+        return NULL
+    if (<_RuleTable>tab).row is None:
+        return NULL
+    _row_cache[i].f = f
+    _row_cache[i].row = <PyObject*>(<_RuleTable>tab).row
+    return _row_cache[i].row
+
+
 cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef _RuleTable tab
-    cdef object tangents, f
-    if kwnames == NULL and nargs >= 2:
-        tangents = <object>args[0]
-        if type(tangents) is tuple:
-            f = <object>args[1]
-            tab = _lookup_table(f)
-            if tab is not None and tab.row is not None and PyTuple_GET_SIZE(tangents) == nargs - 1:
-                res = tab.row.frule_vec(tangents, args + 2, nargs - 2)
-                if res is not None:
-                    return res
+    cdef PyObject* row
+    if kwnames == NULL and nargs >= 2 and type(<object>args[0]) is tuple and \
+            PyTuple_GET_SIZE(<tuple>args[0]) == nargs - 1:
+        row = _row_of(args[1])
+        if row != NULL:
+            res = (<_ScalarRow>row).frule_vec(<tuple>args[0], args + 2, nargs - 2)
+            if res is not None:
+                return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, tangents, f, xs = _parse_call("frule", pos)
     return _frule_general(config, tangents, f, xs, kwargs)
 
 
 cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
-    cdef _RuleTable tab
+    cdef PyObject* row
     if kwnames == NULL and nargs >= 1:
-        tab = _lookup_table(<object>args[0])
-        if tab is not None and tab.row is not None:
-            res = tab.row.rrule_vec(args + 1, nargs - 1)
+        row = _row_of(args[0])
+        if row != NULL:
+            res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
             if res is not None:
                 return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)

@@ -142,7 +142,10 @@ cdef class ProjectTo:
         return dx
 
     cdef object _tuple(self, object dx):
-        if isinstance(dx, StructuralTangent) or isinstance(dx, (tuple, list)):
+        # An ndarray onto a tuple or list: the primal was an array-like (np.sum([a, b])),
+        # the array's rows are the elements' tangents.
+        if isinstance(dx, StructuralTangent) or isinstance(dx, (tuple, list)) or \
+                (isinstance(dx, _ndarray) and dx.ndim >= 1):
             vals = list(dx)
             if len(vals) != len(self.elements):
                 raise ValueError(f"ProjectTo: a tangent of {len(vals)} elements does not fit a "

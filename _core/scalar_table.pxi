@@ -321,6 +321,8 @@ cdef class _ScalarRow:
     cdef object rrule(self, tuple xs):
         return self.rrule_vec(PySequence_Fast_ITEMS(xs), PyTuple_GET_SIZE(xs))
 
+    @cython.boundscheck(False)     # n and len(tangents) are checked by dispatch
+    @cython.wraparound(False)
     cdef object frule_vec(self, tuple tangents, PyObject** xs, Py_ssize_t n):
         cdef double u, v, r, du, dv
         cdef bint real
@@ -377,6 +379,8 @@ cdef class _ScalarRow:
             return PyFloat_FromDouble(0.0)
         return _scale(d, t)
 
+    @cython.boundscheck(False)     # n and len(tangents) are checked by dispatch
+    @cython.wraparound(False)
     cdef object rrule_vec(self, PyObject** xs, Py_ssize_t n):
         cdef double u, v, r
         cdef bint real

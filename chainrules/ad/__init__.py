@@ -33,30 +33,12 @@ an operation on values of several tags is done for the innermost one.
 
 from chainrules._core import Dual, Tape, Tracked, Var, Wrapped, _ad_set_dispatch
 from chainrules.ad import _tracing
-from chainrules.ad._tracing import EscapedTrackedValueError, NoRuleError
+from chainrules.ad._tracing import EscapedTrackedValueError, NoRuleError, wrap
 from chainrules.ad.config import ForwardConfig, ReverseConfig
 from chainrules.ad.forward import derivative, jvp
 from chainrules.ad.reverse import gradient, value_and_gradient, vjp
 from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
-
-
-def wrap(f):
-    """wrap(f) -> f, callable on tracked values by its rule.
-
-    On plain values the wrapper is f.  On values tracked by chainrules.ad the
-    engine uses the rule registered for the wrapper or for f (`frule` /
-    `rrule`, config rules included) and does not look inside f; without a
-    rule it runs f on the tracked values (traces it).  Also a decorator::
-
-        @ad.wrap
-        def softplus(x):
-            return np.log1p(np.exp(x))
-
-    Rules registered later for f are used too: the lookup happens per call."""
-    if type(f) is Wrapped:
-        return f
-    return Wrapped(f)
 
 
 _ad_set_dispatch(_tracing.dispatch)

@@ -38,11 +38,13 @@ from chainrules._core import (
     ZeroTangent,
     _ad_dual,
     _ad_strip_all,
+    register_frule,
+    register_rrule,
     rrule,
     unthunk,
 )
 
-__all__ = ["kind", "lookup", "primal", "tangent_of", "pullback"]
+__all__ = ["kind", "lookup", "primal", "tangent_of", "pullback", "LinearPullback"]
 
 ZERO = ZeroTangent()
 
@@ -323,18 +325,82 @@ def _dualize(b, t, tag):
 
 
 def pullback(f, k, primals, kwargs):
-    """The pullback of a linear or multilinear f at nested tracked primals:
-    the rule's pullback at plain values, applied to each component of the
-    tracked cotangent and of the other factors (forward-mode differentiation
-    of a multilinear map, by hand)."""
+    """The pullback of a linear or multilinear f at nested tracked primals.
+
+    Linear f: the rule's pullback at plain values is a linear map of the
+    cotangent alone, `LinearPullback`, which has rules of its own, so that a
+    cotangent tracked by an enclosing differentiation (forward or reverse)
+    goes through it.  Multilinear f: the rule's pullback at plain values,
+    applied to each component of the tracked cotangent and of the other
+    factors (forward-mode differentiation of a multilinear map, by hand)."""
     from chainrules.ad._tracing import strip
-    # a linear map's pullback does not depend on where it is taken
-    primals = tuple(primals) if k == "multilinear" else tuple(strip(list(primals)))
+    if k == "linear":
+        return LinearPullback(f, tuple(strip(list(primals))), kwargs)
+    primals = tuple(primals)
 
     def nested_pullback(ybar):
         return _pullback_at(f, k, primals, kwargs, ybar)
     nested_pullback.__qualname__ = f"nested_pullback({getattr(f, '__name__', f)})"
     return nested_pullback
+
+
+class LinearPullback:
+    """ȳ ↦ the pullback of the linear f at `args` (plain values), applied to ȳ.
+
+    A linear map of ȳ, with rules: its frule applies it to the tangent, its
+    rrule's pullback is the transposed map, which is f itself applied to the
+    cotangents in place of f's differentiable arguments.  Called on a tracked
+    ȳ it goes through those rules."""
+    __slots__ = ("f", "args", "kwargs", "pb")
+
+    def __init__(self, f, args, kwargs):
+        from chainrules.ad import _tracing
+        from chainrules.ad.config import REVERSE
+        self.f, self.args, self.kwargs = f, args, kwargs
+        res = rrule(REVERSE, f, *args, **kwargs)
+        if res is None:
+            raise _tracing.no_rule(f, args, "reverse")
+        self.pb = res[1]
+
+    def __call__(self, ybar):
+        from chainrules.ad import _tracing
+        if _tracing.top_tracked(ybar) is not None:
+            return primal(self)(ybar)
+        return tuple(unthunk(g) for g in self.pb(ybar))
+
+    def transpose(self, cotangents):
+        """f applied to the cotangents of its differentiable arguments."""
+        args = [_tangent_arg(a, cotangents[i + 1]) for i, a in enumerate(self.args)]
+        return primal(self.f)(*args, **self.kwargs)
+
+    def __repr__(self):
+        return f"<pullback of {getattr(self.f, '__name__', self.f)} (linear)>"
+
+
+@register_frule(LinearPullback, instances=True)
+def linear_pullback_frule(tangents, lp, ybar):
+    dy = unthunk(tangents[1])
+    omega = lp(ybar)
+    if isinstance(dy, AbstractZero):
+        return omega, ZERO
+    return omega, Tangent[tuple](*lp(dy))
+
+
+@register_rrule(LinearPullback, instances=True)
+def linear_pullback_rrule(lp, ybar):
+    omega = lp(ybar)
+
+    def linear_pullback_pullback(obar):
+        obar = unthunk(obar)
+        if isinstance(obar, AbstractZero):
+            return NoTangent(), ZERO
+        return NoTangent(), lp.transpose([_index(obar, i) for i in range(len(omega))])
+    return omega, linear_pullback_pullback
+
+
+def _index(t, i):
+    t = unthunk(t)
+    return t if isinstance(t, AbstractZero) else unthunk(t[i])
 
 
 def _pullback_at(f, k, args, kwargs, ybar):

@@ -39,7 +39,7 @@ from chainrules._core import (
     unthunk,
 )
 
-__all__ = ["dispatch", "NoRuleError", "EscapedTrackedValueError"]
+__all__ = ["wrap", "dispatch", "NoRuleError", "EscapedTrackedValueError"]
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -124,6 +124,8 @@ def _scan(x, best, depth):
             best = _scan(v, best, depth + 1)
     elif t is Wrapped:
         best = _scan(x.f, best, depth + 1)
+    elif t is np.vectorize:
+        best = _scan(x.pyfunc, best, depth + 1)
     return best
 
 
@@ -220,6 +222,12 @@ def _split(x, tag, leaf, path, depth):
         if c1 or c2 or c3:
             return functools.partial(func, *args, **kws), True
         return x, False
+    if t is np.vectorize:
+        pyfunc, c = _split(x.pyfunc, tag, leaf, path + ("pyfunc",), depth + 1)
+        if c:
+            return np.vectorize(pyfunc, otypes=x.otypes, doc=x.__doc__, excluded=x.excluded,
+                                cache=x.cache, signature=x.signature), True
+        return x, False
     return x, False
 
 
@@ -253,6 +261,8 @@ def _tangent_at(x, tangents, path, depth):
             if _has_prefix(tangents, path + (name,)):
                 fields[name] = _tangent_at(v, tangents, path + (name,), depth + 1)
         return Tangent[functools.partial](**fields) if fields else NO
+    if t is np.vectorize and _has_prefix(tangents, path + ("pyfunc",)):
+        return Tangent[np.vectorize](pyfunc=_tangent_at(x.pyfunc, tangents, path + ("pyfunc",), depth + 1))
     return const_tangent(x)
 
 
@@ -273,6 +283,18 @@ def index_tangent(g, key):
     return g[key]
 
 
+def map_structural(t, fn):
+    """A structural tangent of the same type with fn applied to each field
+    (fn(key, value))."""
+    b = t.backing
+    if isinstance(b, tuple):
+        return type(t)(*[fn(i, v) for i, v in enumerate(b)])
+    vals = {k: fn(k, v) for k, v in b.items()}
+    if t.primal_type is dict:
+        return type(t)(vals)
+    return type(t)(**vals)
+
+
 def is_differentiable_leaf(x):
     """Numbers and float/complex arrays: values with a tangent space.  Python
     ints are real numbers; bools and integer NumPy values are not."""
@@ -284,6 +306,18 @@ def is_differentiable_leaf(x):
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind in "fc"
     return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
+
+
+def no_tangent_space(x):
+    """Values without a tangent space, or locally constant ones: ints (an
+    int-valued function of reals has a zero derivative), bools, integer
+    arrays, strings, None, the zero tangents."""
+    t = type(x)
+    if t is int or t is bool or t is str or t is bytes or x is None:
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind not in "fc"
+    return isinstance(x, (AbstractZero, bool, int, str, bytes))
 
 
 def const_tangent(x):
@@ -328,6 +362,35 @@ def resolve(f):
     return f, f
 
 
+def split_callee(f, tag, leaf):
+    """The function whose rule is used, when it captures values tracked at
+    `tag` (a closure, a functools.partial, an np.vectorize): a copy holding
+    their primals, for which a rule exists (rules of classes such as
+    np.vectorize apply to the copy); else None."""
+    g, changed = split(f, tag, leaf)
+    if changed and has_rules(g):
+        return g
+    return None
+
+
+def wrap(f):
+    """wrap(f) -> f, callable on tracked values by its rule.
+
+    On plain values the wrapper is f.  On values tracked by chainrules.ad the
+    engine uses the rule registered for the wrapper or for f (`frule` /
+    `rrule`, config rules included) and does not look inside f; without a
+    rule it runs f on the tracked values (traces it).  Also a decorator::
+
+        @ad.wrap
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+    Rules registered later for f are used too: the lookup happens per call."""
+    if type(f) is Wrapped:
+        return f
+    return Wrapped(f)
+
+
 # ----- the dispatcher ------------------------------------------------------------
 
 # NumPy functions that only look at shapes and types: the plain values answer.
@@ -357,9 +420,9 @@ def dispatch(kind, f, args, kwargs):
     elif kind == ARRAY_FUNCTION and f in _STRUCTURAL:
         return f(*strip(args), **strip(kwargs or {}))
     kwargs = kwargs or {}
-    top = top_tracked(args, kwargs)
+    top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
     if top is None:
-        return f(*args, **kwargs)
+        return f.f(*args, **kwargs) if type(f) is Wrapped else f(*args, **kwargs)
     if not _ad_is_active(top.tag):
         raise EscapedTrackedValueError(
             f"{fname(f)}: met a tracked {type(top).__name__} whose differentiation has finished "
@@ -382,6 +445,17 @@ def no_rule(f, args, mode):
         f"chainrules.ad ({mode} mode): {fname(f)}({describe(args)}) has no {which} for these "
         f"arguments, and it cannot be traced: register one with chainrules.register_{which}, "
         "or write the computation with functions that have rules")
+
+
+def nested_rule_error(f, e, mode):
+    """The error for a rule that cannot take values tracked by an enclosing
+    differentiation (second derivatives through a rule written for plain values)."""
+    return NoRuleError(
+        f"chainrules.ad ({mode} mode, nested differentiation): the rule of {fname(f)} met values "
+        f"tracked by an enclosing differentiation and cannot compute with them ({type(e).__name__}: "
+        f"{e}).  Second derivatives through {fname(f)} need a rule written with operators and "
+        "NumPy functions on its arguments (no np.asarray on them); element-wise, linear and "
+        "multilinear functions are handled without it (see chainrules.ad._nested)")
 
 
 def is_array(x):

@@ -20,6 +20,7 @@ from chainrules._core import (
     AbstractZero,
     Dual,
     NoTangent,
+    StructuralTangent,
     Tangent,
     Tracked,
     ZeroTangent,
@@ -64,6 +65,19 @@ def apply(top, kind, f, args, kwargs):
             return call_f(*args, **kwargs)      # a keyword gets no tangent: trace inside
         _tracing.reject_tracked_kwargs(f, kwargs, tag)
     primals, tangents = [], [NO]
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals,
+        # and their tangents as Δself; without such a rule, f is traced
+        collected = {}
+
+        def self_leaf(d, path):
+            collected[path] = d.tangent
+            return d.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            return call_f(*args, **kwargs)
+        tangents[0] = _tracing.structural_tangent(g, collected)
+        rule_f = g
     for a in args:
         collected = {}
 
@@ -74,7 +88,8 @@ def apply(top, kind, f, args, kwargs):
         p, changed = _tracing.split(a, tag, leaf)
         primals.append(p)
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
-    if _tracing.top_tracked(primals) is not None:
+    nested = _tracing.top_tracked(primals) is not None
+    if nested:
         # Nested differentiation: the rule would see values tracked by an
         # enclosing differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
@@ -84,7 +99,12 @@ def apply(top, kind, f, args, kwargs):
         if k == "linear" or k == "multilinear":
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
-    res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+    try:
+        res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+    except TypeError as e:
+        if nested:
+            raise _tracing.nested_rule_error(rule_f, e, "forward") from e
+        raise
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:
@@ -124,8 +144,10 @@ def wrap_output(tag, omega, domega, f):
                                for i, o in enumerate(omega)])
     if t is dict:
         return {k: wrap_output(tag, v, index_tangent(domega, k), f) for k, v in omega.items()}
-    if type(omega) is int or not is_differentiable_leaf(omega):
-        # ints, bools, integer arrays: locally constant, no tangent
+    if isinstance(omega, StructuralTangent):
+        return _tracing.map_structural(omega, lambda k, v: wrap_output(tag, v, index_tangent(domega, k), f))
+    if _tracing.no_tangent_space(omega):
+        # ints, bools, integer arrays, strings: locally constant, no tangent
         return omega
     return _ad_dual(omega, domega, tag)
 
@@ -200,6 +222,10 @@ def extract(y, tag, materialize=True):
     if t is dict:
         parts = {k: extract(v, tag, materialize) for k, v in y.items()}
         return {k: p[0] for k, p in parts.items()}, Tangent[dict]({k: p[1] for k, p in parts.items()})
+    if isinstance(y, StructuralTangent):
+        parts = {}
+        omega = _tracing.map_structural(y, lambda k, v: parts.setdefault(k, extract(v, tag, materialize))[0])
+        return omega, _tracing.map_structural(y, lambda k, v: parts[k][1])
     fields = dataclass_fields(y)
     if fields is not None:
         parts = {k: extract(v, tag, materialize) for k, v in fields.items()}

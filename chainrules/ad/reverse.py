@@ -25,6 +25,7 @@ from chainrules._core import (
     AbstractZero,
     NoTangent,
     ProjectTo,
+    StructuralTangent,
     Tangent,
     Tape,
     Tracked,
@@ -64,20 +65,26 @@ class Record:
     """One rule application on the tape: its pullback, the slots of its
     tracked inputs (with the argument index and the path inside the
     argument, -1 for the function itself) and the slots of its outputs."""
-    __slots__ = ("pullback", "inputs", "outputs", "nargs", "f")
+    __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested")
 
-    def __init__(self, pullback, inputs, outputs, nargs, f):
+    def __init__(self, pullback, inputs, outputs, nargs, f, nested=False):
         self.pullback = pullback
         self.inputs = inputs
         self.outputs = outputs
         self.nargs = nargs
         self.f = f
+        self.nested = nested
 
     def backprop(self, adj):
         ybar = gather(self.outputs, adj)
         if isinstance(ybar, AbstractZero):
             return
-        grads = self.pullback(ybar)
+        try:
+            grads = self.pullback(ybar)
+        except TypeError as e:
+            if self.nested or _tracing.top_tracked(ybar) is not None:
+                raise _tracing.nested_rule_error(self.f, e, "reverse") from e
+            raise
         if type(grads) is not tuple or len(grads) != self.nargs + 1:
             raise TypeError(f"the pullback of {fname(self.f)} returned "
                             f"{len(grads) if isinstance(grads, tuple) else type(grads).__name__} "
@@ -131,12 +138,24 @@ def apply(top, kind, f, args, kwargs):
             return call_f(*args, **kwargs)
         _tracing.reject_tracked_kwargs(f, kwargs, tag)
     inputs, primals = [], []
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals
+        # and returns their cotangents as ∂self; without such a rule, f is traced
+        def self_leaf(v, path):
+            inputs.append((-1, path, v.slot))
+            return v.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            inputs.clear()
+            return call_f(*args, **kwargs)
+        rule_f = g
     for i, a in enumerate(args):
         def leaf(v, path, i=i):
             inputs.append((i, path, v.slot))
             return v.primal
         primals.append(_tracing.split(a, tag, leaf)[0])
-    if _tracing.top_tracked(primals) is not None:
+    nested = _tracing.top_tracked(primals) is not None
+    if nested:
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
@@ -148,7 +167,12 @@ def apply(top, kind, f, args, kwargs):
                 tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
                                         len(primals), rule_f))
             return out
-    res = rrule(REVERSE, rule_f, *primals, **kwargs)
+    try:
+        res = rrule(REVERSE, rule_f, *primals, **kwargs)
+    except TypeError as e:
+        if nested:
+            raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
+        raise
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
@@ -161,7 +185,7 @@ def apply(top, kind, f, args, kwargs):
     omega, pullback = res
     out, outputs = attach(tape, omega, rule_f)
     if outputs is not None:
-        tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f))
+        tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f, nested))
     return out
 
 
@@ -202,7 +226,13 @@ def attach(tape, omega, f):
         if all(p[1] is None for p in parts.values()):
             return omega, None
         return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
-    if t is int or not is_differentiable_leaf(omega):
+    if isinstance(omega, StructuralTangent):
+        parts = {}
+        out = _tracing.map_structural(omega, lambda k, v: parts.setdefault(k, attach(tape, v, f))[0])
+        if all(p[1] is None for p in parts.values()):
+            return omega, None
+        return out, ("tangent", omega, {k: p[1] for k, p in parts.items()})
+    if _tracing.no_tangent_space(omega):
         return omega, None
     slot = tape.new_slot()
     return tape.var(omega, slot), slot
@@ -216,6 +246,11 @@ def gather(outputs, adj):
     if outputs is None:
         return ZERO
     kind, t, parts = outputs
+    if kind == "tangent":
+        vals = {k: gather(p, adj) for k, p in parts.items()}
+        if all(isinstance(v, AbstractZero) for v in vals.values()):
+            return ZERO
+        return _tracing.map_structural(t, lambda k, v: vals[k])
     if kind == "seq":
         vals = [gather(p, adj) for p in parts]
         if all(isinstance(v, AbstractZero) for v in vals):
@@ -307,6 +342,10 @@ def detach(y, tape):
     if t is dict:
         parts = {k: detach(v, tape) for k, v in y.items()}
         return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
+    if isinstance(y, StructuralTangent):
+        parts = {}
+        omega = _tracing.map_structural(y, lambda k, v: parts.setdefault(k, detach(v, tape))[0])
+        return omega, ("dict", t, {k: p[1] for k, p in parts.items()})
     fields = dataclass_fields(y)
     if fields is not None:
         parts = {k: detach(v, tape) for k, v in fields.items()}
@@ -429,6 +468,10 @@ def _value_and_gradient(f, args):
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
     for a in args:
         _check_input(a, "gradient")
+    if not any(_has_leaf(a) for a in args):
+        raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
+                        "differentiate with respect to numbers, float/complex arrays, or containers "
+                        "and dataclasses holding them")
     omega, pullback = vjp(f, *args)
     _real_scalar(omega, "gradient")
     return omega, pullback(1.0)
@@ -524,6 +567,19 @@ def jacobian_reverse(f, x):
         rows.append(np.asarray(g).ravel())
     jac = np.stack(rows) if rows else np.zeros((0, a.size))
     return _jacobian_result(jac.reshape(out.shape + shape))
+
+
+def _has_leaf(x, depth=0):
+    if isinstance(x, Tracked) or is_differentiable_leaf(x):
+        return True
+    if depth > 32:
+        return False
+    if type(x) is list or isinstance(x, tuple):
+        return any(_has_leaf(v, depth + 1) for v in x)
+    if type(x) is dict:
+        return any(_has_leaf(v, depth + 1) for v in x.values())
+    fields = dataclass_fields(x)
+    return fields is not None and any(_has_leaf(v, depth + 1) for v in fields.values())
 
 
 def _check_input(x, who):

@@ -5,9 +5,9 @@ import types
 
 import numpy as np
 
-from chainrules._core import AbstractZero, unthunk
+from chainrules._core import AbstractZero, StructuralTangent, unthunk
 
-__all__ = ["unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule"]
+__all__ = ["unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 
 def unbroadcast(x, dx):
@@ -20,8 +20,9 @@ def unbroadcast(x, dx):
     if isinstance(dx, AbstractZero):
         return dx
     dx = unthunk(dx)
-    shape = x if isinstance(x, tuple) else np.shape(x)
-    dshape = np.shape(dx)
+    # fast path first: arrays of the same shape (np.shape costs a Python call)
+    shape = x.shape if type(x) is np.ndarray else x if isinstance(x, tuple) else np.shape(x)
+    dshape = dx.shape if type(dx) is np.ndarray else np.shape(dx)
     if dshape == shape:
         return dx
     extra = len(dshape) - len(shape)
@@ -42,6 +43,18 @@ def reject_out(fname, kwargs, *names):
         if kwargs.get(name) is not None:
             raise TypeError(f"{fname}: the rule cannot honour the argument {name}=; "
                             "call the primal without it")
+
+
+def dense(t):
+    """A tangent as NumPy can compute with it: unthunked, and the Tangent of
+    a list or tuple (the tangent of an array-like such as `np.sum([a, b])`)
+    stacked into an array, zeros filled in."""
+    t = unthunk(t)
+    if isinstance(t, StructuralTangent) or isinstance(t, (list, tuple)):
+        parts = [dense(v) for v in t]
+        like = next((np.shape(p) for p in parts if not isinstance(p, AbstractZero)), ())
+        return np.asarray([np.zeros(like) if isinstance(p, AbstractZero) else p for p in parts])
+    return t
 
 
 # ----- helpers for rules that reduce over axes -------------------------------

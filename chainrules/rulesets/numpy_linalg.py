@@ -1,6 +1,9 @@
-"""Rules for NumPy's linear algebra: products (dot, vdot, inner, outer, matmul,
-tensordot, einsum, kron, trace, cross) and `numpy.linalg` (inv, det, slogdet,
-solve, cholesky, qr, svd, eigh, eigvalsh, norm, pinv, lstsq, matrix_power).
+"""Rules for NumPy's linear algebra: products (dot, vdot, vecdot, inner, outer,
+matmul and `@` on arrays, tensordot, einsum, kron, trace, cross, and the
+ndarray methods dot and trace) and `numpy.linalg` (inv, det, slogdet, solve,
+cholesky, qr, svd, svdvals, eigh, eigvalsh, norm, vector_norm, matrix_norm,
+pinv, lstsq, matrix_power, and the NumPy 2 spellings matmul, tensordot,
+cross, vecdot).
 
 Conventions (ChainRules'; see DESIGN.md):
 
@@ -44,6 +47,7 @@ Conventions (ChainRules'; see DESIGN.md):
   (operand, sublist) form has no rule (rrule/frule return None).
 """
 
+import functools
 import operator
 import string
 from collections import Counter
@@ -83,12 +87,18 @@ def _diff(x):
     return np.asarray(x).dtype.kind in "fc"
 
 
-def _T(x):
-    return np.swapaxes(x, -1, -2)
+if hasattr(np.ndarray, "mT"):     # NumPy >= 2: an attribute, much cheaper than swapaxes
+    def _T(x):
+        return x.mT
 
+    def _H(x):
+        return x.mT.conj()
+else:  # pragma: no cover - NumPy 1.x
+    def _T(x):
+        return np.swapaxes(x, -1, -2)
 
-def _H(x):
-    return np.swapaxes(x, -1, -2).conj()
+    def _H(x):
+        return np.swapaxes(x, -1, -2).conj()
 
 
 def _diag(x):
@@ -173,11 +183,30 @@ def _safe_inv(s):
 # matmul, operator.matmul
 # =============================================================================
 
+def _fit(x, g, p):
+    """Project the cotangent g of x, summing broadcast batch dimensions."""
+    return p(g if g.shape == x.shape else unbroadcast(x, g))
+
+
 def _matmul_cotangents(ȳ, a, b, pa, pb):
     """(ā, b̄) for y = a @ b (NumPy's 1-d promotion and batch broadcasting)."""
+    ȳ = np.asarray(ȳ)
+    if a.ndim == 1 or b.ndim == 1:
+        return _matmul_vector_cotangents(ȳ, a, b, pa, pb)
+
+    def matmul_ā():
+        return _fit(a, ȳ @ _H(b), pa)
+
+    def matmul_b̄():
+        return _fit(b, _H(a) @ ȳ, pb)
+
+    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
+
+
+def _matmul_vector_cotangents(ȳ, a, b, pa, pb):
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
-    ȳ2 = np.asarray(ȳ)
+    ȳ2 = ȳ
     if b.ndim == 1:
         ȳ2 = np.expand_dims(ȳ2, -1)
     if a.ndim == 1:
@@ -189,13 +218,12 @@ def _matmul_cotangents(ȳ, a, b, pa, pb):
     def matmul_b̄():
         return pb(unbroadcast(b2, _H(a2) @ ȳ2).reshape(b.shape))
 
-    ā = Thunk(matmul_ā) if pa.kind else NO
-    b̄ = Thunk(matmul_b̄) if pb.kind else NO
-    return ā, b̄
+    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
 
 
 def _matmul_kw(fname, kw):
-    reject_out(fname, kw, "axes", "axis", "signature", "where")
+    if kw:
+        reject_out(fname, kw, "axes", "axis", "signature", "where")
 
 
 @register_frule(np.matmul, object, object)
@@ -219,7 +247,7 @@ def matmul_rrule(a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
     a, b = np.asarray(a), np.asarray(b)
-    y = np.matmul(a, b, **kw)
+    y = np.matmul(a, b, **kw) if kw else a @ b
 
     def matmul_pullback(ȳ):
         ȳ = unthunk(ȳ)
@@ -300,6 +328,7 @@ def _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb):
 
 
 @register_frule(np.tensordot, object, object, ...)
+@register_frule(np.linalg.tensordot, object, object)
 def tensordot_frule(tangents, a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     _, ȧ, ḃ = tangents[:3]
@@ -314,6 +343,7 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
 
 
 @register_rrule(np.tensordot, object, object, ...)
+@register_rrule(np.linalg.tensordot, object, object)
 def tensordot_rrule(a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -342,6 +372,7 @@ def _dot_axes(a, b):
 
 
 @register_frule(np.dot, object, object)
+@register_frule(np.ndarray.dot, np.ndarray, object)
 def dot_frule(tangents, a, b, **kw):
     reject_out("numpy.dot", kw)
     _, ȧ, ḃ = tangents
@@ -356,6 +387,7 @@ def dot_frule(tangents, a, b, **kw):
 
 
 @register_rrule(np.dot, object, object)
+@register_rrule(np.ndarray.dot, np.ndarray, object)
 def dot_rrule(a, b, **kw):
     reject_out("numpy.dot", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -447,6 +479,54 @@ def vdot_rrule(a, b):
 
 
 # =============================================================================
+# vecdot (numpy.vecdot, numpy.linalg.vecdot): Σ conj(x1)·x2 along an axis
+# =============================================================================
+
+def _vecdot_axis(kw):
+    reject_out("numpy.vecdot", kw, "axes", "keepdims", "signature", "where")
+    return kw.get("axis", -1)
+
+
+@register_frule(np.linalg.vecdot, object, object)
+def vecdot_frule(tangents, x1, x2, **kw):
+    _vecdot_axis(kw)
+    y = np.linalg.vecdot(x1, x2, **kw)
+    ẋ1, ẋ2 = unthunk(tangents[1]), unthunk(tangents[2])
+    ẏ = ZERO
+    if not _zero(ẋ1):
+        ẏ = np.linalg.vecdot(ẋ1, x2, **kw)
+    if not _zero(ẋ2):
+        ẏ = _add(ẏ, np.linalg.vecdot(x1, ẋ2, **kw))
+    return y, ẏ
+
+
+@register_rrule(np.linalg.vecdot, object, object)
+def vecdot_rrule(x1, x2, **kw):
+    axis = _vecdot_axis(kw)
+    p1, p2 = ProjectTo(x1), ProjectTo(x2)
+    x1, x2 = np.asarray(x1), np.asarray(x2)
+    y = np.linalg.vecdot(x1, x2, **kw)
+
+    def vecdot_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ):
+            return NO, _zero_for(p1), _zero_for(p2)
+        # y = Σ conj(x1)·x2:  x̄1 = x2·conj(ȳ),  x̄2 = x1·ȳ  (ȳ spread along the axis)
+        nd = max(x1.ndim, x2.ndim)
+        ȳe = np.expand_dims(np.asarray(ȳ), axis % nd if nd else axis)
+        x̄1 = Thunk(lambda: p1(unbroadcast(x1, x2 * ȳe.conj()))) if p1.kind else NO
+        x̄2 = Thunk(lambda: p2(unbroadcast(x2, x1 * ȳe))) if p2.kind else NO
+        return NO, x̄1, x̄2
+
+    return y, vecdot_pullback
+
+
+if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
+    register_frule(np.vecdot, object, object)(vecdot_frule)
+    register_rrule(np.vecdot, object, object)(vecdot_rrule)
+
+
+# =============================================================================
 # outer (flattens its arguments)
 # =============================================================================
 
@@ -487,21 +567,23 @@ def outer_rrule(a, b, **kw):
 # einsum (subscripts form; any operands, implicit or explicit output)
 # =============================================================================
 
-class _Einsum:
+class _EinsumPlan:
     """A parsed einsum: explicit input subscripts with the ellipsis replaced
-    by fresh letters, and the explicit output subscripts."""
+    by fresh letters, the explicit output subscripts, and per operand the
+    einsum that gives its cotangent.  Plans are cached by (subscripts,
+    operand dimensions)."""
 
-    def __init__(self, subscripts, operands):
+    def __init__(self, subscripts, ndims):
         s = subscripts.replace(" ", "")
         if "->" in s:
             ins, out = s.split("->")
         else:
             ins, out = s, None
         subs = ins.split(",")
-        if len(subs) != len(operands):
-            raise ValueError(f"numpy.einsum: {len(subs)} subscripts for {len(operands)} operands")
+        if len(subs) != len(ndims):
+            raise ValueError(f"numpy.einsum: {len(subs)} subscripts for {len(ndims)} operands")
         used = {c for c in s if c.isalpha()}
-        ell = [np.ndim(op) - (len(sub) - 3) if "..." in sub else 0 for sub, op in zip(subs, operands)]
+        ell = [nd - (len(sub) - 3) if "..." in sub else 0 for sub, nd in zip(subs, ndims)]
         n_ell = max(ell, default=0)
         fresh = "".join([c for c in string.ascii_letters if c not in used][:n_ell])
         if len(fresh) < n_ell:
@@ -513,42 +595,55 @@ class _Einsum:
         self.inputs = [sub.replace("...", fresh[n_ell - e:]) if "..." in sub else sub
                        for sub, e in zip(subs, ell)]
         self.output = out.replace("...", fresh)
+        self.cotangent_plans = [self._plan(k) for k in range(len(ndims))]
 
-    def expr(self, inputs, output):
-        return ",".join(inputs) + "->" + output
+    def _plan(self, k):
+        """(expression, others, unique letters, positions of letters only
+        operand k carries, the diagonal expression or None)."""
+        sub = self.inputs[k]
+        others = [j for j in range(len(self.inputs)) if j != k]
+        avail = set(self.output).union(*[self.inputs[j] for j in others])
+        uniq = "".join(dict.fromkeys(sub))
+        target = "".join(c for c in uniq if c in avail)
+        expr = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + target
+        missing = [i for i, c in enumerate(uniq) if c not in avail]
+        diagonal = sub + "->" + uniq if len(uniq) < len(sub) else None
+        return expr, others, uniq, missing, diagonal
 
     def cotangent(self, k, ȳ, operands, optimize):
         """The cotangent of operand k: an einsum of ȳ with the conjugates of
         the other operands, then broadcast along indices that only operand k
         carries, summed along its broadcast (size-1) dimensions, and written
         onto the diagonal for repeated indices."""
-        sub = self.inputs[k]
+        expr, others, uniq, missing, diagonal = self.cotangent_plans[k]
         op = operands[k]
-        others = [j for j in range(len(operands)) if j != k]
-        avail = set(self.output).union(*[self.inputs[j] for j in others])
-        uniq = "".join(dict.fromkeys(sub))
-        target = "".join(c for c in uniq if c in avail)
-        g = np.einsum(self.expr([self.output] + [self.inputs[j] for j in others], target),
-                      ȳ, *[np.conj(operands[j]) for j in others], optimize=optimize)
-        size = {c: op.shape[sub.index(c)] for c in uniq}
-        missing = [i for i, c in enumerate(uniq) if c not in avail]
+        g = np.einsum(expr, ȳ, *[operands[j].conj() for j in others], optimize=optimize)
+        if diagonal is None and not missing and g.shape == op.shape:
+            return g
+        sub = self.inputs[k]
+        ushape = tuple(op.shape[sub.index(c)] for c in uniq)
         if missing:
             g = np.expand_dims(g, missing)
-        shrink = tuple(i for i, c in enumerate(uniq) if size[c] == 1 and g.shape[i] != 1)
+        shrink = tuple(i for i, n in enumerate(ushape) if n == 1 and g.shape[i] != 1)
         if shrink:
             g = np.sum(g, axis=shrink, keepdims=True)
-        ushape = tuple(size[c] for c in uniq)
         if missing:
             g = np.array(np.broadcast_to(g, ushape))
-        if len(uniq) == len(sub):
-            return g if sub == uniq else np.einsum(uniq + "->" + sub, g)
+        if diagonal is None:
+            return g
         full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
-        view = np.einsum(sub + "->" + uniq, full)   # a writeable view of the diagonal
-        view[...] = g
+        np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
         return full
 
 
+@functools.lru_cache(maxsize=512)
+def _einsum_plan(subscripts, ndims):
+    return _EinsumPlan(subscripts, ndims)
+
+
 def _einsum_kw(kw):
+    if not kw:
+        return False
     reject_out("numpy.einsum", kw)
     return kw.get("optimize", False)
 
@@ -574,7 +669,7 @@ def einsum_rrule(subscripts, *operands, **kw):
     projs = [ProjectTo(op) for op in operands]
     ops = [np.asarray(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
-    parsed = _Einsum(subscripts, ops)
+    parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
     def einsum_pullback(ȳ):
         ȳ = unthunk(ȳ)
@@ -651,6 +746,7 @@ _TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
 
 
 @register_frule(np.trace, object, ...)
+@register_frule(np.ndarray.trace, np.ndarray, ...)
 def trace_frule(tangents, a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
@@ -662,6 +758,7 @@ def trace_frule(tangents, a, *rest, **kw):
 
 
 @register_rrule(np.trace, object, ...)
+@register_rrule(np.ndarray.trace, np.ndarray, ...)
 def trace_rrule(a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
@@ -705,6 +802,7 @@ def _cross_axes(a, b, rest, kw):
 
 
 @register_frule(np.cross, object, object, ...)
+@register_frule(np.linalg.cross, object, object)
 def cross_frule(tangents, a, b, *rest, **kw):
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
@@ -721,6 +819,7 @@ def cross_frule(tangents, a, b, *rest, **kw):
 
 
 @register_rrule(np.cross, object, object, ...)
+@register_rrule(np.linalg.cross, object, object)
 def cross_rrule(a, b, *rest, **kw):
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
@@ -1203,6 +1302,20 @@ def svd_rrule(a, *rest, **kw):
 
 
 # =============================================================================
+# linalg.svdvals (NumPy >= 2): svd(a, compute_uv=False)
+# =============================================================================
+
+if hasattr(np.linalg, "svdvals"):
+    @register_frule(np.linalg.svdvals, object)
+    def svdvals_frule(tangents, a):
+        return svd_frule(tangents, a, compute_uv=False)
+
+    @register_rrule(np.linalg.svdvals, object)
+    def svdvals_rrule(a):
+        return svd_rrule(a, compute_uv=False)
+
+
+# =============================================================================
 # linalg.eigh  ->  EighResult(eigenvalues, eigenvectors);  linalg.eigvalsh
 # =============================================================================
 
@@ -1438,6 +1551,74 @@ def norm_rrule(x, *rest, **kw):
 
 
 # =============================================================================
+# linalg.vector_norm, linalg.matrix_norm (NumPy >= 2)
+# =============================================================================
+
+def _vector_norm_gradient(x, y, ord, axes):
+    """∂vector_norm/∂x over several axes: the vector gradient of the
+    flattened axes."""
+    if ord in (2, None):
+        return _norm_gradient(x, y, None, "flat", axes)
+    back = list(range(x.ndim - len(axes), x.ndim))
+    xm = np.moveaxis(x, axes, back)
+    rest = xm.shape[:x.ndim - len(axes)]
+    g = _norm_gradient(xm.reshape(rest + (-1,)), np.reshape(y, rest), ord, "vector", (len(rest),))
+    return np.moveaxis(g.reshape(xm.shape), back, axes)
+
+
+def _vector_norm_axes(x, axis):
+    if axis is None:
+        return tuple(range(x.ndim))
+    return tuple(sorted(int(i) % x.ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
+
+
+if hasattr(np.linalg, "vector_norm"):
+    @register_frule(np.linalg.vector_norm, object)
+    def vector_norm_frule(tangents, x, **kw):
+        x = np.asarray(x)
+        y = np.linalg.vector_norm(x, **kw)
+        ord, keepdims = kw.get("ord", 2), kw.get("keepdims", False)
+        ẋ = unthunk(tangents[1])
+        if not _diff(x) or ord == 0:
+            return y, NO
+        if _zero(ẋ):
+            return y, ZERO
+        axes = _vector_norm_axes(x, kw.get("axis"))
+        g = _vector_norm_gradient(x, y, ord, axes)
+        ẏ = np.sum((g.conj() * ẋ).real, axis=axes, keepdims=keepdims)
+        return y, ProjectTo(y)(ẏ)
+
+    @register_rrule(np.linalg.vector_norm, object)
+    def vector_norm_rrule(x, **kw):
+        px = ProjectTo(x)
+        x = np.asarray(x)
+        y = np.linalg.vector_norm(x, **kw)
+        ord = kw.get("ord", 2)
+        axes = _vector_norm_axes(x, kw.get("axis"))
+
+        def vector_norm_pullback(ȳ):
+            ȳ = unthunk(ȳ)
+            if ord == 0:
+                return NO, NO
+            if _zero(ȳ) or not px.kind:
+                return NO, _zero_for(px)
+            return NO, Thunk(lambda: px(_vector_norm_gradient(x, y, ord, axes)
+                                        * _keep(np.real(ȳ), axes, x.ndim)))
+
+        return y, vector_norm_pullback
+
+if hasattr(np.linalg, "matrix_norm"):
+    @register_frule(np.linalg.matrix_norm, object)
+    def matrix_norm_frule(tangents, x, **kw):
+        return norm_frule(tangents, x, ord=kw.get("ord", "fro"), axis=(-2, -1),
+                          keepdims=kw.get("keepdims", False))
+
+    @register_rrule(np.linalg.matrix_norm, object)
+    def matrix_norm_rrule(x, **kw):
+        return norm_rrule(x, ord=kw.get("ord", "fro"), axis=(-2, -1), keepdims=kw.get("keepdims", False))
+
+
+# =============================================================================
 # linalg.pinv
 # =============================================================================
 
@@ -1545,21 +1726,27 @@ def lstsq_rrule(a, b, *rest, **kw):
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
         x̄, r̄, s̄ = unthunk(ȳ[0]), unthunk(ȳ[1]), unthunk(ȳ[3])
-        ā, b̄ = ZERO, ZERO
-        if not _zero(x̄):
-            x̄2 = np.asarray(x̄)[:, None] if vec else np.asarray(x̄)
-            b̄ = _H(X) @ x̄2
-            ā = _pinv_pullback(a, X, x̄2 @ _H(b2))
-        if not _zero(r̄) and res.size:
-            e = b2 - a @ x2
-            er = 2 * e * np.real(np.asarray(r̄))
-            b̄ = _add(b̄, er)
-            ā = _add(ā, -(er @ _H(x2)))
-        if not _zero(s̄):
-            U, sv, Vh = np.linalg.svd(a, full_matrices=False)
-            ā = _add(ā, _svd_pullback(U, sv, Vh, ZERO, s̄, ZERO))
-        ā = _zero_for(pa) if _zero(ā) else pa(ā)
-        b̄ = _zero_for(pb) if _zero(b̄) else pb(b̄.reshape(b.shape))
+        x̄2 = ZERO if _zero(x̄) else (np.asarray(x̄)[:, None] if vec else np.asarray(x̄))
+        # residuals: r̄ₖ·2eₖ for b, −r̄ₖ·2eₖ xₖᴴ for a (e = b − a x)
+        er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - a @ x2) * np.real(np.asarray(r̄))
+
+        def lstsq_ā():
+            ā = ZERO if _zero(x̄2) else _pinv_pullback(a, X, x̄2 @ _H(b2))
+            if not _zero(er):
+                ā = _add(ā, -(er @ _H(x2)))
+            if not _zero(s̄):
+                U, sv, Vh = np.linalg.svd(a, full_matrices=False)
+                ā = _add(ā, _svd_pullback(U, sv, Vh, ZERO, s̄, ZERO))
+            return pa(ā)
+
+        def lstsq_b̄():
+            b̄ = _add(ZERO if _zero(x̄2) else _H(X) @ x̄2, er)
+            return pb(b̄.reshape(b.shape))
+
+        need_b = not (_zero(x̄2) and _zero(er))
+        need_a = need_b or not _zero(s̄)
+        ā = Thunk(lstsq_ā) if need_a and pa.kind else _zero_for(pa)
+        b̄ = Thunk(lstsq_b̄) if need_b and pb.kind else _zero_for(pb)
         return (NO, ā, b̄) + nrest
 
     return y, lstsq_pullback

@@ -37,7 +37,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import named_rule, normalize_axes, unbroadcast, unreduce
+from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, unbroadcast, unreduce
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -119,7 +119,7 @@ def sum_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, _like(Ω, np.sum(unthunk(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
+    return Ω, _like(Ω, np.sum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
                               keepdims=_keepdims(opts)))
 
 
@@ -148,7 +148,7 @@ def nansum_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    Δx = np.where(np.isnan(x), 0, unthunk(Δx))
+    Δx = np.where(np.isnan(x), 0, dense(Δx))
     return Ω, _like(Ω, np.sum(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"), keepdims=_keepdims(opts)))
 
 
@@ -178,7 +178,7 @@ def mean_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, _like(Ω, np.mean(unthunk(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
+    return Ω, _like(Ω, np.mean(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
                                keepdims=_keepdims(opts)))
 
 
@@ -208,7 +208,7 @@ def nanmean_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    Δx = np.where(np.isnan(x), np.nan, unthunk(Δx))
+    Δx = np.where(np.isnan(x), np.nan, dense(Δx))
     return Ω, _like(Ω, np.nanmean(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"),
                                   keepdims=_keepdims(opts)))
 
@@ -266,6 +266,7 @@ def _exclusive_prod(x, axes):
 
 def _prod_partials(x, Ω, axes, keepdims):
     """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive products."""
+    x = np.asarray(x)
     if np.all(x != 0):
         shape, _ = _shape_dtype(x)
         return unreduce(Ω, shape, axes, keepdims) / x
@@ -281,7 +282,7 @@ def prod_frule(tangents, x, *args, **kwargs):
     axes = normalize_axes(opts.get("axis"), np.ndim(x))
     keepdims = _keepdims(opts)
     d = _prod_partials(x, Ω, axes, keepdims)
-    return Ω, _like(Ω, np.sum(d * unthunk(Δx), axis=axes, keepdims=keepdims))
+    return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
 
 
 def prod_rrule(x, *args, **kwargs):
@@ -313,7 +314,7 @@ def nanprod_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     x1 = np.where(np.isnan(x), 1, x)
     if not isinstance(Δx, AbstractZero):
-        Δx = np.where(np.isnan(x), 0, unthunk(Δx))
+        Δx = np.where(np.isnan(x), 0, dense(Δx))
     return prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
 
 
@@ -358,7 +359,7 @@ def var_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, _like(Ω, _var_jvp(x, unthunk(Δx), axes, keepdims, dof))
+    return Ω, _like(Ω, _var_jvp(x, dense(Δx), axes, keepdims, dof))
 
 
 def var_rrule(x, *args, **kwargs):
@@ -389,7 +390,7 @@ def std_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    ΔΩ = np.where(Ω == 0, 0, _var_jvp(x, unthunk(Δx), axes, keepdims, dof) / (2 * _safe(Ω)))
+    ΔΩ = np.where(Ω == 0, 0, _var_jvp(x, dense(Δx), axes, keepdims, dof) / (2 * _safe(Ω)))
     return Ω, _like(Ω, ΔΩ)
 
 
@@ -464,7 +465,7 @@ def _chooser(fname, f, argfn):
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
         idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
-        ΔΩ = np.asarray(unthunk(Δx))[idx]
+        ΔΩ = np.asarray(dense(Δx))[idx]
         return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
 
     def chooser_rrule(x, *args, **kwargs):
@@ -499,7 +500,7 @@ def ptp_frule(tangents, x, *args, **kwargs):
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
     axes = normalize_axes(opts.get("axis"), np.ndim(x))
-    Δx = np.asarray(unthunk(Δx))
+    Δx = np.asarray(dense(Δx))
     ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
 
@@ -552,7 +553,7 @@ def cumsum_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, np.cumsum(unthunk(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"))
+    return Ω, np.cumsum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"))
 
 
 def cumsum_rrule(x, *args, **kwargs):
@@ -627,11 +628,12 @@ def cumprod_frule(tangents, x, *args, **kwargs):
         return Ω, ZERO
     axis, flat = _scan_setup(x, opts)
     xs = np.ravel(x) if flat else np.asarray(x)
-    Δx = np.broadcast_to(unthunk(Δx), np.shape(x))
+    Δx = np.broadcast_to(dense(Δx), np.shape(x))
     xr, back = _rows(xs, axis)
     yr, _ = _rows(Ω, axis)
     dr, _ = _rows(np.ravel(Δx) if flat else Δx, axis)
-    return Ω, back(_cumprod_jvp(xr, yr, dr))
+    ΔΩ = back(_cumprod_jvp(xr, yr, dr))
+    return Ω, ΔΩ.astype(Ω.dtype, copy=False) if Ω.dtype.kind in "fc" else ΔΩ
 
 
 def cumprod_rrule(x, *args, **kwargs):
@@ -684,7 +686,7 @@ def diff_frule(tangents, a, *args, **kwargs):
     Δa = tangents[1]
     if isinstance(Δa, AbstractZero):
         return Ω, ZERO
-    return Ω, np.diff(unthunk(Δa), n, axis, prepend=_zeros_of(pre), append=_zeros_of(app))
+    return Ω, np.diff(dense(Δa), n, axis, prepend=_zeros_of(pre), append=_zeros_of(app))
 
 
 def diff_rrule(a, *args, **kwargs):
@@ -740,14 +742,14 @@ def average_frule(tangents, a, *args, **kwargs):
     if wb is None:
         if isinstance(Δa, AbstractZero):
             return Ω, ZERO
-        return Ω, _like(Ω, np.mean(unthunk(Δa), axis=axes, keepdims=keepdims))
+        return Ω, _like(Ω, np.mean(dense(Δa), axis=axes, keepdims=keepdims))
     W = np.sum(np.broadcast_to(wb, np.shape(a)), axis=axes, keepdims=True)
     ΔΩ = ZERO
     if not isinstance(Δa, AbstractZero):
-        ΔΩ = np.sum(wb * unthunk(Δa), axis=axes, keepdims=True) / W
+        ΔΩ = np.sum(wb * dense(Δa), axis=axes, keepdims=True) / W
     if not isinstance(Δw, AbstractZero):
         Ωk = np.sum(wb * a, axis=axes, keepdims=True) / W
-        Δwb = np.reshape(unthunk(Δw), np.shape(wb))
+        Δwb = np.reshape(dense(Δw), np.shape(wb))
         t = np.sum(Δwb * (a - Ωk), axis=axes, keepdims=True) / W
         ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
     if ΔΩ is ZERO:

@@ -5,7 +5,7 @@ rot90, roll, pad, diagonal, diag, triu, tril, concatenate, stack, h/v/dstack,
 column_stack, append, split and friends, where, clip, sort, take,
 take_along_axis, the copying functions (copy, asarray, astype...), and
 indexing: `operator.getitem` and `np.ndarray.__getitem__` with basic,
-advanced and boolean indices.
+advanced and boolean indices, and `x.item(...)`.
 
 Most of these are linear in the array: the frule applies the function itself
 to the tangent, the pullback applies its adjoint (a reshape, a transpose, a
@@ -17,7 +17,8 @@ indices accumulate) or `dest[idx] += ȳ` (basic indices and masks, which
 cannot repeat), without building the zeros.
 
 Sequences of arrays (concatenate's argument, split's result) have as tangent
-a `Tangent[tuple]` for a tuple and a list for a list.
+a `Tangent[tuple]` or a `Tangent[list]` (lists and tuples of tangents are
+accepted as cotangents too).
 
 Conventions: `clip` gives the cotangent to x at the bounds (ChainRules'
 clamp); `sort` moves the cotangent with the permutation that sorts (a stable
@@ -44,7 +45,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import named_rule, normalize_axes, reject_out, unbroadcast
+from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -69,8 +70,10 @@ def _arg(args, kwargs, i, name, default=None):
 
 def _real_for(dtype, v):
     """v ready to be written into an array of `dtype`: real part for real."""
-    if dtype.kind != "c" and np.iscomplexobj(v):
-        return np.real(v)
+    if dtype.kind != "c":
+        vd = getattr(v, "dtype", None)
+        if type(v) is complex or (vd is not None and vd.kind == "c"):
+            return np.real(v)
     return v
 
 
@@ -109,7 +112,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        Δx = unthunk(Δx)
+        Δx = dense(Δx)
         ΔΩ = f(Δx, *args, **kwargs) if forward is None else forward(Δx, x, args, kwargs)
         return Ω, _like(Ω, ΔΩ)
 
@@ -156,29 +159,51 @@ def _order(fname, x, order):
                     "neither C- nor Fortran-contiguous; pass order='C' or 'F'")
 
 
-def _reshape_forward(Δx, x, args, kwargs):
-    order = _order("reshape", x, _arg(args, kwargs, 1, "order", "C"))
-    shape = _arg(args, kwargs, 0, "shape", kwargs.get("newshape"))
-    return np.reshape(Δx, shape, order=order)
+# reshape: by hand, its pullback being the most common (the order is resolved
+# once, in the forward pass).
+
+def _reshape_setup(x, args, kwargs, method):
+    if kwargs:
+        reject_out("reshape", kwargs)
+    if method:
+        return _order("reshape", x, kwargs.get("order", "C"))
+    return _order("reshape", x, args[1] if len(args) > 1 else kwargs.get("order", "C"))
 
 
-def _reshape_adjoint(ȳ, x, args, kwargs):
-    return np.reshape(ȳ, np.shape(x), order=_order("reshape", x, _arg(args, kwargs, 1, "order", "C")))
+def _reshape(method):
+    f = np.ndarray.reshape if method else np.reshape
+
+    def reshape_frule(tangents, x, *args, **kwargs):
+        order = _reshape_setup(x, args, kwargs, method)
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, np.reshape(dense(Δx), np.shape(Ω), order=order)
+
+    def reshape_rrule(x, *args, **kwargs):
+        order = _reshape_setup(x, args, kwargs, method)
+        Ω = f(x, *args, **kwargs)
+        project = ProjectTo(x)
+        shape = np.shape(x)
+        rest = (NO,) * len(args)
+
+        def reshape_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = unthunk(ȳ)
+            if type(ȳ) is np.ndarray:        # the method skips np.reshape's dispatch
+                return (NO, project(ȳ.reshape(shape, order=order))) + rest
+            return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
+        return Ω, reshape_pullback
+
+    name = "ndarray.reshape" if method else "reshape"
+    register_frule(f)(named_rule(reshape_frule, name))
+    register_rrule(f)(named_rule(reshape_rrule, name))
 
 
-_linear([np.reshape], "reshape", _reshape_adjoint, _reshape_forward)
-
-
-def _method_reshape_forward(Δx, x, args, kwargs):
-    order = _order("reshape", x, kwargs.get("order", "C"))
-    return np.asarray(Δx).reshape(*args, order=order)
-
-
-def _method_reshape_adjoint(ȳ, x, args, kwargs):
-    return np.reshape(ȳ, np.shape(x), order=_order("reshape", x, kwargs.get("order", "C")))
-
-
-_linear([np.ndarray.reshape], "ndarray.reshape", _method_reshape_adjoint, _method_reshape_forward)
+_reshape(False)
+_reshape(True)
 
 
 def _ravel_forward(Δx, x, args, kwargs):
@@ -260,8 +285,8 @@ def _atleast(f, name):
         Ω = f(*arys)
         if len(arys) == 1:
             Δ = tangents[1]
-            return Ω, (Δ if isinstance(Δ, AbstractZero) else _like(Ω, f(unthunk(Δ))))
-        parts = [Δ if isinstance(Δ, AbstractZero) else f(unthunk(Δ)) for Δ in tangents[1:]]
+            return Ω, (Δ if isinstance(Δ, AbstractZero) else _like(Ω, f(dense(Δ))))
+        parts = [Δ if isinstance(Δ, AbstractZero) else f(dense(Δ)) for Δ in tangents[1:]]
         return Ω, _sequence_tangent(Ω, parts)
 
     def atleast_rrule(*arys):
@@ -288,7 +313,7 @@ _linear([np.broadcast_to], "broadcast_to", lambda ȳ, x, a, k: unbroadcast(x, ȳ
 @register_frule(np.broadcast_arrays)
 def broadcast_arrays_frule(tangents, *args, **kwargs):
     Ω = np.broadcast_arrays(*args, **kwargs)
-    parts = [Δ if isinstance(Δ, AbstractZero) else np.broadcast_to(unthunk(Δ), np.shape(o))
+    parts = [Δ if isinstance(Δ, AbstractZero) else np.broadcast_to(dense(Δ), np.shape(o))
              for Δ, o in zip(tangents[1:], Ω)]
     return Ω, _sequence_tangent(Ω, parts)
 
@@ -464,9 +489,7 @@ def _sequence_tangent(primal, parts):
         return NO
     if all(isinstance(p, AbstractZero) for p in parts):
         return ZERO
-    if isinstance(primal, tuple):
-        return Tangent[type(primal)](*parts)
-    return list(parts)
+    return Tangent[type(primal)](*parts)
 
 
 def _output_parts(ȳ, n):
@@ -505,8 +528,8 @@ def _joiner(f, name, layout, refuse=("out",)):
         Δ = tangents[1]
         if isinstance(Δ, AbstractZero):
             return Ω, Δ
-        dense = _dense(list(unthunk(Δ)), arrays)
-        return Ω, ZERO if dense is None else f(dense, *args, **kwargs)
+        full = _dense(list(unthunk(Δ)), arrays)
+        return Ω, ZERO if full is None else f(full, *args, **kwargs)
 
     def join_rrule(arrays, *args, **kwargs):
         if kwargs:
@@ -568,8 +591,8 @@ _joiner(np.column_stack, "column_stack", _column_stack_layout)
 @register_frule(np.append)
 def append_frule(tangents, arr, values, *args, **kwargs):
     Ω = np.append(arr, values, *args, **kwargs)
-    dense = _dense([tangents[1], tangents[2]], [arr, values])
-    return Ω, ZERO if dense is None else np.append(*dense, *args, **kwargs)
+    full = _dense([tangents[1], tangents[2]], [arr, values])
+    return Ω, ZERO if full is None else np.append(*full, *args, **kwargs)
 
 
 @register_rrule(np.append)
@@ -600,7 +623,7 @@ def _splitter(f, name, axis_of):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        return Ω, _sequence_tangent(Ω, list(f(unthunk(Δx), *args, **kwargs)))
+        return Ω, _sequence_tangent(Ω, list(f(dense(Δx), *args, **kwargs)))
 
     def split_rrule(x, *args, **kwargs):
         Ω = f(x, *args, **kwargs)
@@ -611,10 +634,10 @@ def _splitter(f, name, axis_of):
         def split_pullback(ȳ):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
-            dense = _dense(_output_parts(ȳ, len(Ω)), Ω)
-            if dense is None:
+            full = _dense(_output_parts(ȳ, len(Ω)), Ω)
+            if full is None:
                 return (NO, project(ZERO)) + rest
-            return (NO, Thunk(lambda: project(np.concatenate(dense, axis=axis)))) + rest
+            return (NO, Thunk(lambda: project(np.concatenate(full, axis=axis)))) + rest
         return Ω, split_pullback
 
     register_frule(f)(named_rule(split_frule, name))
@@ -644,8 +667,8 @@ def where_frule(tangents, condition, x, y):
     Δx, Δy = tangents[2], tangents[3]
     if isinstance(Δx, AbstractZero) and isinstance(Δy, AbstractZero):
         return Ω, ZERO
-    Δx = 0 if isinstance(Δx, AbstractZero) else unthunk(Δx)
-    Δy = 0 if isinstance(Δy, AbstractZero) else unthunk(Δy)
+    Δx = 0 if isinstance(Δx, AbstractZero) else dense(Δx)
+    Δy = 0 if isinstance(Δy, AbstractZero) else dense(Δy)
     return Ω, _like(Ω, np.where(condition, Δx, Δy))
 
 
@@ -694,7 +717,7 @@ def clip_frule(tangents, x, *args, **kwargs):
     ΔΩ = ZERO
     for Δ, m in zip(tangents[1:4], (m_x, m_lo, m_hi)):
         if not isinstance(Δ, AbstractZero):
-            t = np.where(m, unthunk(Δ), 0)
+            t = np.where(m, dense(Δ), 0)
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
     return Ω, _like(Ω, ΔΩ)
 
@@ -738,7 +761,7 @@ def sort_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, Δx
-    Δs = np.broadcast_to(unthunk(Δx), np.shape(x)).reshape(xs.shape)
+    Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
     return Ω, np.take_along_axis(Δs, perm, axis)
 
 
@@ -766,7 +789,8 @@ _register([np.sort], sort_frule, sort_rrule)
 
 def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
     """The cotangent that adds ȳ at `index` of a zero array of `shape`, as
-    an InplaceableThunk accumulating into an existing array."""
+    an InplaceableThunk accumulating into an existing array.  `project`:
+    None when the primal is an ndarray (the zeros already fit it)."""
     v = _real_for(dtype, ȳ)
 
     def scatter_add(dest):
@@ -782,7 +806,7 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
             np.add.at(dest, index, v)
         else:
             dest[index] = v
-        return project(dest)
+        return dest if project is None else project(dest)
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
@@ -809,7 +833,7 @@ def take_frule(tangents, x, indices, *args, **kwargs):
     if isinstance(Δx, AbstractZero):
         return Ω, Δx
     axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
-    return Ω, _like(Ω, np.take(unthunk(Δx), indices, axis=axis, mode=mode))
+    return Ω, _like(Ω, np.take(dense(Δx), indices, axis=axis, mode=mode))
 
 
 def take_rrule(x, indices, *args, **kwargs):
@@ -856,7 +880,7 @@ def take_along_axis_frule(tangents, arr, indices, *args, **kwargs):
     Δ = tangents[1]
     if isinstance(Δ, AbstractZero):
         return Ω, Δ
-    return Ω, np.take_along_axis(np.broadcast_to(unthunk(Δ), np.shape(arr)), indices, *args, **kwargs)
+    return Ω, np.take_along_axis(np.broadcast_to(dense(Δ), np.shape(arr)), indices, *args, **kwargs)
 
 
 @register_rrule(np.take_along_axis)
@@ -893,7 +917,7 @@ def getitem_frule(tangents, x, idx):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, Δx
-    return Ω, _like(Ω, np.broadcast_to(unthunk(Δx), x.shape)[idx])
+    return Ω, _like(Ω, np.broadcast_to(dense(Δx), x.shape)[idx])
 
 
 def getitem_rrule(x, idx):
@@ -904,11 +928,47 @@ def getitem_rrule(x, idx):
     def getitem_pullback(ȳ):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO), NO
-        return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), _repeats_possible(idx)), NO
+        return NO, _scatter(None, shape, dtype, idx, unthunk(ȳ), _repeats_possible(idx)), NO
     return Ω, getitem_pullback
 
 
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, getitem_rrule, np.ndarray, object)
+
+
+# x.item(*index): one element as a Python number.
+
+def _item_index(x, args):
+    if not args:
+        return (0,) * x.ndim                       # a one-element array
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(int(args[0]) % x.size, x.shape)
+    return args
+
+
+def item_frule(tangents, x, *args):
+    Ω = x.item(*args)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    return Ω, np.asarray(np.broadcast_to(dense(Δx), x.shape)).item(*args)
+
+
+def item_rrule(x, *args):
+    Ω = x.item(*args)
+    project = ProjectTo(x)
+    rest = (NO,) * len(args)
+
+    def item_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        index = _item_index(x, args)
+        return (NO, _scatter(None, x.shape, x.dtype, index, unthunk(ȳ), False)) + rest
+    return Ω, item_pullback
+
+
+_register([np.ndarray.item], item_frule, item_rrule, np.ndarray, ...)
 
 
 # ----- copies and conversions: the cotangent is projected back ----------------------------------
@@ -919,7 +979,7 @@ def _copy_like(f, name):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        ΔΩ = ProjectTo(Ω)(np.array(unthunk(Δx), copy=True) if type(Ω) is np.ndarray else unthunk(Δx))
+        ΔΩ = ProjectTo(Ω)(np.array(dense(Δx), copy=True) if type(Ω) is np.ndarray else dense(Δx))
         return Ω, ΔΩ
 
     def copy_rrule(x, *args, **kwargs):

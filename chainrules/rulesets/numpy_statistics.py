@@ -42,6 +42,18 @@ def _zero_for(p):
     return ZERO if p.kind else NO
 
 
+def _once(fn):
+    """fn, evaluated at most once: for cotangents that share one computation."""
+    cache = []
+
+    def once():
+        if not cache:
+            cache.append(fn())
+        return cache[0]
+
+    return once
+
+
 # ----- order statistics ---------------------------------------------------------
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -385,10 +397,11 @@ def cov_rrule(m, *rest, **kw):
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(c̄):
             return (NO, _zero_for(pm)) + ((_zero_for(py),) + tail if nrest else ())
-        m̄, ȳ = cv.pull(c̄)
-        out = (NO, pm(m̄) if pm.kind else NO)
+        pulled = _once(lambda: cv.pull(c̄))
+        out = (NO, Thunk(lambda: pm(pulled()[0])) if pm.kind else NO)
         if nrest:
-            out += ((py(ȳ) if ȳ is not None and py.kind else NO),) + tail
+            has_y = opts["y"] is not None and py.kind
+            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
         return out
 
     return c, cov_pullback
@@ -441,16 +454,20 @@ def corrcoef_rrule(x, *rest, **kw):
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(r̄) or scalar:
             return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
-        c = cv.Xc @ cv.Xc.conj().T / cv.fact
-        d, s, R = _corr_parts(c)
-        r̄ = np.asarray(r̄)
-        C̄ = r̄ / s[:, None] / s[None, :]
-        t = np.sum(np.real(np.conj(r̄) * R), axis=1) + np.sum(np.real(np.conj(r̄) * R), axis=0)
-        C̄ = C̄ + np.diag(-t / (2 * d))
-        x̄, ȳ = cv.pull(C̄)
-        out = (NO, px(x̄) if px.kind else NO)
+        def corrcoef_cotangents():
+            c = cv.Xc @ cv.Xc.conj().T / cv.fact
+            d, s, R = _corr_parts(c)
+            r̄a = np.asarray(r̄)
+            C̄ = r̄a / s[:, None] / s[None, :]
+            rR = np.real(np.conj(r̄a) * R)
+            C̄ = C̄ + np.diag(-(rR.sum(axis=1) + rR.sum(axis=0)) / (2 * d))
+            return cv.pull(C̄)
+
+        pulled = _once(corrcoef_cotangents)
+        out = (NO, Thunk(lambda: px(pulled()[0])) if px.kind else NO)
         if nrest:
-            out += ((py(ȳ) if ȳ is not None and py.kind else NO),) + tail
+            has_y = y is not None and py.kind
+            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
         return out
 
     return r, corrcoef_pullback

@@ -17,7 +17,15 @@ written by hand.  Functions whose derivative is zero and the
 non-differentiable ones (comparisons, predicates) are data at the end.
 
 NumPy ufuncs called on Python or NumPy *scalars* are served by the C scalar
-table first; these rules see scalars only when that table declines.
+table first; these rules see scalars only when that table declines.  Lists
+and tuples (array-likes) are accepted; their cotangents are `Tangent[list]` /
+`Tangent[tuple]`.  The `operator` module on arrays (`operator.mul(x, y)`,
+`operator.neg(x)`...) and the methods `x.conj()`, `x.conjugate()`,
+`x.round()` use the same rules.
+
+A pullback may return the incoming cotangent itself (add, subtract,
+positive...): an AD must not accumulate in place into a cotangent it did not
+allocate.
 """
 
 import math
@@ -37,7 +45,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import named_rule, reject_out, unbroadcast
+from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -53,14 +61,25 @@ def _check_kwargs(name, kwargs):
     reject_out(name, kwargs)
 
 
+def _array_like(x):
+    """Lists and tuples (array-likes) as arrays, for the partials' arithmetic."""
+    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+
+
 def _is_complex(v):
-    return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
+    if type(v) is np.ndarray:
+        return v.dtype.kind == "c"
+    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
 
 
 def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one (NumPy turns 0-d results into scalars)."""
-    if type(Ω) is np.ndarray and not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-        return np.asarray(ΔΩ)
+    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
+    0-d results into scalars, and not always the same way for both)."""
+    if type(Ω) is np.ndarray:
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+            return np.asarray(ΔΩ)
+    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
+        return ΔΩ[()]
     return ΔΩ
 
 
@@ -78,21 +97,23 @@ def _unary(f, deriv, name=None):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
-        return Ω, deriv(x, Ω) * unthunk(Δx)
+        return Ω, deriv(_array_like(x), Ω) * dense(Δx)
 
     def unary_rrule(x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, **kwargs)
+            Ω = f(x, **kwargs)
+        else:
+            Ω = f(x)
         project = ProjectTo(x)
+        conj = _is_complex(Ω)
+        x = _array_like(x)
 
         def unary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
             d = deriv(x, Ω)
-            if _is_complex(d):
-                d = np.conj(d)
-            return NO, project(d * unthunk(ȳ))
+            return NO, project((np.conj(d) if conj else d) * unthunk(ȳ))
         return Ω, unary_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
@@ -158,7 +179,7 @@ def _linear_unary(f, name=None):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        return Ω, f(unthunk(Δx))
+        return Ω, f(dense(Δx))
 
     def linear_rrule(x, **kwargs):
         if kwargs:
@@ -203,7 +224,7 @@ def abs_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    Δx = unthunk(Δx)
+    x, Δx = _array_like(x), dense(Δx)
     if _is_complex(x):
         return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
     return Ω, np.sign(x) * Δx
@@ -216,6 +237,7 @@ def abs_rrule(x, **kwargs):
         _check_kwargs("abs", kwargs)
     Ω = np.absolute(x, **kwargs)
     project = ProjectTo(x)
+    x = _array_like(x)
 
     def abs_pullback(ȳ):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
@@ -249,7 +271,7 @@ def sign_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
         return Ω, ZERO
-    return Ω, _sign_jvp(x, Ω, unthunk(Δx))
+    return Ω, _sign_jvp(x, Ω, dense(Δx))
 
 
 @register_rrule(np.sign)
@@ -275,7 +297,7 @@ def angle_frule(tangents, z, deg=False):
     Δz = tangents[1]
     if isinstance(Δz, AbstractZero) or not _is_complex(z):
         return Ω, ZERO
-    d = np.imag(np.conj(z) * unthunk(Δz)) / _safe_abs(z) ** 2
+    d = np.imag(np.conj(z) * dense(Δz)) / _safe_abs(z) ** 2
     return Ω, d * (180 / math.pi) if deg else d
 
 
@@ -303,7 +325,7 @@ def angle_rrule(z, *args, deg=False):
 def real_frule(tangents, x):
     Ω = np.real(x)
     Δx = tangents[1]
-    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(unthunk(Δx))))
+    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(dense(Δx))))
 
 
 @register_rrule(np.real)
@@ -323,7 +345,7 @@ def imag_frule(tangents, x):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not _is_complex(x):
         return Ω, ZERO
-    return Ω, _like(Ω, np.imag(unthunk(Δx)))
+    return Ω, _like(Ω, np.imag(dense(Δx)))
 
 
 @register_rrule(np.imag)
@@ -345,7 +367,7 @@ def nan_to_num_frule(tangents, x, *args, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    return Ω, np.where(np.isfinite(x), unthunk(Δx), 0)
+    return Ω, np.where(np.isfinite(x), dense(Δx), 0)
 
 
 @register_rrule(np.nan_to_num)
@@ -381,7 +403,7 @@ def modf_frule(tangents, x, **kwargs):
         _check_kwargs("modf", kwargs)
     Ω = np.modf(x, **kwargs)
     Δx = tangents[1]
-    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else unthunk(Δx), ZERO)
+    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else dense(Δx), ZERO)
 
 
 @register_rrule(np.modf)
@@ -406,7 +428,7 @@ def frexp_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, Tangent[tuple](ZERO, NO)
-    return Ω, Tangent[tuple](np.ldexp(unthunk(Δx), -e), NO)
+    return Ω, Tangent[tuple](np.ldexp(dense(Δx), -e), NO)
 
 
 @register_rrule(np.frexp)
@@ -445,22 +467,26 @@ def _binary(f, dx, dy, name=None):
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, y, **kwargs)
+        x, y = _array_like(x), _array_like(y)
         Δx, Δy = tangents[1], tangents[2]
         ΔΩ = ZERO
         if dx is not None and not isinstance(Δx, AbstractZero):
-            ΔΩ = _times(dx(x, y, Ω), unthunk(Δx))
+            ΔΩ = _times(dx(x, y, Ω), dense(Δx))
         if dy is not None and not isinstance(Δy, AbstractZero):
-            t = _times(dy(x, y, Ω), unthunk(Δy))
+            t = _times(dy(x, y, Ω), dense(Δy))
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         if ΔΩ is not ZERO and np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, ΔΩ
+        return Ω, _like(Ω, ΔΩ)
 
     def binary_rrule(x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, y, **kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
         px, py = ProjectTo(x), ProjectTo(y)
+        x, y = _array_like(x), _array_like(y)
 
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
@@ -505,7 +531,12 @@ def _power_dp(x, p, Ω):
     # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
     # the complex derivative); 0 at x = 0.
     with np.errstate(divide="ignore", invalid="ignore"):
-        logx = np.log(x) if _is_complex(x) or _is_complex(p) else np.log(np.abs(x))
+        if _is_complex(x):
+            logx = np.log(x)
+        elif _is_complex(p):
+            logx = np.log(x + 0j)          # a real base under a complex exponent
+        else:
+            logx = np.log(np.abs(x))
         return np.where(np.equal(x, 0), 0, Ω * logx)
 
 
@@ -527,10 +558,12 @@ _BINARY = [
     (np.logaddexp2,   lambda x, y, Ω: np.exp2(x - Ω),             lambda x, y, Ω: np.exp2(y - Ω)),
     (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
     # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
-    (np.fmod,         lambda x, y, Ω: _ONE,                            lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
     (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
+    # nextafter(x, y) is x moved by one ulp: the identity in x
+    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
 ]
 
 _binary_rules: dict = {}
@@ -554,19 +587,21 @@ def _addsub(f, sign):
         if zx and zy:
             return Ω, ZERO
         if zy:
-            ΔΩ = unthunk(Δx)
+            ΔΩ = dense(Δx)
         elif zx:
-            ΔΩ = unthunk(Δy) if sign > 0 else -unthunk(Δy)
+            ΔΩ = dense(Δy) if sign > 0 else -dense(Δy)
         else:
-            ΔΩ = f(unthunk(Δx), unthunk(Δy))
+            ΔΩ = f(dense(Δx), dense(Δy))
         if np.shape(ΔΩ) != np.shape(Ω):
             ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, ΔΩ
+        return Ω, _like(Ω, ΔΩ)
 
     def addsub_rrule(x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, y, **kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
         px, py = ProjectTo(x), ProjectTo(y)
         shape = np.shape(Ω)
         same_x, same_y = np.shape(x) == shape, np.shape(y) == shape
@@ -644,6 +679,12 @@ def _register_operators():
 _register_operators()
 
 
+# The ndarray methods that are these functions: x.conj(), x.conjugate().
+for _m in (np.ndarray.conj, np.ndarray.conjugate):
+    register_frule(_m, np.ndarray)(_unary_rules[np.conjugate][0])
+    register_rrule(_m, np.ndarray)(_unary_rules[np.conjugate][1])
+
+
 # ----- Zero derivative: piecewise constant functions of real numbers -----------
 # Their output has a tangent space (it is float) but the derivative is zero:
 # ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
@@ -673,6 +714,7 @@ def _zero_derivative(f, ndiff=1, name=None):
 
 for _f in (np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, np.spacing):
     _zero_derivative(_f)
+_zero_derivative(np.ndarray.round, name="ndarray.round")
 _zero_derivative(np.floor_divide, 2)
 
 
@@ -687,4 +729,4 @@ for _f in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.no
            np.gcd, np.lcm):
     non_differentiable(_f)
 
-del _f, _d, _dx, _dy
+del _f, _d, _dx, _dy, _m

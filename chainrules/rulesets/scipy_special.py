@@ -24,7 +24,7 @@ Conventions:
 import math
 
 import numpy as np
-import scipy.special as sp
+import scipy.special as sp  # type: ignore[import-untyped]
 
 from chainrules._core import (
     AbstractZero,

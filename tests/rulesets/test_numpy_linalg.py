@@ -501,3 +501,42 @@ def test_integer_arrays_get_no_tangent():
 def test_zero_cotangents_short_circuit(f, args):
     _, pb = cr.rrule(f, *args)
     assert all(isinstance(t, cr.AbstractZero) for t in pb(ZeroTangent()))
+
+
+# ----- NumPy 2 spellings and ndarray methods ---------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vecdot(dtype):
+    for f in (np.linalg.vecdot, np.vecdot):
+        check(f, rand(1, 3, 4, dtype=dtype), rand(2, 4, dtype=dtype))
+        check(f, rand(1, 4, 3, dtype=dtype), rand(2, 2, 1, 3, dtype=dtype))
+        check(f, rand(1, 4, 3, dtype=dtype), rand(2, 4, 3, dtype=dtype), fkwargs={"axis": 0})
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linalg_spellings(dtype):
+    check(la.svdvals, rand(1, 2, 4, 3, dtype=dtype))
+    check(la.matrix_norm, rand(1, 2, 4, 3, dtype=dtype))
+    check(la.matrix_norm, rand(1, 4, 3, dtype=dtype), fkwargs={"ord": "nuc", "keepdims": True})
+    check(la.tensordot, rand(1, 3, 4, dtype=dtype), rand(2, 4, 2, dtype=dtype), fkwargs={"axes": 1})
+    check(la.cross, rand(1, 2, 3, dtype=dtype), rand(2, 3, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ord,axis", [(2, None), (1, None), (np.inf, (0, 2)), (-np.inf, 1), (3, (1, 2)),
+                                      (0.5, None), (2, (0, 2))])
+def test_vector_norm(ord, axis, dtype):
+    x = rand(1, 3, 4, 2, dtype=dtype)
+    x = (x + 0.3 * x / np.abs(x)).astype(dtype)
+    check(la.vector_norm, x, fkwargs={"ord": ord, "axis": axis})
+    check(la.vector_norm, x, fkwargs={"ord": ord, "axis": axis, "keepdims": True})
+
+
+def test_vector_norm_ord_0_is_nondifferentiable():
+    _, pb = cr.rrule(la.vector_norm, rand(1, 3), ord=0)
+    assert pb(1.0) == (NT, NT)
+
+
+def test_ndarray_methods():
+    check(np.ndarray.dot, rand(1, 3, 4), rand(2, 4, 2))
+    check(np.ndarray.trace, rand(1, 3, 4, 2), PrimalAndTangent(1, NT))

@@ -256,3 +256,11 @@ def test_index_results_are_non_differentiable(f):
     x = _array((2, 3))
     Ω, pb = cr.rrule(f, x)
     assert np.array_equal(Ω, f(x)) and pb(1.0) == (NoTangent(), NoTangent())
+
+
+def test_array_likes_get_structural_tangents():
+    _both(np.sum, [[1.0, 2.0], [3.0, 4.0]], fkwargs={"axis": 0})
+    _both(np.prod, [1.5, 0.0, 2.0])
+    _both(np.mean, (1.0, 2.0, 4.0))
+    _both(np.max, [1.0, 3.0, 2.0])
+    _both(np.cumprod, [1.5, 2.0, 0.5])

@@ -408,3 +408,20 @@ def test_shape_queries_are_non_differentiable():
     for f in (np.shape, np.ndim, np.size, np.zeros_like):
         Ω, pb = cr.rrule(f, _array((2, 3)))
         assert pb(1.0) == (NoTangent(), NoTangent())
+
+
+def test_array_likes_get_structural_tangents():
+    _both(np.reshape, [1.0, 2.0, 3.0, 4.0], (2, 2))
+    _both(np.transpose, [[1.0, 2.0], [3.0, 4.0]])
+    _both(np.sort, [3.0, 1.0, 2.0])
+    _both(np.take, [3.0, 1.0, 2.0], np.array([0, 0, 2]))
+
+
+def test_item():
+    x = _array((2, 3))
+    _both(np.ndarray.item, x, I(4))
+    _both(np.ndarray.item, x, I(-1))
+    _both(np.ndarray.item, x, I(1), I(0))
+    _both(np.ndarray.item, x, (0, 2))
+    _both(np.ndarray.item, _array((1, 1)))
+    _both(np.ndarray.item, _array((3,), np.complex128), I(1))

@@ -342,3 +342,30 @@ def test_predicates_are_non_differentiable(f):
 def test_pullbacks_are_named_after_their_function():
     assert cr.rrule(np.sin, np.ones(2))[1].__name__ == "sin_pullback"
     assert cr.rrule(np.hypot, np.ones(2), np.ones(2))[1].__name__ == "hypot_pullback"
+
+
+def test_array_likes_get_structural_tangents():
+    _both(np.sin, [0.3, 0.5])
+    _both(np.multiply, [[0.3, 0.5], [1.0, 2.0]], np.array([2.0, 3.0]))
+    _both(np.abs, (-0.3, 0.5))
+    _, pb = cr.rrule(np.exp, [0.0, 1.0])
+    dx = pb(np.ones(2))[1]
+    assert type(dx) is cr.Tangent[list] and np.allclose(list(dx), [1.0, np.e])
+
+
+def test_nextafter_is_the_identity_in_x():
+    _both(np.nextafter, _array((3,)), _array((3,)) + 1)
+
+
+@pytest.mark.parametrize("method", [np.ndarray.conj, np.ndarray.conjugate])
+def test_conj_methods(method):
+    _both(method, _array((2, 3), np.complex128))
+    _both(method, _array((2,)))
+
+
+def test_round_method_has_zero_derivative():
+    _both(np.ndarray.round, np.array([0.33, 1.66]), fkwargs={"decimals": 1})
+
+
+def test_power_real_base_complex_exponent():
+    _both(np.power, np.array([0.5, -1.5, 2.0]), np.array([1.5 + 0.5j]))
