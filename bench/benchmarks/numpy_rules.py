@@ -121,7 +121,7 @@ class Rule:
     def _hand_getitem_slice(self):
         x, idx = self.args
         y = x[idx]
-        dx = np.zeros_like(x)
+        dx = np.zeros(x.shape, x.dtype)
         dx[idx] = self.ȳ
         return dx, y
 
@@ -130,13 +130,13 @@ class Rule:
         ȳ = self.ȳ
         for _ in range(self.n):
             y = x[idx]
-            dx = np.zeros_like(x)
+            dx = np.zeros(x.shape, x.dtype)
             dx[idx] = ȳ
 
     def _hand_getitem_indices(self):
         x, idx = self.args
         y = x[idx]
-        dx = np.zeros_like(x)
+        dx = np.zeros(x.shape, x.dtype)
         np.add.at(dx, idx, self.ȳ)
         return dx, y
 
@@ -145,7 +145,7 @@ class Rule:
         ȳ = self.ȳ
         for _ in range(self.n):
             y = x[idx]
-            dx = np.zeros_like(x)
+            dx = np.zeros(x.shape, x.dtype)
             np.add.at(dx, idx, ȳ)
 
     def _hand_reshape(self):

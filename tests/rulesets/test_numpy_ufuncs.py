@@ -369,3 +369,11 @@ def test_round_method_has_zero_derivative():
 
 def test_power_real_base_complex_exponent():
     _both(np.power, np.array([0.5, -1.5, 2.0]), np.array([1.5 + 0.5j]))
+
+
+def test_a_seed_of_the_wrong_shape_is_a_clear_error():
+    _, pb = cr.rrule(np.sin, _array((3,)))
+    with pytest.raises(ValueError, match=r"\(4,\).*\(3,\)"):
+        pb(np.ones(4))
+    # trivial dimensions are fine
+    assert pb(np.ones((1, 3)))[1].shape == (3,)
