@@ -89,6 +89,22 @@ def _like(Ω, ΔΩ):
     return ΔΩ
 
 
+def _seed_error(name, ȳ, Ω):
+    return ValueError(f"pullback of {name}: a cotangent of shape {np.shape(ȳ)} does not fit the "
+                      f"output of shape {np.shape(Ω)}")
+
+
+def _check_seed(name, ȳ, Ω):
+    """A cotangent must broadcast to the output's shape (a smaller one, such
+    as a scalar seed, is spread over it)."""
+    try:
+        fits = np.broadcast_shapes(np.shape(ȳ), np.shape(Ω)) == np.shape(Ω)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _seed_error(name, ȳ, Ω)
+
+
 def _no_tangent_pullback(ȳ):
     """The pullback of a one-argument rule at an integer or boolean input."""
     return NO, NO
@@ -132,7 +148,10 @@ def _unary(f, deriv, name=None):
                     return NO, ZERO
                 ȳ = unthunk(ȳ)
             d = deriv(x, Ω)
-            return NO, project((np.conj(d) if conj else d) * ȳ)
+            try:
+                return NO, project((np.conj(d) if conj else d) * ȳ)
+            except ValueError as e:
+                raise _seed_error(name, ȳ, Ω) from e
         return Ω, unary_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
@@ -512,6 +531,8 @@ def _binary(f, dx, dy, name=None):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = unthunk(ȳ)
+            if np.shape(ȳ) != np.shape(Ω):
+                _check_seed(name, ȳ, Ω)
             cplx = _is_complex(Ω)
 
             def binary_dx():
