@@ -45,7 +45,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, reject_out, unbroadcast
+from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
