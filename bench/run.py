@@ -546,7 +546,7 @@ def write_json(path, measured, failed_imports, info, smoke):
 # A module with more benchmarks than this is drawn as ratio strips (one dot
 # per benchmark) rather than one bar per variant, so that the picture stays
 # readable when a module times every function of a rule set.
-MAX_BARS = 16
+MAX_BARS = 8
 
 
 def _strip_groups(rows):
@@ -572,7 +572,10 @@ def _bars_panel(ax, module, rows, colours):
                 ax.barh(y, r.median - left, height=0.8, left=left, color=colours[v],
                         label=None if v in used else v)
                 used.add(v)
-                label = fmt_time(r.median) + (" (base)" if v == b.baseline else "")
+                base = by_v[b.baseline]
+                q = ratio(r, base) if base.status == "ok" else None
+                label = fmt_time(r.median) + (" (base)" if v == b.baseline else
+                                              f" ({fmt_ratio(q)})" if q else "")
                 ax.text(r.median * 1.08, y, f"{v}: {label}", va="center", fontsize=6)
             else:
                 ax.text(left * 1.15, y, f"{v}: {r.status}", va="center", fontsize=6, color="0.45")
@@ -658,8 +661,14 @@ def write_chart(path, measured, info, smoke):
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, (module, rows) in zip(axes[:, 0], mods.items()):
         variants = list(dict.fromkeys(v for b, _ in rows for v in b.variants))
-        cmap = plt.get_cmap("tab10" if len(variants) <= 10 else "tab20")
-        colours = {v: cmap(i % cmap.N) for i, v in enumerate(variants)}
+        # the baselines (hand-written code) in greys, the others in colours
+        baselines = [v for v in variants if any(b.baseline == v for b, _ in rows)]
+        others = [v for v in variants if v not in baselines]
+        small = len(others) <= 9
+        palette = [c for i, c in enumerate(plt.get_cmap("tab10" if small else "tab20").colors)
+                   if i not in ((7,) if small else (14, 15))]        # tab's greys are the baselines'
+        colours = {v: palette[i % len(palette)] for i, v in enumerate(others)}
+        colours.update({v: str(0.25 + 0.2 * i) for i, v in enumerate(baselines)})
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", which="major", alpha=0.3)
         if kinds[module] == "bars":
@@ -689,10 +698,10 @@ def main(argv=None):
                     help="directory of benchmark modules (default: bench/benchmarks)")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for NumPy's BLAS, PyTorch and JAX (default 1; 0: the libraries' defaults)")
-    ap.add_argument("--min-reps", type=int, default=7, help="repetitions at least (default 7)")
+    ap.add_argument("--min-reps", type=int, default=9, help="repetitions at least (default 9)")
     ap.add_argument("--max-reps", type=int, default=25, help="repetitions at most (default 25)")
-    ap.add_argument("--budget", type=float, default=4.0,
-                    help="seconds per benchmark after which no new repetition starts (default 4)")
+    ap.add_argument("--budget", type=float, default=5.0,
+                    help="seconds per benchmark after which no new repetition starts (default 5)")
     args = ap.parse_args(argv)
 
     if args.out:
