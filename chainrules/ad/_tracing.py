@@ -104,6 +104,11 @@ def _cells(fn):
 
 def _scan(x, best, depth):
     if isinstance(x, Tracked):
+        if not _ad_is_active(x.tag):
+            raise EscapedTrackedValueError(
+                f"met a tracked {type(x).__name__} whose differentiation has finished (it escaped, "
+                "e.g. stored in a global or returned inside an object); tracked values are only "
+                "valid inside the function being differentiated")
         return x if best is None or x.tag > best.tag else best
     if depth > _MAX_DEPTH:
         return best
