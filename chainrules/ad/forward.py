@@ -36,7 +36,6 @@ from chainrules._core import (
 )
 from chainrules.ad import _nested, _tracing
 from chainrules.ad._tracing import (
-    ARRAY_FUNCTION,
     CALL,
     OP,
     EscapedTrackedValueError,

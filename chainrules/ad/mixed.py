@@ -5,8 +5,6 @@ rules (and, for scalar functions, their partials written as code,
 `chainrules.ad._nested`).
 """
 
-import numpy as np  # noqa: F401  (used in the examples)
-
 from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
 from chainrules.ad.reverse import gradient, jacobian_reverse
 
