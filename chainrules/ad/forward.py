@@ -95,7 +95,7 @@ def apply(top, kind, f, args, kwargs):
         if k == "partials" and not kwargs and all(type(t) is not Tangent and type(t) is not list
                                                   for t in tangents):
             return _by_partials(tag, rule_f, _nested.lookup(rule_f, primals), primals, tangents[1:])
-        if k == "linear" or k == "multilinear":
+        if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
     try:

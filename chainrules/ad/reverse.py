@@ -160,7 +160,7 @@ def apply(top, kind, f, args, kwargs):
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
             return _by_partials(tape, rule_f, _nested.lookup(rule_f, primals), primals, inputs)
-        if k == "linear" or k == "multilinear":
+        if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             out, outputs = attach(tape, omega, rule_f)
             if outputs is not None:
