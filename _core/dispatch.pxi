@@ -440,9 +440,10 @@ cdef object _parse_types(tuple types):
     No types: any arguments.  A trailing `...`: any further arguments."""
     if not types:
         return (), True, -0.5
-    varargs = types[-1] is Ellipsis
+    # wraparound=False for the whole build: no negative indices here
+    varargs = types[len(types) - 1] is Ellipsis
     if varargs:
-        types = types[:-1]
+        types = types[:len(types) - 1]
     for t in types:
         if t is Ellipsis:
             raise TypeError("`...` may only stand last in a rule's argument types")
