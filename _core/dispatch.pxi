@@ -260,6 +260,8 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
             f = <object>args[1]
             tab = _lookup_table(f)
             if tab is None:
+                if not callable(f):
+                    raise TypeError(f"frule: f must be callable, got {type(f).__name__}")
                 return None
             if tab.row is not None:
                 res = tab.row.frule_vec(tangents, args + 2, nargs - 2)
