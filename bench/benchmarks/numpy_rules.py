@@ -23,11 +23,6 @@ SHAPES = {10: (2, 5), 1000: (20, 50), 1000000: (1000, 1000)}
 FUNCTIONS = ["sin", "exp", "multiply_broadcast", "sum_axis", "getitem_slice", "getitem_indices", "reshape"]
 
 
-def _unthunk_all(cts, unthunk):
-    for c in cts:
-        unthunk(c)
-
-
 class Rule:
     params = [FUNCTIONS, SIZES]
     param_names = ["function", "size"]
@@ -63,59 +58,112 @@ class Rule:
             self.args, self.kwargs, self.f = (x, (m, k)), {}, np.reshape
             self.ȳ = rng.standard_normal((m, k))
         self.hand = getattr(self, "_hand_" + function)
+        self.loop = getattr(self, "_loop_" + function)
         # the two variants must agree
         _, pb = cr.rrule(self.f, *self.args, **self.kwargs)
         ours = [cr.unthunk(c) for c in pb(self.ȳ)[1:] if not isinstance(cr.unthunk(c), cr.NoTangent)]
         for a, b in zip(ours, self.hand()):
             assert np.allclose(a, b), function
 
-    # ----- the hand-written versions: primal, then each cotangent ---------------
+    # ----- the hand-written versions: primal, then each cotangent -------------
+    # (`_hand_*` return the cotangents, for the check in setup; `_loop_*`
+    # run them n times inline, with no Python call per iteration)
 
     def _hand_sin(self):
         x, = self.args
         y = np.sin(x)
         return np.cos(x) * self.ȳ, y
 
+    def _loop_sin(self):
+        x, = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = np.sin(x)
+            dx = np.cos(x) * ȳ
+
     def _hand_exp(self):
         x, = self.args
         y = np.exp(x)
         return y * self.ȳ, y
+
+    def _loop_exp(self):
+        x, = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = np.exp(x)
+            dx = y * ȳ
 
     def _hand_multiply_broadcast(self):
         x, w = self.args
         y = x * w
         return self.ȳ * w, np.sum(self.ȳ * x, axis=0), y
 
+    def _loop_multiply_broadcast(self):
+        x, w = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = x * w
+            dx = ȳ * w
+            dw = np.sum(ȳ * x, axis=0)
+
     def _hand_sum_axis(self):
         x, = self.args
         y = np.sum(x, axis=1)
         return np.broadcast_to(self.ȳ[:, None], x.shape), y
 
+    def _loop_sum_axis(self):
+        x, = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = np.sum(x, axis=1)
+            dx = np.broadcast_to(ȳ[:, None], x.shape)
+
     def _hand_getitem_slice(self):
         x, idx = self.args
         y = x[idx]
-        dx = np.zeros_like(x)
+        dx = np.zeros(x.shape, x.dtype)
         dx[idx] = self.ȳ
         return dx, y
+
+    def _loop_getitem_slice(self):
+        x, idx = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = x[idx]
+            dx = np.zeros(x.shape, x.dtype)
+            dx[idx] = ȳ
 
     def _hand_getitem_indices(self):
         x, idx = self.args
         y = x[idx]
-        dx = np.zeros_like(x)
+        dx = np.zeros(x.shape, x.dtype)
         np.add.at(dx, idx, self.ȳ)
         return dx, y
+
+    def _loop_getitem_indices(self):
+        x, idx = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = x[idx]
+            dx = np.zeros(x.shape, x.dtype)
+            np.add.at(dx, idx, ȳ)
 
     def _hand_reshape(self):
         x, shape = self.args
         y = np.reshape(x, shape)
         return np.reshape(self.ȳ, x.shape), y
 
+    def _loop_reshape(self):
+        x, shape = self.args
+        ȳ = self.ȳ
+        for _ in range(self.n):
+            y = np.reshape(x, shape)
+            dx = np.reshape(ȳ, x.shape)
+
     # ----- the variants ------------------------------------------------------------
 
     def time_numpy(self, function, size):
-        hand = self.hand
-        for _ in range(self.n):
-            hand()
+        self.loop()
 
     def time_rrule(self, function, size):
         rrule, unthunk = self.cr.rrule, self.cr.unthunk

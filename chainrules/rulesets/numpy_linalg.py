@@ -145,10 +145,6 @@ def _opts(fname, rest, kw, spec):
     return vals
 
 
-def _real_dtype(dt):
-    return np.finfo(dt).dtype
-
-
 def _eps(dtype):
     dt = np.dtype(dtype)
     if dt.kind not in "fc":
@@ -1017,14 +1013,17 @@ def solve_rrule(a, b):
 
         def solve_ȳ():
             if not cache:
-                cache.append(np.linalg.solve(_H(a), np.broadcast_to(ȳ2, np.broadcast_shapes(ȳ2.shape, y2.shape))))
+                rhs = ȳ2 if ȳ2.shape == y2.shape else np.broadcast_to(ȳ2, y2.shape)
+                cache.append(np.linalg.solve(_H(a), rhs))
             return cache[0]
 
         def solve_ā():
-            return pa(unbroadcast(a, -(solve_ȳ() @ _H(y2))))
+            return _fit(a, -(solve_ȳ() @ _H(y2)), pa)
 
         def solve_b̄():
-            return pb(unbroadcast(b2, solve_ȳ()).reshape(b.shape))
+            g = solve_ȳ()
+            g = g if g.shape == b2.shape else unbroadcast(b2, g)
+            return pb(g.reshape(b.shape) if vec else g)
 
         return NO, (Thunk(solve_ā) if pa.kind else NO), (Thunk(solve_b̄) if pb.kind else NO)
 

@@ -45,7 +45,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, reject_out, unbroadcast
+from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -185,16 +185,18 @@ def _reshape(method):
         order = _reshape_setup(x, args, kwargs, method)
         Ω = f(x, *args, **kwargs)
         project = ProjectTo(x)
-        shape = np.shape(x)
+        shape = x.shape if type(x) is np.ndarray else np.shape(x)
         rest = (NO,) * len(args)
 
         def reshape_pullback(ȳ):
-            if isinstance(ȳ, AbstractZero) or project.kind == 0:
-                return (NO, project(ZERO)) + rest
-            ȳ = unthunk(ȳ)
-            if type(ȳ) is np.ndarray:        # the method skips np.reshape's dispatch
-                return (NO, project(ȳ.reshape(shape, order=order))) + rest
-            return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
+            if type(ȳ) is not np.ndarray:
+                if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                    return (NO, project(ZERO)) + rest
+                ȳ = unthunk(ȳ)
+                if type(ȳ) is not np.ndarray:
+                    return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
+            # the method skips np.reshape's dispatch
+            return (NO, project(ȳ.reshape(shape, order=order))) + rest
         return Ω, reshape_pullback
 
     name = "ndarray.reshape" if method else "reshape"

@@ -79,9 +79,8 @@ class _OrderStat:
         self.perm = self.keep + list(axes)
         self.kept_shape = tuple(a.shape[i] for i in self.keep)
         self.keepdims = keepdims
+        n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
         at = self.flat(a)
-        n = at.shape[-1]
-        self.n = n
         self.q = np.asarray(q, dtype=float)
         vi = (n - 1) * self.q.ravel()
         lo = np.floor(vi)
@@ -95,18 +94,23 @@ class _OrderStat:
             lo, g = np.around(vi), np.zeros_like(vi)
         else:  # midpoint
             g = np.where(vi == lo, 0.0, 0.5)
-        lo = np.clip(lo, 0, n - 1).astype(np.intp)
-        hi = np.minimum(lo + 1, n - 1)
+        lo = np.clip(lo, 0, max(n - 1, 0)).astype(np.intp)
+        hi = np.minimum(lo + 1, max(n - 1, 0))
         self.gamma = g
-        self.linear = method == "linear"
-        order = np.argsort(at, axis=-1, kind="stable")
+        self.linear = method == "linear" and n > 0
+        if n == 0:      # quantiles of nothing (NaN): no element to differentiate
+            order = np.zeros(self.kept_shape + (1,), dtype=np.intp)
+            self.gamma = np.zeros_like(g)
+            self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
+        else:
+            order = np.argsort(at, axis=-1, kind="stable")
         self.ilo = order[..., lo]                 # kept_shape + (Q,)
         self.ihi = order[..., hi]
         self.at = at
 
     def flat(self, x):
         """x with the kept axes first and the reduced ones flattened last."""
-        return np.transpose(np.asarray(x), self.perm).reshape(self.kept_shape + (-1,))
+        return np.transpose(np.asarray(x), self.perm).reshape(self.kept_shape + (self.n,))
 
     def arrange(self, v):
         """kept_shape + (Q,) -> the output layout q.shape + result shape."""
@@ -125,6 +129,8 @@ class _OrderStat:
 
     def push(self, ȧ):
         """The tangent of the quantiles for the input tangent ȧ."""
+        if self.n == 0:
+            return self.arrange(np.zeros(self.kept_shape + (self.q.size,), dtype=np.asarray(ȧ).dtype))
         t = self.flat(ȧ)
         return self.arrange((1 - self.gamma) * np.take_along_axis(t, self.ilo, -1)
                             + self.gamma * np.take_along_axis(t, self.ihi, -1))
@@ -138,13 +144,15 @@ class _OrderStat:
 
     def pull(self, ȳ):
         """ā for the cotangent ȳ of the quantiles (repeated picks accumulate)."""
+        if self.n == 0:
+            return np.zeros(self.shape)
         v = self.unarrange(ȳ)
-        rows = np.arange(int(np.prod(self.kept_shape, dtype=np.intp)))[:, None] * self.n
-        idx = np.concatenate([(self.ilo.reshape(len(rows), -1) + rows).ravel(),
-                              (self.ihi.reshape(len(rows), -1) + rows).ravel()])
-        w = np.concatenate([((1 - self.gamma) * v).reshape(len(rows), -1).ravel(),
-                            (self.gamma * v).reshape(len(rows), -1).ravel()])
-        ā = np.bincount(idx, weights=w, minlength=len(rows) * self.n)
+        nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
+        rows = np.arange(nrows)[:, None] * self.n
+        idx = np.concatenate([(self.ilo.reshape(nrows, nq) + rows).ravel(),
+                              (self.ihi.reshape(nrows, nq) + rows).ravel()])
+        w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
+        ā = np.bincount(idx, weights=w, minlength=nrows * self.n)
         inv = np.argsort(self.perm)
         return np.transpose(ā.reshape(self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
 

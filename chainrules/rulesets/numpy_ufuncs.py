@@ -63,12 +63,18 @@ def _check_kwargs(name, kwargs):
 
 def _array_like(x):
     """Lists and tuples (array-likes) as arrays, for the partials' arithmetic."""
+    t = type(x)
+    if t is np.ndarray or t is float:
+        return x
     return np.asarray(x) if isinstance(x, (list, tuple)) else x
 
 
 def _is_complex(v):
-    if type(v) is np.ndarray:
+    t = type(v)
+    if t is np.ndarray:
         return v.dtype.kind == "c"
+    if t is float or t is np.float64:
+        return False
     return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
 
 
@@ -81,6 +87,27 @@ def _like(Ω, ΔΩ):
     elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
         return ΔΩ[()]
     return ΔΩ
+
+
+def _seed_error(name, ȳ, Ω):
+    return ValueError(f"pullback of {name}: a cotangent of shape {np.shape(ȳ)} does not fit the "
+                      f"output of shape {np.shape(Ω)}")
+
+
+def _check_seed(name, ȳ, Ω):
+    """A cotangent must broadcast to the output's shape (a smaller one, such
+    as a scalar seed, is spread over it)."""
+    try:
+        fits = np.broadcast_shapes(np.shape(ȳ), np.shape(Ω)) == np.shape(Ω)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _seed_error(name, ȳ, Ω)
+
+
+def _no_tangent_pullback(ȳ):
+    """The pullback of a one-argument rule at an integer or boolean input."""
+    return NO, NO
 
 
 # ----- Unary ufuncs: one row per function, f'(x) given x and Ω ---------------
@@ -106,14 +133,25 @@ def _unary(f, deriv, name=None):
         else:
             Ω = f(x)
         project = ProjectTo(x)
-        conj = _is_complex(Ω)
-        x = _array_like(x)
+        if type(x) is np.ndarray:         # the common case, inline
+            conj = x.dtype.kind == "c"
+        else:
+            conj = _is_complex(Ω)
+            x = _array_like(x)
+
+        if project.kind == 0:               # integer or boolean input
+            return Ω, _no_tangent_pullback
 
         def unary_pullback(ȳ):
-            if isinstance(ȳ, AbstractZero) or project.kind == 0:
-                return NO, project(ZERO)
+            if type(ȳ) is not np.ndarray:
+                if isinstance(ȳ, AbstractZero):
+                    return NO, ZERO
+                ȳ = unthunk(ȳ)
             d = deriv(x, Ω)
-            return NO, project((np.conj(d) if conj else d) * unthunk(ȳ))
+            try:
+                return NO, project((np.conj(d) if conj else d) * ȳ)
+            except ValueError as e:
+                raise _seed_error(name, ȳ, Ω) from e
         return Ω, unary_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
@@ -486,12 +524,15 @@ def _binary(f, dx, dy, name=None):
         else:
             Ω = f(x, y)
         px, py = ProjectTo(x), ProjectTo(y)
-        x, y = _array_like(x), _array_like(y)
+        if type(x) is not np.ndarray or type(y) is not np.ndarray:
+            x, y = _array_like(x), _array_like(y)
 
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = unthunk(ȳ)
+            if np.shape(ȳ) != np.shape(Ω):
+                _check_seed(name, ȳ, Ω)
             cplx = _is_complex(Ω)
 
             def binary_dx():

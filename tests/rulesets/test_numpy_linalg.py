@@ -540,3 +540,26 @@ def test_vector_norm_ord_0_is_nondifferentiable():
 def test_ndarray_methods():
     check(np.ndarray.dot, rand(1, 3, 4), rand(2, 4, 2))
     check(np.ndarray.trace, rand(1, 3, 4, 2), PrimalAndTangent(1, NT))
+
+
+@pytest.mark.parametrize("f,args", [
+    (np.matmul, (np.ones((0, 3)), np.ones((3, 2)))),
+    (np.matmul, (np.ones((2, 0)), np.ones((0, 2)))),
+    (np.dot, (np.ones(0), np.ones(0))),
+    (np.dot, (np.array(2.0), np.array(3.0))),
+    (np.einsum, (PrimalAndTangent("ij,jk", NT), np.ones((2, 0)), np.ones((0, 3)))),
+    (np.tensordot, (np.ones((2, 0)), np.ones((0, 3)), PrimalAndTangent(1, NT))),
+    (np.kron, (np.ones((0, 2)), np.ones((2, 2)))),
+    (np.outer, (np.ones(0), np.ones(3))),
+    (np.trace, (np.ones((0, 0)),)),
+    (la.norm, (np.ones(0),)),
+    (la.inv, (np.ones((0, 0)),)),
+    (la.det, (np.ones((0, 0)),)),
+    (la.solve, (np.ones((0, 0)), np.ones((0, 2)))),
+    (la.cholesky, (np.ones((0, 0)),)),
+    (la.qr, (np.ones((0, 0)),)),
+    (la.eigh, (np.ones((0, 0)),)),
+    (la.svd, (np.ones((0, 3)), PrimalAndTangent(False, NT))),
+])
+def test_empty_and_0d(f, args):
+    check(f, *args)

@@ -103,3 +103,10 @@ def test_corrcoef_of_one_variable_is_constant():
     assert cr.frule((NT, rand(2, 6)), np.corrcoef, x)[1] is ZeroTangent()
     _, pb = cr.rrule(np.corrcoef, x)
     assert pb(1.0) == (NT, ZeroTangent())
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # NumPy: mean of an empty slice
+def test_empty_arrays():
+    check(np.median, np.ones((3, 0)), PrimalAndTangent(0, NT))   # reduces 3 values, 0 columns
+    check(np.median, np.ones((3, 0)), PrimalAndTangent(1, NT))   # reduces nothing: NaN, no derivative
+    check(np.quantile, np.ones((0, 3)), np.array([0.3, 0.6]), fkwargs={"axis": 1})

@@ -56,6 +56,8 @@ def test_unary(f, domain, holomorphic):
     test_scalar(f, x)
     check(f, rand(1, 3, 4, low=lo, high=hi))
     check(f, np.float32(x))
+    check(f, np.array(x))                     # 0-d
+    check(f, np.full((0, 2), x))              # empty
     check(f, rand(2, 5, low=lo, high=hi, dtype=np.float32))
     if holomorphic:
         test_scalar(f, complex(x, 0.3))
