@@ -25,10 +25,21 @@ Example::
     >>> ad.gradient(foo, 3.0)        # reverse mode
     -1.0531613736418153
     >>> ad.hessian(foo, 3.0)         # forward over reverse
-    ...
+    0.25237008600841926
 
 Nested differentiation is safe: every differentiation tags its values, and
-an operation on values of several tags is done for the innermost one.
+an operation on values of several tags is done for the innermost one.  Second
+derivatives need first derivatives that are themselves differentiable: scalar
+and element-wise functions use their partials written as code, linear,
+locally linear and multilinear array functions are handled component-wise
+(`chainrules.ad._nested`), other rules must compute with tracked values.
+
+Calls the engines cannot see: a `math` function or a function with a rule
+called directly inside the differentiated code (use `chainrules.ad.math`,
+`chainrules.ad.cmath` or `wrap(f)`); NumPy dispatches on array arguments only,
+so a NumPy higher-order function given plain arrays and a closure over a
+tracked value needs `wrap` too.  None of these loses a derivative silently:
+the tracked value raises TypeError when converted.
 """
 
 from chainrules._core import Dual, Tape, Tracked, Var, Wrapped, _ad_set_dispatch

@@ -38,6 +38,7 @@ from chainrules._core import (
     ZeroTangent,
     _ad_dual,
     _ad_strip_all,
+    frule,
     register_frule,
     register_rrule,
     rrule,
@@ -212,9 +213,17 @@ LINEAR = _existing(
     np.broadcast_to, operator.getitem, np.concatenate, np.stack, np.hstack, np.vstack,
     np.cumsum, np.trace, np.real, np.imag, np.conjugate, np.swapaxes, np.moveaxis, np.flip,
     np.roll, np.tile, np.repeat, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.diff,
+    np.where,
     np.add, np.subtract, np.negative, np.positive, operator.add, operator.sub, operator.neg,
     operator.pos, _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
     _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
+
+# Locally linear: piecewise linear, so that near the point the derivative is
+# the rule's, taken at the plain values (sort, max, clip, …; second
+# derivatives are zero almost everywhere).
+LOCALLY_LINEAR = _existing(
+    np.sort, np.max, np.min, np.amax, np.amin, np.clip, np.take, np.take_along_axis,
+    np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
 
 MULTILINEAR = _existing(
     np.matmul, operator.matmul, np.dot, np.inner, np.outer, np.tensordot, np.einsum, np.kron,
@@ -223,12 +232,14 @@ MULTILINEAR = _existing(
 
 def kind(f, primals):
     """How f is differentiated at nested tracked values: "partials", "linear",
-    "multilinear", or None (by its rule)."""
+    "locally linear", "multilinear", or None (by its rule)."""
     try:
         if lookup(f, primals) is not None:
             return "partials"
         if f in LINEAR:
             return "linear"
+        if f in LOCALLY_LINEAR:
+            return "locally linear"
         if f in MULTILINEAR:
             return "multilinear"
     except TypeError:       # unhashable f
@@ -274,6 +285,8 @@ def tangent_of(f, k, primals, tangents, kwargs):
     g = primal(f)
     if k == "linear":
         return g(*[_tangent_arg(p, t) for p, t in zip(primals, tangents)], **kwargs)
+    if k == "locally linear":
+        return _local_map(f, primals, tangents, kwargs)
     acc = ZERO
     for j, t in enumerate(tangents):
         if isinstance(unthunk(t), AbstractZero):
@@ -282,6 +295,17 @@ def tangent_of(f, k, primals, tangents, kwargs):
         args[j] = unthunk(t)
         acc = _add(acc, g(*args, **kwargs))
     return acc
+
+
+def _local_map(f, primals, tangents, kwargs):
+    """The derivative of a locally linear f at the plain values of the
+    primals, applied to the tangents (by its frule)."""
+    from chainrules.ad import _tracing
+    from chainrules.ad.config import FORWARD
+    res = frule(FORWARD, (NoTangent(),) + tuple(tangents), f, *_tracing.strip(list(primals)), **kwargs)
+    if res is None:
+        raise _tracing.no_rule(f, primals, "forward")
+    return res[1]
 
 
 def _add(a, b):
@@ -334,8 +358,8 @@ def pullback(f, k, primals, kwargs):
     applied to each component of the tracked cotangent and of the other
     factors (forward-mode differentiation of a multilinear map, by hand)."""
     from chainrules.ad._tracing import strip
-    if k == "linear":
-        return LinearPullback(f, tuple(strip(list(primals))), kwargs)
+    if k == "linear" or k == "locally linear":
+        return LinearPullback(f, tuple(strip(list(primals))), kwargs, local=(k == "locally linear"))
     primals = tuple(primals)
 
     def nested_pullback(ybar):
@@ -350,13 +374,14 @@ class LinearPullback:
     A linear map of ȳ, with rules: its frule applies it to the tangent, its
     rrule's pullback is the transposed map, which is f itself applied to the
     cotangents in place of f's differentiable arguments.  Called on a tracked
-    ȳ it goes through those rules."""
-    __slots__ = ("f", "args", "kwargs", "pb")
+    ȳ it goes through those rules.  For a locally linear f (`local`), the
+    transposed map is f's frule at `args` instead of f."""
+    __slots__ = ("f", "args", "kwargs", "pb", "local")
 
-    def __init__(self, f, args, kwargs):
+    def __init__(self, f, args, kwargs, local=False):
         from chainrules.ad import _tracing
         from chainrules.ad.config import REVERSE
-        self.f, self.args, self.kwargs = f, args, kwargs
+        self.f, self.args, self.kwargs, self.local = f, args, kwargs, local
         res = rrule(REVERSE, f, *args, **kwargs)
         if res is None:
             raise _tracing.no_rule(f, args, "reverse")
@@ -369,7 +394,10 @@ class LinearPullback:
         return tuple(unthunk(g) for g in self.pb(ybar))
 
     def transpose(self, cotangents):
-        """f applied to the cotangents of its differentiable arguments."""
+        """f applied to the cotangents of its differentiable arguments (its
+        derivative at `args`, for a locally linear f)."""
+        if self.local:
+            return _local_map(self.f, self.args, cotangents[1:], self.kwargs)
         args = [_tangent_arg(a, cotangents[i + 1]) for i, a in enumerate(self.args)]
         return primal(self.f)(*args, **self.kwargs)
 

@@ -26,6 +26,7 @@ import types
 import numpy as np
 
 from chainrules._core import (
+    AbstractTangent,
     AbstractZero,
     NoTangent,
     StructuralTangent,
@@ -104,6 +105,11 @@ def _cells(fn):
 
 def _scan(x, best, depth):
     if isinstance(x, Tracked):
+        if not _ad_is_active(x.tag):
+            raise EscapedTrackedValueError(
+                f"met a tracked {type(x).__name__} whose differentiation has finished (it escaped, "
+                "e.g. stored in a global or returned inside an object); tracked values are only "
+                "valid inside the function being differentiated")
         return x if best is None or x.tag > best.tag else best
     if depth > _MAX_DEPTH:
         return best
@@ -404,6 +410,9 @@ UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.mu
             operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,
             divmod: np.divmod}
 
+_REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
+              operator.truediv: "__rtruediv__"}
+
 ENGINES = {}     # the tracked type -> its engine's apply(top, kind, f, args, kwargs)
 
 
@@ -419,6 +428,11 @@ def dispatch(kind, f, args, kwargs):
         f = ufunc if method == "__call__" else getattr(ufunc, method)
     elif kind == ARRAY_FUNCTION and f in _STRUCTURAL:
         return f(*strip(args), **strip(kwargs or {}))
+    elif kind == OP and len(args) == 2 and isinstance(args[1], AbstractTangent):
+        # a tracked value and a zero, thunk or structural tangent: the tangent ladder
+        reflected = _REFLECTED.get(f)
+        if reflected is not None:
+            return getattr(args[1], reflected)(args[0])
     kwargs = kwargs or {}
     top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
     if top is None:

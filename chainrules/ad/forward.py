@@ -36,7 +36,6 @@ from chainrules._core import (
 )
 from chainrules.ad import _nested, _tracing
 from chainrules.ad._tracing import (
-    ARRAY_FUNCTION,
     CALL,
     OP,
     EscapedTrackedValueError,
@@ -96,7 +95,7 @@ def apply(top, kind, f, args, kwargs):
         if k == "partials" and not kwargs and all(type(t) is not Tangent and type(t) is not list
                                                   for t in tangents):
             return _by_partials(tag, rule_f, _nested.lookup(rule_f, primals), primals, tangents[1:])
-        if k == "linear" or k == "multilinear":
+        if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
     try:
@@ -338,43 +337,59 @@ def frule_via_ad(tangents, f, args, kwargs):
 def jacobian_forward(f, x):
     """The Jacobian of f at x by forward mode, one jvp per input element:
     shape `np.shape(f(x)) + np.shape(x)`."""
-    x, shape = _jacobian_input(x)
+    x, shape, dtype = jacobian_input(x)
     cols = []
-    for j in range(max(x.size, 1) if shape else 1):
-        e = np.zeros(x.size, dtype=x.dtype)
-        e[j] = 1
-        if shape:
-            omega, col = jvp(f, (x,), (e.reshape(shape),))
-        else:
-            omega, col = jvp(f, (float(x) if x.dtype.kind == "f" else complex(x),), (e[0].item(),))
-        cols.append(_as_output_array(omega, col))
-    out_shape = np.shape(_ad_strip_all(omega))
-    jac = np.stack(cols, axis=-1) if cols else np.zeros(out_shape + (0,))
-    return _jacobian_result(jac.reshape(out_shape + shape))
+    for e in basis(shape, dtype):
+        omega, col = jvp(f, (x,), (e,))
+        cols.append(as_output(omega, col))
+    return stack_jacobian(cols, np.shape(_ad_strip_all(omega)), shape)
 
 
-def _jacobian_input(x):
+def jacobian_input(x):
+    """(x, its shape, the dtype of its tangents), x checked: a number or a
+    float/complex array, possibly tracked by an enclosing differentiation
+    (which then differentiates the Jacobian too)."""
     p = _ad_strip_all(x)
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError(f"jacobian(f, x): x must be a number or a float/complex array, got {_describe(x)}")
-    a = np.asarray(p, dtype=float if np.asarray(p).dtype.kind in "biu" else None)
-    if a.dtype.kind not in "fc":
-        raise TypeError(f"jacobian(f, x): x must be a float or complex array, got dtype {a.dtype}")
-    return a, a.shape
+    dtype = np.result_type(p, float)
+    if dtype.kind not in "fc":
+        raise TypeError(f"jacobian(f, x): x must be a float or complex array, got dtype {np.result_type(p)}")
+    if isinstance(x, Tracked):
+        return x, np.shape(p), dtype
+    if isinstance(p, np.ndarray):
+        return p.astype(dtype, copy=False), p.shape, dtype
+    return (complex(p) if dtype.kind == "c" else float(p)), (), dtype
 
 
-def _as_output_array(omega, d):
-    if isinstance(_ad_strip_all(omega), (tuple, list, dict)):
+def basis(shape, dtype):
+    """The unit tangents of a value of this shape (numbers for a scalar)."""
+    n = int(np.prod(shape))
+    for j in range(n):
+        e = np.zeros(n, dtype=dtype)
+        e[j] = 1
+        yield e.reshape(shape) if shape else e[0].item()
+
+
+def as_output(omega, d):
+    """A tangent of f's output as an array (or tracked array) for stacking."""
+    if isinstance(_ad_strip_all(omega), (tuple, list, dict)) or isinstance(omega, (tuple, list, dict)):
         raise TypeError("jacobian: f must return a number or an array, got a "
                         f"{type(omega).__name__}; differentiate its parts separately")
     d = unthunk(d)
     if isinstance(d, AbstractZero):
-        return np.zeros(np.shape(omega))
-    return np.asarray(d)
+        return np.zeros(np.shape(_ad_strip_all(omega)))
+    return d
 
 
-def _jacobian_result(jac):
-    return jac[()] if jac.ndim == 0 else jac
+def stack_jacobian(parts, out_shape, in_shape, axis=-1):
+    """The Jacobian of shape out_shape + in_shape from one part per input
+    element (axis=-1) or per output element (axis=0)."""
+    if not parts:
+        return np.zeros(out_shape + in_shape)
+    jac = np.stack([np.reshape(q, out_shape if axis == -1 else in_shape) for q in parts], axis=axis)
+    jac = np.reshape(jac, out_shape + in_shape)
+    return jac[()] if not out_shape + in_shape else jac
 
 
 def _as_tuples(primals, tangents):

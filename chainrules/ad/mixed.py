@@ -5,10 +5,7 @@ rules (and, for scalar functions, their partials written as code,
 `chainrules.ad._nested`).
 """
 
-import numpy as np
-
-from chainrules._core import _ad_strip_all
-from chainrules.ad.forward import _jacobian_input, _jacobian_result, jacobian_forward, jvp
+from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
 from chainrules.ad.reverse import gradient, jacobian_reverse
 
 __all__ = ["jacobian", "hvp", "hessian"]
@@ -57,19 +54,6 @@ def hessian(f, x):
         >>> from chainrules.ad import math
         >>> hessian(lambda x: math.sin(x), 0.5)   # -sin(0.5)
         -0.479425538604203"""
-    a, shape = _jacobian_input(x)
-    if not shape:
-        one = 1.0 if a.dtype.kind == "f" else 1.0 + 0j
-        x0 = float(a) if a.dtype.kind == "f" else complex(a)
-        return _scalar(hvp(f, x0, one))
-    cols = []
-    for j in range(a.size):
-        e = np.zeros(a.size, dtype=a.dtype)
-        e[j] = 1
-        cols.append(np.asarray(_ad_strip_all(hvp(f, a, e.reshape(shape)))).ravel())
-    return _jacobian_result(np.stack(cols, axis=-1).reshape(shape + shape))
-
-
-def _scalar(h):
-    p = _ad_strip_all(h)
-    return p if h is p else h
+    x, shape, dtype = jacobian_input(x)
+    cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype)]
+    return stack_jacobian(cols, shape, shape)

@@ -160,7 +160,7 @@ def apply(top, kind, f, args, kwargs):
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
             return _by_partials(tape, rule_f, _nested.lookup(rule_f, primals), primals, inputs)
-        if k == "linear" or k == "multilinear":
+        if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             out, outputs = attach(tape, omega, rule_f)
             if outputs is not None:
@@ -549,24 +549,16 @@ def rrule_via_ad(f, args, kwargs):
 def jacobian_reverse(f, x):
     """The Jacobian of f at x by reverse mode, one vjp per output element:
     shape `np.shape(f(x)) + np.shape(x)`."""
-    from chainrules.ad.forward import _jacobian_input, _jacobian_result
-    a, shape = _jacobian_input(x)
-    x = a if shape else (float(a) if a.dtype.kind == "f" else complex(a))
+    from chainrules.ad.forward import as_output, basis, jacobian_input, stack_jacobian
+    x, shape, _ = jacobian_input(x)
     omega, pullback = vjp(f, x)
     p = _ad_strip_all(omega)
     if isinstance(p, (tuple, list, dict)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError("jacobian: f must return a number or an array, got a "
                         f"{type(p).__name__}; differentiate its parts separately")
-    out = np.asarray(p)
-    rows = []
-    for i in range(out.size):
-        e = np.zeros(out.size, dtype=out.dtype if out.dtype.kind in "fc" else float)
-        e[i] = 1
-        seed = e.reshape(out.shape) if out.shape else e[0].item()
-        (g,) = pullback(seed)
-        rows.append(np.asarray(g).ravel())
-    jac = np.stack(rows) if rows else np.zeros((0, a.size))
-    return _jacobian_result(jac.reshape(out.shape + shape))
+    out_shape = np.shape(p)
+    rows = [as_output(x, pullback(e)[0]) for e in basis(out_shape, np.result_type(p, float))]
+    return stack_jacobian(rows, out_shape, shape, axis=0)
 
 
 def _has_leaf(x, depth=0):

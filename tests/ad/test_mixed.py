@@ -32,6 +32,9 @@ ARRAY_FUNCTIONS = {
     "network": lambda x: np.mean(np.tanh(W2 @ np.tanh(W1 @ x)) ** 2),
     "softplus": lambda x: np.sum(np.log1p(np.exp(x))) + x[0] * x[1],
     "reshape": lambda x: np.sum(np.reshape(np.outer(x, x), (9,)) * np.arange(9.0)),
+    "piecewise": lambda x: np.max(x * x) * np.sort(x)[0] + np.sum(np.clip(x, -0.5, 0.5) ** 2)
+    + np.sum(np.where(x > 0, x, 0.1 * x) ** 3) + np.median(x) ** 2,
+    "fft": lambda x: np.sum(np.abs(np.fft.fft(x * x)) ** 2),
 }
 
 
@@ -105,6 +108,34 @@ def test_jacobian_bad_input():
         ad.jacobian(lambda x: (x, x), 1.0, mode="forward")
     with pytest.raises(TypeError, match="x must be a number or a float/complex array"):
         ad.jacobian(lambda x: x, "a")
+
+
+ARRAY_ZOO = {
+    "mean": lambda x: np.sum(np.mean(x, axis=1) ** 2),
+    "var_std": lambda x: np.var(x) + np.std(x, axis=0).sum(),
+    "max": lambda x: np.max(x, axis=0).sum() + x.min(),
+    "cumprod": lambda x: np.cumprod(x[0] + 2).sum(),
+    "transpose": lambda x: np.sum(x.T @ x),
+    "where": lambda x: np.sum(np.where(x > 0, x, 0.1 * x) ** 2),
+    "concatenate": lambda x: np.sum(np.concatenate([x, x ** 2], axis=1)),
+    "fancy_index": lambda x: np.sum(x[[0, 2], 1:3] ** 3),
+    "einsum": lambda x: np.einsum("ij,j->", x, np.arange(4.0)),
+    "solve": lambda x: np.sum(np.linalg.solve(A, x[:, :3])),
+    "norm": lambda x: np.linalg.norm(x),
+    "sort": lambda x: np.sort(x, axis=1)[:, -1].sum(),
+    "prod": lambda x: np.prod(x[0]),
+    "iterate": lambda x: sum(np.sum(r ** 2) for r in x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_ZOO))
+def test_array_code_in_both_modes_against_finite_differences(name):
+    from chainrules.finite_differences import grad as fd_grad
+    f = ARRAY_ZOO[name]
+    x = np.random.default_rng(1).normal(size=(3, 4))
+    expected = fd_grad(FDM, f, x)[0]
+    test_approx(ad.gradient(f, x), expected, rtol=1e-7, atol=1e-7)
+    test_approx(ad.jacobian(f, x, mode="forward"), expected, rtol=1e-7, atol=1e-7)
 
 
 def test_hessian_through_a_rule_that_cannot_take_tracked_values_says_so():

@@ -113,3 +113,20 @@ def test_reverse_over_reverse_of_array_code():
     g = ad.gradient(lambda x: np.sum(ad.gradient(lambda y: np.sum(np.sin(y) * y[::-1]), x)), x)
     expected = FDM(lambda t: np.sum(ad.gradient(lambda y: np.sum(np.sin(y) * y[::-1]), x + t)), 0.0)
     test_approx(np.sum(g), expected, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_jacobian_and_hessian_inside_a_derivative(mode):
+    x = np.array([1.0, 2.0])
+    assert ad.derivative(lambda t: ad.jacobian(lambda z: z ** 3, t * x, mode=mode)[1, 1], 1.0) == 24.0
+    assert ad.gradient(lambda t: ad.hessian(lambda z: np.sum(z ** 3), t * x)[1, 1], 1.0) == 12.0
+    assert ad.derivative(lambda t: ad.hessian(lambda z: z ** 3, t), 2.0) == 6.0
+
+
+def test_an_escaped_dual_is_reported_not_used_as_a_constant():
+    leaked = []
+    ad.derivative(lambda x: leaked.append(x) or x, 1.0)
+    with pytest.raises(ad.EscapedTrackedValueError, match="has finished"):
+        ad.derivative(lambda y: y * leaked[0], 1.0)
+    with pytest.raises(ad.EscapedTrackedValueError, match="has finished"):
+        ad.gradient(lambda y: y * leaked[0], 1.0)

@@ -11,7 +11,6 @@ import pytest
 import chainrules as cr
 from chainrules import ad
 from chainrules.ad import _tracing
-from chainrules.ad import math as admath
 from chainrules.finite_differences import central_fdm, grad as fd_grad
 from chainrules.testing import test_approx
 
@@ -288,3 +287,11 @@ def test_tracked_values_are_not_hashable_but_copyable():
         return x
     ad.gradient(f, 1.0)
     ad.derivative(f, 1.0)
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_tangent_types_on_the_right_follow_the_ladder(engine):
+    D = ENGINES[engine]
+    assert D(lambda x: (x + cr.ZeroTangent()) * x, 2.0) == 4.0
+    assert D(lambda x: x * cr.ZeroTangent() + x, 2.0) == 1.0
+    assert D(lambda x: x + cr.Thunk(lambda: 1.0), 2.0) == 1.0

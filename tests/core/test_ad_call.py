@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules import ad
+from chainrules import ad  # noqa: F401  (installs the generic engine)
 from chainrules._core import Dual, Tape, Var, Wrapped, _ad_close, _ad_new_tag
 
 
