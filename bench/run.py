@@ -203,7 +203,6 @@ class Result:
     status: str = "ok"      # ok | missing | n/a | error
     detail: str = ""
     times: list = field(default_factory=list)   # seconds per call, one per repetition
-    ratios: list = field(default_factory=list)  # time / baseline time, per repetition
     n: int = 0
 
     @property
@@ -288,8 +287,6 @@ def _rounds(b, methods, results, active, n, reps, smoke, min_reps, budget):
             this[v] = _time_once(methods[v], b.params, n)
         for v, t in this.items():
             results[v].times.append(t)
-            if b.baseline in this and this[b.baseline] > 0:
-                results[v].ratios.append(t / this[b.baseline])
         if not smoke and r + 1 >= min_reps and time.perf_counter() - start > budget:
             break
 
@@ -529,16 +526,26 @@ def write_markdown(path, measured, failed_imports, info, smoke, target_lines):
 
 
 def write_json(path, measured, failed_imports, info, smoke):
-    data = {"machine": info, "smoke": smoke, "benchmarks": [], "failed_imports": {
-        name: f"{type(e).__name__}: {e}" for name, e in failed_imports}}
+    """Every repetition of every variant (seconds per call, 4 significant
+    digits), one benchmark per line so that the file diffs well."""
+    def sig(t):
+        return float(f"{t:.4g}")
+
+    benchmarks = []
     for b, results in measured:
-        data["benchmarks"].append({
+        benchmarks.append({
             "module": b.module, "name": b.name, "baseline": b.baseline,
             "params": dict(zip(b.param_names, map(_show_param, b.params))),
             "variants": {r.variant: {"status": r.status, "detail": r.detail, "n": r.n,
-                                     "median": r.median, "times": r.times, "ratios": r.ratios}
+                                     "median": sig(r.median) if r.median else None,
+                                     "times": [sig(t) for t in r.times]}
                          for r in results}})
-    Path(path).write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    failed = {name: f"{type(e).__name__}: {e}" for name, e in failed_imports}
+    dump = lambda x: json.dumps(x, ensure_ascii=False)  # noqa: E731
+    lines = ["{", f' "machine": {dump(info)},', f' "smoke": {dump(smoke)},',
+             f' "failed_imports": {dump(failed)},', ' "benchmarks": [',
+             ",\n".join("  " + dump(b) for b in benchmarks), " ]", "}", ""]
+    Path(path).write_text("\n".join(lines), encoding="utf-8")
 
 
 # ----- the picture ---------------------------------------------------------
