@@ -298,6 +298,10 @@ cdef class Tracked:
         return _np.transpose(self)
 
     @property
+    def mT(self):
+        return _np.swapaxes(self, -1, -2)
+
+    @property
     def real(self):
         return _np.real(self)
 

@@ -32,7 +32,10 @@ an operation on values of several tags is done for the innermost one.  Second
 derivatives need first derivatives that are themselves differentiable: scalar
 and element-wise functions use their partials written as code, linear,
 locally linear and multilinear array functions are handled component-wise
-(`chainrules.ad._nested`), other rules must compute with tracked values.
+(`chainrules.ad._nested`); prod, cumprod, var, std and linalg.norm, solve,
+inv, det and slogdet have rules for this (`chainrules.ad._nested_rules`);
+other rules must compute with tracked values (a clear NoRuleError says
+which rule could not).
 
 Calls the engines cannot see: a `math` function or a function with a rule
 called directly inside the differentiated code (use `chainrules.ad.math`,

@@ -15,7 +15,10 @@ C kernels of the scalar table cannot take and many array rules convert with
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
 - multilinear functions (matmul, dot, einsum, outer, …): the same, expanding
-  products of tracked components (`pullback_at`, below).
+  products of tracked components (`pullback_at`, below), and, in reverse
+  over reverse, a pullback with a rule of its own (`MultilinearPullback`);
+- prod, cumprod, var, std, linalg.norm/solve/inv/det/slogdet: rules written
+  with NumPy calls on the tracked arguments (`chainrules.ad._nested_rules`).
 
 Every other function falls back to its rule, which then receives the
 enclosing differentiation's tracked values (rules written with operators and
@@ -28,6 +31,7 @@ import operator
 
 import numpy as np
 
+from chainrules.ad import _nested_rules
 from chainrules._core import (
     AbstractZero,
     Dual,
@@ -236,6 +240,8 @@ def kind(f, primals):
     try:
         if lookup(f, primals) is not None:
             return "partials"
+        if f in _nested_rules.RULES:
+            return "rule"
         if f in LINEAR:
             return "linear"
         if f in LOCALLY_LINEAR:
@@ -431,6 +437,63 @@ def _index(t, i):
     return t if isinstance(t, AbstractZero) else unthunk(t[i])
 
 
+class MultilinearPullback:
+    """(ȳ, *args) ↦ the pullback of the multilinear f at args applied to ȳ:
+    `(NoTangent(), ā₁, …, āₙ)`.
+
+    Each āⱼ is multilinear in ȳ and the other arguments, so the map has an
+    rrule made of f and of itself (reverse over reverse): for the cotangent
+    ā̄ⱼ of āⱼ, ⟨ā̄ⱼ, āⱼ⟩ = ⟨f(…, ā̄ⱼ at j, …), ȳ⟩ (real inner product), so
+    ȳ̄ += f(args with argument j replaced by ā̄ⱼ) and, for every other
+    argument k, ā̄ₖ += (the pullback at those arguments)(ȳ)ₖ.  Called on
+    tracked values, it goes through that rule."""
+    __slots__ = ("f", "kwargs")
+
+    def __init__(self, f, kwargs):
+        self.f, self.kwargs = f, kwargs
+
+    def __call__(self, ybar, *args):
+        from chainrules.ad import _tracing
+        from chainrules.ad.config import REVERSE
+        if _tracing.top_tracked(ybar, args) is not None:
+            return primal(self)(ybar, *args)
+        res = rrule(REVERSE, self.f, *args, **self.kwargs)
+        if res is None:
+            raise _tracing.no_rule(self.f, args, "reverse")
+        return tuple(unthunk(g) for g in res[1](ybar))
+
+    def __repr__(self):
+        return f"<pullback of {getattr(self.f, '__name__', self.f)} (multilinear)>"
+
+
+@register_rrule(MultilinearPullback, instances=True)
+def multilinear_pullback_rrule(mp, ybar, *args):
+    omega = mp(ybar, *args)
+
+    def multilinear_pullback_pullback(obar):
+        obar = unthunk(obar)
+        n = len(args)
+        grads = [ZERO] * n
+        dy = ZERO
+        if isinstance(obar, AbstractZero):
+            return (NoTangent(), dy) + tuple(grads)
+        f = primal(mp.f)
+        for j in range(n):
+            aj = _index(obar, j + 1)
+            if isinstance(aj, AbstractZero) or not _is_value(args[j]):
+                continue
+            moved = list(args)
+            moved[j] = aj
+            dy = _add(dy, f(*moved, **mp.kwargs))
+            others = mp(ybar, *moved)
+            for k in range(n):
+                if k != j and _is_value(args[k]):
+                    grads[k] = _add(grads[k], unthunk(others[k + 1]))
+        grads = [g if _is_value(a) else NoTangent() for a, g in zip(args, grads)]
+        return (NoTangent(), dy) + tuple(grads)
+    return omega, multilinear_pullback_pullback
+
+
 def _pullback_at(f, k, args, kwargs, ybar):
     from chainrules.ad import _tracing
     from chainrules.ad.config import REVERSE
@@ -441,11 +504,9 @@ def _pullback_at(f, k, args, kwargs, ybar):
             raise _tracing.no_rule(f, args, "reverse")
         return res[1](ybar)
     if type(top) is not Dual:
-        # reverse over reverse: the rule itself must take tracked values
-        res = rrule(REVERSE, f, *args, **kwargs)
-        if res is None:
-            raise _tracing.no_rule(f, args, "reverse")
-        return res[1](ybar)
+        # reverse over reverse: the pullback as an operation of the enclosing
+        # tape, with a rule of its own (MultilinearPullback)
+        return primal(MultilinearPullback(f, kwargs))(ybar, *args)
     tag = top.tag
     args_p = [_component(a, tag, "primal") for a in args] if k == "multilinear" else list(args)
     ybar_p = _component(ybar, tag, "primal")

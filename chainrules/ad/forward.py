@@ -34,7 +34,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
-from chainrules.ad import _nested, _tracing
+from chainrules.ad import _nested, _nested_rules, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -98,12 +98,14 @@ def apply(top, kind, f, args, kwargs):
         if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
-    try:
-        res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
-    except TypeError as e:
-        if nested:
-            raise _tracing.nested_rule_error(rule_f, e, "forward") from e
-        raise
+    res = _nested_rules.frule(rule_f, tuple(tangents), primals, kwargs) if nested and k == "rule" else None
+    if res is None:
+        try:
+            res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+        except (TypeError, AttributeError) as e:
+            if nested:
+                raise _tracing.nested_rule_error(rule_f, e, "forward") from e
+            raise
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:

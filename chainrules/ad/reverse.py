@@ -38,7 +38,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
-from chainrules.ad import _nested, _tracing
+from chainrules.ad import _nested, _nested_rules, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -81,7 +81,7 @@ class Record:
             return
         try:
             grads = self.pullback(ybar)
-        except TypeError as e:
+        except (TypeError, AttributeError) as e:
             if self.nested or _tracing.top_tracked(ybar) is not None:
                 raise _tracing.nested_rule_error(self.f, e, "reverse") from e
             raise
@@ -89,11 +89,16 @@ class Record:
             raise TypeError(f"the pullback of {fname(self.f)} returned "
                             f"{len(grads) if isinstance(grads, tuple) else type(grads).__name__} "
                             f"cotangents; expected a tuple of {self.nargs + 1} (∂self and one per argument)")
-        for argi, path, slot in self.inputs:
-            g = grads[argi + 1]
-            for key in path:
-                g = index_tangent(g, key)
-            adj.add(slot, g)
+        try:
+            for argi, path, slot in self.inputs:
+                g = grads[argi + 1]
+                for key in path:
+                    g = index_tangent(g, key)
+                adj.add(slot, g)        # unthunks: a thunked cotangent is computed here
+        except (TypeError, AttributeError) as e:
+            if self.nested or _tracing.top_tracked(ybar) is not None:
+                raise _tracing.nested_rule_error(self.f, e, "reverse") from e
+            raise
 
     def __repr__(self):
         return f"<record of {fname(self.f)}>"
@@ -167,12 +172,14 @@ def apply(top, kind, f, args, kwargs):
                 tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
                                         len(primals), rule_f))
             return out
-    try:
-        res = rrule(REVERSE, rule_f, *primals, **kwargs)
-    except TypeError as e:
-        if nested:
-            raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
-        raise
+    res = _nested_rules.rrule(rule_f, primals, kwargs) if nested and k == "rule" else None
+    if res is None:
+        try:
+            res = rrule(REVERSE, rule_f, *primals, **kwargs)
+        except (TypeError, AttributeError) as e:
+            if nested:
+                raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
+            raise
     if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)

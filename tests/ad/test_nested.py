@@ -66,7 +66,8 @@ def test_kinds():
     assert _nested.kind(np.sin, (x,)) == "partials"
     assert _nested.kind(np.sum, (x,)) == "linear"
     assert _nested.kind(np.matmul, (x, x)) == "multilinear"
-    assert _nested.kind(np.linalg.inv, (x,)) is None
+    assert _nested.kind(np.linalg.inv, (x,)) == "rule"
+    assert _nested.kind(np.linalg.cholesky, (x,)) is None
     # |z| is not holomorphic: no partials for complex arguments
     assert _nested.kind(abs, (1j,)) is None
 
