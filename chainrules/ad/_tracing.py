@@ -416,6 +416,34 @@ _REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: 
 ENGINES = {}     # the tracked type -> its engine's apply(top, kind, f, args, kwargs)
 
 
+# Values that hold no tracked value inside: an operation whose arguments are
+# these and tracked values ("flat" arguments, the common case) skips the
+# recursive walks over containers and closures.
+FLAT_TYPES = frozenset({float, int, complex, bool, str, bytes, type(None), np.ndarray, np.float64,
+                        np.float32, np.complex128, np.complex64, np.int64, np.int32, np.intp,
+                        np.bool_, np.dtype, slice, type(Ellipsis)})
+_NOT_FLAT = object()
+
+
+def flat_top(args, kwargs):
+    """The innermost tracked value among flat arguments (None when there is
+    none), or `_NOT_FLAT` when an argument may hold tracked values inside."""
+    top = None
+    for a in args:
+        t = type(a)
+        if t in FLAT_TYPES:
+            continue
+        if not isinstance(a, Tracked):
+            return _NOT_FLAT
+        if top is None or a.tag > top.tag:
+            top = a
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in FLAT_TYPES:
+                return _NOT_FLAT
+    return top
+
+
 def dispatch(kind, f, args, kwargs):
     """Do the operation `f(*args, **kwargs)` on tracked values (the hook of
     `_core/ad_forward.pxi`): find the innermost differentiation among the
@@ -434,7 +462,9 @@ def dispatch(kind, f, args, kwargs):
         if reflected is not None:
             return getattr(args[1], reflected)(args[0])
     kwargs = kwargs or {}
-    top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
+    top = flat_top(args, kwargs) if type(f) is not Wrapped else _NOT_FLAT
+    if top is _NOT_FLAT:
+        top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
     if top is None:
         return f.f(*args, **kwargs) if type(f) is Wrapped else f(*args, **kwargs)
     if not _ad_is_active(top.tag):

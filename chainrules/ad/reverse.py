@@ -76,7 +76,8 @@ class Record:
         self.nested = nested
 
     def backprop(self, adj):
-        ybar = gather(self.outputs, adj)
+        outputs = self.outputs
+        ybar = adj.get(outputs) if type(outputs) is int else gather(outputs, adj)
         if isinstance(ybar, AbstractZero):
             return
         try:
@@ -92,8 +93,9 @@ class Record:
         try:
             for argi, path, slot in self.inputs:
                 g = grads[argi + 1]
-                for key in path:
-                    g = index_tangent(g, key)
+                if path:
+                    for key in path:
+                        g = index_tangent(g, key)
                 adj.add(slot, g)        # unthunks: a thunked cotangent is computed here
         except (TypeError, AttributeError) as e:
             if self.nested or _tracing.top_tracked(ybar) is not None:
@@ -130,12 +132,65 @@ class PartialsRecord:
         return f"<partials record of {fname(self.f)}>"
 
 
+_FLAT_TYPES = _tracing.FLAT_TYPES
+_SLOW = object()
+
+
+def _apply_flat(tape, kind, f, args, kwargs):
+    """`apply` for the common case, without the walks over containers: an
+    operator, ufunc or NumPy function (no closure to look into) on Vars of
+    this tape holding plain values and on plain flat values (no nesting).
+    Returns _SLOW when the case is not that one or the rule is missing (the
+    general path then decides, and reports)."""
+    tag = tape.tag
+    primals = list(args)
+    inputs = []
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Var:
+            if a.tag != tag:
+                return _SLOW
+            p = a.primal
+            if isinstance(p, Tracked):
+                return _SLOW
+            primals[i] = p
+            inputs.append((i, (), a.slot))
+        elif t not in _FLAT_TYPES:
+            return _SLOW
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in _FLAT_TYPES:
+                return _SLOW
+    res = rrule(REVERSE, f, *primals, **kwargs)
+    if res is None and kind == OP:
+        g = _tracing.UFUNC_OF.get(f)
+        if g is not None and any(map(_tracing.is_array, primals)):
+            f = g
+            res = rrule(REVERSE, f, *primals, **kwargs)
+    if type(res) is not tuple or len(res) != 2:
+        return _SLOW
+    omega, pullback = res
+    t = type(omega)
+    if (t is np.ndarray and omega.dtype.kind in "fc") or t is float or t is np.float64:
+        slot = tape.new_slot()
+        tape.push_record(Record(pullback, inputs, slot, len(primals), f))
+        return tape.var(omega, slot)
+    out, outputs = attach(tape, omega, f)
+    if outputs is not None:
+        tape.push_record(Record(pullback, inputs, outputs, len(primals), f))
+    return out
+
+
 def apply(top, kind, f, args, kwargs):
     """Apply f to arguments holding Vars of `top.tape`, by f's rrule."""
     tape = top.tape
     if not tape.active:
         raise EscapedTrackedValueError(
             f"{fname(f)}: met a Var of a tape that is closed (a tracked value escaped)")
+    if kind != CALL:
+        out = _apply_flat(tape, kind, f, args, kwargs)
+        if out is not _SLOW:
+            return out
     rule_f, call_f = _tracing.resolve(f)
     tag = tape.tag
     if kwargs and _tracing.holds_tag(kwargs, tag):
@@ -479,7 +534,7 @@ def _value_and_gradient(f, args):
         raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
                         "differentiate with respect to numbers, float/complex arrays, or containers "
                         "and dataclasses holding them")
-    omega, pullback = vjp(f, *args)
+    omega, pullback = _vjp(f, args)
     _real_scalar(omega, "gradient")
     return omega, pullback(1.0)
 
@@ -499,6 +554,10 @@ def vjp(f, *args):
         (6.0,)"""
     for a in args:
         _check_input(a, "vjp")
+    return _vjp(f, args)
+
+
+def _vjp(f, args):
     if _tracing.has_rules(f):
         res = rrule(REVERSE, f, *args)
         if res is not None:
