@@ -10,8 +10,18 @@ kit's `TestConfig`.  The function's own tangent (the ∂self of a closure) is
 summed over its calls and returned for it.
 
 - `map(f, *iterables)` and `itertools.accumulate(iterable, func)`: the rule's
-  Ω is a list (an AD cannot carry tangents through a lazy iterator); the
-  elements are those the iterator would give.
+  Ω is a list of the elements the primal's iterator yields, and its tangent
+  is a list.  Why not an iterator: the rule must call f on every element
+  before it can return a pullback (an rrule cannot be lazy), so the work is
+  done either way; a list can be read many times, indexed and given a
+  structural tangent, where a one-shot iterator would be emptied by the
+  first reader (an AD's bookkeeping, a test's comparison).  This is also
+  what a ChainRules or JAX user meets: Julia's `map` and JAX's `lax.map`,
+  `vmap` and `lax.associative_scan` return materialised collections.  Code
+  that only iterates the result (`for`, `sum`, `list`, `zip`) sees no
+  difference; code calling `next()` on it must call `iter()` first.  The
+  testing kit compares a primal's iterator with the rule's list element by
+  element (`chainrules.testing.finite_difference_calls.materialize`).
 - `functools.reduce(f, xs[, initial])`.
 - `np.vectorize(f)(*args)` (no `signature=`, one output) and
   `np.apply_along_axis(f, axis, arr, *args)`.

@@ -10,6 +10,10 @@ zeros; `add_inplace` against plain `+` for every tangent (the check of
 `InplaceableThunk`s).  All failures of one call are reported together in one
 AssertionError that names the function, the argument, the rule's value, the
 finite-difference value and the difference.
+
+A primal that returns a one-shot iterator (`map`, `itertools.accumulate`, a
+generator) is compared and differentiated as the list of its elements, which
+is what its rule returns (`finite_difference_calls.materialize`).
 """
 
 import copy
@@ -35,7 +39,7 @@ from chainrules.testing.check_result import (
     default_tolerance,
     test_approx,
 )
-from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp
+from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
 from chainrules.testing.rand_tangent import rand_tangent
 
@@ -239,7 +243,7 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     if not isinstance(res, tuple) or len(res) != 2:
         raise AssertionError(f"{header}: the frule must return the pair (Ω, ΔΩ), got {_short(res)}")
     omega_ad, domega_ad = res
-    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    omega = materialize(f(*_safe_copy(xs), **_safe_copy(fkwargs)))
     rtol, atol = _tolerances(rtol, atol, xs, tangents, omega)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the frule differs from f(*args)",
                  rtol=rtol, atol=atol)
@@ -327,7 +331,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     if not isinstance(res, tuple) or len(res) != 2 or not callable(res[1]):
         raise AssertionError(f"{header}: the rrule must return the pair (Ω, pullback), got {_short(res)}")
     omega_ad, pullback = res
-    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    omega = materialize(f(*_safe_copy(xs), **_safe_copy(fkwargs)))
     ybar = rand_tangent(omega) if output_tangent is None else output_tangent
     rtol, atol = _tolerances(rtol, atol, xs, [s.accumulator for s in specs], omega, ybar)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the rrule differs from f(*args)",

@@ -787,3 +787,33 @@ def test_testers_work_in_parametrisations_and_raise_assertion_error_only():
     for x in (1.0, 2 + 1j, np.float32(3.0)):
         with pytest.raises(AssertionError):
             test_scalar(twice, x)
+
+
+def test_functions_returning_iterators_are_compared_as_lists():
+    def squares(xs):
+        return (x * x for x in xs)
+
+    @cr.register_rrule(squares)
+    def _(xs):
+        def squares_pullback(ybar):
+            ybar = cr.unthunk(ybar)
+            if isinstance(ybar, cr.AbstractZero):
+                return NoTangent(), ZeroTangent()
+            return NoTangent(), [2 * x * y for x, y in zip(xs, ybar)]
+        return [x * x for x in xs], squares_pullback
+
+    def cubes(xs):
+        return iter([x ** 3 for x in xs])
+
+    @cr.register_rrule(cubes)
+    def _(xs):
+        def cubes_pullback(ybar):
+            ybar = cr.unthunk(ybar)
+            if isinstance(ybar, cr.AbstractZero):
+                return NoTangent(), ZeroTangent()
+            return NoTangent(), [2 * x * y for x, y in zip(xs, ybar)]   # wrong: 3x²
+        return [x ** 3 for x in xs], cubes_pullback
+
+    test_rrule(squares, [1.0, -2.0])
+    with pytest.raises(AssertionError, match="pullback"):
+        test_rrule(cubes, [1.0, -2.0])
