@@ -817,3 +817,21 @@ def test_functions_returning_iterators_are_compared_as_lists():
     test_rrule(squares, [1.0, -2.0])
     with pytest.raises(AssertionError, match="pullback"):
         test_rrule(cubes, [1.0, -2.0])
+
+
+def test_an_int_marked_non_differentiable_reaches_the_function_as_an_int():
+    import chainrules as cr
+    from chainrules.testing import PrimalAndTangent, test_rrule
+
+    def pick(x, i):
+        return x[i] * 2.0   # a float index would raise
+
+    @cr.register_rrule(pick)
+    def pick_rrule(x, i):
+        def pick_pullback(ȳ):
+            dx = np.zeros_like(x)
+            dx[i] = 2.0 * ȳ
+            return cr.NoTangent(), dx, cr.NoTangent()
+        return pick(x, i), pick_pullback
+
+    test_rrule(pick, np.array([1.0, 2.0, 3.0]), PrimalAndTangent(1, cr.NoTangent()))
