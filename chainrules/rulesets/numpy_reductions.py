@@ -28,19 +28,24 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     InplaceableThunk,
-    NoTangent,
     ProjectTo,
     Thunk,
-    ZeroTangent,
     non_differentiable,
-    register_frule,
-    register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, unbroadcast, unreduce
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    normalize_axes,
+    register as _register,
+    unbroadcast,
+    unreduce,
+)
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
 
 
@@ -73,36 +78,11 @@ def _shape_dtype(x):
     return a.shape, a.dtype
 
 
-def _is_complex(v):
-    return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
-    0-d results into scalars, and not always the same way for both)."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
-
-
 def _count(shape, axes):
     n = 1
     for a in axes:
         n *= shape[a]
     return n
-
-
-def _register(fs, frule, rrule):
-    for f in fs:
-        register_frule(f)(frule)
-        register_rrule(f)(rrule)
-
-
-def _methods(*names):
-    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 _SUM_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")

@@ -39,26 +39,22 @@ from chainrules._core import (
     StructuralTangent,
     Tangent,
     Thunk,
-    ZeroTangent,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
-
-NO = NoTangent()
-ZERO = ZeroTangent()
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    register as _register,
+    reject_out,
+    unbroadcast,
+)
 
 
 def _arg(args, kwargs, i, name, default=None):
@@ -75,16 +71,6 @@ def _real_for(dtype, v):
         if type(v) is complex or (vd is not None and vd.kind == "c"):
             return np.real(v)
     return v
-
-
-def _register(fs, frule, rrule, *types):
-    for f in fs:
-        register_frule(f, *types)(frule)
-        register_rrule(f, *types)(rrule)
-
-
-def _methods(*names):
-    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 # ----- linear in the array: forward is f on the tangent, back is the adjoint ------------

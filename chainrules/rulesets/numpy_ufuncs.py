@@ -35,20 +35,25 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    NoTangent,
     ProjectTo,
     Tangent,
     Thunk,
-    ZeroTangent,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    is_complex as _is_complex,
+    like as _like,
+    named_rule,
+    reject_out,
+    unbroadcast,
+)
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 _unary_rules: dict = {}     # f -> (frule, rrule), for the operator module below
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -67,26 +72,6 @@ def _array_like(x):
     if t is np.ndarray or t is float:
         return x
     return np.asarray(x) if isinstance(x, (list, tuple)) else x
-
-
-def _is_complex(v):
-    t = type(v)
-    if t is np.ndarray:
-        return v.dtype.kind == "c"
-    if t is float or t is np.float64:
-        return False
-    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
-    0-d results into scalars, and not always the same way for both)."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
 
 
 def _seed_error(name, ȳ, Ω):
