@@ -91,128 +91,78 @@ _MAX_ARGS = ("axis", "out", "keepdims", "initial", "where")
 _VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
 
-# ----- sum, nansum, mean, nanmean ----------------------------------------------------
+# ----- sum, nansum, mean, nanmean: linear in x ----------------------------------------
+# One factory: `forward(Δx, x, axis, dtype, keepdims)` is the pushforward,
+# `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
+# over x's shape by `unreduce`).
 
-def sum_frule(tangents, x, *args, **kwargs):
-    opts = _options("sum", args, kwargs, _SUM_ARGS)
-    Ω = np.sum(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, _like(Ω, np.sum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
-                              keepdims=_keepdims(opts)))
+def _linear_reduction(f, name, names, forward, adjoint):
+    def reduction_frule(tangents, x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        return Ω, _like(Ω, forward(dense(Δx), x, opts.get("axis"), opts.get("dtype"), _keepdims(opts)))
+
+    def reduction_rrule(x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = f(x, *args, **kwargs)
+        project = ProjectTo(x)
+        shape, dtype = _shape_dtype(x)
+        axes = normalize_axes(opts.get("axis"), len(shape))
+        keepdims = _keepdims(opts)
+        rest = (NO,) * len(args)
+
+        def reduction_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            return (NO, project(adjoint(unthunk(ȳ), x, shape, axes, keepdims, dtype))) + rest
+        return Ω, reduction_pullback
+
+    return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
 
 
-def sum_rrule(x, *args, **kwargs):
-    opts = _options("sum", args, kwargs, _SUM_ARGS)
-    Ω = np.sum(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def sum_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        return (NO, project(unreduce(unthunk(ȳ), shape, axes, keepdims, dtype))) + rest
-    return Ω, sum_pullback
+def _sum_forward(Δx, x, axis, dtype, keepdims):
+    return np.sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
+def _sum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ, shape, axes, keepdims, dtype)
+
+
+def _nansum_forward(Δx, x, axis, dtype, keepdims):
+    return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nansum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
+
+
+def _mean_forward(Δx, x, axis, dtype, keepdims):
+    return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _mean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
+
+
+def _nanmean_forward(Δx, x, axis, dtype, keepdims):
+    return np.nanmean(np.where(np.isnan(x), np.nan, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nanmean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    nan = np.isnan(x)
+    count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
+    return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
+
+
+sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint)
 _register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
-
-
-def nansum_frule(tangents, x, *args, **kwargs):
-    opts = _options("nansum", args, kwargs, _SUM_ARGS)
-    Ω = np.nansum(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    Δx = np.where(np.isnan(x), 0, dense(Δx))
-    return Ω, _like(Ω, np.sum(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"), keepdims=_keepdims(opts)))
-
-
-def nansum_rrule(x, *args, **kwargs):
-    opts = _options("nansum", args, kwargs, _SUM_ARGS)
-    Ω = np.nansum(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def nansum_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = unreduce(unthunk(ȳ), shape, axes, keepdims, dtype)
-        return (NO, project(np.where(np.isnan(x), 0, ȳ))) + rest
-    return Ω, nansum_pullback
-
-
-_register([np.nansum], nansum_frule, nansum_rrule)
-
-
-def mean_frule(tangents, x, *args, **kwargs):
-    opts = _options("mean", args, kwargs, _MEAN_ARGS)
-    Ω = np.mean(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, _like(Ω, np.mean(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
-                               keepdims=_keepdims(opts)))
-
-
-def mean_rrule(x, *args, **kwargs):
-    opts = _options("mean", args, kwargs, _MEAN_ARGS)
-    Ω = np.mean(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    n = max(_count(shape, axes), 1)
-    rest = (NO,) * len(args)
-
-    def mean_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        return (NO, project(unreduce(unthunk(ȳ) / n, shape, axes, keepdims, dtype))) + rest
-    return Ω, mean_pullback
-
-
-_register([np.mean] + _methods("mean"), mean_frule, mean_rrule)
-
-
-def nanmean_frule(tangents, x, *args, **kwargs):
-    opts = _options("nanmean", args, kwargs, _MEAN_ARGS)
-    Ω = np.nanmean(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    Δx = np.where(np.isnan(x), np.nan, dense(Δx))
-    return Ω, _like(Ω, np.nanmean(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"),
-                                  keepdims=_keepdims(opts)))
-
-
-def nanmean_rrule(x, *args, **kwargs):
-    opts = _options("nanmean", args, kwargs, _MEAN_ARGS)
-    Ω = np.nanmean(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def nanmean_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        nan = np.isnan(x)
-        count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
-        ȳ = unreduce(unthunk(ȳ), shape, axes, keepdims, dtype)
-        return (NO, project(np.where(nan, 0, ȳ / count))) + rest
-    return Ω, nanmean_pullback
-
-
-_register([np.nanmean], nanmean_frule, nanmean_rrule)
+_register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
+_register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))
+_register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _nanmean_forward,
+                                           _nanmean_adjoint))
 
 
 # ----- prod, nanprod: exact with zeros ---------------------------------------------------
