@@ -269,6 +269,26 @@ def operator_matmul_rrule(a, b):
     return matmul_rrule(a, b)
 
 
+# x.__matmul__(y) is x @ y; the reflected x.__rmatmul__(y) is y @ x
+register_frule(np.ndarray.__matmul__, np.ndarray, object)(matmul_frule)
+register_rrule(np.ndarray.__matmul__, np.ndarray, object)(operator_matmul_rrule)
+
+
+@register_frule(np.ndarray.__rmatmul__, np.ndarray, object)
+def rmatmul_frule(tangents, x, y):
+    return matmul_frule((tangents[0], tangents[2], tangents[1]), y, x)
+
+
+@register_rrule(np.ndarray.__rmatmul__, np.ndarray, object)
+def rmatmul_rrule(x, y):
+    Ω, matmul_pullback = matmul_rrule(y, x)
+
+    def rmatmul_pullback(ȳ):
+        s, ȳ_y, x̄ = matmul_pullback(ȳ)
+        return s, x̄, ȳ_y
+    return Ω, rmatmul_pullback
+
+
 # =============================================================================
 # tensordot (and the contractions built on it: dot, inner)
 # =============================================================================
@@ -483,9 +503,12 @@ if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
 
 outer_frule = _bilinear_frule(np.outer, "numpy.outer")
 register_frule(np.outer, object, object)(outer_frule)
+if hasattr(np.linalg, "outer"):      # NumPy >= 2: the same for 1-d arguments
+    register_frule(np.linalg.outer, object, object)(outer_frule)
 
 
 @register_rrule(np.outer, object, object)
+@register_rrule(np.linalg.outer, object, object)
 def outer_rrule(a, b, **kw):
     reject_out("numpy.outer", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -715,6 +738,16 @@ def trace_rrule(a, *rest, **kw):
         return (NO, Thunk(trace_ā)) + nrest
 
     return y, trace_pullback
+
+
+if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
+    @register_frule(np.linalg.trace, object)
+    def linalg_trace_frule(tangents, x, *, offset=0, dtype=None):
+        return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
+
+    @register_rrule(np.linalg.trace, object)
+    def linalg_trace_rrule(x, *, offset=0, dtype=None):
+        return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 # =============================================================================

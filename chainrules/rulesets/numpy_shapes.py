@@ -447,6 +447,28 @@ def _diagonal_adjoint(ȳ, x, args, kwargs):
 _linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thunk=True)
 
 
+if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last two axes
+    @register_frule(np.linalg.diagonal, object)
+    def linalg_diagonal_frule(tangents, x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, np.diagonal(dense(Δx), offset, -2, -1)
+
+    @register_rrule(np.linalg.diagonal, object)
+    def linalg_diagonal_rrule(x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        project = ProjectTo(x)
+
+        def linalg_diagonal_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return NO, project(ZERO)
+            ȳ = unthunk(ȳ)
+            return NO, Thunk(lambda: project(_diagonal_adjoint(ȳ, x, (offset, -2, -1), {})))
+        return Ω, linalg_diagonal_pullback
+
+
 def _diag_adjoint(ȳ, x, args, kwargs):
     k = int(_arg(args, kwargs, 0, "k", 0))
     if np.ndim(x) == 1:
@@ -771,6 +793,52 @@ def sort_rrule(x, *args, **kwargs):
 
 
 _register([np.sort], sort_frule, sort_rrule)
+
+
+# partition: a permutation along the axis, like sort.  NumPy does not say
+# which permutation argpartition's and partition's results share, so the
+# permutation is read off the result: the element of rank r in Ω is the
+# element of rank r in x (stable ranks; ties are equal values).
+
+def _partition_setup(x, args, kwargs):
+    if _arg(args, kwargs, 3, "order") is not None:
+        raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
+    kth = _arg(args, kwargs, 0, "kth")
+    axis = _arg(args, kwargs, 1, "axis", -1)
+    xs = np.ravel(x) if axis is None else np.asarray(x)
+    axis = -1 if axis is None else int(axis)
+    Ω = np.partition(xs, kth, axis)
+    rank = np.argsort(np.argsort(Ω, axis=axis, kind="stable"), axis=axis)
+    perm = np.take_along_axis(np.argsort(xs, axis=axis, kind="stable"), rank, axis)
+    return xs, axis, perm, Ω
+
+
+def partition_frule(tangents, x, *args, **kwargs):
+    xs, axis, perm, Ω = _partition_setup(x, args, kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
+    return Ω, np.take_along_axis(Δs, perm, axis)
+
+
+def partition_rrule(x, *args, **kwargs):
+    xs, axis, perm, Ω = _partition_setup(x, args, kwargs)
+    project = ProjectTo(x)
+    shape = np.shape(x)
+    rest = (NO,) * len(args)
+
+    def partition_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        ȳ = _real_for(xs.dtype, unthunk(ȳ))
+        x̄ = np.empty(xs.shape, dtype=xs.dtype)
+        np.put_along_axis(x̄, perm, ȳ, axis)
+        return (NO, project(x̄.reshape(shape))) + rest
+    return Ω, partition_pullback
+
+
+_register([np.partition], partition_frule, partition_rrule)
 
 
 # ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------

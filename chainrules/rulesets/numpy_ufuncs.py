@@ -705,6 +705,45 @@ def _register_operators():
 _register_operators()
 
 
+# ----- The ndarray operator methods: x.__add__(y) is np.add(x, y), and the
+#       reflected x.__radd__(y) is np.add(y, x) (cotangents swapped back) ---------
+
+def _reflected(f, fr, rr):
+    name = "r" + f.__name__
+
+    def reflected_frule(tangents, x, y):
+        return fr((tangents[0], tangents[2], tangents[1]), y, x)
+
+    def reflected_rrule(x, y):
+        res = rr(y, x)
+        if res is None:
+            return None
+        Ω, pullback = res
+
+        def reflected_pullback(ȳ):
+            s, ȳ_y, x̄ = pullback(ȳ)
+            return s, x̄, ȳ_y
+        return Ω, reflected_pullback
+    return named_rule(reflected_frule, name), named_rule(reflected_rrule, name)
+
+
+def _register_dunders():
+    for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                  ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
+        fr, rr = _binary_rules[f]
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(fr)
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(rr)
+        rfr, rrr = _reflected(f, fr, rr)
+        register_frule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rfr)
+        register_rrule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rrr)
+    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][0])
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][1])
+
+
+_register_dunders()
+
+
 # The ndarray methods that are these functions: x.conj(), x.conjugate().
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     register_frule(_m, np.ndarray)(_unary_rules[np.conjugate][0])
