@@ -88,8 +88,9 @@ class _Arg:
             self.mode = _INT if (bare_int and not explicit) else _NODIFF
         else:
             self.mode = _DIFF
-        # A Python int differentiated as a real number: finite differences move it as a float.
-        self.fd_primal = float(p) if bare_int else p
+        # A Python int differentiated as a real number: finite differences move it as a float;
+        # one marked non-differentiable (an index, a count) is passed as it is.
+        self.fd_primal = float(p) if (bare_int and self.mode != _NODIFF) else p
         # The accumulator of the add_inplace check; a bare int's, in case the rule treats it as real.
         self.accumulator = rand_tangent(float(p)) if self.mode == _INT else self.tangent
 
