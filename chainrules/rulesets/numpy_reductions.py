@@ -837,7 +837,9 @@ _register([np.nanstd], *_nanvar_rules("nanstd", np.nanstd, True))
 # They reduce over axis 0 by default (the functions over all axes); the
 # arguments are matched by name and handed to the function's rule.
 
-def _ufunc_method(method, fname, frule, rrule, names):
+def _ufunc_method(method, fname, rules, names):
+    frule, rrule = rules
+
     def method_opts(args, kwargs):
         opts = dict(zip(names, args))
         opts.update(kwargs)
@@ -872,7 +874,7 @@ for _m, _name, _rules, _names in [
         (np.minimum.reduce, "minimum.reduce", _min_rules, _REDUCE_ARGS),
         (np.add.accumulate, "add.accumulate", (cumsum_frule, cumsum_rrule), ("axis", "dtype", "out")),
         (np.multiply.accumulate, "multiply.accumulate", (cumprod_frule, cumprod_rrule), ("axis", "dtype", "out"))]:
-    _ufunc_method(_m, _name.replace(".", "_"), *_rules, _names)
+    _ufunc_method(_m, _name.replace(".", "_"), _rules, _names)
 
 
 # ----- non-differentiable: indices, counts, truth values ---------------------------------------
