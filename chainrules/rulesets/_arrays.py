@@ -15,7 +15,7 @@ from chainrules._core import (
     unthunk,
 )
 
-__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods",
+__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
            "unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -74,6 +74,17 @@ def register(fs, frule, rrule, *types):
     for f in fs:
         register_frule(f, *types)(frule)
         register_rrule(f, *types)(rrule)
+
+
+def output_parts(ȳ, n):
+    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
+    or a zero."""
+    if isinstance(ȳ, AbstractZero):
+        return (ȳ,) * n
+    parts = tuple(unthunk(ȳ))
+    if len(parts) != n:
+        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
+    return parts
 
 
 def methods(*names):

@@ -39,6 +39,7 @@ from chainrules._core import (
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
+    output_parts as _output_parts,
     dense,
     like as _like,
     methods as _methods,
@@ -682,17 +683,6 @@ def _average_setup(a, args, kwargs):
     else:
         wb = w
     return axes, _keepdims(opts), w, wb, bool(opts.get("returned"))
-
-
-def _output_parts(ȳ, n):
-    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
-    or a zero."""
-    if isinstance(ȳ, AbstractZero):
-        return (ȳ,) * n
-    parts = tuple(unthunk(ȳ))
-    if len(parts) != n:
-        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
-    return parts
 
 
 def average_frule(tangents, a, *args, **kwargs):

@@ -762,37 +762,8 @@ def _sort_setup(x, args, kwargs):
     axis = _arg(args, kwargs, 0, "axis", -1)
     xs = np.ravel(x) if axis is None else np.asarray(x)
     axis = -1 if axis is None else int(axis)
-    return xs, axis, np.argsort(xs, axis=axis, kind="stable")
-
-
-def sort_frule(tangents, x, *args, **kwargs):
-    xs, axis, perm = _sort_setup(x, args, kwargs)
-    Ω = np.take_along_axis(xs, perm, axis)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
-    return Ω, np.take_along_axis(Δs, perm, axis)
-
-
-def sort_rrule(x, *args, **kwargs):
-    xs, axis, perm = _sort_setup(x, args, kwargs)
-    Ω = np.take_along_axis(xs, perm, axis)
-    project = ProjectTo(x)
-    shape = np.shape(x)
-    rest = (NO,) * len(args)
-
-    def sort_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = _real_for(xs.dtype, unthunk(ȳ))
-        x̄ = np.empty(xs.shape, dtype=xs.dtype)
-        np.put_along_axis(x̄, perm, ȳ, axis)
-        return (NO, project(x̄.reshape(shape))) + rest
-    return Ω, sort_pullback
-
-
-_register([np.sort], sort_frule, sort_rrule)
+    perm = np.argsort(xs, axis=axis, kind="stable")
+    return xs, axis, perm, np.take_along_axis(xs, perm, axis)
 
 
 # partition: a permutation along the axis, like sort.  NumPy does not say
@@ -813,32 +784,37 @@ def _partition_setup(x, args, kwargs):
     return xs, axis, perm, Ω
 
 
-def partition_frule(tangents, x, *args, **kwargs):
-    xs, axis, perm, Ω = _partition_setup(x, args, kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
-    return Ω, np.take_along_axis(Δs, perm, axis)
+def _permuting(name, setup):
+    """Rules for a function that permutes x along an axis: `setup(x, args,
+    kwargs)` gives (x or its ravel, the axis, the permutation, Ω)."""
+    def permute_frule(tangents, x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
+        return Ω, np.take_along_axis(Δs, perm, axis)
+
+    def permute_rrule(x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        project = ProjectTo(x)
+        shape = np.shape(x)
+        rest = (NO,) * len(args)
+
+        def permute_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = _real_for(xs.dtype, unthunk(ȳ))
+            x̄ = np.empty(xs.shape, dtype=xs.dtype)
+            np.put_along_axis(x̄, perm, ȳ, axis)
+            return (NO, project(x̄.reshape(shape))) + rest
+        return Ω, permute_pullback
+
+    return named_rule(permute_frule, name), named_rule(permute_rrule, name)
 
 
-def partition_rrule(x, *args, **kwargs):
-    xs, axis, perm, Ω = _partition_setup(x, args, kwargs)
-    project = ProjectTo(x)
-    shape = np.shape(x)
-    rest = (NO,) * len(args)
-
-    def partition_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = _real_for(xs.dtype, unthunk(ȳ))
-        x̄ = np.empty(xs.shape, dtype=xs.dtype)
-        np.put_along_axis(x̄, perm, ȳ, axis)
-        return (NO, project(x̄.reshape(shape))) + rest
-    return Ω, partition_pullback
-
-
-_register([np.partition], partition_frule, partition_rrule)
+_register([np.sort], *_permuting("sort", _sort_setup))
+_register([np.partition], *_permuting("partition", _partition_setup))
 
 
 # ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------

@@ -46,6 +46,7 @@ from chainrules._core import (
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
+    output_parts as _output_parts,
     dense,
     is_complex as _is_complex,
     like as _like,
@@ -407,17 +408,6 @@ def nan_to_num_rrule(x, *args, **kwargs):
 
 
 # ----- Multi-output unary ufuncs ---------------------------------------------
-
-def _output_parts(ȳ, n):
-    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
-    or a zero."""
-    if isinstance(ȳ, AbstractZero):
-        return (ȳ,) * n
-    parts = tuple(unthunk(ȳ))
-    if len(parts) != n:
-        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
-    return parts
-
 
 @register_frule(np.modf)
 def modf_frule(tangents, x, **kwargs):
