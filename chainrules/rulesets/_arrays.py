@@ -5,9 +5,91 @@ import types
 
 import numpy as np
 
-from chainrules._core import AbstractZero, StructuralTangent, unthunk
+from chainrules._core import (
+    AbstractZero,
+    NoTangent,
+    StructuralTangent,
+    ZeroTangent,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
 
-__all__ = ["unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
+__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
+           "unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+# ----- small predicates and adapters every array module uses -------------------
+
+def is_zero(t):
+    """Is `t` a zero tangent (ZeroTangent or NoTangent)?"""
+    return isinstance(t, AbstractZero)
+
+
+def zero_for(p):
+    """The zero cotangent for the argument projected by `p`: ZeroTangent()
+    where it has a tangent space, NoTangent() for integers and booleans."""
+    return ZERO if p.kind else NO
+
+
+def is_complex(v):
+    """Is `v` a complex number, NumPy scalar or array?  (Lists are not looked
+    into: rules turn array-likes into arrays first.)"""
+    t = type(v)
+    if t is np.ndarray:
+        return v.dtype.kind == "c"
+    if t is float or t is np.float64:
+        return False
+    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
+
+
+def like(Ω, ΔΩ):
+    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
+    0-d results into scalars, and not always the same way for both)."""
+    if type(Ω) is np.ndarray:
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+            return np.asarray(ΔΩ)
+    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
+        return ΔΩ[()]
+    return ΔΩ
+
+
+def once(fn):
+    """fn, evaluated at most once: for cotangents that share one computation."""
+    cache = []
+
+    def once():
+        if not cache:
+            cache.append(fn())
+        return cache[0]
+    return once
+
+
+def register(fs, frule, rrule, *types):
+    """Register the same frule and rrule for each function in `fs` (a
+    function and the ndarray methods that take the same arguments)."""
+    for f in fs:
+        register_frule(f, *types)(frule)
+        register_rrule(f, *types)(rrule)
+
+
+def output_parts(ȳ, n):
+    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
+    or a zero."""
+    if isinstance(ȳ, AbstractZero):
+        return (ȳ,) * n
+    parts = tuple(unthunk(ȳ))
+    if len(parts) != n:
+        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
+    return parts
+
+
+def methods(*names):
+    """The `np.ndarray` methods of these names that this NumPy has."""
+    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 def unbroadcast(x, dx):

@@ -27,18 +27,14 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    NoTangent,
     ProjectTo,
     Thunk,
-    ZeroTangent,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import reject_out
+from chainrules.rulesets._arrays import NO, ZERO, named_rule, reject_out
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 
 _DUAL = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
@@ -183,3 +179,51 @@ def _make_rules(name, fn, nd, default_axes, kind, adjoint):
 for _row in _TRANSFORMS:
     _make_rules(*_row)
 del _row
+
+
+# =============================================================================
+# hfft, ihfft: hfft(a) = irfft(conj(a)) and ihfft(a) = conj(rfft(a)), each with
+# the dual normalisation (NumPy's own definition).  conj is R-linear and its
+# own adjoint: hfft's cotangent is conj(irfft's adjoint(ȳ)), ihfft's is
+# rfft's adjoint(conj(ȳ)).
+# =============================================================================
+
+def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
+    def hermitian_frule(tangents, a, *rest, **kw):
+        _options(name, False, -1, rest, kw)
+        y = fn(a, *rest, **kw)
+        ȧ = unthunk(tangents[1])
+        if isinstance(ȧ, AbstractZero):
+            return y, ZERO
+        n, axis, norm = _options(name, False, -1, rest, kw)
+        if conj_in:
+            return y, inner(np.conj(ȧ), n, axis, _DUAL[norm])
+        return y, np.conj(inner(ȧ, n, axis, _DUAL[norm]))
+
+    def hermitian_rrule(a, *rest, **kw):
+        n, axis, norm = _options(name, False, -1, rest, kw)
+        pa = ProjectTo(a)
+        y = fn(a, *rest, **kw)
+        lengths, axes = _plan(a, False, n, axis, kind)
+        nrest = (NO,) * len(rest)
+        dual = _DUAL[norm]
+
+        def hermitian_pullback(ȳ):
+            ȳ = unthunk(ȳ)
+            if isinstance(ȳ, AbstractZero) or not pa.kind:
+                return (NO, ZERO if pa.kind else NO) + nrest
+            ȳ = np.asarray(ȳ)
+
+            def hermitian_ā():
+                if conj_in:
+                    return pa(np.conj(adjoint(ȳ, a, lengths, axes, dual)))
+                return pa(adjoint(np.conj(ȳ), a, lengths, axes, dual))
+            return (NO, Thunk(hermitian_ā)) + nrest
+        return y, hermitian_pullback
+
+    register_frule(fn, object, ...)(named_rule(hermitian_frule, name))
+    register_rrule(fn, object, ...)(named_rule(hermitian_rrule, name))
+
+
+_hermitian_rules("hfft", np.fft.hfft, np.fft.irfft, "irfft", _irfft_adjoint, True)
+_hermitian_rules("ihfft", np.fft.ihfft, np.fft.rfft, "rfft", _rfft_adjoint, False)

@@ -55,32 +55,25 @@ from collections import Counter
 import numpy as np
 
 from chainrules._core import (
-    AbstractZero,
-    NoTangent,
     ProjectTo,
     Tangent,
     Thunk,
-    ZeroTangent,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import reject_out, unbroadcast
-
-NO = NoTangent()
-ZERO = ZeroTangent()
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    named_rule,
+    reject_out,
+    unbroadcast,
+    zero_for as _zero_for,
+)
 
 
 # ----- helpers ----------------------------------------------------------------
-
-def _zero(t):
-    return isinstance(t, AbstractZero)
-
-
-def _zero_for(p):
-    """The zero cotangent for the argument projected by `p`."""
-    return ZERO if p.kind else NO
-
 
 def _diff(x):
     """Is `x` an array or number with a tangent space (float or complex)?"""
@@ -124,6 +117,26 @@ def _add(x, y):
     if _zero(y):
         return x
     return x + y
+
+
+def _bilinear_tangent(f, a, b, ȧ, ḃ, *args, **kw):
+    """The pushforward of a bilinear f: f(ȧ, b) + f(a, ḃ), zeros skipped."""
+    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
+    ẏ = ZERO
+    if not _zero(ȧ):
+        ẏ = f(ȧ, b, *args, **kw)
+    if not _zero(ḃ):
+        ẏ = _add(ẏ, f(a, ḃ, *args, **kw))
+    return ẏ
+
+
+def _bilinear_frule(f, fname):
+    """The frule of a bilinear f(a, b) without options: ẏ = f(ȧ, b) + f(a, ḃ)."""
+    def bilinear_frule(tangents, a, b, **kw):
+        if kw:
+            reject_out(fname, kw)
+        return f(a, b, **kw), _bilinear_tangent(f, a, b, tangents[1], tangents[2])
+    return named_rule(bilinear_frule, fname.rsplit(".", 1)[1])
 
 
 def _sum_tangents(ts):
@@ -224,17 +237,13 @@ def _matmul_kw(fname, kw):
 
 @register_frule(np.matmul, object, object)
 @register_frule(np.linalg.matmul, object, object)
+@register_frule(operator.matmul, np.ndarray, object)
+@register_frule(operator.matmul, object, np.ndarray)
 def matmul_frule(tangents, a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
     _, ȧ, ḃ = tangents
     y = np.matmul(a, b, **kw)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.matmul(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.matmul(a, ḃ))
-    return y, ẏ
+    return y, _bilinear_tangent(np.matmul, a, b, ȧ, ḃ)
 
 
 @register_rrule(np.matmul, object, object)
@@ -254,24 +263,30 @@ def matmul_rrule(a, b, **kw):
     return y, matmul_pullback
 
 
-@register_frule(operator.matmul, np.ndarray, object)
-@register_frule(operator.matmul, object, np.ndarray)
-def operator_matmul_frule(tangents, a, b):
-    _, ȧ, ḃ = tangents
-    y = a @ b
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.matmul(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.matmul(a, ḃ))
-    return y, ẏ
-
-
 @register_rrule(operator.matmul, np.ndarray, object)
 @register_rrule(operator.matmul, object, np.ndarray)
 def operator_matmul_rrule(a, b):
     return matmul_rrule(a, b)
+
+
+# x.__matmul__(y) is x @ y; the reflected x.__rmatmul__(y) is y @ x
+register_frule(np.ndarray.__matmul__, np.ndarray, object)(matmul_frule)
+register_rrule(np.ndarray.__matmul__, np.ndarray, object)(operator_matmul_rrule)
+
+
+@register_frule(np.ndarray.__rmatmul__, np.ndarray, object)
+def rmatmul_frule(tangents, x, y):
+    return matmul_frule((tangents[0], tangents[2], tangents[1]), y, x)
+
+
+@register_rrule(np.ndarray.__rmatmul__, np.ndarray, object)
+def rmatmul_rrule(x, y):
+    Ω, matmul_pullback = matmul_rrule(y, x)
+
+    def rmatmul_pullback(ȳ):
+        s, ȳ_y, x̄ = matmul_pullback(ȳ)
+        return s, x̄, ȳ_y
+    return Ω, rmatmul_pullback
 
 
 # =============================================================================
@@ -329,13 +344,7 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     _, ȧ, ḃ = tangents[:3]
     y = np.tensordot(a, b, axes)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.tensordot(ȧ, b, axes)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.tensordot(a, ḃ, axes))
-    return y, ẏ
+    return y, _bilinear_tangent(np.tensordot, a, b, ȧ, ḃ, axes)
 
 
 @register_rrule(np.tensordot, object, object, ...)
@@ -367,19 +376,9 @@ def _dot_axes(a, b):
     return [a.ndim - 1], [max(b.ndim - 2, 0)]
 
 
-@register_frule(np.dot, object, object)
-@register_frule(np.ndarray.dot, np.ndarray, object)
-def dot_frule(tangents, a, b, **kw):
-    reject_out("numpy.dot", kw)
-    _, ȧ, ḃ = tangents
-    y = np.dot(a, b)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.dot(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.dot(a, ḃ))
-    return y, ẏ
+dot_frule = _bilinear_frule(np.dot, "numpy.dot")
+register_frule(np.dot, object, object)(dot_frule)
+register_frule(np.ndarray.dot, np.ndarray, object)(dot_frule)
 
 
 @register_rrule(np.dot, object, object)
@@ -407,17 +406,8 @@ def dot_rrule(a, b, **kw):
 # inner
 # =============================================================================
 
-@register_frule(np.inner, object, object)
-def inner_frule(tangents, a, b):
-    _, ȧ, ḃ = tangents
-    y = np.inner(a, b)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.inner(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.inner(a, ḃ))
-    return y, ẏ
+inner_frule = _bilinear_frule(np.inner, "numpy.inner")
+register_frule(np.inner, object, object)(inner_frule)
 
 
 @register_rrule(np.inner, object, object)
@@ -443,17 +433,8 @@ def inner_rrule(a, b):
 # vdot: conj(a)·b over the flattened arrays (antilinear in a)
 # =============================================================================
 
-@register_frule(np.vdot, object, object)
-def vdot_frule(tangents, a, b):
-    _, ȧ, ḃ = tangents
-    y = np.vdot(a, b)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.vdot(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.vdot(a, ḃ))
-    return y, ẏ
+vdot_frule = _bilinear_frule(np.vdot, "numpy.vdot")
+register_frule(np.vdot, object, object)(vdot_frule)
 
 
 @register_rrule(np.vdot, object, object)
@@ -487,13 +468,7 @@ def _vecdot_axis(kw):
 def vecdot_frule(tangents, x1, x2, **kw):
     _vecdot_axis(kw)
     y = np.linalg.vecdot(x1, x2, **kw)
-    ẋ1, ẋ2 = unthunk(tangents[1]), unthunk(tangents[2])
-    ẏ = ZERO
-    if not _zero(ẋ1):
-        ẏ = np.linalg.vecdot(ẋ1, x2, **kw)
-    if not _zero(ẋ2):
-        ẏ = _add(ẏ, np.linalg.vecdot(x1, ẋ2, **kw))
-    return y, ẏ
+    return y, _bilinear_tangent(np.linalg.vecdot, x1, x2, tangents[1], tangents[2], **kw)
 
 
 @register_rrule(np.linalg.vecdot, object, object)
@@ -526,21 +501,14 @@ if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
 # outer (flattens its arguments)
 # =============================================================================
 
-@register_frule(np.outer, object, object)
-def outer_frule(tangents, a, b, **kw):
-    reject_out("numpy.outer", kw)
-    _, ȧ, ḃ = tangents
-    y = np.outer(a, b)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.outer(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.outer(a, ḃ))
-    return y, ẏ
+outer_frule = _bilinear_frule(np.outer, "numpy.outer")
+register_frule(np.outer, object, object)(outer_frule)
+if hasattr(np.linalg, "outer"):      # NumPy >= 2: the same for 1-d arguments
+    register_frule(np.linalg.outer, object, object)(outer_frule)
 
 
 @register_rrule(np.outer, object, object)
+@register_rrule(np.linalg.outer, object, object)
 def outer_rrule(a, b, **kw):
     reject_out("numpy.outer", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -695,17 +663,8 @@ def _kron_shapes(a, b):
     return nd, sa, sb
 
 
-@register_frule(np.kron, object, object)
-def kron_frule(tangents, a, b):
-    _, ȧ, ḃ = tangents
-    y = np.kron(a, b)
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.kron(ȧ, b)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.kron(a, ḃ))
-    return y, ẏ
+kron_frule = _bilinear_frule(np.kron, "numpy.kron")
+register_frule(np.kron, object, object)(kron_frule)
 
 
 @register_rrule(np.kron, object, object)
@@ -781,6 +740,16 @@ def trace_rrule(a, *rest, **kw):
     return y, trace_pullback
 
 
+if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
+    @register_frule(np.linalg.trace, object)
+    def linalg_trace_frule(tangents, x, *, offset=0, dtype=None):
+        return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
+
+    @register_rrule(np.linalg.trace, object)
+    def linalg_trace_rrule(x, *, offset=0, dtype=None):
+        return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
 # =============================================================================
 # cross (3-vectors; NumPy 2 deprecates 2-vectors, which get no rule)
 # =============================================================================
@@ -805,13 +774,7 @@ def cross_frule(tangents, a, b, *rest, **kw):
         return None
     axisa, axisb, axisc = axes
     y = np.cross(a, b, axisa, axisb, axisc)
-    ȧ, ḃ = unthunk(tangents[1]), unthunk(tangents[2])
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = np.cross(ȧ, b, axisa, axisb, axisc)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, np.cross(a, ḃ, axisa, axisb, axisc))
-    return y, ẏ
+    return y, _bilinear_tangent(np.cross, a, b, tangents[1], tangents[2], axisa, axisb, axisc)
 
 
 @register_rrule(np.cross, object, object, ...)

@@ -28,19 +28,28 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     InplaceableThunk,
-    NoTangent,
     ProjectTo,
+    Tangent,
     Thunk,
-    ZeroTangent,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, normalize_axes, unbroadcast, unreduce
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    output_parts as _output_parts,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    normalize_axes,
+    register as _register,
+    unbroadcast,
+    unreduce,
+)
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
 
 
@@ -73,36 +82,11 @@ def _shape_dtype(x):
     return a.shape, a.dtype
 
 
-def _is_complex(v):
-    return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
-    0-d results into scalars, and not always the same way for both)."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
-
-
 def _count(shape, axes):
     n = 1
     for a in axes:
         n *= shape[a]
     return n
-
-
-def _register(fs, frule, rrule):
-    for f in fs:
-        register_frule(f)(frule)
-        register_rrule(f)(rrule)
-
-
-def _methods(*names):
-    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 _SUM_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
@@ -111,128 +95,78 @@ _MAX_ARGS = ("axis", "out", "keepdims", "initial", "where")
 _VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 
 
-# ----- sum, nansum, mean, nanmean ----------------------------------------------------
+# ----- sum, nansum, mean, nanmean: linear in x ----------------------------------------
+# One factory: `forward(Δx, x, axis, dtype, keepdims)` is the pushforward,
+# `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
+# over x's shape by `unreduce`).
 
-def sum_frule(tangents, x, *args, **kwargs):
-    opts = _options("sum", args, kwargs, _SUM_ARGS)
-    Ω = np.sum(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, _like(Ω, np.sum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
-                              keepdims=_keepdims(opts)))
+def _linear_reduction(f, name, names, forward, adjoint):
+    def reduction_frule(tangents, x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        return Ω, _like(Ω, forward(dense(Δx), x, opts.get("axis"), opts.get("dtype"), _keepdims(opts)))
+
+    def reduction_rrule(x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = f(x, *args, **kwargs)
+        project = ProjectTo(x)
+        shape, dtype = _shape_dtype(x)
+        axes = normalize_axes(opts.get("axis"), len(shape))
+        keepdims = _keepdims(opts)
+        rest = (NO,) * len(args)
+
+        def reduction_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            return (NO, project(adjoint(unthunk(ȳ), x, shape, axes, keepdims, dtype))) + rest
+        return Ω, reduction_pullback
+
+    return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
 
 
-def sum_rrule(x, *args, **kwargs):
-    opts = _options("sum", args, kwargs, _SUM_ARGS)
-    Ω = np.sum(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def sum_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        return (NO, project(unreduce(unthunk(ȳ), shape, axes, keepdims, dtype))) + rest
-    return Ω, sum_pullback
+def _sum_forward(Δx, x, axis, dtype, keepdims):
+    return np.sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
+def _sum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ, shape, axes, keepdims, dtype)
+
+
+def _nansum_forward(Δx, x, axis, dtype, keepdims):
+    return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nansum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
+
+
+def _mean_forward(Δx, x, axis, dtype, keepdims):
+    return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _mean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
+
+
+def _nanmean_forward(Δx, x, axis, dtype, keepdims):
+    return np.nanmean(np.where(np.isnan(x), np.nan, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nanmean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    nan = np.isnan(x)
+    count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
+    return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
+
+
+sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint)
 _register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
-
-
-def nansum_frule(tangents, x, *args, **kwargs):
-    opts = _options("nansum", args, kwargs, _SUM_ARGS)
-    Ω = np.nansum(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    Δx = np.where(np.isnan(x), 0, dense(Δx))
-    return Ω, _like(Ω, np.sum(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"), keepdims=_keepdims(opts)))
-
-
-def nansum_rrule(x, *args, **kwargs):
-    opts = _options("nansum", args, kwargs, _SUM_ARGS)
-    Ω = np.nansum(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def nansum_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = unreduce(unthunk(ȳ), shape, axes, keepdims, dtype)
-        return (NO, project(np.where(np.isnan(x), 0, ȳ))) + rest
-    return Ω, nansum_pullback
-
-
-_register([np.nansum], nansum_frule, nansum_rrule)
-
-
-def mean_frule(tangents, x, *args, **kwargs):
-    opts = _options("mean", args, kwargs, _MEAN_ARGS)
-    Ω = np.mean(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, _like(Ω, np.mean(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"),
-                               keepdims=_keepdims(opts)))
-
-
-def mean_rrule(x, *args, **kwargs):
-    opts = _options("mean", args, kwargs, _MEAN_ARGS)
-    Ω = np.mean(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    n = max(_count(shape, axes), 1)
-    rest = (NO,) * len(args)
-
-    def mean_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        return (NO, project(unreduce(unthunk(ȳ) / n, shape, axes, keepdims, dtype))) + rest
-    return Ω, mean_pullback
-
-
-_register([np.mean] + _methods("mean"), mean_frule, mean_rrule)
-
-
-def nanmean_frule(tangents, x, *args, **kwargs):
-    opts = _options("nanmean", args, kwargs, _MEAN_ARGS)
-    Ω = np.nanmean(x, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    Δx = np.where(np.isnan(x), np.nan, dense(Δx))
-    return Ω, _like(Ω, np.nanmean(Δx, axis=opts.get("axis"), dtype=opts.get("dtype"),
-                                  keepdims=_keepdims(opts)))
-
-
-def nanmean_rrule(x, *args, **kwargs):
-    opts = _options("nanmean", args, kwargs, _MEAN_ARGS)
-    Ω = np.nanmean(x, *args, **kwargs)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    rest = (NO,) * len(args)
-
-    def nanmean_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        nan = np.isnan(x)
-        count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
-        ȳ = unreduce(unthunk(ȳ), shape, axes, keepdims, dtype)
-        return (NO, project(np.where(nan, 0, ȳ / count))) + rest
-    return Ω, nanmean_pullback
-
-
-_register([np.nanmean], nanmean_frule, nanmean_rrule)
+_register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
+_register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))
+_register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _nanmean_forward,
+                                           _nanmean_adjoint))
 
 
 # ----- prod, nanprod: exact with zeros ---------------------------------------------------
@@ -264,34 +198,42 @@ def _exclusive_prod(x, axes):
     return _from_last(left * right, shape, axes, keep)
 
 
-def _prod_partials(x, Ω, axes, keepdims):
-    """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive products."""
+def _prod_partials(x, Ω, axes, keepdims, initial=None):
+    """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
+    products (times `initial`, a constant factor, when given)."""
     x = np.asarray(x)
     if np.all(x != 0):
         shape, _ = _shape_dtype(x)
         return unreduce(Ω, shape, axes, keepdims) / x
-    return _exclusive_prod(x, axes)
+    d = _exclusive_prod(x, axes)
+    return d if initial is None else d * initial
+
+
+def _initial(opts):
+    c = opts.get("initial")
+    return None if c is _NOVALUE else c
 
 
 def prod_frule(tangents, x, *args, **kwargs):
-    opts = _options("prod", args, kwargs, _SUM_ARGS, refuse=("out", "where", "initial"))
+    opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
     axes = normalize_axes(opts.get("axis"), np.ndim(x))
     keepdims = _keepdims(opts)
-    d = _prod_partials(x, Ω, axes, keepdims)
+    d = _prod_partials(x, Ω, axes, keepdims, _initial(opts))
     return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
 
 
 def prod_rrule(x, *args, **kwargs):
-    opts = _options("prod", args, kwargs, _SUM_ARGS, refuse=("out", "where", "initial"))
+    opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
     project = ProjectTo(x)
     shape, dtype = _shape_dtype(x)
     axes = normalize_axes(opts.get("axis"), len(shape))
     keepdims = _keepdims(opts)
+    initial = _initial(opts)
     rest = (NO,) * len(args)
 
     def prod_pullback(ȳ):
@@ -300,7 +242,7 @@ def prod_rrule(x, *args, **kwargs):
         ȳ = unthunk(ȳ)
 
         def prod_dx():
-            return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims)))
+            return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims, initial)))
         return (NO, Thunk(prod_dx)) + rest
     return Ω, prod_pullback
 
@@ -310,7 +252,7 @@ _register([np.prod] + _methods("prod"), prod_frule, prod_rrule)
 
 def nanprod_frule(tangents, x, *args, **kwargs):
     # NaNs count as ones: the product of the other elements, NaN positions frozen.
-    _options("nanprod", args, kwargs, _SUM_ARGS, refuse=("out", "where", "initial"))
+    _options("nanprod", args, kwargs, _SUM_ARGS)
     Δx = tangents[1]
     x1 = np.where(np.isnan(x), 1, x)
     if not isinstance(Δx, AbstractZero):
@@ -457,31 +399,43 @@ def _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape):
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
+def _wins(x, idx, Ω, kept_shape):
+    """With initial=: where the chosen element of x is the result (ties go to
+    x); elsewhere the constant `initial` won and the derivative is zero."""
+    return np.reshape(np.asarray(x)[idx], kept_shape) == np.reshape(Ω, kept_shape)
+
+
 def _chooser(fname, f, argfn):
     def chooser_frule(tangents, x, *args, **kwargs):
-        opts = _options(fname, args, kwargs, _MAX_ARGS, refuse=("out", "where", "initial"))
+        opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
         Δx = tangents[1]
-        if isinstance(Δx, AbstractZero):
+        if isinstance(Δx, AbstractZero) or np.size(x) == 0:
             return Ω, ZERO
         idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
-        ΔΩ = np.asarray(dense(Δx))[idx]
-        return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
+        ΔΩ = np.reshape(np.asarray(dense(Δx))[idx], np.shape(Ω))
+        if _initial(opts) is not None:
+            ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
+        return Ω, _like(Ω, ΔΩ)
 
     def chooser_rrule(x, *args, **kwargs):
-        opts = _options(fname, args, kwargs, _MAX_ARGS, refuse=("out", "where", "initial"))
+        opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
         axes = normalize_axes(opts.get("axis"), len(shape))
         kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        initial = _initial(opts)
         rest = (NO,) * len(args)
 
         def chooser_pullback(ȳ):
-            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
                 return (NO, project(ZERO)) + rest
             idx = _arg_index(x, axes, argfn)
-            return (NO, _scatter_thunk(project, shape, dtype, idx, unthunk(ȳ), kept_shape)) + rest
+            ȳ = unthunk(ȳ)
+            if initial is not None:
+                ȳ = np.where(_wins(x, idx, Ω, kept_shape), np.reshape(ȳ, kept_shape), 0)
+            return (NO, _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape)) + rest
         return Ω, chooser_pullback
 
     return named_rule(chooser_frule, fname), named_rule(chooser_rrule, fname)
@@ -717,9 +671,6 @@ _register([np.diff], diff_frule, diff_rrule)
 
 def _average_setup(a, args, kwargs):
     opts = _options("average", args, kwargs, ("axis", "weights", "returned"), refuse=())
-    if opts.get("returned"):
-        raise TypeError("average: the rule cannot honour the argument returned=True; "
-                        "call the primal without it")
     shape = np.shape(a)
     axis = opts.get("axis")
     axes = normalize_axes(axis, len(shape))
@@ -731,18 +682,28 @@ def _average_setup(a, args, kwargs):
         wb = np.reshape(w, wshape)
     else:
         wb = w
-    return axes, _keepdims(opts), w, wb
+    return axes, _keepdims(opts), w, wb, bool(opts.get("returned"))
 
 
 def average_frule(tangents, a, *args, **kwargs):
-    axes, keepdims, w, wb = _average_setup(a, args, kwargs)
+    axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
-    Δa = tangents[1]
     Δw = tangents[3] if len(tangents) > 3 else ZERO
+    if not returned:
+        return Ω, _average_jvp(tangents[1], Δw, a, wb, axes, keepdims, Ω)
+    Ωa, W = Ω
+    ΔΩ = _average_jvp(tangents[1], Δw, a, wb, axes, keepdims, Ωa)
+    if wb is None or isinstance(Δw, AbstractZero):
+        return Ω, Tangent[tuple](ΔΩ, ZERO)
+    ΔW = np.sum(np.broadcast_to(np.reshape(dense(Δw), np.shape(wb)), np.shape(a)), axis=axes, keepdims=keepdims)
+    return Ω, Tangent[tuple](ΔΩ, _like(W, np.broadcast_to(ΔW, np.shape(W))))
+
+
+def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):
     if wb is None:
         if isinstance(Δa, AbstractZero):
-            return Ω, ZERO
-        return Ω, _like(Ω, np.mean(dense(Δa), axis=axes, keepdims=keepdims))
+            return ZERO
+        return _like(Ω, np.mean(dense(Δa), axis=axes, keepdims=keepdims))
     W = np.sum(np.broadcast_to(wb, np.shape(a)), axis=axes, keepdims=True)
     ΔΩ = ZERO
     if not isinstance(Δa, AbstractZero):
@@ -753,12 +714,12 @@ def average_frule(tangents, a, *args, **kwargs):
         t = np.sum(Δwb * (a - Ωk), axis=axes, keepdims=True) / W
         ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
     if ΔΩ is ZERO:
-        return Ω, ZERO
-    return Ω, _like(Ω, ΔΩ if keepdims else np.squeeze(ΔΩ, axis=axes))
+        return ZERO
+    return _like(Ω, ΔΩ if keepdims else np.squeeze(ΔΩ, axis=axes))
 
 
 def average_rrule(a, *args, **kwargs):
-    axes, keepdims, w, wb = _average_setup(a, args, kwargs)
+    axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
     pa = ProjectTo(a)
     pw = ProjectTo(w) if len(args) > 1 else None     # weights given positionally
@@ -768,6 +729,13 @@ def average_rrule(a, *args, **kwargs):
         out = [NO, pa(ZERO)] + [NO] * len(args)
         if pw is not None:
             out[3] = pw(ZERO)
+        if returned:
+            # (average, sum of weights): the sum's cotangent goes to the weights
+            ȳ, W̄ = _output_parts(ȳ, 2)
+            if wb is not None and pw is not None and pw.kind != 0 and not isinstance(W̄, AbstractZero):
+                W̄ = unreduce(unthunk(W̄), shape, axes, keepdims)
+                w̄W = np.reshape(unbroadcast(np.shape(wb), np.real(W̄)), np.shape(w))
+                out[3] = pw(w̄W)
         if isinstance(ȳ, AbstractZero):
             return tuple(out)
         ȳ = unreduce(unthunk(ȳ), shape, axes, keepdims)
@@ -781,13 +749,122 @@ def average_rrule(a, *args, **kwargs):
             def average_dw():
                 Ωk = np.sum(wb * a, axis=axes, keepdims=True) / W
                 w̄ = ȳ * np.conj((a - Ωk) / W)
-                return pw(np.reshape(unbroadcast(np.shape(wb), w̄), np.shape(w)))
+                w̄ = np.reshape(unbroadcast(np.shape(wb), w̄), np.shape(w))
+                return pw(w̄ if isinstance(out3, AbstractZero) else w̄ + out3)
+            out3 = out[3]
             out[3] = Thunk(average_dw)
         return tuple(out)
     return Ω, average_pullback
 
 
 _register([np.average], average_frule, average_rrule)
+
+
+# ----- nanvar, nanstd: var and std over the non-NaN elements ----------------------------------
+# The same pullback as var with N the count of non-NaN elements per slice and
+# zero at the NaNs.
+
+def _nanvar_setup(fname, x, args, kwargs):
+    opts = _options(fname, args, kwargs, _VAR_ARGS, refuse=("out", "where", "mean"))
+    shape, dtype = _shape_dtype(x)
+    axes = normalize_axes(opts.get("axis"), len(shape))
+    ddof = opts.get("correction", None)
+    if ddof is None or ddof is _NOVALUE:
+        ddof = opts.get("ddof", 0)
+    x = np.asarray(x)
+    nan = np.isnan(x)
+    dof = np.sum(~nan, axis=axes, keepdims=True) - ddof
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.sum(np.where(nan, 0, x), axis=axes, keepdims=True) / np.maximum(dof + ddof, 1)
+    d = np.where(nan, 0, x - mean)          # 0 at the NaNs: they get no cotangent
+    return shape, axes, _keepdims(opts), d, dof
+
+
+def _kept(v, axes, keepdims):
+    return v if keepdims else np.squeeze(v, axis=axes)
+
+
+def _nanvar_rules(fname, f, std):
+    def nanvar_frule(tangents, x, *args, **kwargs):
+        shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ΔΩ = 2 * np.sum(np.real(np.conj(d) * dense(Δx)), axis=axes, keepdims=True) / dof
+            if std:
+                Ωk = np.reshape(Ω, ΔΩ.shape)
+                ΔΩ = np.where(Ωk == 0, 0, ΔΩ / (2 * _safe(Ωk)))
+        return Ω, _like(Ω, ProjectTo(Ω)(_kept(ΔΩ, axes, keepdims)))
+
+    def nanvar_rrule(x, *args, **kwargs):
+        shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
+        project = ProjectTo(x)
+        rest = (NO,) * len(args)
+
+        def nanvar_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = unreduce(np.real(unthunk(ȳ)), shape, axes, keepdims)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scale = 2 / dof
+                if std:
+                    Ωk = unreduce(Ω, shape, axes, keepdims)
+                    scale = np.where(Ωk == 0, 0, 1 / (dof * _safe(Ωk)))
+            return (NO, project(d * (ȳ * scale))) + rest
+        return Ω, nanvar_pullback
+
+    return named_rule(nanvar_frule, fname), named_rule(nanvar_rrule, fname)
+
+
+_register([np.nanvar], *_nanvar_rules("nanvar", np.nanvar, False))
+_register([np.nanstd], *_nanvar_rules("nanstd", np.nanstd, True))
+
+
+# ----- ufunc methods: np.add.reduce & co. are sum, prod, max, min, cumsum, cumprod ---------------
+# They reduce over axis 0 by default (the functions over all axes); the
+# arguments are matched by name and handed to the function's rule.
+
+def _ufunc_method(method, fname, rules, names):
+    frule, rrule = rules
+
+    def method_opts(args, kwargs):
+        opts = dict(zip(names, args))
+        opts.update(kwargs)
+        opts.setdefault("axis", 0)
+        return opts
+
+    def method_frule(tangents, x, *args, **kwargs):
+        return frule(tangents[:2], x, **method_opts(args, kwargs))
+
+    def method_rrule(x, *args, **kwargs):
+        res = rrule(x, **method_opts(args, kwargs))
+        if res is None:
+            return None
+        Ω, pullback = res
+        rest = (NO,) * len(args)
+
+        def method_pullback(ȳ):
+            return pullback(ȳ)[:2] + rest
+        return Ω, method_pullback
+
+    register_frule(method)(named_rule(method_frule, fname))
+    register_rrule(method)(named_rule(method_rrule, fname))
+
+
+_REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
+_max_rules, _min_rules = _chooser("max", np.max, np.argmax), _chooser("min", np.min, np.argmin)
+_prod_rules = (prod_frule, prod_rrule)
+for _m, _name, _rules, _names in [
+        (np.add.reduce, "add.reduce", (sum_frule, sum_rrule), _REDUCE_ARGS),
+        (np.multiply.reduce, "multiply.reduce", _prod_rules, _REDUCE_ARGS),
+        (np.maximum.reduce, "maximum.reduce", _max_rules, _REDUCE_ARGS),
+        (np.minimum.reduce, "minimum.reduce", _min_rules, _REDUCE_ARGS),
+        (np.add.accumulate, "add.accumulate", (cumsum_frule, cumsum_rrule), ("axis", "dtype", "out")),
+        (np.multiply.accumulate, "multiply.accumulate", (cumprod_frule, cumprod_rrule), ("axis", "dtype", "out"))]:
+    _ufunc_method(_m, _name.replace(".", "_"), _rules, _names)
 
 
 # ----- non-differentiable: indices, counts, truth values ---------------------------------------

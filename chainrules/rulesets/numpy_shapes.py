@@ -39,26 +39,22 @@ from chainrules._core import (
     StructuralTangent,
     Tangent,
     Thunk,
-    ZeroTangent,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
-
-NO = NoTangent()
-ZERO = ZeroTangent()
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    register as _register,
+    reject_out,
+    unbroadcast,
+)
 
 
 def _arg(args, kwargs, i, name, default=None):
@@ -75,16 +71,6 @@ def _real_for(dtype, v):
         if type(v) is complex or (vd is not None and vd.kind == "c"):
             return np.real(v)
     return v
-
-
-def _register(fs, frule, rrule, *types):
-    for f in fs:
-        register_frule(f, *types)(frule)
-        register_rrule(f, *types)(rrule)
-
-
-def _methods(*names):
-    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 # ----- linear in the array: forward is f on the tangent, back is the adjoint ------------
@@ -461,6 +447,28 @@ def _diagonal_adjoint(ȳ, x, args, kwargs):
 _linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thunk=True)
 
 
+if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last two axes
+    @register_frule(np.linalg.diagonal, object)
+    def linalg_diagonal_frule(tangents, x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, np.diagonal(dense(Δx), offset, -2, -1)
+
+    @register_rrule(np.linalg.diagonal, object)
+    def linalg_diagonal_rrule(x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        project = ProjectTo(x)
+
+        def linalg_diagonal_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return NO, project(ZERO)
+            ȳ = unthunk(ȳ)
+            return NO, Thunk(lambda: project(_diagonal_adjoint(ȳ, x, (offset, -2, -1), {})))
+        return Ω, linalg_diagonal_pullback
+
+
 def _diag_adjoint(ȳ, x, args, kwargs):
     k = int(_arg(args, kwargs, 0, "k", 0))
     if np.ndim(x) == 1:
@@ -754,37 +762,59 @@ def _sort_setup(x, args, kwargs):
     axis = _arg(args, kwargs, 0, "axis", -1)
     xs = np.ravel(x) if axis is None else np.asarray(x)
     axis = -1 if axis is None else int(axis)
-    return xs, axis, np.argsort(xs, axis=axis, kind="stable")
+    perm = np.argsort(xs, axis=axis, kind="stable")
+    return xs, axis, perm, np.take_along_axis(xs, perm, axis)
 
 
-def sort_frule(tangents, x, *args, **kwargs):
-    xs, axis, perm = _sort_setup(x, args, kwargs)
-    Ω = np.take_along_axis(xs, perm, axis)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
-    return Ω, np.take_along_axis(Δs, perm, axis)
+# partition: a permutation along the axis, like sort.  NumPy does not say
+# which permutation argpartition's and partition's results share, so the
+# permutation is read off the result: the element of rank r in Ω is the
+# element of rank r in x (stable ranks; ties are equal values).
+
+def _partition_setup(x, args, kwargs):
+    if _arg(args, kwargs, 3, "order") is not None:
+        raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
+    kth = _arg(args, kwargs, 0, "kth")
+    axis = _arg(args, kwargs, 1, "axis", -1)
+    xs = np.ravel(x) if axis is None else np.asarray(x)
+    axis = -1 if axis is None else int(axis)
+    Ω = np.partition(xs, kth, axis)
+    rank = np.argsort(np.argsort(Ω, axis=axis, kind="stable"), axis=axis)
+    perm = np.take_along_axis(np.argsort(xs, axis=axis, kind="stable"), rank, axis)
+    return xs, axis, perm, Ω
 
 
-def sort_rrule(x, *args, **kwargs):
-    xs, axis, perm = _sort_setup(x, args, kwargs)
-    Ω = np.take_along_axis(xs, perm, axis)
-    project = ProjectTo(x)
-    shape = np.shape(x)
-    rest = (NO,) * len(args)
+def _permuting(name, setup):
+    """Rules for a function that permutes x along an axis: `setup(x, args,
+    kwargs)` gives (x or its ravel, the axis, the permutation, Ω)."""
+    def permute_frule(tangents, x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
+        return Ω, np.take_along_axis(Δs, perm, axis)
 
-    def sort_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = _real_for(xs.dtype, unthunk(ȳ))
-        x̄ = np.empty(xs.shape, dtype=xs.dtype)
-        np.put_along_axis(x̄, perm, ȳ, axis)
-        return (NO, project(x̄.reshape(shape))) + rest
-    return Ω, sort_pullback
+    def permute_rrule(x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        project = ProjectTo(x)
+        shape = np.shape(x)
+        rest = (NO,) * len(args)
+
+        def permute_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = _real_for(xs.dtype, unthunk(ȳ))
+            x̄ = np.empty(xs.shape, dtype=xs.dtype)
+            np.put_along_axis(x̄, perm, ȳ, axis)
+            return (NO, project(x̄.reshape(shape))) + rest
+        return Ω, permute_pullback
+
+    return named_rule(permute_frule, name), named_rule(permute_rrule, name)
 
 
-_register([np.sort], sort_frule, sort_rrule)
+_register([np.sort], *_permuting("sort", _sort_setup))
+_register([np.partition], *_permuting("partition", _partition_setup))
 
 
 # ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------

@@ -19,39 +19,20 @@ corrcoef.
 import numpy as np
 
 from chainrules._core import (
-    AbstractZero,
-    NoTangent,
     ProjectTo,
     Thunk,
-    ZeroTangent,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import reject_out
-
-NO = NoTangent()
-ZERO = ZeroTangent()
-
-
-def _zero(t):
-    return isinstance(t, AbstractZero)
-
-
-def _zero_for(p):
-    return ZERO if p.kind else NO
-
-
-def _once(fn):
-    """fn, evaluated at most once: for cotangents that share one computation."""
-    cache = []
-
-    def once():
-        if not cache:
-            cache.append(fn())
-        return cache[0]
-
-    return once
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    once as _once,
+    reject_out,
+    zero_for as _zero_for,
+)
 
 
 # ----- order statistics ---------------------------------------------------------

@@ -35,20 +35,26 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    NoTangent,
     ProjectTo,
     Tangent,
     Thunk,
-    ZeroTangent,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import dense, named_rule, reject_out, unbroadcast
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    output_parts as _output_parts,
+    dense,
+    is_complex as _is_complex,
+    like as _like,
+    named_rule,
+    reject_out,
+    unbroadcast,
+)
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 _unary_rules: dict = {}     # f -> (frule, rrule), for the operator module below
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -67,26 +73,6 @@ def _array_like(x):
     if t is np.ndarray or t is float:
         return x
     return np.asarray(x) if isinstance(x, (list, tuple)) else x
-
-
-def _is_complex(v):
-    t = type(v)
-    if t is np.ndarray:
-        return v.dtype.kind == "c"
-    if t is float or t is np.float64:
-        return False
-    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
-
-
-def _like(Ω, ΔΩ):
-    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
-    0-d results into scalars, and not always the same way for both)."""
-    if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
-            return np.asarray(ΔΩ)
-    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
-        return ΔΩ[()]
-    return ΔΩ
 
 
 def _seed_error(name, ȳ, Ω):
@@ -423,17 +409,6 @@ def nan_to_num_rrule(x, *args, **kwargs):
 
 # ----- Multi-output unary ufuncs ---------------------------------------------
 
-def _output_parts(ȳ, n):
-    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
-    or a zero."""
-    if isinstance(ȳ, AbstractZero):
-        return (ȳ,) * n
-    parts = tuple(unthunk(ȳ))
-    if len(parts) != n:
-        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
-    return parts
-
-
 @register_frule(np.modf)
 def modf_frule(tangents, x, **kwargs):
     # modf(x) = (x - trunc(x), trunc(x)): the fractional part moves with x.
@@ -718,6 +693,45 @@ def _register_operators():
 
 
 _register_operators()
+
+
+# ----- The ndarray operator methods: x.__add__(y) is np.add(x, y), and the
+#       reflected x.__radd__(y) is np.add(y, x) (cotangents swapped back) ---------
+
+def _reflected(f, fr, rr):
+    name = "r" + f.__name__
+
+    def reflected_frule(tangents, x, y):
+        return fr((tangents[0], tangents[2], tangents[1]), y, x)
+
+    def reflected_rrule(x, y):
+        res = rr(y, x)
+        if res is None:
+            return None
+        Ω, pullback = res
+
+        def reflected_pullback(ȳ):
+            s, ȳ_y, x̄ = pullback(ȳ)
+            return s, x̄, ȳ_y
+        return Ω, reflected_pullback
+    return named_rule(reflected_frule, name), named_rule(reflected_rrule, name)
+
+
+def _register_dunders():
+    for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                  ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
+        fr, rr = _binary_rules[f]
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(fr)
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(rr)
+        rfr, rrr = _reflected(f, fr, rr)
+        register_frule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rfr)
+        register_rrule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rrr)
+    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][0])
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][1])
+
+
+_register_dunders()
 
 
 # The ndarray methods that are these functions: x.conj(), x.conjugate().

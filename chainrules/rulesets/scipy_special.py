@@ -27,31 +27,25 @@ import numpy as np
 import scipy.special as sp  # type: ignore[import-untyped]
 
 from chainrules._core import (
-    AbstractZero,
-    NoTangent,
     ProjectTo,
     Tangent,
-    ZeroTangent,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import reject_out, unbroadcast
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    reject_out,
+    unbroadcast,
+    zero_for as _zero_for,
+)
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-
-
-def _zero(t):
-    return isinstance(t, AbstractZero)
-
-
-def _zero_for(p):
-    return ZERO if p.kind else NO
 
 
 def _is_complex(x):

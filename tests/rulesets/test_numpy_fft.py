@@ -99,3 +99,26 @@ def test_fft_rejects_out_and_short_circuits_zeros():
     _, pb = cr.rrule(fft.rfft, rand(1, 4))
     assert pb(ZeroTangent()) == (NT, ZeroTangent())
     assert cr.frule((NT, ZeroTangent()), fft.fft, a)[1] is ZeroTangent()
+
+
+# ----- hfft, ihfft --------------------------------------------------------------------
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("n", [None, 8, 7, 4])
+def test_hfft(norm, n):
+    check(fft.hfft, rand(1, 3, 5, dtype=complex), n, -1, norm)
+    check(fft.hfft, rand(2, 5, 2, dtype=complex), n, 0, norm)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("n", [None, 8, 5])
+def test_ihfft(norm, n):
+    check(fft.ihfft, rand(3, 3, 6), n, -1, norm)
+    check(fft.ihfft, rand(4, 6, 2), n, 0, norm)
+
+
+def test_hermitian_dtypes_and_shapes():
+    check(fft.hfft, rand(5, 4))                    # a real input to hfft
+    check(fft.ihfft, rand(6, 7))
+    test_rrule(fft.ihfft, rand(7, 6, dtype=np.float32), rtol=1e-3, atol=1e-3)
+    check(fft.hfft, rand(8, 2, 3, 4, dtype=complex), None, 1)

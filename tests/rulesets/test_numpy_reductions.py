@@ -86,12 +86,10 @@ def test_refused_arguments_are_named():
         cr.rrule(np.sum, x, axis=0, out=np.empty(3))
     with pytest.raises(TypeError, match="mean.*where="):
         cr.frule((NoTangent(), x), np.mean, x, where=x > 1)
-    with pytest.raises(TypeError, match="prod.*initial="):
-        cr.rrule(np.prod, x, initial=2.0)
-    with pytest.raises(TypeError, match="max.*initial="):
-        cr.rrule(np.max, x, initial=2.0)
-    with pytest.raises(TypeError, match="average.*returned="):
-        cr.rrule(np.average, x, returned=True)
+    with pytest.raises(TypeError, match="prod.*where="):
+        cr.rrule(np.prod, x, where=x > 1)
+    with pytest.raises(TypeError, match="max.*where="):
+        cr.rrule(np.max, x, initial=2.0, where=x > 1)
 
 
 def test_sum_honours_initial_and_dtype():
@@ -264,3 +262,81 @@ def test_array_likes_get_structural_tangents():
     _both(np.mean, (1.0, 2.0, 4.0))
     _both(np.max, [1.0, 3.0, 2.0])
     _both(np.cumprod, [1.5, 2.0, 0.5])
+
+
+# ----- nanvar, nanstd --------------------------------------------------------------
+
+NAN_CASES = [((4,), None, 0), ((3, 4), 1, 1), ((3, 4), 0, 0), ((2, 3, 4), (0, 2), 0), ((5,), 0, 1)]
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape,axis,ddof", NAN_CASES)
+@pytest.mark.parametrize("f", [np.nanvar, np.nanstd], ids=lambda f: f.__name__)
+def test_nanvar_nanstd(f, shape, axis, ddof, keepdims):
+    x = _array(shape)
+    x.flat[1] = np.nan
+    _both(f, x, fkwargs=dict(axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("f", [np.nanvar, np.nanstd], ids=lambda f: f.__name__)
+def test_nanvar_nanstd_dtypes(f):
+    _both(f, _array((3, 4), np.float32), fkwargs=dict(axis=0), **F32)
+    _both(f, _array((3, 4), np.complex128), fkwargs=dict(axis=1))
+    _both(f, _array(()))
+    x̄ = cr.rrule(f, np.array([np.nan, 1.0, 2.0]))[1](1.0)[1]
+    assert x̄[0] == 0 and np.all(np.isfinite(x̄))
+
+
+# ----- initial= (prod, max, min) and returned=True (average) -----------------------
+
+@pytest.mark.parametrize("shape,axis", [((4,), None), ((3, 4), 1), ((3, 4), 0), ((), None)])
+def test_prod_initial(shape, axis):
+    x = _array(shape)
+    _both(np.prod, x, fkwargs=dict(axis=axis, initial=1.5))
+    if x.size:
+        x.flat[0] = 0.0          # exact with a zero, initial a factor
+        _both(np.prod, x, fkwargs=dict(axis=axis, initial=-2.0))
+
+
+@pytest.mark.parametrize("f", [np.max, np.min, np.nanmax, np.nanmin], ids=lambda f: f.__name__)
+def test_max_min_initial(f):
+    x = RNG.normal(size=(3, 4))
+    for initial in (0.0, -5.0, 5.0):      # sometimes, never and always winning
+        _both(f, x, fkwargs=dict(axis=1, initial=initial))
+    _both(f, np.zeros((0,)), fkwargs=dict(initial=1.0))
+    _both(f, _array((2, 3), np.float32), fkwargs=dict(axis=0, initial=1.0), **F32)
+
+
+def test_average_returned():
+    x, w = _array((3, 4)), _array((4,))
+    _both(np.average, x, 1, w, True)
+    _both(np.average, x, None, None, True)
+    _both(np.average, x, 0, _array((3, 4)), True, fkwargs=dict(keepdims=True))
+    test_rrule(np.average, x, fkwargs=dict(axis=0, returned=True))
+    _both(np.average, _array((3,), np.complex128), 0, w[:3], True)
+
+
+# ----- ufunc methods: np.add.reduce & co. ---------------------------------------------
+
+UFUNC_METHODS = [np.add.reduce, np.multiply.reduce, np.maximum.reduce, np.minimum.reduce,
+                 np.add.accumulate, np.multiply.accumulate]
+
+
+@pytest.mark.parametrize("f", UFUNC_METHODS, ids=lambda f: f"{f.__self__.__name__}.{f.__name__}")
+def test_ufunc_methods(f):
+    x = RNG.normal(size=(3, 4))
+    _both(f, x)                                       # axis 0 by default
+    _both(f, x, 1)
+    _both(f, x, fkwargs=dict(axis=-1))
+    _both(f, RNG.normal(size=(5,)))
+    _both(f, _array((2, 3), np.float32), **F32)
+    if f not in (np.maximum.reduce, np.minimum.reduce):
+        _both(f, _array((2, 3), np.complex128))
+    if f is np.add.reduce or f is np.multiply.reduce:
+        _both(f, x, fkwargs=dict(axis=None, keepdims=True))
+        _both(f, np.zeros((0, 3)))
+
+
+def test_ufunc_method_refuses_out():
+    with pytest.raises(TypeError, match="out"):
+        cr.rrule(np.add.reduce, np.ones(3), out=np.zeros(()))

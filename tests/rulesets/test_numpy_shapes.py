@@ -425,3 +425,25 @@ def test_item():
     _both(np.ndarray.item, x, (0, 2))
     _both(np.ndarray.item, _array((1, 1)))
     _both(np.ndarray.item, _array((3,), np.complex128), I(1))
+
+
+# ----- partition: the cotangent follows the permutation ------------------------------
+
+_RP = np.random.default_rng(9)
+
+
+@pytest.mark.parametrize("x,args,kw", [
+    (_RP.normal(size=7), (3,), {}), (_RP.normal(size=(3, 5)), (2,), {}), (_RP.normal(size=(4, 3)), (1, 0), {}),
+    (_RP.normal(size=(4, 3)), ([0, 2],), dict(axis=None)), (_RP.normal(size=(0, 3)), (0,), {}),
+    (_RP.normal(size=5) + 1j * _RP.normal(size=5), (2,), {}), (np.array([3.0, 1.0, 0.5, 2.0]), (-1,), {})])
+def test_partition(x, args, kw):
+    test_frule(np.partition, x, *args, fkwargs=kw)
+    test_rrule(np.partition, x, *args, fkwargs=kw)
+
+
+def test_partition_float32_and_refused_order():
+    x = _RP.normal(size=6).astype(np.float32)
+    test_frule(np.partition, x, 2, rtol=1e-2, atol=1e-2)
+    test_rrule(np.partition, x, 2, rtol=1e-2, atol=1e-2)
+    with pytest.raises(TypeError, match="order="):
+        cr.rrule(np.partition, x, 2, order="a")

@@ -384,3 +384,31 @@ def test_a_seed_of_the_wrong_shape_is_a_clear_error():
     # trivial dimensions are fine
     _, pb = cr.rrule(np.sin, _array((3,)))
     assert pb(np.ones((1, 3)))[1].shape == (3,)
+
+
+# ----- the ndarray operator methods -------------------------------------------------
+
+_RNG_D = np.random.default_rng(5)
+_X = _RNG_D.uniform(0.5, 1.5, (3, 4))
+_DUNDER_PAIRS = [(_X, _RNG_D.uniform(0.5, 1.5, 4)), (_X, 2.0), (np.array(1.5), _RNG_D.uniform(0.5, 1.5, 3)),
+                 (_X + 0.5j, _X), (np.zeros((0, 2)), np.ones(2))]
+
+
+@pytest.mark.parametrize("name", ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                                  "__truediv__", "__rtruediv__", "__pow__", "__rpow__"])
+def test_ndarray_binary_methods(name):
+    f = getattr(np.ndarray, name)
+    for a, b in _DUNDER_PAIRS:
+        test_frule(f, a, b)
+        test_rrule(f, a, b)
+    a32, b32 = _X.astype(np.float32), _X[0].astype(np.float32)
+    test_frule(f, a32, b32, rtol=1e-2, atol=1e-2)
+    test_rrule(f, a32, b32, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("name", ["__neg__", "__pos__", "__abs__"])
+def test_ndarray_unary_methods(name):
+    f = getattr(np.ndarray, name)
+    for a in (_X - 1, _X + 1j, np.array(-1.5), np.zeros((0, 2)), _X.astype(np.float32)):
+        test_frule(f, a)
+        test_rrule(f, a)
