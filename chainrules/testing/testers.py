@@ -41,7 +41,7 @@ from chainrules.testing.check_result import (
 )
 from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
-from chainrules.testing.rand_tangent import rand_tangent
+from chainrules.testing.rand_tangent import rand_tangent, reseed_for
 
 __all__ = ["test_frule", "test_rrule", "test_scalar"]
 
@@ -226,6 +226,7 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
         test_frule(np.sum, PrimalAndTangent(np.ones(3), np.arange(3.0)), fkwargs={"axis": 0})
     """
     config, f, inputs = _split_config("test_frule", args)
+    reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
     specs = _specs(f, inputs)
@@ -311,6 +312,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
         test_rrule(TestConfig(), map_rule_user, np.ones(2))
     """
     config, f, inputs = _split_config("test_rrule", args)
+    reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
     specs = _specs(f, inputs)
