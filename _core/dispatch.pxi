@@ -236,6 +236,16 @@ cdef inline tuple _pack(PyObject** args, Py_ssize_t start, Py_ssize_t stop):
     return t
 
 
+cdef inline bint _any_array(PyObject** args, Py_ssize_t n):
+    """An ndarray among the arguments: the scalar table's rows decline those,
+    so skip asking them (np.exp(x) on an array goes straight to its rule)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if type(<object>args[i]) is _ndarray:
+            return True
+    return False
+
+
 cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     """(positional tuple, kwargs dict) from a vectorcall."""
     cdef Py_ssize_t i, nk = 0
@@ -292,7 +302,7 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
         tangents = <object>args[0]
         if type(tangents) is tuple and PyTuple_GET_SIZE(tangents) == nargs - 1:
             row = _row_of(args[1])
-            if row != NULL:
+            if row != NULL and not _any_array(args + 2, nargs - 2):
                 res = (<_ScalarRow>row).frule_vec(tangents, args + 2, nargs - 2)
                 if res is not None:
                     return res
@@ -327,7 +337,7 @@ cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef PyObject* row
     if kwnames == NULL and nargs >= 1 and not isinstance(<object>args[0], RuleConfig):
         row = _row_of(args[0])
-        if row != NULL:
+        if row != NULL and not _any_array(args + 1, nargs - 1):
             res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
             if res is not None:
                 return res
