@@ -123,6 +123,30 @@ cdef _Rule _scan(tuple rules, tuple args, object config):
     return None
 
 
+cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize_t n):
+    """_select without a config, on a vectorcall's argument array."""
+    cdef _Rule r
+    cdef Py_ssize_t i
+    if PyTuple_GET_SIZE(rules) == 1:
+        r = <_Rule>rules[0]
+        if r.varargs and PyTuple_GET_SIZE(r.types) == 0:
+            # the common case: one rule for any arguments, no lookup needed
+            return r if r.config is None else None
+    cdef tuple key = PyTuple_New(n + 1)
+    t = type(None)
+    Py_INCREF(t)
+    PyTuple_SET_ITEM(key, 0, t)
+    for i in range(n):
+        t = type(<object>args[i])
+        Py_INCREF(t)
+        PyTuple_SET_ITEM(key, i + 1, t)
+    found = cache.get(key, _MISSING)
+    if found is _MISSING:
+        found = _scan(rules, _pack(args, 0, n), None)
+        cache[key] = found
+    return <_Rule>found
+
+
 cdef _Rule _select(tuple rules, dict cache, tuple args, object config):
     if not rules:
         return None
@@ -184,6 +208,9 @@ cdef extern from *:
                                    PyObject *kwnames) {
         return cr_fast_impls[1]((PyObject **)args, PyVectorcall_NARGS(nargs), kwnames);
     }
+    static PyObject *cr_vcall(PyObject *f, PyObject **args, Py_ssize_t n) {
+        return PyObject_Vectorcall(f, (PyObject *const *)args, (size_t)n, NULL);
+    }
     static PyMethodDef cr_fast_defs[2] = {
         {"frule", (PyCFunction)(void (*)(void))cr_frule_fast, METH_FASTCALL | METH_KEYWORDS, NULL},
         {"rrule", (PyCFunction)(void (*)(void))cr_rrule_fast, METH_FASTCALL | METH_KEYWORDS, NULL},
@@ -194,6 +221,7 @@ cdef extern from *:
     }
     """
     ctypedef object (*cr_fast_impl)(PyObject**, Py_ssize_t, PyObject*)
+    object cr_vcall(object f, PyObject** args, Py_ssize_t n)
     cr_fast_impl cr_fast_impls[2]
     object cr_make_fast(int which, object impl_unused, object doc, object modname)
 
@@ -206,6 +234,16 @@ cdef inline tuple _pack(PyObject** args, Py_ssize_t start, Py_ssize_t stop):
         Py_INCREF(o)
         PyTuple_SET_ITEM(t, i - start, o)
     return t
+
+
+cdef inline bint _any_array(PyObject** args, Py_ssize_t n):
+    """An ndarray among the arguments: the scalar table's rows decline those,
+    so skip asking them (np.exp(x) on an array goes straight to its rule)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if type(<object>args[i]) is _ndarray:
+            return True
+    return False
 
 
 cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
@@ -254,27 +292,71 @@ cdef inline PyObject* _row_of(PyObject* f):
 
 
 cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef _RuleTable tab
+    cdef _Rule rule
+    cdef object tangents, f
+    cdef PyObject* stack[8]
+    cdef Py_ssize_t i
     cdef PyObject* row
-    if kwnames == NULL and nargs >= 2 and type(<object>args[0]) is tuple and \
-            PyTuple_GET_SIZE(<tuple>args[0]) == nargs - 1:
-        row = _row_of(args[1])
-        if row != NULL:
-            res = (<_ScalarRow>row).frule_vec(<tuple>args[0], args + 2, nargs - 2)
-            if res is not None:
-                return res
+    if kwnames == NULL and nargs >= 2:
+        tangents = <object>args[0]
+        if type(tangents) is tuple and PyTuple_GET_SIZE(tangents) == nargs - 1:
+            row = _row_of(args[1])
+            if row != NULL and not _any_array(args + 2, nargs - 2):
+                res = (<_ScalarRow>row).frule_vec(tangents, args + 2, nargs - 2)
+                if res is not None:
+                    return res
+            f = <object>args[1]
+            tab = _lookup_table(f)
+            if tab is None:
+                if not callable(f):
+                    raise TypeError(f"frule: f must be callable, got {type(f).__name__}")
+                return None
+            if tab.instances:
+                rule = _select_vec(tab.frules, tab.fcache, args + 1, nargs - 1)
+            else:
+                rule = _select_vec(tab.frules, tab.fcache, args + 2, nargs - 2)
+            if rule is None or rule.kind == RK_OPTOUT:
+                return None
+            if rule.kind == RK_PY and nargs <= 8:
+                # rule(tangents, *xs) -- or rule(tangents, obj, *xs) for instances
+                if tab.instances:
+                    return cr_vcall(rule.fn, args, nargs)
+                stack[0] = args[0]
+                for i in range(2, nargs):
+                    stack[i - 1] = args[i]
+                return cr_vcall(rule.fn, stack, nargs - 1)
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, tangents, f, xs = _parse_call("frule", pos)
     return _frule_general(config, tangents, f, xs, kwargs)
 
 
 cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    cdef _RuleTable tab
+    cdef _Rule rule
     cdef PyObject* row
-    if kwnames == NULL and nargs >= 1:
+    if kwnames == NULL and nargs >= 1 and not isinstance(<object>args[0], RuleConfig):
         row = _row_of(args[0])
-        if row != NULL:
+        if row != NULL and not _any_array(args + 1, nargs - 1):
             res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
             if res is not None:
                 return res
+        tab = _lookup_table(<object>args[0])
+        if tab is None:
+            if not callable(<object>args[0]):
+                raise TypeError(f"rrule: f must be callable, got {type(<object>args[0]).__name__}")
+            return None
+        if tab.instances:
+            rule = _select_vec(tab.rrules, tab.rcache, args, nargs)
+        else:
+            rule = _select_vec(tab.rrules, tab.rcache, args + 1, nargs - 1)
+        if rule is None or rule.kind == RK_OPTOUT:
+            return None
+        if rule.kind == RK_PY:
+            # rule(*xs) -- or rule(obj, *xs) for instances
+            if tab.instances:
+                return cr_vcall(rule.fn, args, nargs)
+            return cr_vcall(rule.fn, args + 1, nargs - 1)
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, _, f, xs = _parse_call("rrule", pos)
     return _rrule_general(config, f, xs, kwargs)
@@ -407,9 +489,10 @@ cdef object _parse_types(tuple types):
     No types: any arguments.  A trailing `...`: any further arguments."""
     if not types:
         return (), True, -0.5
-    varargs = types[-1] is Ellipsis
+    # wraparound=False for the whole build: no negative indices here
+    varargs = types[len(types) - 1] is Ellipsis
     if varargs:
-        types = types[:-1]
+        types = types[:len(types) - 1]
     for t in types:
         if t is Ellipsis:
             raise TypeError("`...` may only stand last in a rule's argument types")

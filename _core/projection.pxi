@@ -46,7 +46,14 @@ cdef class ProjectTo:
     def __cinit__(self, x=None):
         cdef type t = type(x)
         self.primal_type = t
-        if t is float or t is int:
+        if t is _ndarray:                  # the common case of array rules first
+            if x.dtype.kind in "fc":
+                self.kind = K_ARRAY
+                self.dtype = x.dtype
+                self.shape = x.shape
+            else:
+                self.kind = K_NONE
+        elif t is float or t is int:
             self.kind = K_FLOAT
         elif t is complex:
             self.kind = K_COMPLEX
@@ -123,6 +130,8 @@ cdef class ProjectTo:
                             f"of a {self.primal_type.__name__}") from None
 
     cdef object _array(self, object dx):
+        if type(dx) is _ndarray and dx.dtype is self.dtype and dx.shape == self.shape:
+            return dx                       # already in the tangent space: no work
         if not isinstance(dx, _ndarray):
             if isinstance(dx, StructuralTangent):
                 raise TypeError(f"ProjectTo: cannot project a {type(dx).__name__} onto an array of "
@@ -142,7 +151,10 @@ cdef class ProjectTo:
         return dx
 
     cdef object _tuple(self, object dx):
-        if isinstance(dx, StructuralTangent) or isinstance(dx, (tuple, list)):
+        # An ndarray onto a tuple or list: the primal was an array-like (np.sum([a, b])),
+        # the array's rows are the elements' tangents.
+        if isinstance(dx, StructuralTangent) or isinstance(dx, (tuple, list)) or \
+                (isinstance(dx, _ndarray) and dx.ndim >= 1):
             vals = list(dx)
             if len(vals) != len(self.elements):
                 raise ValueError(f"ProjectTo: a tangent of {len(vals)} elements does not fit a "

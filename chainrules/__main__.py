@@ -3,12 +3,20 @@
 import math
 import operator
 
-from chainrules import ZeroTangent, frule, rrule
+from chainrules import ZeroTangent, ad, frule, rrule
+from chainrules.ad import math as admath
 from chainrules.finite_differences import central_fdm
 
 
 def foo(x):
+    """The seed's function, written with plain math (for finite differences)."""
     return math.asin(0.2 + math.sin(x))
+
+
+def foo_ad(x):
+    """The same function for the reference ADs: the drop-in math namespace
+    differentiates tracked values (plain math.sin would raise on them)."""
+    return admath.asin(0.2 + admath.sin(x))
 
 
 def rrule_chain(x):
@@ -35,6 +43,8 @@ def main():
     print(f"  rrule chain (reverse, by hand):  {rrule_chain(x)!r}")
     print(f"  frule chain (forward, by hand):  {frule_chain(x)!r}")
     print(f"  central_fdm(5, 1)(foo, 3):       {central_fdm(5, 1)(foo, x)!r}")
+    print(f"  forward AD (ad.derivative):      {ad.derivative(foo_ad, x)!r}")
+    print(f"  reverse AD (ad.gradient):        {ad.gradient(foo_ad, x)!r}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,95 @@
 """Helpers shared by every array rule: the one unbroadcast and the argument
 checks.  No rule fixes shapes by itself (house style, principle 6)."""
 
+import types
+
 import numpy as np
 
-from chainrules._core import AbstractZero, unthunk
+from chainrules._core import (
+    AbstractZero,
+    NoTangent,
+    StructuralTangent,
+    ZeroTangent,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
 
-__all__ = ["unbroadcast", "reject_out"]
+__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
+           "unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+# ----- small predicates and adapters every array module uses -------------------
+
+def is_zero(t):
+    """Is `t` a zero tangent (ZeroTangent or NoTangent)?"""
+    return isinstance(t, AbstractZero)
+
+
+def zero_for(p):
+    """The zero cotangent for the argument projected by `p`: ZeroTangent()
+    where it has a tangent space, NoTangent() for integers and booleans."""
+    return ZERO if p.kind else NO
+
+
+def is_complex(v):
+    """Is `v` a complex number, NumPy scalar or array?  (Lists are not looked
+    into: rules turn array-likes into arrays first.)"""
+    t = type(v)
+    if t is np.ndarray:
+        return v.dtype.kind == "c"
+    if t is float or t is np.float64:
+        return False
+    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
+
+
+def like(Ω, ΔΩ):
+    """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
+    0-d results into scalars, and not always the same way for both)."""
+    if type(Ω) is np.ndarray:
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+            return np.asarray(ΔΩ)
+    elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
+        return ΔΩ[()]
+    return ΔΩ
+
+
+def once(fn):
+    """fn, evaluated at most once: for cotangents that share one computation."""
+    cache = []
+
+    def once():
+        if not cache:
+            cache.append(fn())
+        return cache[0]
+    return once
+
+
+def register(fs, frule, rrule, *types):
+    """Register the same frule and rrule for each function in `fs` (a
+    function and the ndarray methods that take the same arguments)."""
+    for f in fs:
+        register_frule(f, *types)(frule)
+        register_rrule(f, *types)(rrule)
+
+
+def output_parts(ȳ, n):
+    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
+    or a zero."""
+    if isinstance(ȳ, AbstractZero):
+        return (ȳ,) * n
+    parts = tuple(unthunk(ȳ))
+    if len(parts) != n:
+        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
+    return parts
+
+
+def methods(*names):
+    """The `np.ndarray` methods of these names that this NumPy has."""
+    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
 
 
 def unbroadcast(x, dx):
@@ -18,8 +102,9 @@ def unbroadcast(x, dx):
     if isinstance(dx, AbstractZero):
         return dx
     dx = unthunk(dx)
-    shape = x if isinstance(x, tuple) else np.shape(x)
-    dshape = np.shape(dx)
+    # fast path first: arrays of the same shape (np.shape costs a Python call)
+    shape = x.shape if type(x) is np.ndarray else x if isinstance(x, tuple) else np.shape(x)
+    dshape = dx.shape if type(dx) is np.ndarray else np.shape(dx)
     if dshape == shape:
         return dx
     extra = len(dshape) - len(shape)
@@ -40,3 +125,66 @@ def reject_out(fname, kwargs, *names):
         if kwargs.get(name) is not None:
             raise TypeError(f"{fname}: the rule cannot honour the argument {name}=; "
                             "call the primal without it")
+
+
+def dense(t):
+    """A tangent as NumPy can compute with it: unthunked, and the Tangent of
+    a list or tuple (the tangent of an array-like such as `np.sum([a, b])`)
+    stacked into an array, zeros filled in."""
+    t = unthunk(t)
+    if isinstance(t, StructuralTangent) or isinstance(t, (list, tuple)):
+        parts = [dense(v) for v in t]
+        like = next((np.shape(p) for p in parts if not isinstance(p, AbstractZero)), ())
+        return np.asarray([np.zeros(like) if isinstance(p, AbstractZero) else p for p in parts])
+    return t
+
+
+# ----- helpers for rules that reduce over axes -------------------------------
+
+def normalize_axes(axis, ndim):
+    """The sorted tuple of non-negative axes that `axis` (None, an int or a
+    sequence of ints, negative allowed) names in an array of `ndim`
+    dimensions.  The primal has already validated them."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axis))
+    a = int(axis)
+    return (a % ndim if ndim else a,)
+
+
+def unreduce(dy, shape, axes, keepdims, dtype=None):
+    """The cotangent `dy` of a reduction over `axes` spread back over the
+    input's `shape`: a read-only broadcast view (tangents are values; nothing
+    is copied).  `dtype`, when given, is applied to the small `dy` first, so
+    the projection afterwards copies nothing."""
+    dy = np.asarray(dy)
+    if dtype is not None and dy.dtype != dtype:
+        if dtype.kind != "c" and dy.dtype.kind == "c":
+            dy = dy.real
+        dy = dy.astype(dtype)
+    if not keepdims and axes:
+        kept = [1 if i in axes else n for i, n in enumerate(shape)]
+        dy = dy.reshape(kept)
+    return np.broadcast_to(dy, shape)
+
+
+# ----- readable tracebacks for rules made by factories ------------------------
+
+def named_rule(fn, name):
+    """Rename a rule made by a factory, and the functions defined inside it,
+    after the primal: a factory's `unary_rrule` / `unary_pullback` become
+    `sin_rrule` / `sin_pullback` (the names that start like the rule's own,
+    up to its first underscore, get `name` in place of that prefix), so that
+    tracebacks say which rule failed.  Returns `fn`."""
+    prefix = fn.__code__.co_name.split("_", 1)[0] + "_"
+
+    def rename(code):
+        consts = tuple(rename(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+        new = code.co_name
+        if new.startswith(prefix):
+            new = name + "_" + new[len(prefix):]
+        return code.replace(co_consts=consts, co_name=new, co_qualname=new)
+    fn.__code__ = rename(fn.__code__)
+    fn.__name__ = fn.__qualname__ = fn.__code__.co_name
+    return fn

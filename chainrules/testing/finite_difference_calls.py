@@ -5,6 +5,7 @@ respect to the differentiable arguments only, the others held fixed.
 differentiated through its fields, giving ∂self); keyword arguments are fixed.
 """
 
+import collections.abc
 import copy
 import dataclasses
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from chainrules.finite_differences import central_fdm, jvp, vjp
 
-__all__ = ["DEFAULT_FDM", "fd_jvp", "fd_vjp"]
+__all__ = ["DEFAULT_FDM", "fd_jvp", "fd_vjp", "materialize"]
 
 #: ChainRulesTestUtils' choice: 5 points, and never evaluate further than 1e-2
 #: from the primal (keeps the evaluations inside the domain of most functions).
@@ -56,6 +57,20 @@ def promote(x):
     return x
 
 
+def materialize(y):
+    """The output of a primal as the testers compare and differentiate it: a
+    one-shot iterator (what `map`, `itertools.accumulate`, generators return)
+    becomes the list of its elements, everything else is kept.
+
+    A rule for such a function computes the elements eagerly (its pullback
+    needs every call) and returns them as a list, with a list as tangent, so
+    the testers compare that list with the elements the primal's iterator
+    yields (see `chainrules.rulesets.higher_order`)."""
+    if isinstance(y, collections.abc.Iterator) and not isinstance(y, (np.ndarray, np.generic)):
+        return list(y)
+    return y
+
+
 def _partial(f, fkwargs, primals, active):
     """g(*active primals) = f(*all primals, **fkwargs); primals[0] is f itself."""
     fixed = list(primals)
@@ -64,7 +79,7 @@ def _partial(f, fkwargs, primals, active):
         full = list(fixed)
         for i, v in zip(active, vals):
             full[i] = v
-        return full[0](*full[1:], **fkwargs)
+        return materialize(full[0](*full[1:], **fkwargs))
 
     return call
 

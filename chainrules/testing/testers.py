@@ -10,6 +10,10 @@ zeros; `add_inplace` against plain `+` for every tangent (the check of
 `InplaceableThunk`s).  All failures of one call are reported together in one
 AssertionError that names the function, the argument, the rule's value, the
 finite-difference value and the difference.
+
+A primal that returns a one-shot iterator (`map`, `itertools.accumulate`, a
+generator) is compared and differentiated as the list of its elements, which
+is what its rule returns (`finite_difference_calls.materialize`).
 """
 
 import copy
@@ -35,9 +39,9 @@ from chainrules.testing.check_result import (
     default_tolerance,
     test_approx,
 )
-from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp
+from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
-from chainrules.testing.rand_tangent import rand_tangent
+from chainrules.testing.rand_tangent import rand_tangent, reseed_for
 
 __all__ = ["test_frule", "test_rrule", "test_scalar"]
 
@@ -88,8 +92,9 @@ class _Arg:
             self.mode = _INT if (bare_int and not explicit) else _NODIFF
         else:
             self.mode = _DIFF
-        # A Python int differentiated as a real number: finite differences move it as a float.
-        self.fd_primal = float(p) if bare_int else p
+        # A Python int differentiated as a real number: finite differences move it as a float;
+        # one marked non-differentiable (an index, a count) is passed as it is.
+        self.fd_primal = float(p) if (bare_int and self.mode != _NODIFF) else p
         # The accumulator of the add_inplace check; a bare int's, in case the rule treats it as real.
         self.accumulator = rand_tangent(float(p)) if self.mode == _INT else self.tangent
 
@@ -221,6 +226,7 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
         test_frule(np.sum, PrimalAndTangent(np.ones(3), np.arange(3.0)), fkwargs={"axis": 0})
     """
     config, f, inputs = _split_config("test_frule", args)
+    reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
     specs = _specs(f, inputs)
@@ -239,7 +245,7 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     if not isinstance(res, tuple) or len(res) != 2:
         raise AssertionError(f"{header}: the frule must return the pair (Ω, ΔΩ), got {_short(res)}")
     omega_ad, domega_ad = res
-    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    omega = materialize(f(*_safe_copy(xs), **_safe_copy(fkwargs)))
     rtol, atol = _tolerances(rtol, atol, xs, tangents, omega)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the frule differs from f(*args)",
                  rtol=rtol, atol=atol)
@@ -306,6 +312,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
         test_rrule(TestConfig(), map_rule_user, np.ones(2))
     """
     config, f, inputs = _split_config("test_rrule", args)
+    reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
     specs = _specs(f, inputs)
@@ -327,7 +334,7 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     if not isinstance(res, tuple) or len(res) != 2 or not callable(res[1]):
         raise AssertionError(f"{header}: the rrule must return the pair (Ω, pullback), got {_short(res)}")
     omega_ad, pullback = res
-    omega = f(*_safe_copy(xs), **_safe_copy(fkwargs))
+    omega = materialize(f(*_safe_copy(xs), **_safe_copy(fkwargs)))
     ybar = rand_tangent(omega) if output_tangent is None else output_tangent
     rtol, atol = _tolerances(rtol, atol, xs, [s.accumulator for s in specs], omega, ybar)
     report.check(test_approx, omega_ad, omega, "the primal Ω returned by the rrule differs from f(*args)",

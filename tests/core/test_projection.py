@@ -102,3 +102,13 @@ def test_add_inplace():
     assert cr.add_inplace(1.0, 2.0) == 3.0
     assert cr.add_inplace(ZeroTangent(), 2.0) == 2.0
     assert cr.add_inplace(cr.Tangent[tuple](1.0), cr.Tangent[tuple](2.0)) == cr.Tangent[tuple](3.0)
+
+
+def test_an_array_onto_a_list_or_tuple_gives_the_elements_tangents():
+    # array rules called on array-likes (np.sum([a, b])) return arrays
+    t = ProjectTo([1.0, 2.0])(np.array([3.0, 4.0]))
+    assert type(t) is cr.Tangent[list] and list(t) == [3.0, 4.0] and type(t[0]) is float
+    nested = ProjectTo(([1.0, 2.0], [3.0, 4.0]))(np.ones((2, 2)) * (1 + 1j))
+    assert type(nested) is cr.Tangent[tuple] and list(nested[1]) == [1.0, 1.0]
+    with pytest.raises(ValueError, match="3 elements"):
+        ProjectTo([1.0, 2.0])(np.ones(3))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from chainrules import NoTangent
-from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, promote
+from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize, promote
 
 Point = namedtuple("Point", "x y")
 
@@ -67,3 +67,18 @@ def test_promote():
     assert promote(x) is x and promote((x, 1)) is not None
     t = (x, 1)
     assert promote(t) is t
+
+
+def test_materialize_turns_one_shot_iterators_into_lists():
+    assert materialize(map(float, [1, 2])) == [1.0, 2.0]
+    assert materialize(x * 2 for x in (1.0, 3.0)) == [2.0, 6.0]
+    keep = [np.ones(2), (1.0, 2.0), [3.0], np.float64(2.0)]
+    for x in keep:
+        assert materialize(x) is x
+
+
+def test_fd_of_a_function_returning_an_iterator():
+    xs = [1.0, 2.0]
+    f = lambda v: map(lambda t: t * t, v)     # noqa: E731
+    cts = fd_vjp(DEFAULT_FDM, f, {}, [1.0, 0.5], [f, xs], [1])
+    np.testing.assert_allclose(cts[1], [2.0, 2.0], rtol=1e-8)

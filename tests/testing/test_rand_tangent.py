@@ -112,3 +112,16 @@ def test_scalars_are_readable_and_away_from_zero():
     for _ in range(50):
         t = rand_tangent(1.0, rng)
         assert 0.5 <= abs(t) <= 3.0 and round(t, 2) == t
+
+
+def test_testers_draw_the_same_tangents_whatever_ran_before():
+    import importlib
+    rt = importlib.import_module("chainrules.testing.rand_tangent")
+
+    def draws():
+        rt.reseed_for(np.sin)
+        return rt.rand_tangent(np.ones(4))
+
+    first = draws()
+    rt.rand_tangent(np.ones(100))          # another test's draws in between
+    np.testing.assert_array_equal(draws(), first)

@@ -787,3 +787,51 @@ def test_testers_work_in_parametrisations_and_raise_assertion_error_only():
     for x in (1.0, 2 + 1j, np.float32(3.0)):
         with pytest.raises(AssertionError):
             test_scalar(twice, x)
+
+
+def test_functions_returning_iterators_are_compared_as_lists():
+    def squares(xs):
+        return (x * x for x in xs)
+
+    @cr.register_rrule(squares)
+    def _(xs):
+        def squares_pullback(ybar):
+            ybar = cr.unthunk(ybar)
+            if isinstance(ybar, cr.AbstractZero):
+                return NoTangent(), ZeroTangent()
+            return NoTangent(), [2 * x * y for x, y in zip(xs, ybar)]
+        return [x * x for x in xs], squares_pullback
+
+    def cubes(xs):
+        return iter([x ** 3 for x in xs])
+
+    @cr.register_rrule(cubes)
+    def _(xs):
+        def cubes_pullback(ybar):
+            ybar = cr.unthunk(ybar)
+            if isinstance(ybar, cr.AbstractZero):
+                return NoTangent(), ZeroTangent()
+            return NoTangent(), [2 * x * y for x, y in zip(xs, ybar)]   # wrong: 3x²
+        return [x ** 3 for x in xs], cubes_pullback
+
+    test_rrule(squares, [1.0, -2.0])
+    with pytest.raises(AssertionError, match="pullback"):
+        test_rrule(cubes, [1.0, -2.0])
+
+
+def test_an_int_marked_non_differentiable_reaches_the_function_as_an_int():
+    import chainrules as cr
+    from chainrules.testing import PrimalAndTangent, test_rrule
+
+    def pick(x, i):
+        return x[i] * 2.0   # a float index would raise
+
+    @cr.register_rrule(pick)
+    def pick_rrule(x, i):
+        def pick_pullback(ȳ):
+            dx = np.zeros_like(x)
+            dx[i] = 2.0 * ȳ
+            return cr.NoTangent(), dx, cr.NoTangent()
+        return pick(x, i), pick_pullback
+
+    test_rrule(pick, np.array([1.0, 2.0, 3.0]), PrimalAndTangent(1, cr.NoTangent()))

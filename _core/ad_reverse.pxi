@@ -1,0 +1,337 @@
+# ---------------------------------------------------------------------------
+# Reference AD (chainrules.ad), compiled part 2: reverse mode's tape and its
+# tracked value, Var.
+#
+# The tape is a C array of nodes.  A scalar node (an operator or a
+# chainrules.ad.math call on real floats) holds its one output slot, up to two
+# input slots and the two partials as C doubles, taken from the C kernels of
+# the scalar rule table; the backward sweep over such nodes is a C loop with
+# no Python call.  Every other operation (a rule written in Python, arrays,
+# complex numbers, nested differentiation) is a *record* made by the generic
+# engine (chainrules/ad/reverse.py): a Python object whose `backprop(adj)`
+# reads its outputs' cotangents from `adj`, calls the rule's pullback and adds
+# the results into its inputs' slots.  Cotangents of slots are kept as a C
+# double plus, when something else arrives (an array, a complex number, a
+# value tracked by an enclosing differentiation), a Python object.
+# ---------------------------------------------------------------------------
+
+from libc.stdlib cimport malloc, calloc, realloc, free
+
+cdef struct _ADNode:
+    Py_ssize_t out        # output slot (scalar nodes)
+    Py_ssize_t in0        # input slots, -1: a constant
+    Py_ssize_t in1
+    Py_ssize_t rec        # -1: a scalar node; else the index of its record
+    double d0             # the partials ∂out/∂in0, ∂out/∂in1
+    double d1
+
+
+@cython.final
+cdef class Tape:
+    """Tape(): reverse mode's record of one differentiation (see
+    `chainrules.ad.gradient`, `vjp`).  `active` is True while the function
+    runs; tracked values of an inactive tape are reported, not recorded."""
+    cdef readonly long tag
+    cdef public bint active
+    cdef _ADNode* nodes
+    cdef Py_ssize_t n
+    cdef Py_ssize_t cap
+    cdef readonly Py_ssize_t nslots
+    cdef list records
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.n = 0
+        self.cap = 0
+        self.nslots = 0
+        self.records = None
+
+    def __init__(self):
+        self.tag = _ad_open()
+        self.active = True
+
+    def __dealloc__(self):
+        if self.nodes != NULL:
+            free(self.nodes)
+
+    def close(self):
+        """The function has run: no more recording on this tape."""
+        self.active = False
+        _ad_active.discard(self.tag)
+
+    cdef int _grow(self) except -1:
+        cdef Py_ssize_t cap = 32 if self.cap == 0 else 2 * self.cap
+        cdef _ADNode* nodes = <_ADNode*>realloc(self.nodes, cap * sizeof(_ADNode))
+        if nodes == NULL:
+            raise MemoryError()
+        self.nodes = nodes
+        self.cap = cap
+        return 0
+
+    cdef inline Py_ssize_t _push(self, Py_ssize_t in0, Py_ssize_t in1, double d0, double d1) except -1:
+        """Record a scalar node; returns its output slot."""
+        cdef _ADNode* node
+        if self.n == self.cap:
+            self._grow()
+        node = &self.nodes[self.n]
+        self.n += 1
+        node.out = self.nslots
+        node.in0 = in0
+        node.in1 = in1
+        node.rec = -1
+        node.d0 = d0
+        node.d1 = d1
+        self.nslots += 1
+        return node.out
+
+    def new_slot(self):
+        """A fresh slot (for an input or for an output of a record)."""
+        self.nslots += 1
+        return self.nslots - 1
+
+    def push_record(self, record):
+        """Append a record: an object with `backprop(adj)`, swept after every
+        node recorded later."""
+        cdef _ADNode* node
+        if self.n == self.cap:
+            self._grow()
+        node = &self.nodes[self.n]
+        self.n += 1
+        node.out = -1
+        node.in0 = -1
+        node.in1 = -1
+        if self.records is None:
+            self.records = []
+        node.rec = len(self.records)
+        node.d0 = 0.0
+        node.d1 = 0.0
+        self.records.append(record)
+
+    def var(self, primal, Py_ssize_t slot=-1):
+        """A Var of this tape for `primal`, in `slot` (a new one when -1)."""
+        if slot < 0:
+            slot = self.new_slot()
+        return _make_var(self, slot, primal)
+
+    def backward(self, dict seeds):
+        """Sweep the tape backwards from the cotangents `seeds` ({slot: ȳ});
+        returns the Adjoints of every slot."""
+        cdef Adjoints adj = Adjoints.__new__(Adjoints, self.nslots)
+        for slot, value in seeds.items():
+            adj._add(slot, value)
+        self._sweep(adj)
+        return adj
+
+    cdef int _sweep(self, Adjoints adj) except -1:
+        cdef Py_ssize_t k, s
+        cdef _ADNode* node
+        cdef double g
+        cdef double* a = adj.a
+        cdef char* ft = adj.ft
+        for k in range(self.n - 1, -1, -1):
+            node = &self.nodes[k]
+            if node.rec >= 0:
+                self.records[node.rec].backprop(adj)
+                continue
+            s = node.out
+            if ft[s]:
+                g = a[s]
+                if g != 0.0:
+                    if node.in0 >= 0:
+                        a[node.in0] += node.d0 * g
+                        ft[node.in0] = 1
+                    if node.in1 >= 0:
+                        a[node.in1] += node.d1 * g
+                        ft[node.in1] = 1
+            if adj.o:
+                o = adj.o.get(s)
+                if o is not None:
+                    if node.in0 >= 0:
+                        adj._add(node.in0, tangent_mul(PyFloat_FromDouble(node.d0), o))
+                    if node.in1 >= 0:
+                        adj._add(node.in1, tangent_mul(PyFloat_FromDouble(node.d1), o))
+        return 0
+
+    cdef double _sweep_scalar(self, Py_ssize_t out, Py_ssize_t inp) except? -1.0:
+        """d out / d inp for a tape of scalar nodes only, all in C."""
+        cdef double buf[64]
+        cdef double* a = buf
+        cdef Py_ssize_t k
+        cdef _ADNode* node
+        cdef double g, r
+        if self.nslots > 64:
+            a = <double*>calloc(self.nslots, sizeof(double))
+            if a == NULL:
+                raise MemoryError()
+        else:
+            for k in range(self.nslots):
+                a[k] = 0.0
+        a[out] = 1.0
+        for k in range(self.n - 1, -1, -1):
+            node = &self.nodes[k]
+            g = a[node.out]
+            if g != 0.0:
+                if node.in0 >= 0:
+                    a[node.in0] += node.d0 * g
+                if node.in1 >= 0:
+                    a[node.in1] += node.d1 * g
+        r = a[inp]
+        if a != buf:
+            free(a)
+        return r
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        return (f"<Tape tag={self.tag} {'active' if self.active else 'closed'}: {self.n} nodes "
+                f"({len(self.records or ())} records), {self.nslots} slots>")
+
+
+@cython.final
+cdef class Adjoints:
+    """The cotangents of a tape's slots during and after a backward sweep:
+    `get(slot)` (ZeroTangent() for a slot nothing reached) and `add(slot, x̄)`."""
+    cdef double* a        # the float part
+    cdef char* ft         # the float part was touched
+    cdef dict o           # slot -> the other part (arrays, complex, tracked…)
+    cdef Py_ssize_t n
+
+    def __cinit__(self, Py_ssize_t n):
+        self.n = n
+        self.a = <double*>calloc(n if n > 0 else 1, sizeof(double))
+        self.ft = <char*>calloc(n if n > 0 else 1, sizeof(char))
+        self.o = {}
+        if self.a == NULL or self.ft == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.a)
+        free(self.ft)
+
+    cdef int _check(self, Py_ssize_t slot) except -1:
+        if slot < 0 or slot >= self.n:
+            raise IndexError(f"slot {slot} is not on this tape ({self.n} slots)")
+        return 0
+
+    cdef int _add(self, Py_ssize_t slot, object value) except -1:
+        cdef type t = type(value)
+        self._check(slot)
+        if t is float:
+            self.a[slot] += PyFloat_AS_DOUBLE(value)
+            self.ft[slot] = 1
+            return 0
+        if t is int:
+            self.a[slot] += <double>value
+            self.ft[slot] = 1
+            return 0
+        if isinstance(value, AbstractZero):
+            return 0
+        if isinstance(value, AbstractThunk):
+            return self._add(slot, _unthunk(value))
+        old = self.o.get(slot)
+        self.o[slot] = value if old is None else tangent_add(old, value)
+        return 0
+
+    def add(self, Py_ssize_t slot, value):
+        """Accumulate the cotangent `value` into `slot`."""
+        self._add(slot, value)
+
+    def get(self, Py_ssize_t slot):
+        """The cotangent of `slot`: a float, another tangent, or ZeroTangent()."""
+        self._check(slot)
+        o = self.o.get(slot)
+        if o is None:
+            return PyFloat_FromDouble(self.a[slot]) if self.ft[slot] else ZERO
+        if self.ft[slot] and self.a[slot] != 0.0:
+            return tangent_add(PyFloat_FromDouble(self.a[slot]), o)
+        return o
+
+
+# ---------------------------------------------------------------------------
+# The tracked value of reverse mode.
+# ---------------------------------------------------------------------------
+
+@cython.final
+cdef class Var(Tracked):
+    """Var: reverse mode's tracked value: a primal recorded in a slot of a
+    `Tape` (see `chainrules.ad.gradient`, `vjp`).  The primal may be a
+    number, an array, or a value tracked by an enclosing differentiation.
+    Real scalars are kept as C doubles."""
+    cdef readonly Tape tape
+    cdef readonly Py_ssize_t slot
+    cdef double v          # the fast case: a Python float primal
+    cdef object p          # the general case
+    cdef bint fast
+
+    cdef object _primal(self):
+        return PyFloat_FromDouble(self.v) if self.fast else self.p
+
+    def __repr__(self):
+        return f"Var({self._primal()!r}, slot={self.slot}, tag={self.tag})"
+
+
+cdef inline Var _fast_var(Tape tape, Py_ssize_t slot, double v):
+    cdef Var x = Var.__new__(Var)
+    x.tag = tape.tag
+    x.tape = tape
+    x.slot = slot
+    x.v = v
+    x.fast = True
+    return x
+
+
+cdef Var _make_var(Tape tape, Py_ssize_t slot, object primal):
+    cdef Var x
+    if type(primal) is float:
+        return _fast_var(tape, slot, PyFloat_AS_DOUBLE(primal))
+    x = Var.__new__(Var)
+    x.tag = tape.tag
+    x.tape = tape
+    x.slot = slot
+    x.p = primal
+    x.fast = False
+    return x
+
+
+def _ad_gradient_scalar(f, double x, finish, by_rule):
+    """The gradient of f at the real x, on the fast path when the tape holds
+    scalar nodes only and f's result is a fast Var of it; `finish(tape, leaf,
+    y)` takes every other case, `by_rule(f, x)` a function with rules
+    (chainrules.ad.reverse)."""
+    if _lookup_table(f) is not None:
+        return by_rule(f, PyFloat_FromDouble(x))
+    cdef Tape tape = Tape.__new__(Tape)
+    cdef Var leaf
+    tape.tag = _ad_open()
+    tape.active = True
+    tape.nslots = 1
+    leaf = _fast_var(tape, 0, x)
+    try:
+        y = f(leaf)
+    finally:
+        tape.active = False
+        _ad_active.discard(tape.tag)
+    if type(y) is Var and (<Var>y).tape is tape and (<Var>y).fast and not tape.records:
+        return PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
+    return finish(tape, leaf, y)
+
+
+def _ad_value_and_gradient_scalar(f, double x, finish, by_rule):
+    """(f(x), its gradient) at the real x; as `_ad_gradient_scalar`."""
+    if _lookup_table(f) is not None:
+        return by_rule(f, PyFloat_FromDouble(x))
+    cdef Tape tape = Tape.__new__(Tape)
+    cdef Var leaf
+    tape.tag = _ad_open()
+    tape.active = True
+    tape.nslots = 1
+    leaf = _fast_var(tape, 0, x)
+    try:
+        y = f(leaf)
+    finally:
+        tape.active = False
+        _ad_active.discard(tape.tag)
+    if type(y) is Var and (<Var>y).tape is tape and (<Var>y).fast and not tape.records:
+        return PyFloat_FromDouble((<Var>y).v), PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
+    return finish(tape, leaf, y)

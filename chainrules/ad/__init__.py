@@ -1,0 +1,75 @@
+"""chainrules.ad: small reference AD engines that only consume frule/rrule.
+
+Forward mode (dual numbers), reverse mode (a tape) and mixed mode
+(forward-over-reverse Hessian-vector products).  They run the rules end to
+end, supply the `RuleConfig`s that higher-order rules call back into, and
+show what a rule-driven AD costs: the scalar path of both engines runs in C
+on the kernels of the scalar rule table.
+
+What they differentiate: code written with Python operators, NumPy functions
+and ufuncs (through NumPy's `__array_ufunc__`/`__array_function__`), the
+drop-in namespaces `chainrules.ad.math` and `chainrules.ad.cmath`, and any
+function called through `wrap(f)` (its rule, including user-registered and
+config rules; without a rule, its body is traced).  When the function being
+differentiated has a rule, the rule is used.  A plain `math.sin(x)` on a
+tracked value raises TypeError (it would lose the derivative).
+
+Example::
+
+    >>> from chainrules import ad
+    >>> from chainrules.ad import math
+    >>> def foo(x):
+    ...     return math.asin(0.2 + math.sin(x))
+    >>> ad.derivative(foo, 3.0)      # forward mode
+    -1.0531613736418153
+    >>> ad.gradient(foo, 3.0)        # reverse mode
+    -1.0531613736418153
+    >>> ad.hessian(foo, 3.0)         # forward over reverse
+    0.25237008600841926
+
+Nested differentiation is safe: every differentiation tags its values, and
+an operation on values of several tags is done for the innermost one.  Second
+derivatives need first derivatives that are themselves differentiable: scalar
+and element-wise functions use their partials written as code, linear,
+locally linear and multilinear array functions are handled component-wise
+(`chainrules.ad._nested`); prod, cumprod, var, std and linalg.norm, solve,
+inv, det and slogdet have rules for this (`chainrules.ad._nested_rules`);
+other rules must compute with tracked values (a clear NoRuleError says
+which rule could not).
+
+Calls the engines cannot see: a `math` function or a function with a rule
+called directly inside the differentiated code (use `chainrules.ad.math`,
+`chainrules.ad.cmath` or `wrap(f)`); NumPy dispatches on array arguments only,
+so a NumPy higher-order function given plain arrays and a closure over a
+tracked value needs `wrap` too.  None of these loses a derivative silently:
+the tracked value raises TypeError when converted.
+"""
+
+from chainrules._core import Dual, Tape, Tracked, Var, Wrapped, _ad_set_dispatch
+from chainrules.ad import _tracing
+from chainrules.ad._tracing import EscapedTrackedValueError, NoRuleError, wrap
+from chainrules.ad.config import ForwardConfig, ReverseConfig
+from chainrules.ad.forward import derivative, jvp
+from chainrules.ad.reverse import gradient, value_and_gradient, vjp
+from chainrules.ad.mixed import hessian, hvp, jacobian
+from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
+
+
+_ad_set_dispatch(_tracing.dispatch)
+
+__all__ = [
+    # forward mode
+    "derivative", "jvp",
+    # reverse mode
+    "gradient", "value_and_gradient", "vjp",
+    # both / mixed
+    "jacobian", "hessian", "hvp",
+    # calling functions with rules on tracked values
+    "wrap", "Wrapped", "math", "cmath",
+    # configs for higher-order rules
+    "ForwardConfig", "ReverseConfig",
+    # the tracked values
+    "Tracked", "Dual", "Var", "Tape",
+    # errors
+    "NoRuleError", "EscapedTrackedValueError",
+]

@@ -1,0 +1,513 @@
+"""The generic engine's shared machinery: the one dispatcher every operation
+on tracked values reaches when the compiled fast path does not take it, and
+the walks over arguments and results that both engines use.
+
+An operation (a Python operator, a ufunc, a NumPy function, a call through
+`chainrules.ad.wrap`) may meet values tracked by several differentiations at
+once (nested derivatives).  It is done for the innermost one, the largest tag
+(see `_core/ad_forward.pxi`): values of that tag are replaced by their primals
+and given to the rule, values of smaller tags stay in the primal as constants
+and are differentiated by their own engine when the rule computes with them.
+
+Functions passed as arguments (`map(f, xs)`) may capture tracked values in
+their closures: they are replaced by a copy of the function whose cells hold
+the primals, and the captured values' tangents travel as the function's
+tangent, a `Tangent[function]` with one field per captured variable (the
+∂self of ChainRules).  Values hidden elsewhere (object attributes) cannot be
+seen: if a rule returns a value tracked at its own level, the engine reports
+it instead of losing the derivative.
+"""
+
+import dataclasses
+import functools
+import operator
+import types
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractTangent,
+    AbstractZero,
+    NoTangent,
+    StructuralTangent,
+    Tangent,
+    Tracked,
+    Wrapped,
+    ZeroTangent,
+    _ad_is_active,
+    _ad_strip_all,
+    _rules_of,
+    unthunk,
+)
+
+__all__ = ["wrap", "dispatch", "NoRuleError", "EscapedTrackedValueError"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+# The kinds of operation (the enum of _core/ad_forward.pxi).
+CALL, OP, UFUNC, ARRAY_FUNCTION = 0, 1, 2, 3
+
+_FunctionType = types.FunctionType
+_MAX_DEPTH = 64
+
+
+class NoRuleError(TypeError):
+    """An operation on tracked values has no rule and cannot be traced."""
+
+
+class EscapedTrackedValueError(RuntimeError):
+    """A tracked value was used after its differentiation finished, or a
+    rule returned a value tracked at the level it was called for."""
+
+
+def fname(f):
+    """A function's name for messages."""
+    if type(f) is Wrapped:
+        f = f.f
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if name is None:
+        return type(f).__name__ + " object"
+    mod = getattr(f, "__module__", None)
+    if isinstance(mod, str) and mod not in ("builtins", "__main__", "_operator"):
+        return f"{mod.lstrip('_')}.{name}"
+    if mod == "_operator":
+        return f"operator.{name}"
+    return str(name)
+
+
+def describe(args):
+    """The argument types of a call, for messages."""
+    out = []
+    for a in args:
+        p = _ad_strip_all(a)
+        if isinstance(p, np.ndarray):
+            out.append(f"ndarray[{p.dtype}, {p.shape}]")
+        else:
+            out.append(type(p).__name__)
+    return ", ".join(out)
+
+
+# ----- finding the innermost differentiation -----------------------------------
+
+def _cells(fn):
+    """(name, value) of the filled closure cells of a function."""
+    if not fn.__closure__:
+        return ()
+    out = []
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        try:
+            out.append((name, cell.cell_contents))
+        except ValueError:      # an empty cell
+            pass
+    return out
+
+
+def _scan(x, best, depth):
+    if isinstance(x, Tracked):
+        if not _ad_is_active(x.tag):
+            raise EscapedTrackedValueError(
+                f"met a tracked {type(x).__name__} whose differentiation has finished (it escaped, "
+                "e.g. stored in a global or returned inside an object); tracked values are only "
+                "valid inside the function being differentiated")
+        return x if best is None or x.tag > best.tag else best
+    if depth > _MAX_DEPTH:
+        return best
+    t = type(x)
+    if t is list or isinstance(x, tuple):
+        for v in x:
+            best = _scan(v, best, depth + 1)
+    elif t is dict:
+        for v in x.values():
+            best = _scan(v, best, depth + 1)
+    elif t is _FunctionType:
+        for _, v in _cells(x):
+            best = _scan(v, best, depth + 1)
+    elif t is functools.partial:
+        best = _scan(x.func, best, depth + 1)
+        best = _scan(x.args, best, depth + 1)
+        for v in x.keywords.values():
+            best = _scan(v, best, depth + 1)
+    elif t is Wrapped:
+        best = _scan(x.f, best, depth + 1)
+    elif t is np.vectorize:
+        best = _scan(x.pyfunc, best, depth + 1)
+    return best
+
+
+def top_tracked(*values):
+    """The tracked value of the innermost differentiation among values (and
+    inside their lists, tuples, dicts and closures), or None."""
+    best = None
+    for v in values:
+        best = _scan(v, best, 0)
+    return best
+
+
+def holds_tag(x, tag):
+    """Whether a value tracked at `tag` is in x."""
+    t = top_tracked(x)
+    return t is not None and t.tag >= tag
+
+
+# ----- rebuilding containers and closures -------------------------------------
+
+def rebuild(x, parts):
+    """A container of x's type with the elements `parts` (a list, or a dict)."""
+    t = type(x)
+    if t is list:
+        return list(parts)
+    if t is tuple:
+        return tuple(parts)
+    if isinstance(x, tuple):
+        return t(*parts) if hasattr(t, "_fields") else t(parts)
+    if t is dict:
+        return dict(parts)
+    raise TypeError(f"cannot rebuild a {t.__name__}")
+
+
+def with_cells(fn, values):
+    """A copy of the function fn whose closure cells named in `values` hold
+    the given values instead."""
+    cells = []
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        cells.append(types.CellType(values[name]) if name in values else cell)
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells))
+    g.__kwdefaults__ = fn.__kwdefaults__
+    g.__qualname__ = fn.__qualname__
+    g.__dict__.update(fn.__dict__)
+    return g
+
+
+def split(x, tag, leaf, depth=0):
+    """Replace the values tracked at `tag` in x (and in its lists, tuples,
+    dicts, closures and partials) by `leaf(value, path)`; returns the new x
+    (x itself when nothing changed) and whether something changed.  `path` is
+    the tuple of keys leading to the value (list index, dict key, closure
+    variable name)."""
+    return _split(x, tag, leaf, (), depth)
+
+
+def _split(x, tag, leaf, path, depth):
+    if isinstance(x, Tracked):
+        if x.tag == tag:
+            return leaf(x, path), True
+        if x.tag > tag:
+            raise EscapedTrackedValueError(
+                f"a value tracked by a differentiation (tag {x.tag}) inside the one being "
+                f"processed (tag {tag}) was met")
+        return x, False
+    if depth > _MAX_DEPTH:
+        return x, False
+    t = type(x)
+    if t is list or isinstance(x, tuple):
+        parts, changed = [], False
+        for i, v in enumerate(x):
+            p, c = _split(v, tag, leaf, path + (i,), depth + 1)
+            parts.append(p)
+            changed |= c
+        return (rebuild(x, parts), True) if changed else (x, False)
+    if t is dict:
+        parts, changed = {}, False
+        for k, v in x.items():
+            p, c = _split(v, tag, leaf, path + (k,), depth + 1)
+            parts[k] = p
+            changed |= c
+        return (parts, True) if changed else (x, False)
+    if t is _FunctionType and x.__closure__:
+        new = {}
+        for name, v in _cells(x):
+            p, c = _split(v, tag, leaf, path + (name,), depth + 1)
+            if c:
+                new[name] = p
+        return (with_cells(x, new), True) if new else (x, False)
+    if t is functools.partial:
+        func, c1 = _split(x.func, tag, leaf, path + ("func",), depth + 1)
+        args, c2 = _split(x.args, tag, leaf, path + ("args",), depth + 1)
+        kws, c3 = _split(x.keywords, tag, leaf, path + ("keywords",), depth + 1)
+        if c1 or c2 or c3:
+            return functools.partial(func, *args, **kws), True
+        return x, False
+    if t is np.vectorize:
+        pyfunc, c = _split(x.pyfunc, tag, leaf, path + ("pyfunc",), depth + 1)
+        if c:
+            return np.vectorize(pyfunc, otypes=x.otypes, doc=x.__doc__, excluded=x.excluded,
+                                cache=x.cache, signature=x.signature), True
+        return x, False
+    return x, False
+
+
+def structural_tangent(x, tangents):
+    """The tangent of the container or closure x from the tangents of its
+    tracked parts, `tangents` mapping paths (as in `split`) to tangents."""
+    return _tangent_at(x, tangents, (), 0)
+
+
+def _tangent_at(x, tangents, path, depth):
+    if path in tangents:
+        return tangents[path]
+    if depth > _MAX_DEPTH:
+        return const_tangent(x)
+    t = type(x)
+    if t is list:
+        return [_tangent_at(v, tangents, path + (i,), depth + 1) for i, v in enumerate(x)]
+    if isinstance(x, tuple):
+        return Tangent[t](*[_tangent_at(v, tangents, path + (i,), depth + 1) for i, v in enumerate(x)])
+    if t is dict:
+        return Tangent[dict]({k: _tangent_at(v, tangents, path + (k,), depth + 1) for k, v in x.items()})
+    if t is _FunctionType:
+        fields = {}
+        for name, v in _cells(x):
+            if _has_prefix(tangents, path + (name,)):
+                fields[name] = _tangent_at(v, tangents, path + (name,), depth + 1)
+        return Tangent[_FunctionType](**fields) if fields else NO
+    if t is functools.partial:
+        fields = {}
+        for name, v in (("func", x.func), ("args", x.args), ("keywords", x.keywords)):
+            if _has_prefix(tangents, path + (name,)):
+                fields[name] = _tangent_at(v, tangents, path + (name,), depth + 1)
+        return Tangent[functools.partial](**fields) if fields else NO
+    if t is np.vectorize and _has_prefix(tangents, path + ("pyfunc",)):
+        return Tangent[np.vectorize](pyfunc=_tangent_at(x.pyfunc, tangents, path + ("pyfunc",), depth + 1))
+    return const_tangent(x)
+
+
+def _has_prefix(tangents, prefix):
+    n = len(prefix)
+    return any(p[:n] == prefix for p in tangents)
+
+
+def index_tangent(g, key):
+    """The part `key` of the tangent g of a container or closure."""
+    g = unthunk(g)
+    if isinstance(g, AbstractZero):
+        return g
+    if isinstance(g, StructuralTangent):
+        return g[key]
+    if isinstance(g, dict):
+        return g.get(key, ZERO)
+    return g[key]
+
+
+def map_structural(t, fn):
+    """A structural tangent of the same type with fn applied to each field
+    (fn(key, value))."""
+    b = t.backing
+    if isinstance(b, tuple):
+        return type(t)(*[fn(i, v) for i, v in enumerate(b)])
+    vals = {k: fn(k, v) for k, v in b.items()}
+    if t.primal_type is dict:
+        return type(t)(vals)
+    return type(t)(**vals)
+
+
+def is_differentiable_leaf(x):
+    """Numbers and float/complex arrays: values with a tangent space.  Python
+    ints are real numbers; bools and integer NumPy values are not."""
+    t = type(x)
+    if t is float or t is complex or t is int:
+        return True
+    if t is bool or x is None:
+        return False
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "fc"
+    return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
+
+
+def no_tangent_space(x):
+    """Values without a tangent space, or locally constant ones: ints (an
+    int-valued function of reals has a zero derivative), bools, integer
+    arrays, strings, None, the zero tangents."""
+    t = type(x)
+    if t is int or t is bool or t is str or t is bytes or x is None:
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind not in "fc"
+    return isinstance(x, (AbstractZero, bool, int, str, bytes))
+
+
+def const_tangent(x):
+    """The tangent of a constant: ZeroTangent() where x has a tangent space,
+    NoTangent() where it has none."""
+    if isinstance(x, Tracked) or is_differentiable_leaf(x):
+        return ZERO
+    return NO
+
+
+def strip(x):
+    """x with every tracked value (any level) replaced by its plain value,
+    inside lists, tuples and dicts too."""
+    if isinstance(x, Tracked):
+        return _ad_strip_all(x)
+    t = type(x)
+    if t is list or isinstance(x, tuple):
+        return rebuild(x, [strip(v) for v in x])
+    if t is dict:
+        return {k: strip(v) for k, v in x.items()}
+    return x
+
+
+def traceable(f):
+    """Whether running f on tracked values can work: not a builtin or a ufunc
+    (compiled code converts its arguments to plain numbers)."""
+    return not isinstance(f, (types.BuiltinFunctionType, np.ufunc, type(operator.add)))
+
+
+def has_rules(f):
+    """Whether any frule or rrule is registered for f."""
+    fr, rr = _rules_of(f)
+    return bool(fr or rr)
+
+
+def resolve(f):
+    """(the function whose rule is looked up, the callable traced without a
+    rule): a wrapper's own rules come first, then those of the function."""
+    if type(f) is Wrapped:
+        inner = f.f
+        return (f if has_rules(f) else inner), inner
+    return f, f
+
+
+def split_callee(f, tag, leaf):
+    """The function whose rule is used, when it captures values tracked at
+    `tag` (a closure, a functools.partial, an np.vectorize): a copy holding
+    their primals, for which a rule exists (rules of classes such as
+    np.vectorize apply to the copy); else None."""
+    g, changed = split(f, tag, leaf)
+    if changed and has_rules(g):
+        return g
+    return None
+
+
+def wrap(f):
+    """wrap(f) -> f, callable on tracked values by its rule.
+
+    On plain values the wrapper is f.  On values tracked by chainrules.ad the
+    engine uses the rule registered for the wrapper or for f (`frule` /
+    `rrule`, config rules included) and does not look inside f; without a
+    rule it runs f on the tracked values (traces it).  Also a decorator::
+
+        @ad.wrap
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+    Rules registered later for f are used too: the lookup happens per call."""
+    if type(f) is Wrapped:
+        return f
+    return Wrapped(f)
+
+
+# ----- the dispatcher ------------------------------------------------------------
+
+# NumPy functions that only look at shapes and types: the plain values answer.
+_STRUCTURAL = {np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
+               np.may_share_memory, np.shares_memory, np.min_scalar_type, np.can_cast}
+
+# Python operators on arrays fall back to the equivalent ufunc's rule.
+UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+            operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
+            operator.mod: np.remainder, operator.pow: np.power, operator.neg: np.negative,
+            operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,
+            divmod: np.divmod}
+
+_REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
+              operator.truediv: "__rtruediv__"}
+
+ENGINES = {}     # the tracked type -> its engine's apply(top, kind, f, args, kwargs)
+
+
+# Values that hold no tracked value inside: an operation whose arguments are
+# these and tracked values ("flat" arguments, the common case) skips the
+# recursive walks over containers and closures.
+FLAT_TYPES = frozenset({float, int, complex, bool, str, bytes, type(None), np.ndarray, np.float64,
+                        np.float32, np.complex128, np.complex64, np.int64, np.int32, np.intp,
+                        np.bool_, np.dtype, slice, type(Ellipsis)})
+_NOT_FLAT = object()
+
+
+def flat_top(args, kwargs):
+    """The innermost tracked value among flat arguments (None when there is
+    none), or `_NOT_FLAT` when an argument may hold tracked values inside."""
+    top = None
+    for a in args:
+        t = type(a)
+        if t in FLAT_TYPES:
+            continue
+        if not isinstance(a, Tracked):
+            return _NOT_FLAT
+        if top is None or a.tag > top.tag:
+            top = a
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in FLAT_TYPES:
+                return _NOT_FLAT
+    return top
+
+
+def dispatch(kind, f, args, kwargs):
+    """Do the operation `f(*args, **kwargs)` on tracked values (the hook of
+    `_core/ad_forward.pxi`): find the innermost differentiation among the
+    arguments and let its engine apply the rule of f."""
+    if kind == UFUNC:
+        ufunc, method = f
+        if kwargs and kwargs.get("out") is not None:
+            raise TypeError(f"numpy.{ufunc.__name__}: out= cannot hold tracked values; "
+                            "use the returned value instead")
+        f = ufunc if method == "__call__" else getattr(ufunc, method)
+    elif kind == ARRAY_FUNCTION and f in _STRUCTURAL:
+        return f(*strip(args), **strip(kwargs or {}))
+    elif kind == OP and len(args) == 2 and isinstance(args[1], AbstractTangent):
+        # a tracked value and a zero, thunk or structural tangent: the tangent ladder
+        reflected = _REFLECTED.get(f)
+        if reflected is not None:
+            return getattr(args[1], reflected)(args[0])
+    kwargs = kwargs or {}
+    top = flat_top(args, kwargs) if type(f) is not Wrapped else _NOT_FLAT
+    if top is _NOT_FLAT:
+        top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
+    if top is None:
+        return f.f(*args, **kwargs) if type(f) is Wrapped else f(*args, **kwargs)
+    if not _ad_is_active(top.tag):
+        raise EscapedTrackedValueError(
+            f"{fname(f)}: met a tracked {type(top).__name__} whose differentiation has finished "
+            "(it escaped, e.g. stored in a global or returned inside an object); tracked values "
+            "are only valid inside the function being differentiated")
+    return ENGINES[type(top)](top, kind, f, args, kwargs)
+
+
+def reject_tracked_kwargs(f, kwargs, tag):
+    """Rules give no tangent to keyword arguments: refuse tracked ones."""
+    for k, v in kwargs.items():
+        if holds_tag(v, tag):
+            raise TypeError(f"{fname(f)}: the keyword argument {k}= holds a tracked value, but "
+                            "rules take tangents for positional arguments only; pass it positionally")
+
+
+def no_rule(f, args, mode):
+    which = "frule" if mode == "forward" else "rrule"
+    return NoRuleError(
+        f"chainrules.ad ({mode} mode): {fname(f)}({describe(args)}) has no {which} for these "
+        f"arguments, and it cannot be traced: register one with chainrules.register_{which}, "
+        "or write the computation with functions that have rules")
+
+
+def nested_rule_error(f, e, mode):
+    """The error for a rule that cannot take values tracked by an enclosing
+    differentiation (second derivatives through a rule written for plain values)."""
+    return NoRuleError(
+        f"chainrules.ad ({mode} mode, nested differentiation): the rule of {fname(f)} met values "
+        f"tracked by an enclosing differentiation and cannot compute with them ({type(e).__name__}: "
+        f"{e}).  Second derivatives through {fname(f)} need a rule written with operators and "
+        "NumPy functions on its arguments (no np.asarray on them); element-wise, linear and "
+        "multilinear functions are handled without it (see chainrules.ad._nested)")
+
+
+def is_array(x):
+    return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
+
+
+def dataclass_fields(x):
+    """The fields of a dataclass instance, or None."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    return None

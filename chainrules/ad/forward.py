@@ -1,0 +1,423 @@
+"""Forward mode: dual numbers whose every operation goes through `frule`.
+
+`derivative(f, x)` and `jvp(f, primals, tangents)` run f on `Dual`s, values
+that carry a tangent next to their primal.  Each operation on them calls the
+operation's `frule` (Python operators, ufuncs and NumPy functions through
+their protocols, `chainrules.ad.math`, functions wrapped with
+`chainrules.ad.wrap`); real scalars take the compiled fast path, which runs the
+C kernels of the scalar rule table (`_core/ad_call.pxi`).
+
+The forward engine passes `ForwardConfig()` to the rules, so rules registered
+with `config="forward"` apply, and `frule_via_ad` is this engine.
+"""
+
+import dataclasses
+import types
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    Dual,
+    NoTangent,
+    StructuralTangent,
+    Tangent,
+    Tracked,
+    ZeroTangent,
+    _ad_close,
+    _ad_derivative_scalar,
+    _ad_dual,
+    _ad_is_active,
+    _ad_new_tag,
+    _ad_strip_all,
+    frule,
+    unthunk,
+    zero_tangent,
+)
+from chainrules.ad import _nested, _nested_rules, _tracing
+from chainrules.ad._tracing import (
+    CALL,
+    OP,
+    EscapedTrackedValueError,
+    dataclass_fields,
+    fname,
+    index_tangent,
+    is_differentiable_leaf,
+    rebuild,
+)
+from chainrules.ad.config import FORWARD
+
+__all__ = ["derivative", "jvp", "jacobian_forward", "frule_via_ad"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+# ----- the engine: one operation on Duals ---------------------------------------
+
+def apply(top, kind, f, args, kwargs):
+    """Apply f to arguments holding Duals of `top.tag`, by f's frule."""
+    tag = top.tag
+    rule_f, call_f = _tracing.resolve(f)
+    if kwargs and _tracing.holds_tag(kwargs, tag):
+        if kind == CALL:
+            return call_f(*args, **kwargs)      # a keyword gets no tangent: trace inside
+        _tracing.reject_tracked_kwargs(f, kwargs, tag)
+    primals, tangents = [], [NO]
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals,
+        # and their tangents as Δself; without such a rule, f is traced
+        collected = {}
+
+        def self_leaf(d, path):
+            collected[path] = d.tangent
+            return d.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            return call_f(*args, **kwargs)
+        tangents[0] = _tracing.structural_tangent(g, collected)
+        rule_f = g
+    for a in args:
+        collected = {}
+
+        def leaf(d, path, collected=collected):
+            collected[path] = d.tangent
+            return d.primal
+
+        p, changed = _tracing.split(a, tag, leaf)
+        primals.append(p)
+        tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
+    nested = _tracing.top_tracked(primals) is not None
+    if nested:
+        # Nested differentiation: the rule would see values tracked by an
+        # enclosing differentiation (see _nested.py).
+        k = _nested.kind(rule_f, primals)
+        if k == "partials" and not kwargs and all(type(t) is not Tangent and type(t) is not list
+                                                  for t in tangents):
+            return _by_partials(tag, rule_f, _nested.lookup(rule_f, primals), primals, tangents[1:])
+        if k in ("linear", "locally linear", "multilinear"):
+            omega = _nested.primal(rule_f)(*primals, **kwargs)
+            return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
+    res = _nested_rules.frule(rule_f, tuple(tangents), primals, kwargs) if nested and k == "rule" else None
+    if res is None:
+        try:
+            res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+        except (TypeError, AttributeError) as e:
+            if nested:
+                raise _tracing.nested_rule_error(rule_f, e, "forward") from e
+            raise
+    if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
+        res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
+    if res is None:
+        if kind == CALL and _tracing.traceable(call_f):
+            return call_f(*args, **kwargs)      # no rule: trace inside
+        raise _tracing.no_rule(rule_f, primals, "forward")
+    if type(res) is not tuple or len(res) != 2:
+        raise TypeError(f"the frule of {fname(rule_f)} returned {type(res).__name__}, not (Ω, ΔΩ)")
+    omega, domega = res
+    return wrap_output(tag, omega, domega, rule_f)
+
+
+def _by_partials(tag, f, partials, primals, tangents):
+    omega = _nested.primal(f)(*primals)
+    acc = ZERO
+    for i, t in enumerate(tangents):
+        if isinstance(t, AbstractZero):
+            continue
+        acc = acc + partials[i](*primals, omega) * unthunk(t)
+    return wrap_output(tag, omega, acc, f)
+
+
+def wrap_output(tag, omega, domega, f):
+    """The result of an frule as tracked values: Duals where the output has a
+    tangent space and a non-zero tangent."""
+    if isinstance(domega, AbstractZero):
+        _check_untracked(omega, tag, f)
+        return omega
+    domega = unthunk(domega)
+    if isinstance(omega, Tracked):
+        if omega.tag >= tag:
+            raise _hidden(f, tag)
+        return _ad_dual(omega, domega, tag)
+    t = type(omega)
+    if t is list or isinstance(omega, tuple):
+        return rebuild(omega, [wrap_output(tag, o, index_tangent(domega, i), f)
+                               for i, o in enumerate(omega)])
+    if t is dict:
+        return {k: wrap_output(tag, v, index_tangent(domega, k), f) for k, v in omega.items()}
+    if isinstance(omega, StructuralTangent):
+        return _tracing.map_structural(omega, lambda k, v: wrap_output(tag, v, index_tangent(domega, k), f))
+    if _tracing.no_tangent_space(omega):
+        # ints, bools, integer arrays, strings: locally constant, no tangent
+        return omega
+    return _ad_dual(omega, domega, tag)
+
+
+def _check_untracked(omega, tag, f):
+    top = _tracing.top_tracked(omega)
+    if top is not None and top.tag >= tag:
+        raise _hidden(f, tag)
+
+
+def _hidden(f, tag):
+    return EscapedTrackedValueError(
+        f"the rule of {fname(f)} returned a value tracked by the differentiation it was called "
+        f"for (tag {tag}): a function or object passed to it captures a tracked value where "
+        "chainrules.ad cannot see it (closures and functools.partial are seen; object "
+        "attributes are not); pass the value as an argument instead")
+
+
+# ----- seeding inputs and reading outputs ---------------------------------------
+
+def seed(x, dx, tag):
+    """x with tangent dx for the differentiation `tag`: Duals at the leaves
+    (numbers, arrays), containers, dataclasses and closures rebuilt."""
+    dx = unthunk(dx)
+    if isinstance(dx, AbstractZero):
+        return x
+    if isinstance(x, Tracked) or is_differentiable_leaf(x):
+        if type(x) is int:
+            x = float(x)
+        if type(x) is float and type(dx) is int:
+            dx = float(dx)
+        if isinstance(x, np.ndarray) and isinstance(dx, np.ndarray) and dx.shape != x.shape:
+            raise ValueError(f"the tangent's shape {dx.shape} does not match the primal's {x.shape}")
+        return _ad_dual(x, dx, tag)
+    t = type(x)
+    if t is list or isinstance(x, tuple):
+        return rebuild(x, [seed(v, index_tangent(dx, i), tag) for i, v in enumerate(x)])
+    if t is dict:
+        return {k: seed(v, index_tangent(dx, k), tag) for k, v in x.items()}
+    fields = dataclass_fields(x)
+    if fields is not None:
+        return dataclasses.replace(x, **{k: seed(v, index_tangent(dx, k), tag) for k, v in fields.items()
+                                        if not isinstance(index_tangent(dx, k), AbstractZero)})
+    if t is types.FunctionType and x.__closure__:
+        values = {name: seed(v, index_tangent(dx, name), tag) for name, v in _tracing._cells(x)}
+        return _tracing.with_cells(x, values)
+    raise TypeError(f"cannot give a tangent to a {t.__name__}: differentiable inputs are numbers, "
+                    "float/complex arrays, and tuples, lists, dicts and dataclasses of them")
+
+
+def extract(y, tag, materialize=True):
+    """(Ω, ΔΩ) from the result of a function run on Duals of `tag`.  With
+    `materialize`, outputs that do not depend on the input get concrete
+    zeros (0.0, zero arrays) instead of ZeroTangent()."""
+    if isinstance(y, Tracked):
+        if y.tag == tag:
+            if type(y) is not Dual:
+                raise EscapedTrackedValueError(f"forward mode met a {type(y).__name__} of its own tag")
+            return y.primal, y.tangent
+        if y.tag > tag or not _ad_is_active(y.tag):
+            raise EscapedTrackedValueError(
+                f"f returned a tracked {type(y).__name__} of a differentiation that is not under way "
+                "(a tracked value escaped)")
+        return y, _zero(y, materialize)
+    t = type(y)
+    if t is list or isinstance(y, tuple):
+        parts = [extract(v, tag, materialize) for v in y]
+        omega = rebuild(y, [p[0] for p in parts])
+        if t is list:
+            return omega, [p[1] for p in parts]
+        return omega, Tangent[t](*[p[1] for p in parts])
+    if t is dict:
+        parts = {k: extract(v, tag, materialize) for k, v in y.items()}
+        return {k: p[0] for k, p in parts.items()}, Tangent[dict]({k: p[1] for k, p in parts.items()})
+    if isinstance(y, StructuralTangent):
+        parts = {}
+        omega = _tracing.map_structural(y, lambda k, v: parts.setdefault(k, extract(v, tag, materialize))[0])
+        return omega, _tracing.map_structural(y, lambda k, v: parts[k][1])
+    fields = dataclass_fields(y)
+    if fields is not None:
+        parts = {k: extract(v, tag, materialize) for k, v in fields.items()}
+        return dataclasses.replace(y, **{k: p[0] for k, p in parts.items()}), \
+            Tangent[t](**{k: p[1] for k, p in parts.items()})
+    return y, _zero(y, materialize)
+
+
+def _zero(y, materialize):
+    if not materialize:
+        return ZERO if is_differentiable_leaf(_ad_strip_all(y)) else NO
+    return zero_of(y)
+
+
+def zero_of(y):
+    """The concrete zero tangent of a value (0.0 for Python ints)."""
+    p = _ad_strip_all(y)
+    if type(p) is int:
+        return 0.0
+    if is_differentiable_leaf(p):
+        return zero_tangent(p)
+    return NO
+
+
+# ----- the API -----------------------------------------------------------------
+
+def _finish_derivative(tag, y):
+    omega, domega = extract(y, tag)
+    return domega
+
+
+def _derivative_by_rule(f, x):
+    return jvp(f, (x,), (1.0,))[1]
+
+
+def derivative(f, x):
+    """derivative(f, x) -> df/dx at the scalar x (real or complex), by forward mode.
+
+    f may return a number, an array, or a tuple/list/dict of them; the
+    derivative has the same structure (a `Tangent` for tuples and dicts, as
+    `jvp` gives).  Outputs that do not depend on x give zeros.
+
+    Example::
+
+        >>> from chainrules.ad import math
+        >>> derivative(lambda x: math.asin(0.2 + math.sin(x)), 3.0)
+        -1.0531613736418153
+
+    See also: `jvp`, `gradient`, `jacobian`."""
+    if type(x) is float:
+        return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
+    p = _ad_strip_all(x)
+    if type(p) is int:
+        x = float(x) if p is x else x
+    elif not isinstance(p, (float, complex, np.floating, np.complexfloating)) or isinstance(p, bool):
+        raise TypeError(f"derivative(f, x): x must be a real or complex scalar, got {_describe(x)}; "
+                        "use jvp or jacobian for arrays and containers")
+    if type(x) is float:
+        return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
+    one = 1.0 if isinstance(p, (float, np.floating)) else complex(1.0)
+    return jvp(f, (x,), (one,))[1]
+
+
+def jvp(f, primals, tangents):
+    """jvp(f, primals, tangents) -> (Ω, ΔΩ): f(*primals) and its
+    Jacobian-vector product with `tangents` (one per primal: numbers, arrays,
+    or structural tangents of tuples, lists, dicts and dataclasses).
+
+    When f itself has an frule, the rule is used.
+
+    Example::
+
+        >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
+        (6.0, 3.0)"""
+    primals, tangents = _as_tuples(primals, tangents)
+    res = frule(FORWARD, (NO,) + tangents, f, *primals) if _tracing.has_rules(f) else None
+    if res is not None:
+        return res
+    tag = _ad_new_tag()
+    try:
+        args = [seed(p, t, tag) for p, t in zip(primals, tangents)]
+        y = f(*args)
+    finally:
+        _ad_close(tag)
+    return extract(y, tag)
+
+
+def frule_via_ad(tangents, f, args, kwargs):
+    """The forward rule of f computed by this engine (`ForwardConfig.frule_via_ad`):
+    f's own frule if it has one, else f run on Duals.  `tangents[0]` is the
+    tangent of f itself (a `Tangent` of its closure variables, or a zero)."""
+    tangents = tuple(tangents)
+    if len(tangents) != len(args) + 1:
+        raise ValueError(f"frule_via_ad({fname(f)}): expected {len(args) + 1} tangents (Δself and one "
+                         f"per argument), got {len(tangents)}")
+    rule_f, call_f = _tracing.resolve(f)
+    res = frule(FORWARD, tangents, rule_f, *args, **kwargs)
+    if res is not None:
+        return res
+    tag = _ad_new_tag()
+    try:
+        g = seed(call_f, tangents[0], tag) if type(call_f) is types.FunctionType else call_f
+        xs = [seed(a, t, tag) for a, t in zip(args, tangents[1:])]
+        y = g(*xs, **kwargs)
+    finally:
+        _ad_close(tag)
+    return extract(y, tag, materialize=False)
+
+
+def jacobian_forward(f, x):
+    """The Jacobian of f at x by forward mode, one jvp per input element:
+    shape `np.shape(f(x)) + np.shape(x)`."""
+    x, shape, dtype = jacobian_input(x)
+    cols = []
+    for e in basis(shape, dtype):
+        omega, col = jvp(f, (x,), (e,))
+        cols.append(as_output(omega, col))
+    return stack_jacobian(cols, np.shape(_ad_strip_all(omega)), shape)
+
+
+def jacobian_input(x):
+    """(x, its shape, the dtype of its tangents), x checked: a number or a
+    float/complex array, possibly tracked by an enclosing differentiation
+    (which then differentiates the Jacobian too)."""
+    p = _ad_strip_all(x)
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
+        raise TypeError(f"jacobian(f, x): x must be a number or a float/complex array, got {_describe(x)}")
+    dtype = np.result_type(p, float)
+    if dtype.kind not in "fc":
+        raise TypeError(f"jacobian(f, x): x must be a float or complex array, got dtype {np.result_type(p)}")
+    if isinstance(x, Tracked):
+        return x, np.shape(p), dtype
+    if isinstance(p, np.ndarray):
+        return p.astype(dtype, copy=False), p.shape, dtype
+    return (complex(p) if dtype.kind == "c" else float(p)), (), dtype
+
+
+def basis(shape, dtype):
+    """The unit tangents of a value of this shape (numbers for a scalar)."""
+    n = int(np.prod(shape))
+    for j in range(n):
+        e = np.zeros(n, dtype=dtype)
+        e[j] = 1
+        yield e.reshape(shape) if shape else e[0].item()
+
+
+def as_output(omega, d):
+    """A tangent of f's output as an array (or tracked array) for stacking."""
+    if isinstance(_ad_strip_all(omega), (tuple, list, dict)) or isinstance(omega, (tuple, list, dict)):
+        raise TypeError("jacobian: f must return a number or an array, got a "
+                        f"{type(omega).__name__}; differentiate its parts separately")
+    d = unthunk(d)
+    if isinstance(d, AbstractZero):
+        return np.zeros(np.shape(_ad_strip_all(omega)))
+    return d
+
+
+def stack_jacobian(parts, out_shape, in_shape, axis=-1):
+    """The Jacobian of shape out_shape + in_shape from one part per input
+    element (axis=-1) or per output element (axis=0)."""
+    if not parts:
+        return np.zeros(out_shape + in_shape)
+    jac = np.stack([np.reshape(q, out_shape if axis == -1 else in_shape) for q in parts], axis=axis)
+    jac = np.reshape(jac, out_shape + in_shape)
+    return jac[()] if not out_shape + in_shape else jac
+
+
+def _as_tuples(primals, tangents):
+    if not isinstance(primals, tuple):
+        raise TypeError(f"jvp(f, primals, tangents): primals must be a tuple of arguments, got "
+                        f"{type(primals).__name__}")
+    if not isinstance(tangents, tuple):
+        raise TypeError(f"jvp(f, primals, tangents): tangents must be a tuple, got {type(tangents).__name__}")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    for p in primals:
+        _check_input(p, "jvp")
+    return primals, tangents
+
+
+def _check_input(x, who):
+    p = _ad_strip_all(x)
+    if isinstance(p, (str, bytes)) or p is None:
+        raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")
+
+
+def _describe(x):
+    p = _ad_strip_all(x)
+    if isinstance(p, np.ndarray):
+        return f"an array of shape {p.shape} and dtype {p.dtype}"
+    return f"a {type(p).__name__}"
+
+
+_tracing.ENGINES[Dual] = apply

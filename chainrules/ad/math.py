@@ -1,0 +1,25 @@
+"""chainrules.ad.math: the `math` module, differentiable.
+
+Every function of `math` is here, wrapped with `chainrules.ad.wrap`: on plain
+numbers it is the `math` function; on values tracked by chainrules.ad it is
+differentiated by its rule (the C scalar table's kernels on real scalars).
+Constants (`pi`, `e`, `inf`, …) are those of `math`.  Write differentiable
+code with it as with `math`::
+
+    from chainrules.ad import math
+    def foo(x):
+        return math.asin(0.2 + math.sin(x))
+"""
+
+import math as _math
+
+from chainrules._core import Wrapped as _Wrapped
+
+__all__ = []
+for _name in dir(_math):
+    if _name.startswith("_"):
+        continue
+    _value = getattr(_math, _name)
+    globals()[_name] = _Wrapped(_value) if callable(_value) else _value
+    __all__.append(_name)
+del _name, _value

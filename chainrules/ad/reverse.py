@@ -1,0 +1,651 @@
+"""Reverse mode: a tape whose every operation goes through `rrule`.
+
+`gradient(f, *args)`, `value_and_gradient` and `vjp(f, *args)` run f on
+`Var`s, values recorded on a `Tape`.  Each operation on them calls the
+operation's `rrule` and records its pullback; the backward sweep calls the
+pullbacks in reverse order.  Real scalars take the compiled fast path: the
+partials come from the C kernels of the scalar rule table and the sweep over
+them is a C loop (`_core/ad_reverse.pxi`).
+
+Inputs may be numbers, float/complex arrays, and tuples, lists, dicts and
+dataclasses of them; their gradients are structural tangents (`Tangent[P]`
+for tuples, dicts and dataclasses, lists for lists, `NoTangent()` for parts
+without a tangent space).
+
+The reverse engine passes `ReverseConfig()` to the rules, so rules registered
+with `config="reverse"` apply, and `rrule_via_ad` is this engine.
+"""
+
+import dataclasses
+import types
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    StructuralTangent,
+    Tangent,
+    Tape,
+    Tracked,
+    Var,
+    ZeroTangent,
+    _ad_gradient_scalar,
+    _ad_is_active,
+    _ad_strip_all,
+    _ad_value_and_gradient_scalar,
+    rrule,
+    unthunk,
+)
+from chainrules.ad import _nested, _nested_rules, _tracing
+from chainrules.ad._tracing import (
+    CALL,
+    OP,
+    EscapedTrackedValueError,
+    dataclass_fields,
+    fname,
+    index_tangent,
+    is_differentiable_leaf,
+    rebuild,
+)
+from chainrules.ad.config import REVERSE
+from chainrules.ad.forward import zero_of
+from chainrules.rulesets._arrays import unbroadcast
+
+__all__ = ["gradient", "value_and_gradient", "vjp", "jacobian_reverse", "rrule_via_ad"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+# ----- the engine: one operation on Vars -------------------------------------------
+
+class Record:
+    """One rule application on the tape: its pullback, the slots of its
+    tracked inputs (with the argument index and the path inside the
+    argument, -1 for the function itself) and the slots of its outputs."""
+    __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested")
+
+    def __init__(self, pullback, inputs, outputs, nargs, f, nested=False):
+        self.pullback = pullback
+        self.inputs = inputs
+        self.outputs = outputs
+        self.nargs = nargs
+        self.f = f
+        self.nested = nested
+
+    def backprop(self, adj):
+        outputs = self.outputs
+        ybar = adj.get(outputs) if type(outputs) is int else gather(outputs, adj)
+        if isinstance(ybar, AbstractZero):
+            return
+        try:
+            grads = self.pullback(ybar)
+        except (TypeError, AttributeError) as e:
+            if self.nested or _tracing.top_tracked(ybar) is not None:
+                raise _tracing.nested_rule_error(self.f, e, "reverse") from e
+            raise
+        if type(grads) is not tuple or len(grads) != self.nargs + 1:
+            raise TypeError(f"the pullback of {fname(self.f)} returned "
+                            f"{len(grads) if isinstance(grads, tuple) else type(grads).__name__} "
+                            f"cotangents; expected a tuple of {self.nargs + 1} (∂self and one per argument)")
+        try:
+            for argi, path, slot in self.inputs:
+                g = grads[argi + 1]
+                if path:
+                    for key in path:
+                        g = index_tangent(g, key)
+                adj.add(slot, g)        # unthunks: a thunked cotangent is computed here
+        except (TypeError, AttributeError) as e:
+            if self.nested or _tracing.top_tracked(ybar) is not None:
+                raise _tracing.nested_rule_error(self.f, e, "reverse") from e
+            raise
+
+    def __repr__(self):
+        return f"<record of {fname(self.f)}>"
+
+
+class PartialsRecord:
+    """A scalar function applied at nested tracked values: its partials, as
+    tracked values of the enclosing differentiation, times the cotangent."""
+    __slots__ = ("out", "inputs", "f")
+
+    def __init__(self, out, inputs, f):
+        self.out = out
+        self.inputs = inputs        # (slot, partial, shape of the input or None)
+        self.f = f
+
+    def backprop(self, adj):
+        ybar = unthunk(adj.get(self.out))
+        if isinstance(ybar, AbstractZero):
+            return
+        for slot, partial, shape in self.inputs:
+            if np.iscomplexobj(_ad_strip_all(partial)):
+                partial = np.conjugate(partial)
+            g = partial * ybar
+            if shape is not None and np.shape(_ad_strip_all(g)) != shape:
+                g = unbroadcast(shape, g)
+            adj.add(slot, g)
+
+    def __repr__(self):
+        return f"<partials record of {fname(self.f)}>"
+
+
+_FLAT_TYPES = _tracing.FLAT_TYPES
+_SLOW = object()
+
+
+def _apply_flat(tape, kind, f, args, kwargs):
+    """`apply` for the common case, without the walks over containers: an
+    operator, ufunc or NumPy function (no closure to look into) on Vars of
+    this tape holding plain values and on plain flat values (no nesting).
+    Returns _SLOW when the case is not that one or the rule is missing (the
+    general path then decides, and reports)."""
+    tag = tape.tag
+    primals = list(args)
+    inputs = []
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Var:
+            if a.tag != tag:
+                return _SLOW
+            p = a.primal
+            if isinstance(p, Tracked):
+                return _SLOW
+            primals[i] = p
+            inputs.append((i, (), a.slot))
+        elif t not in _FLAT_TYPES:
+            return _SLOW
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in _FLAT_TYPES:
+                return _SLOW
+    res = rrule(REVERSE, f, *primals, **kwargs)
+    if res is None and kind == OP:
+        g = _tracing.UFUNC_OF.get(f)
+        if g is not None and any(map(_tracing.is_array, primals)):
+            f = g
+            res = rrule(REVERSE, f, *primals, **kwargs)
+    if type(res) is not tuple or len(res) != 2:
+        return _SLOW
+    omega, pullback = res
+    t = type(omega)
+    if (t is np.ndarray and omega.dtype.kind in "fc") or t is float or t is np.float64:
+        slot = tape.new_slot()
+        tape.push_record(Record(pullback, inputs, slot, len(primals), f))
+        return tape.var(omega, slot)
+    out, outputs = attach(tape, omega, f)
+    if outputs is not None:
+        tape.push_record(Record(pullback, inputs, outputs, len(primals), f))
+    return out
+
+
+def apply(top, kind, f, args, kwargs):
+    """Apply f to arguments holding Vars of `top.tape`, by f's rrule."""
+    tape = top.tape
+    if not tape.active:
+        raise EscapedTrackedValueError(
+            f"{fname(f)}: met a Var of a tape that is closed (a tracked value escaped)")
+    if kind != CALL:
+        out = _apply_flat(tape, kind, f, args, kwargs)
+        if out is not _SLOW:
+            return out
+    rule_f, call_f = _tracing.resolve(f)
+    tag = tape.tag
+    if kwargs and _tracing.holds_tag(kwargs, tag):
+        if kind == CALL:
+            return call_f(*args, **kwargs)
+        _tracing.reject_tracked_kwargs(f, kwargs, tag)
+    inputs, primals = [], []
+    if _tracing.holds_tag(rule_f, tag):
+        # f captures tracked values: its rule gets a copy holding the primals
+        # and returns their cotangents as ∂self; without such a rule, f is traced
+        def self_leaf(v, path):
+            inputs.append((-1, path, v.slot))
+            return v.primal
+        g = _tracing.split_callee(rule_f, tag, self_leaf)
+        if g is None:
+            inputs.clear()
+            return call_f(*args, **kwargs)
+        rule_f = g
+    for i, a in enumerate(args):
+        def leaf(v, path, i=i):
+            inputs.append((i, path, v.slot))
+            return v.primal
+        primals.append(_tracing.split(a, tag, leaf)[0])
+    nested = _tracing.top_tracked(primals) is not None
+    if nested:
+        # Nested differentiation (see _nested.py).
+        k = _nested.kind(rule_f, primals)
+        if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
+            return _by_partials(tape, rule_f, _nested.lookup(rule_f, primals), primals, inputs)
+        if k in ("linear", "locally linear", "multilinear"):
+            omega = _nested.primal(rule_f)(*primals, **kwargs)
+            out, outputs = attach(tape, omega, rule_f)
+            if outputs is not None:
+                tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
+                                        len(primals), rule_f))
+            return out
+    res = _nested_rules.rrule(rule_f, primals, kwargs) if nested and k == "rule" else None
+    if res is None:
+        try:
+            res = rrule(REVERSE, rule_f, *primals, **kwargs)
+        except (TypeError, AttributeError) as e:
+            if nested:
+                raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
+            raise
+    if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
+        rule_f = _tracing.UFUNC_OF[rule_f]
+        res = rrule(REVERSE, rule_f, *primals, **kwargs)
+    if res is None:
+        if kind == CALL and _tracing.traceable(call_f):
+            return call_f(*args, **kwargs)      # no rule: trace inside
+        raise _tracing.no_rule(rule_f, primals, "reverse")
+    if type(res) is not tuple or len(res) != 2:
+        raise TypeError(f"the rrule of {fname(rule_f)} returned {type(res).__name__}, not (Ω, pullback)")
+    omega, pullback = res
+    out, outputs = attach(tape, omega, rule_f)
+    if outputs is not None:
+        tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f, nested))
+    return out
+
+
+def _by_partials(tape, f, partials, primals, inputs):
+    omega = _nested.primal(f)(*primals)
+    rows = []
+    for i, _, slot in inputs:
+        x = primals[i]
+        shape = np.shape(_ad_strip_all(x)) if _tracing.is_array(x) or _tracing.is_array(omega) else None
+        rows.append((slot, partials[i](*primals, omega), shape))
+    out, outputs = attach(tape, omega, f)
+    if type(outputs) is int:
+        tape.push_record(PartialsRecord(outputs, rows, f))
+    return out
+
+
+def attach(tape, omega, f):
+    """The output of a rule as tracked values: a new slot (and Var) for each
+    part with a tangent space.  Returns (tracked output, its slot structure
+    or None when nothing in it is differentiable)."""
+    if isinstance(omega, Tracked):
+        if omega.tag >= tape.tag:
+            raise EscapedTrackedValueError(
+                f"the rule of {fname(f)} returned a value tracked by the differentiation it was "
+                f"called for (tag {tape.tag}): a function or object passed to it captures a "
+                "tracked value where chainrules.ad cannot see it (closures and functools.partial "
+                "are seen; object attributes are not); pass the value as an argument instead")
+        slot = tape.new_slot()
+        return tape.var(omega, slot), slot
+    t = type(omega)
+    if t is list or isinstance(omega, tuple):
+        parts = [attach(tape, o, f) for o in omega]
+        if all(p[1] is None for p in parts):
+            return omega, None
+        return rebuild(omega, [p[0] for p in parts]), ("seq", t, [p[1] for p in parts])
+    if t is dict:
+        parts = {k: attach(tape, v, f) for k, v in omega.items()}
+        if all(p[1] is None for p in parts.values()):
+            return omega, None
+        return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
+    if isinstance(omega, StructuralTangent):
+        parts = {}
+        out = _tracing.map_structural(omega, lambda k, v: parts.setdefault(k, attach(tape, v, f))[0])
+        if all(p[1] is None for p in parts.values()):
+            return omega, None
+        return out, ("tangent", omega, {k: p[1] for k, p in parts.items()})
+    if _tracing.no_tangent_space(omega):
+        return omega, None
+    slot = tape.new_slot()
+    return tape.var(omega, slot), slot
+
+
+def gather(outputs, adj):
+    """The cotangent of an output from the adjoints of its slots
+    (ZeroTangent() when nothing reached them)."""
+    if type(outputs) is int:
+        return adj.get(outputs)
+    if outputs is None:
+        return ZERO
+    kind, t, parts = outputs
+    if kind == "tangent":
+        vals = {k: gather(p, adj) for k, p in parts.items()}
+        if all(isinstance(v, AbstractZero) for v in vals.values()):
+            return ZERO
+        return _tracing.map_structural(t, lambda k, v: vals[k])
+    if kind == "seq":
+        vals = [gather(p, adj) for p in parts]
+        if all(isinstance(v, AbstractZero) for v in vals):
+            return ZERO
+        return vals if t is list else Tangent[t](*vals)
+    vals = {k: gather(p, adj) for k, p in parts.items()}
+    if all(isinstance(v, AbstractZero) for v in vals.values()):
+        return ZERO
+    return Tangent[t](vals)
+
+
+# ----- tracking inputs, reading outputs ------------------------------------------
+
+def track(x, tape):
+    """x with Vars of `tape` at its differentiable leaves (numbers, arrays,
+    and those inside tuples, lists, dicts, dataclasses and closures)."""
+    if isinstance(x, Tracked) or is_differentiable_leaf(x):
+        if type(x) is int:
+            x = float(x)
+        return tape.var(x)
+    t = type(x)
+    if t is list or isinstance(x, tuple):
+        return rebuild(x, [track(v, tape) for v in x])
+    if t is dict:
+        return {k: track(v, tape) for k, v in x.items()}
+    fields = dataclass_fields(x)
+    if fields is not None:
+        return dataclasses.replace(x, **{k: track(v, tape) for k, v in fields.items()})
+    if t is types.FunctionType and x.__closure__:
+        values = {name: track(v, tape) for name, v in _tracing._cells(x) if _trackable(v)}
+        return _tracing.with_cells(x, values) if values else x
+    return x
+
+
+def _trackable(v):
+    """Closure variables worth tracking: numbers, arrays and containers of them."""
+    if isinstance(v, Tracked) or is_differentiable_leaf(v):
+        return not isinstance(v, bool)
+    if type(v) in (list, tuple, dict) or isinstance(v, tuple):
+        vals = v.values() if type(v) is dict else v
+        return any(_trackable(u) for u in vals)
+    return False
+
+
+def collect(x, tx, adj, tape):
+    """The cotangent of the input x (tracked as tx) from the adjoints."""
+    if isinstance(tx, Var) and tx.tape is tape:
+        g = adj.get(tx.slot)
+        if isinstance(g, AbstractZero):
+            return zero_of(x)
+        if isinstance(x, Tracked):
+            return g
+        return ProjectTo(float(x) if type(x) is int else x)(g)
+    t = type(x)
+    if t is list:
+        return [collect(v, tv, adj, tape) for v, tv in zip(x, tx)]
+    if isinstance(x, tuple):
+        return Tangent[t](*[collect(v, tv, adj, tape) for v, tv in zip(x, tx)])
+    if t is dict:
+        return Tangent[dict]({k: collect(v, tx[k], adj, tape) for k, v in x.items()})
+    fields = dataclass_fields(x)
+    if fields is not None:
+        return Tangent[t](**{k: collect(v, getattr(tx, k), adj, tape) for k, v in fields.items()})
+    if t is types.FunctionType and tx is not x:
+        cells = dict(_tracing._cells(tx))
+        return Tangent[types.FunctionType](**{name: collect(v, cells[name], adj, tape)
+                                               for name, v in _tracing._cells(x) if name in cells
+                                               and cells[name] is not v})
+    return NO
+
+
+def detach(y, tape):
+    """(Ω, slot structure) of f's result: the primals of this tape's Vars
+    (values of enclosing differentiations stay tracked)."""
+    if isinstance(y, Tracked):
+        if y.tag == tape.tag:
+            if type(y) is not Var:
+                raise EscapedTrackedValueError(f"reverse mode met a {type(y).__name__} of its own tag")
+            return y.primal, y.slot
+        if y.tag > tape.tag or not _ad_is_active(y.tag):
+            raise EscapedTrackedValueError(
+                f"f returned a tracked {type(y).__name__} of a differentiation that is not under way "
+                "(a tracked value escaped)")
+        return y, None
+    t = type(y)
+    if t is list or isinstance(y, tuple):
+        parts = [detach(v, tape) for v in y]
+        return rebuild(y, [p[0] for p in parts]), ("seq", t, [p[1] for p in parts])
+    if t is dict:
+        parts = {k: detach(v, tape) for k, v in y.items()}
+        return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
+    if isinstance(y, StructuralTangent):
+        parts = {}
+        omega = _tracing.map_structural(y, lambda k, v: parts.setdefault(k, detach(v, tape))[0])
+        return omega, ("dict", t, {k: p[1] for k, p in parts.items()})
+    fields = dataclass_fields(y)
+    if fields is not None:
+        parts = {k: detach(v, tape) for k, v in fields.items()}
+        return dataclasses.replace(y, **{k: p[0] for k, p in parts.items()}), \
+            ("dict", t, {k: p[1] for k, p in parts.items()})
+    return y, None
+
+
+def _seeds(structure, ybar, seeds):
+    ybar = unthunk(ybar)
+    if structure is None or isinstance(ybar, AbstractZero):
+        return
+    if type(structure) is int:
+        old = seeds.get(structure)
+        seeds[structure] = ybar if old is None else old + ybar
+        return
+    kind, t, parts = structure
+    if kind == "seq":
+        n = len(parts)
+        if not isinstance(ybar, (tuple, list, Tangent)) or len(ybar) != n:
+            raise TypeError(f"the cotangent of a {t.__name__} of {n} elements must be a Tangent, "
+                            f"tuple or list of {n}, got {type(ybar).__name__}")
+        for i, p in enumerate(parts):
+            _seeds(p, index_tangent(ybar, i), seeds)
+    else:
+        for k, p in parts.items():
+            _seeds(p, index_tangent(ybar, k), seeds)
+
+
+def _run(f, args):
+    tape = Tape()
+    try:
+        targs = [track(a, tape) for a in args]
+        y = f(*targs)
+    finally:
+        tape.close()
+    return tape, targs, y
+
+
+# ----- the API ---------------------------------------------------------------------
+
+def _real_scalar(omega, who):
+    p = _ad_strip_all(omega)
+    if isinstance(p, np.ndarray) and p.size == 1 and p.dtype.kind in "fiu":
+        return
+    if isinstance(p, (float, int, np.floating, np.integer)) and not isinstance(p, (bool, np.bool_)):
+        return
+    if isinstance(p, (complex, np.complexfloating)):
+        raise TypeError(f"{who}: f returned a complex number; a gradient needs a real scalar "
+                        "output (differentiate its real part, or use vjp)")
+    if isinstance(p, np.ndarray):
+        raise TypeError(f"{who}: f returned an array of shape {p.shape}; a gradient needs a real "
+                        "scalar output (use vjp or jacobian)")
+    raise TypeError(f"{who}: f returned a {type(p).__name__}, not a number; a gradient needs a "
+                    "real scalar output (use vjp for other outputs)")
+
+
+def _finish(tape, leaf, y):
+    """The gradient of a scalar-input run that left the fast path."""
+    omega, structure = detach(y, tape)
+    _real_scalar(omega, "gradient")
+    if structure is None:
+        return omega, 0.0
+    adj = tape.backward({structure: 1.0})
+    g = adj.get(leaf.slot)
+    if isinstance(g, AbstractZero):
+        return omega, 0.0
+    return omega, (g if isinstance(g, Tracked) else ProjectTo(1.0)(g))
+
+
+def _finish_gradient(tape, leaf, y):
+    return _finish(tape, leaf, y)[1]
+
+
+def _gradient_by_rule(f, x):
+    return _value_and_gradient(f, (x,))[1][0]
+
+
+def _value_and_gradient_by_rule(f, x):
+    omega, grads = _value_and_gradient(f, (x,))
+    return omega, grads[0]
+
+
+def gradient(f, *args):
+    """gradient(f, *args): the gradient of the real scalar f(*args) with
+    respect to each argument, by reverse mode.
+
+    One argument: its gradient.  Several: a tuple, one per argument.
+    Arguments may be numbers, float/complex arrays, and tuples, lists, dicts
+    and dataclasses of them (gradients: `Tangent[P]`, lists, `NoTangent()`
+    for parts without a tangent space such as ints inside containers, bools,
+    strings).  When f itself has an rrule, the rule is used.
+
+    Example::
+
+        >>> from chainrules.ad import math
+        >>> gradient(lambda x: math.asin(0.2 + math.sin(x)), 3.0)
+        -1.0531613736418153
+        >>> gradient(lambda p: p["w"] * p["b"], {"w": 2.0, "b": 3.0})
+        Tangent[dict](w=3.0, b=2.0)
+
+    See also: `value_and_gradient`, `vjp`, `derivative`, `hessian`."""
+    if len(args) == 1 and type(args[0]) is float:
+        return _ad_gradient_scalar(f, args[0], _finish_gradient, _gradient_by_rule)
+    grads = _value_and_gradient(f, args)[1]
+    return grads[0] if len(args) == 1 else grads
+
+
+def value_and_gradient(f, *args):
+    """value_and_gradient(f, *args) -> (f(*args), gradient): as `gradient`,
+    with the value."""
+    if len(args) == 1 and type(args[0]) is float:
+        return _ad_value_and_gradient_scalar(f, args[0], _finish, _value_and_gradient_by_rule)
+    omega, grads = _value_and_gradient(f, args)
+    return omega, (grads[0] if len(args) == 1 else grads)
+
+
+def _value_and_gradient(f, args):
+    if not args:
+        raise TypeError("gradient(f, *args): give at least one argument to differentiate")
+    for a in args:
+        _check_input(a, "gradient")
+    if not any(_has_leaf(a) for a in args):
+        raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
+                        "differentiate with respect to numbers, float/complex arrays, or containers "
+                        "and dataclasses holding them")
+    omega, pullback = _vjp(f, args)
+    _real_scalar(omega, "gradient")
+    return omega, pullback(1.0)
+
+
+def vjp(f, *args):
+    """vjp(f, *args) -> (Ω, pullback): Ω = f(*args) and the function
+    `pullback(ȳ)` giving the vector-Jacobian products, a tuple with one
+    cotangent per argument.  ȳ has the structure of Ω (a `Tangent`, tuple or
+    list for tuple outputs).  The pullback may be called many times.
+
+    When f itself has an rrule, the rule is used.
+
+    Example::
+
+        >>> y, pb = vjp(lambda x: x * x, 3.0)
+        >>> pb(1.0)
+        (6.0,)"""
+    for a in args:
+        _check_input(a, "vjp")
+    return _vjp(f, args)
+
+
+def _vjp(f, args):
+    if _tracing.has_rules(f):
+        res = rrule(REVERSE, f, *args)
+        if res is not None:
+            omega, rule_pullback = res
+
+            def rule_vjp_pullback(ybar):
+                grads = rule_pullback(ybar)
+                return tuple(_materialize(a, g) for a, g in zip(args, grads[1:]))
+            return omega, rule_vjp_pullback
+    tape, targs, y = _run(f, args)
+    omega, structure = detach(y, tape)
+
+    def vjp_pullback(ybar):
+        seeds = {}
+        _seeds(structure, ybar, seeds)
+        adj = tape.backward(seeds)
+        return tuple(collect(a, ta, adj, tape) for a, ta in zip(args, targs))
+    return omega, vjp_pullback
+
+
+def _materialize(x, g):
+    g = unthunk(g)
+    return zero_of(x) if isinstance(g, AbstractZero) and not isinstance(g, NoTangent) else g
+
+
+def rrule_via_ad(f, args, kwargs):
+    """The reverse rule of f computed by this engine (`ReverseConfig.rrule_via_ad`):
+    f's own rrule if it has one, else f run on a tape.  The pullback returns
+    `(∂self, ∂x1, …)`; ∂self is a `Tangent` of f's closure variables when f
+    is a closure over numbers or arrays, else `NoTangent()`."""
+    rule_f, call_f = _tracing.resolve(f)
+    res = rrule(REVERSE, rule_f, *args, **kwargs)
+    if res is not None:
+        return res
+    tape = Tape()
+    try:
+        g = track(call_f, tape) if type(call_f) is types.FunctionType else call_f
+        targs = [track(a, tape) for a in args]
+        y = g(*targs, **kwargs)
+    finally:
+        tape.close()
+    omega, structure = detach(y, tape)
+
+    def rrule_via_ad_pullback(ybar):
+        seeds = {}
+        _seeds(structure, ybar, seeds)
+        adj = tape.backward(seeds)
+        dself = collect(call_f, g, adj, tape) if g is not call_f else NO
+        if isinstance(dself, Tangent) and not len(dself):
+            dself = NO
+        return (dself,) + tuple(collect(a, ta, adj, tape) for a, ta in zip(args, targs))
+    return omega, rrule_via_ad_pullback
+
+
+def jacobian_reverse(f, x):
+    """The Jacobian of f at x by reverse mode, one vjp per output element:
+    shape `np.shape(f(x)) + np.shape(x)`."""
+    from chainrules.ad.forward import as_output, basis, jacobian_input, stack_jacobian
+    x, shape, _ = jacobian_input(x)
+    omega, pullback = vjp(f, x)
+    p = _ad_strip_all(omega)
+    if isinstance(p, (tuple, list, dict)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
+        raise TypeError("jacobian: f must return a number or an array, got a "
+                        f"{type(p).__name__}; differentiate its parts separately")
+    out_shape = np.shape(p)
+    rows = [as_output(x, pullback(e)[0]) for e in basis(out_shape, np.result_type(p, float))]
+    return stack_jacobian(rows, out_shape, shape, axis=0)
+
+
+def _has_leaf(x, depth=0):
+    if isinstance(x, Tracked) or is_differentiable_leaf(x):
+        return True
+    if depth > 32:
+        return False
+    if type(x) is list or isinstance(x, tuple):
+        return any(_has_leaf(v, depth + 1) for v in x)
+    if type(x) is dict:
+        return any(_has_leaf(v, depth + 1) for v in x.values())
+    fields = dataclass_fields(x)
+    return fields is not None and any(_has_leaf(v, depth + 1) for v in fields.values())
+
+
+def _check_input(x, who):
+    p = _ad_strip_all(x)
+    if isinstance(p, (str, bytes)) or p is None:
+        raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")
+    if isinstance(p, np.ndarray) and p.dtype.kind not in "fciub":
+        raise TypeError(f"{who}: cannot differentiate with respect to an array of dtype {p.dtype}")
+
+
+_tracing.ENGINES[Var] = apply

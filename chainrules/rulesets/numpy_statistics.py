@@ -1,0 +1,462 @@
+"""Rules for NumPy's statistics beyond the reductions (sum, mean, var, std,
+average… are in numpy_reductions): median, quantile, percentile, cov and
+corrcoef.
+
+- median/quantile/percentile select (or interpolate between) order
+  statistics, so the derivative goes to the selected elements: with the
+  default method 'linear' the q-quantile of n values is
+  (1−γ)·v₍ₖ₎ + γ·v₍ₖ₊₁₎ with k + γ = q·(n−1), and the derivative is split
+  between those two elements; 'lower', 'higher', 'nearest' and 'midpoint'
+  give it to the element(s) they pick.  Ties go to the element the (stable)
+  sort puts first.  q has a derivative too: (n−1)·(v₍ₖ₊₁₎ − v₍ₖ₎) for
+  'linear' (divided by 100 for percentile), zero for the other methods.
+  Other methods and `weights=` raise an error naming the argument.
+- cov: C = X_c W X_cᴴ / f (X_c the weighted-centred rows, W = diag(weights),
+  f the normalisation); the weights are constants (keyword arguments never
+  get tangents).  corrcoef: R = C / √(dᵢ dⱼ), d = diag C, through cov.
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    ProjectTo,
+    Thunk,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    once as _once,
+    reject_out,
+    zero_for as _zero_for,
+)
+
+
+# ----- order statistics ---------------------------------------------------------
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+class _OrderStat:
+    """The elements a quantile reads: for every kept position and every q,
+    the flat indices (along the reduced axes) of the lower and upper order
+    statistics and the weight γ of the upper one."""
+
+    def __init__(self, fname, a, q, axis, method, keepdims):
+        if method not in _METHODS:
+            raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
+        a = np.asarray(a)
+        self.shape = a.shape
+        nd = a.ndim
+        if axis is None:
+            axes = tuple(range(nd))
+        else:
+            axes = tuple(sorted(int(i) % nd for i in ((axis,) if np.ndim(axis) == 0 else axis)))
+        self.axes = axes
+        self.keep = [i for i in range(nd) if i not in axes]
+        self.perm = self.keep + list(axes)
+        self.kept_shape = tuple(a.shape[i] for i in self.keep)
+        self.keepdims = keepdims
+        n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
+        at = self.flat(a)
+        self.q = np.asarray(q, dtype=float)
+        vi = (n - 1) * self.q.ravel()
+        lo = np.floor(vi)
+        if method == "linear":
+            g = vi - lo
+        elif method == "lower":
+            g = np.zeros_like(vi)
+        elif method == "higher":
+            lo, g = np.ceil(vi), np.zeros_like(vi)
+        elif method == "nearest":
+            lo, g = np.around(vi), np.zeros_like(vi)
+        else:  # midpoint
+            g = np.where(vi == lo, 0.0, 0.5)
+        lo = np.clip(lo, 0, max(n - 1, 0)).astype(np.intp)
+        hi = np.minimum(lo + 1, max(n - 1, 0))
+        self.gamma = g
+        self.linear = method == "linear" and n > 0
+        if n == 0:      # quantiles of nothing (NaN): no element to differentiate
+            order = np.zeros(self.kept_shape + (1,), dtype=np.intp)
+            self.gamma = np.zeros_like(g)
+            self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
+        else:
+            order = np.argsort(at, axis=-1, kind="stable")
+        self.ilo = order[..., lo]                 # kept_shape + (Q,)
+        self.ihi = order[..., hi]
+        self.at = at
+
+    def flat(self, x):
+        """x with the kept axes first and the reduced ones flattened last."""
+        return np.transpose(np.asarray(x), self.perm).reshape(self.kept_shape + (self.n,))
+
+    def arrange(self, v):
+        """kept_shape + (Q,) -> the output layout q.shape + result shape."""
+        v = np.moveaxis(v, -1, 0).reshape(self.q.shape + self.kept_shape)
+        if self.keepdims:
+            v = np.expand_dims(v, tuple(self.q.ndim + i for i in self.axes))
+        return v
+
+    def unarrange(self, ȳ):
+        """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
+        ȳ = np.asarray(ȳ)
+        if self.keepdims:
+            ȳ = np.squeeze(ȳ, axis=tuple(self.q.ndim + i for i in self.axes))
+        ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
+        return np.moveaxis(ȳ, 0, -1)
+
+    def push(self, ȧ):
+        """The tangent of the quantiles for the input tangent ȧ."""
+        if self.n == 0:
+            return self.arrange(np.zeros(self.kept_shape + (self.q.size,), dtype=np.asarray(ȧ).dtype))
+        t = self.flat(ȧ)
+        return self.arrange((1 - self.gamma) * np.take_along_axis(t, self.ilo, -1)
+                            + self.gamma * np.take_along_axis(t, self.ihi, -1))
+
+    def dq(self):
+        """∂(quantile)/∂q, in layout kept_shape + (Q,) (None: zero)."""
+        if not self.linear:
+            return None
+        return (self.n - 1) * (np.take_along_axis(self.at, self.ihi, -1)
+                               - np.take_along_axis(self.at, self.ilo, -1))
+
+    def pull(self, ȳ):
+        """ā for the cotangent ȳ of the quantiles (repeated picks accumulate)."""
+        if self.n == 0:
+            return np.zeros(self.shape)
+        v = self.unarrange(ȳ)
+        nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
+        rows = np.arange(nrows)[:, None] * self.n
+        idx = np.concatenate([(self.ilo.reshape(nrows, nq) + rows).ravel(),
+                              (self.ihi.reshape(nrows, nq) + rows).ravel()])
+        w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
+        ā = np.bincount(idx, weights=w, minlength=nrows * self.n)
+        inv = np.argsort(self.perm)
+        return np.transpose(ā.reshape(self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
+
+
+_QUANTILE_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("method", "linear"),
+                  ("keepdims", False))
+
+
+def _quantile_options(fname, rest, kw, spec=_QUANTILE_SPEC):
+    reject_out(fname, kw, "weights", "interpolation")
+    if len(rest) > len(spec):
+        raise TypeError(f"{fname}: too many positional arguments")
+    opts = {k: (rest[i] if i < len(rest) else kw.get(k, d)) for i, (k, d) in enumerate(spec)}
+    if opts["out"] is not None:
+        raise TypeError(f"{fname}: the rule cannot honour the argument out=; call the primal without it")
+    return opts
+
+
+def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw):
+    o = _quantile_options(fname, rest, kw)
+    y = fn(a, q, *rest, **kw)
+    ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
+    if np.asarray(a).dtype.kind != "f":
+        ȧ = ZERO
+    if _zero(ȧ) and _zero(q̇):
+        return y, ZERO
+    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"])
+    ẏ = ZERO if _zero(ȧ) else st.push(ȧ)
+    dq = st.dq()
+    if not _zero(q̇) and dq is not None:
+        ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
+    if isinstance(ẏ, np.ndarray):
+        ẏ = ẏ.astype(np.result_type(y), copy=False)
+        if np.ndim(y) == 0:
+            ẏ = ẏ[()]
+    return y, ẏ
+
+
+def _add(x, y):
+    if _zero(x):
+        return y
+    if _zero(y):
+        return x
+    return x + y
+
+
+def _quantile_rrule(fname, fn, scale, a, q, rest, kw):
+    o = _quantile_options(fname, rest, kw)
+    pa, pq = ProjectTo(a), ProjectTo(q)
+    y = fn(a, q, *rest, **kw)
+    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"])
+    nrest = (NO,) * len(rest)
+
+    def quantile_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ):
+            return (NO, _zero_for(pa), _zero_for(pq)) + nrest
+        ā = Thunk(lambda: pa(st.pull(ȳ))) if pa.kind else NO
+        dq = st.dq()
+        if not pq.kind:
+            q̄ = NO
+        elif dq is None:
+            q̄ = ZERO
+        else:
+            v = st.unarrange(ȳ) * dq
+            q̄ = pq(np.sum(v.reshape(-1, st.q.size), axis=0).reshape(st.q.shape) / scale)
+        return (NO, ā, q̄) + nrest
+
+    return y, quantile_pullback
+
+
+# =============================================================================
+# quantile
+# =============================================================================
+
+@register_frule(np.quantile, object, object, ...)
+def quantile_frule(tangents, a, q, *rest, **kw):
+    return _quantile_frule("numpy.quantile", np.quantile, 1, tangents, a, q, rest, kw)
+
+
+@register_rrule(np.quantile, object, object, ...)
+def quantile_rrule(a, q, *rest, **kw):
+    return _quantile_rrule("numpy.quantile", np.quantile, 1, a, q, rest, kw)
+
+
+# =============================================================================
+# percentile
+# =============================================================================
+
+@register_frule(np.percentile, object, object, ...)
+def percentile_frule(tangents, a, q, *rest, **kw):
+    return _quantile_frule("numpy.percentile", np.percentile, 100, tangents, a, q, rest, kw)
+
+
+@register_rrule(np.percentile, object, object, ...)
+def percentile_rrule(a, q, *rest, **kw):
+    return _quantile_rrule("numpy.percentile", np.percentile, 100, a, q, rest, kw)
+
+
+# =============================================================================
+# median (the linear 0.5-quantile)
+# =============================================================================
+
+_MEDIAN_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("keepdims", False))
+
+
+@register_frule(np.median, object, ...)
+def median_frule(tangents, a, *rest, **kw):
+    o = _quantile_options("numpy.median", rest, kw, _MEDIAN_SPEC)
+    y = np.median(a, *rest, **kw)
+    ȧ = unthunk(tangents[1])
+    if _zero(ȧ) or np.asarray(a).dtype.kind != "f":
+        return y, ZERO
+    ẏ = _OrderStat("numpy.median", a, 0.5, o["axis"], "linear", o["keepdims"]).push(ȧ)
+    ẏ = np.asarray(ẏ, dtype=np.result_type(y))
+    return y, (ẏ[()] if np.ndim(y) == 0 else ẏ)
+
+
+@register_rrule(np.median, object, ...)
+def median_rrule(a, *rest, **kw):
+    o = _quantile_options("numpy.median", rest, kw, _MEDIAN_SPEC)
+    pa = ProjectTo(a)
+    y = np.median(a, *rest, **kw)
+    st = _OrderStat("numpy.median", a, 0.5, o["axis"], "linear", o["keepdims"])
+    nrest = (NO,) * len(rest)
+
+    def median_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not pa.kind:
+            return (NO, _zero_for(pa)) + nrest
+        return (NO, Thunk(lambda: pa(st.pull(ȳ)))) + nrest
+
+    return y, median_pullback
+
+
+# ----- covariance -----------------------------------------------------------------
+
+_COV_SPEC = (("y", None), ("rowvar", True), ("bias", False), ("ddof", None), ("fweights", None),
+             ("aweights", None))
+
+
+class _Cov:
+    """NumPy's cov, taken apart: the stacked variables X (rows), the weights
+    w, their sum and the normalisation `fact`; and how X splits back into
+    the arguments m and y."""
+
+    def __init__(self, m, opts, dtype):
+        y, rowvar = opts["y"], opts["rowvar"]
+        if dtype is None:
+            dtype = np.result_type(m, np.float64) if y is None else np.result_type(m, y, np.float64)
+        self.dtype = dtype
+        self.rowvar = rowvar
+        self.m_shape = np.shape(m)
+        self.y_shape = None if y is None else np.shape(y)
+        X = self.rows(m)
+        self.nm = X.shape[0]
+        if y is not None:
+            X = np.concatenate((X, self.rows(y)), axis=0)
+        ddof = opts["ddof"]
+        if ddof is None:
+            ddof = 0 if opts["bias"] else 1
+        fw, aw = opts["fweights"], opts["aweights"]
+        w = None
+        if fw is not None:
+            w = np.asarray(fw, dtype=float)
+        if aw is not None:
+            aw = np.asarray(aw, dtype=float)
+            w = aw if w is None else w * aw
+        n = X.shape[1]
+        self.w = np.ones(n) if w is None else w
+        self.w_sum = self.w.sum()
+        if w is None:
+            fact = n - ddof
+        elif ddof == 0:
+            fact = self.w_sum
+        elif aw is None:
+            fact = self.w_sum - ddof
+        else:
+            fact = self.w_sum - ddof * np.sum(w * aw) / self.w_sum
+        self.fact = max(fact, 0.0)
+        self.Xc = self.centre(X)
+
+    def rows(self, v):
+        X = np.array(v, ndmin=2, dtype=self.dtype)
+        if not self.rowvar and X.shape[0] != 1:
+            X = X.T
+        return X
+
+    def centre(self, X):
+        return X - (X @ self.w)[:, None] / self.w_sum
+
+    def push(self, ṁ, ẏ):
+        parts = [np.zeros((self.nm, self.Xc.shape[1]), self.Xc.dtype) if _zero(ṁ) else self.rows(ṁ)]
+        if self.y_shape is not None:
+            parts.append(np.zeros((self.Xc.shape[0] - self.nm, self.Xc.shape[1]), self.Xc.dtype)
+                         if _zero(ẏ) else self.rows(ẏ))
+        Ẋc = self.centre(np.concatenate(parts, axis=0))
+        XW = self.Xc * self.w
+        Ċ = (Ẋc @ XW.conj().T + XW @ Ẋc.conj().T) / self.fact
+        return Ċ
+
+    def pull(self, C̄):
+        V = self.Xc.shape[0]
+        C̄ = np.reshape(np.asarray(C̄), (V, V))
+        Y = (C̄ + C̄.conj().T) @ (self.Xc * self.w) / self.fact
+        X̄ = Y - Y.sum(axis=1, keepdims=True) * self.w / self.w_sum
+        return self.unrows(X̄[:self.nm], self.m_shape), \
+            (None if self.y_shape is None else self.unrows(X̄[self.nm:], self.y_shape))
+
+    def unrows(self, X̄, shape):
+        shape2 = (1,) * (2 - len(shape)) + tuple(shape)
+        if not self.rowvar and shape2[0] != 1:
+            X̄ = X̄.T
+        return X̄.reshape(shape)
+
+
+def _cov_options(fname, rest, kw):
+    opts = {k: (rest[i] if i < len(rest) else kw.get(k, d)) for i, (k, d) in enumerate(_COV_SPEC)}
+    return opts, kw.get("dtype")
+
+
+# =============================================================================
+# cov
+# =============================================================================
+
+@register_frule(np.cov, object, ...)
+def cov_frule(tangents, m, *rest, **kw):
+    opts, dtype = _cov_options("numpy.cov", rest, kw)
+    c = np.cov(m, *rest, **kw)
+    ṁ = unthunk(tangents[1])
+    ẏ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
+    if _zero(ṁ) and _zero(ẏ):
+        return c, ZERO
+    cv = _Cov(m, opts, dtype)
+    Ċ = cv.push(ṁ, ẏ).reshape(np.shape(c)).astype(np.result_type(c), copy=False)
+    return c, Ċ
+
+
+@register_rrule(np.cov, object, ...)
+def cov_rrule(m, *rest, **kw):
+    opts, dtype = _cov_options("numpy.cov", rest, kw)
+    pm = ProjectTo(m)
+    py = ProjectTo(opts["y"])
+    c = np.cov(m, *rest, **kw)
+    cv = _Cov(m, opts, dtype)
+    nrest = len(rest)
+
+    def cov_pullback(c̄):
+        c̄ = unthunk(c̄)
+        tail = (NO,) * max(nrest - 1, 0)
+        if _zero(c̄):
+            return (NO, _zero_for(pm)) + ((_zero_for(py),) + tail if nrest else ())
+        pulled = _once(lambda: cv.pull(c̄))
+        out = (NO, Thunk(lambda: pm(pulled()[0])) if pm.kind else NO)
+        if nrest:
+            has_y = opts["y"] is not None and py.kind
+            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
+        return out
+
+    return c, cov_pullback
+
+
+# =============================================================================
+# corrcoef
+# =============================================================================
+
+def _corr_parts(c):
+    d = np.real(np.diag(c))
+    s = np.sqrt(d)
+    return d, s, c / s[:, None] / s[None, :]
+
+
+@register_frule(np.corrcoef, object, ...)
+def corrcoef_frule(tangents, x, *rest, **kw):
+    y = rest[0] if rest else kw.get("y")
+    r = np.corrcoef(x, *rest, **kw)
+    ẋ = unthunk(tangents[1])
+    ẏ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
+    if (_zero(ẋ) and _zero(ẏ)) or np.ndim(r) == 0:
+        return r, ZERO
+    rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
+    cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
+                  "aweights": None}, kw.get("dtype"))
+    c = cv.Xc @ cv.Xc.conj().T / cv.fact
+    d, s, R = _corr_parts(c)
+    Ċ = cv.push(ẋ, ẏ)
+    a = np.real(np.diag(Ċ)) / (2 * d)
+    Ṙ = Ċ / s[:, None] / s[None, :] - R * (a[:, None] + a[None, :])
+    return r, Ṙ.astype(np.result_type(r), copy=False)
+
+
+@register_rrule(np.corrcoef, object, ...)
+def corrcoef_rrule(x, *rest, **kw):
+    y = rest[0] if rest else kw.get("y")
+    if len(rest) > 2:
+        raise TypeError("numpy.corrcoef: pass x, y and rowvar only (bias and ddof are deprecated and unused)")
+    px, py = ProjectTo(x), ProjectTo(y)
+    r = np.corrcoef(x, *rest, **kw)
+    rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
+    cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
+                  "aweights": None}, kw.get("dtype"))
+    nrest = len(rest)
+    scalar = np.ndim(r) == 0
+
+    def corrcoef_pullback(r̄):
+        r̄ = unthunk(r̄)
+        tail = (NO,) * max(nrest - 1, 0)
+        if _zero(r̄) or scalar:
+            return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
+        def corrcoef_cotangents():
+            c = cv.Xc @ cv.Xc.conj().T / cv.fact
+            d, s, R = _corr_parts(c)
+            r̄a = np.asarray(r̄)
+            C̄ = r̄a / s[:, None] / s[None, :]
+            rR = np.real(np.conj(r̄a) * R)
+            C̄ = C̄ + np.diag(-(rR.sum(axis=1) + rR.sum(axis=0)) / (2 * d))
+            return cv.pull(C̄)
+
+        pulled = _once(corrcoef_cotangents)
+        out = (NO, Thunk(lambda: px(pulled()[0])) if px.kind else NO)
+        if nrest:
+            has_y = y is not None and py.kind
+            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
+        return out
+
+    return r, corrcoef_pullback

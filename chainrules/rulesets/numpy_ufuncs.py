@@ -1,0 +1,787 @@
+"""Rules for NumPy's ufuncs on arrays (and for the few element-wise functions
+that are not ufuncs: `np.real`, `np.imag`, `np.angle`, `np.sinc`, ...).
+
+A differentiable ufunc is one table row: its partial derivatives, written in
+terms of the output Ω where that is cheaper (`exp -> Ω`, `tanh -> 1 - Ω²`).
+The factories below turn a row into an frule and an rrule:
+
+- frule:    ΔΩ = Σᵢ ∂ᵢ·Δxᵢ                  (zeros skipped)
+- pullback: x̄ᵢ = project(unbroadcast(xᵢ, conj(∂ᵢ)·ȳ))
+
+Broadcasting is undone by the ONE shared `unbroadcast`; `ProjectTo(xᵢ)`
+(built in the forward pass) keeps dtypes (float32 stays float32), takes the
+real part for real inputs and gives `NoTangent()` for integer and boolean
+inputs.  Complex arrays follow ChainRules: holomorphic functions pull back
+with conj(f'), the non-holomorphic ones (abs, angle, real, imag, sign) are
+written by hand.  Functions whose derivative is zero and the
+non-differentiable ones (comparisons, predicates) are data at the end.
+
+NumPy ufuncs called on Python or NumPy *scalars* are served by the C scalar
+table first; these rules see scalars only when that table declines.  Lists
+and tuples (array-likes) are accepted; their cotangents are `Tangent[list]` /
+`Tangent[tuple]`.  The `operator` module on arrays (`operator.mul(x, y)`,
+`operator.neg(x)`...) and the methods `x.conj()`, `x.conjugate()`,
+`x.round()` use the same rules.
+
+A pullback may return the incoming cotangent itself (add, subtract,
+positive...): an AD must not accumulate in place into a cotangent it did not
+allocate.
+"""
+
+import math
+import operator
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    ProjectTo,
+    Tangent,
+    Thunk,
+    non_differentiable,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    output_parts as _output_parts,
+    dense,
+    is_complex as _is_complex,
+    like as _like,
+    named_rule,
+    reject_out,
+    unbroadcast,
+)
+
+_unary_rules: dict = {}     # f -> (frule, rrule), for the operator module below
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _check_kwargs(name, kwargs):
+    """`out=` and a `where=` mask leave parts of the output unwritten: refuse."""
+    if kwargs.get("where", True) is not True:
+        raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
+    reject_out(name, kwargs)
+
+
+def _array_like(x):
+    """Lists and tuples (array-likes) as arrays, for the partials' arithmetic."""
+    t = type(x)
+    if t is np.ndarray or t is float:
+        return x
+    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+
+
+def _seed_error(name, ȳ, Ω):
+    return ValueError(f"pullback of {name}: a cotangent of shape {np.shape(ȳ)} does not fit the "
+                      f"output of shape {np.shape(Ω)}")
+
+
+def _check_seed(name, ȳ, Ω):
+    """A cotangent must broadcast to the output's shape (a smaller one, such
+    as a scalar seed, is spread over it)."""
+    try:
+        fits = np.broadcast_shapes(np.shape(ȳ), np.shape(Ω)) == np.shape(Ω)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _seed_error(name, ȳ, Ω)
+
+
+def _no_tangent_pullback(ȳ):
+    """The pullback of a one-argument rule at an integer or boolean input."""
+    return NO, NO
+
+
+# ----- Unary ufuncs: one row per function, f'(x) given x and Ω ---------------
+
+def _unary(f, deriv, name=None):
+    """frule and rrule of a unary holomorphic (or real) function from
+    `deriv(x, Ω) = f'(x)`."""
+    name = name or f.__name__
+
+    def unary_frule(tangents, x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        return Ω, deriv(_array_like(x), Ω) * dense(Δx)
+
+    def unary_rrule(x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+            Ω = f(x, **kwargs)
+        else:
+            Ω = f(x)
+        project = ProjectTo(x)
+        if type(x) is np.ndarray:         # the common case, inline
+            conj = x.dtype.kind == "c"
+        else:
+            conj = _is_complex(Ω)
+            x = _array_like(x)
+
+        if project.kind == 0:               # integer or boolean input
+            return Ω, _no_tangent_pullback
+
+        def unary_pullback(ȳ):
+            if type(ȳ) is not np.ndarray:
+                if isinstance(ȳ, AbstractZero):
+                    return NO, ZERO
+                ȳ = unthunk(ȳ)
+            d = deriv(x, Ω)
+            try:
+                return NO, project((np.conj(d) if conj else d) * ȳ)
+            except ValueError as e:
+                raise _seed_error(name, ȳ, Ω) from e
+        return Ω, unary_pullback
+
+    _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
+                       register_rrule(f)(named_rule(unary_rrule, name)))
+
+
+def _arccosh_deriv(x, Ω):
+    # 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut.
+    if _is_complex(x):
+        return 1 / (np.sqrt(x - 1) * np.sqrt(x + 1))
+    return 1 / np.sqrt(x * x - 1)
+
+
+def _sinc_deriv(x, Ω):
+    # d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, and 0 at x = 0.
+    x = np.asarray(x)
+    safe = np.where(x == 0, 1, x)
+    return np.where(x == 0, 0, (np.cos(np.pi * x) - Ω) / safe)
+
+
+_UNARY = [
+    # f            f'(x), given x and Ω = f(x)
+    (np.sin,        lambda x, Ω: np.cos(x)),
+    (np.cos,        lambda x, Ω: -np.sin(x)),
+    (np.tan,        lambda x, Ω: 1 + Ω * Ω),
+    (np.arcsin,     lambda x, Ω: 1 / np.sqrt(1 - x * x)),
+    (np.arccos,     lambda x, Ω: -1 / np.sqrt(1 - x * x)),
+    (np.arctan,     lambda x, Ω: 1 / (1 + x * x)),
+    (np.sinh,       lambda x, Ω: np.cosh(x)),
+    (np.cosh,       lambda x, Ω: np.sinh(x)),
+    (np.tanh,       lambda x, Ω: 1 - Ω * Ω),
+    (np.arcsinh,    lambda x, Ω: 1 / np.sqrt(x * x + 1)),
+    (np.arccosh,    _arccosh_deriv),
+    (np.arctanh,    lambda x, Ω: 1 / (1 - x * x)),
+    (np.exp,        lambda x, Ω: Ω),
+    (np.exp2,       lambda x, Ω: Ω * _LN2),
+    (np.expm1,      lambda x, Ω: Ω + 1),
+    (np.log,        lambda x, Ω: 1 / x),
+    (np.log2,       lambda x, Ω: 1 / (x * _LN2)),
+    (np.log10,      lambda x, Ω: 1 / (x * _LN10)),
+    (np.log1p,      lambda x, Ω: 1 / (x + 1)),
+    (np.sqrt,       lambda x, Ω: 0.5 / Ω),
+    (np.cbrt,       lambda x, Ω: 1 / (3 * Ω * Ω)),
+    (np.square,     lambda x, Ω: 2 * x),
+    (np.reciprocal, lambda x, Ω: -Ω * Ω),
+    (np.sinc,       _sinc_deriv),
+]
+
+for _f, _d in _UNARY:
+    _unary(_f, _d)
+
+
+# ----- Linear unary functions: the pushforward is f itself, and so is the
+#       pullback (each is its own adjoint) ----------------------------------
+
+def _linear_unary(f, name=None):
+    name = name or f.__name__
+
+    def linear_frule(tangents, x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, f(dense(Δx))
+
+    def linear_rrule(x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, **kwargs)
+        project = ProjectTo(x)
+
+        def linear_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return NO, project(ZERO)
+            # Project first: deg2rad & co. refuse the complex cotangent of a real
+            # x; project again if a 0-d array came back as a scalar.
+            x̄ = f(project(ȳ))
+            return NO, x̄ if type(x̄) is np.ndarray else project(x̄)
+        return Ω, linear_pullback
+
+    _unary_rules[f] = (register_frule(f)(named_rule(linear_frule, name)),
+                       register_rrule(f)(named_rule(linear_rrule, name)))
+
+
+for _f in (np.negative, np.positive, np.conjugate, np.deg2rad, np.radians, np.rad2deg, np.degrees):
+    _linear_unary(_f)
+
+
+# ----- Non-holomorphic unary functions, by hand ----------------------------
+
+def _safe_abs(z):
+    """|z| with 1 where z == 0, for dividing by it."""
+    r = np.abs(z)
+    return np.where(r == 0, 1, r)
+
+
+# abs / absolute / fabs: sign(x) for real x (abs'(0) = 0, as ChainRules);
+# for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z| (0 at z = 0).
+
+@register_frule(np.absolute)
+@register_frule(np.fabs)
+def abs_frule(tangents, x, **kwargs):
+    if kwargs:
+        _check_kwargs("abs", kwargs)
+    Ω = np.absolute(x, **kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    x, Δx = _array_like(x), dense(Δx)
+    if _is_complex(x):
+        return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
+    return Ω, np.sign(x) * Δx
+
+
+@register_rrule(np.absolute)
+@register_rrule(np.fabs)
+def abs_rrule(x, **kwargs):
+    if kwargs:
+        _check_kwargs("abs", kwargs)
+    Ω = np.absolute(x, **kwargs)
+    project = ProjectTo(x)
+    x = _array_like(x)
+
+    def abs_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return NO, project(ZERO)
+        ȳ = np.real(unthunk(ȳ))
+        if _is_complex(x):
+            return NO, project(ȳ * (x / _safe_abs(x)))
+        return NO, project(np.sign(x) * ȳ)
+    return Ω, abs_pullback
+
+
+_unary_rules[np.absolute] = (abs_frule, abs_rrule)
+
+
+# sign: piecewise constant for real x (derivative zero).  For complex z NumPy
+# >= 2 gives z/|z|, whose derivative is the projection orthogonal to Ω over
+# |z|: (Δz - Ω·Re(conj(Ω)·Δz))/|z|, its own adjoint; taken as 0 at z = 0.
+
+_COMPLEX_SIGN_IS_UNIT = np.sign(np.complex128(1j)) == 1j
+
+
+def _sign_jvp(x, Ω, Δ):
+    return (Δ - Ω * np.real(np.conj(Ω) * Δ)) / _safe_abs(x) * (x != 0)
+
+
+@register_frule(np.sign)
+def sign_frule(tangents, x, **kwargs):
+    if kwargs:
+        _check_kwargs("sign", kwargs)
+    Ω = np.sign(x, **kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
+        return Ω, ZERO
+    return Ω, _sign_jvp(x, Ω, dense(Δx))
+
+
+@register_rrule(np.sign)
+def sign_rrule(x, **kwargs):
+    if kwargs:
+        _check_kwargs("sign", kwargs)
+    Ω = np.sign(x, **kwargs)
+    project = ProjectTo(x)
+
+    def sign_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
+            return NO, project(ZERO)
+        return NO, project(_sign_jvp(x, Ω, unthunk(ȳ)))
+    return Ω, sign_pullback
+
+
+# angle(z) = atan2(Im z, Re z): ΔΩ = Im(conj(z)·Δz)/|z|², z̄ = Re(ȳ)·i·z/|z|²;
+# zero for real input (0 or π).
+
+@register_frule(np.angle)
+def angle_frule(tangents, z, deg=False):
+    Ω = np.angle(z, deg)
+    Δz = tangents[1]
+    if isinstance(Δz, AbstractZero) or not _is_complex(z):
+        return Ω, ZERO
+    d = np.imag(np.conj(z) * dense(Δz)) / _safe_abs(z) ** 2
+    return Ω, d * (180 / math.pi) if deg else d
+
+
+@register_rrule(np.angle)
+def angle_rrule(z, *args, deg=False):
+    deg = args[0] if args else deg
+    Ω = np.angle(z, deg)
+    project = ProjectTo(z)
+    rest = (NO,) * len(args)
+
+    def angle_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or not _is_complex(z):
+            return (NO, project(ZERO)) + rest
+        ȳ = np.real(unthunk(ȳ))
+        if deg:
+            ȳ = ȳ * (180 / math.pi)
+        return (NO, project(ȳ * 1j * z / _safe_abs(z) ** 2)) + rest
+    return Ω, angle_pullback
+
+
+# real / imag: R-linear projections; their adjoints put a real cotangent back
+# in the real or imaginary part.
+
+@register_frule(np.real)
+def real_frule(tangents, x):
+    Ω = np.real(x)
+    Δx = tangents[1]
+    return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(dense(Δx))))
+
+
+@register_rrule(np.real)
+def real_rrule(x):
+    project = ProjectTo(x)
+
+    def real_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return NO, project(ZERO)
+        return NO, project(np.real(unthunk(ȳ)))
+    return np.real(x), real_pullback
+
+
+@register_frule(np.imag)
+def imag_frule(tangents, x):
+    Ω = np.imag(x)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero) or not _is_complex(x):
+        return Ω, ZERO
+    return Ω, _like(Ω, np.imag(dense(Δx)))
+
+
+@register_rrule(np.imag)
+def imag_rrule(x):
+    project = ProjectTo(x)
+
+    def imag_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or not _is_complex(x):
+            return NO, project(ZERO)
+        return NO, project(1j * np.real(unthunk(ȳ)))
+    return np.imag(x), imag_pullback
+
+
+# nan_to_num: the identity where x is finite, a constant elsewhere.
+
+@register_frule(np.nan_to_num)
+def nan_to_num_frule(tangents, x, *args, **kwargs):
+    Ω = np.nan_to_num(x, *args, **kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    return Ω, np.where(np.isfinite(x), dense(Δx), 0)
+
+
+@register_rrule(np.nan_to_num)
+def nan_to_num_rrule(x, *args, **kwargs):
+    Ω = np.nan_to_num(x, *args, **kwargs)
+    project = ProjectTo(x)
+    rest = (NO,) * len(args)
+
+    def nan_to_num_pullback(ȳ):
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        return (NO, project(np.where(np.isfinite(x), unthunk(ȳ), 0))) + rest
+    return Ω, nan_to_num_pullback
+
+
+# ----- Multi-output unary ufuncs ---------------------------------------------
+
+@register_frule(np.modf)
+def modf_frule(tangents, x, **kwargs):
+    # modf(x) = (x - trunc(x), trunc(x)): the fractional part moves with x.
+    if kwargs:
+        _check_kwargs("modf", kwargs)
+    Ω = np.modf(x, **kwargs)
+    Δx = tangents[1]
+    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else dense(Δx), ZERO)
+
+
+@register_rrule(np.modf)
+def modf_rrule(x, **kwargs):
+    if kwargs:
+        _check_kwargs("modf", kwargs)
+    Ω = np.modf(x, **kwargs)
+    project = ProjectTo(x)
+
+    def modf_pullback(ȳ):
+        frac, _ = _output_parts(ȳ, 2)
+        return NO, project(ZERO if isinstance(frac, AbstractZero) else unthunk(frac))
+    return Ω, modf_pullback
+
+
+@register_frule(np.frexp)
+def frexp_frule(tangents, x, **kwargs):
+    # frexp(x) = (m, e) with x = m·2**e: m moves as 2**-e·x, e is an integer.
+    if kwargs:
+        _check_kwargs("frexp", kwargs)
+    m, e = Ω = np.frexp(x, **kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Tangent[tuple](ZERO, NO)
+    return Ω, Tangent[tuple](np.ldexp(dense(Δx), -e), NO)
+
+
+@register_rrule(np.frexp)
+def frexp_rrule(x, **kwargs):
+    if kwargs:
+        _check_kwargs("frexp", kwargs)
+    m, e = Ω = np.frexp(x, **kwargs)
+    project = ProjectTo(x)
+
+    def frexp_pullback(ȳ):
+        m̄, _ = _output_parts(ȳ, 2)
+        if isinstance(m̄, AbstractZero) or project.kind == 0:
+            return NO, project(ZERO)
+        return NO, project(np.ldexp(np.real(unthunk(m̄)), -e))
+    return Ω, frexp_pullback
+
+
+# ----- Binary ufuncs: one row per function, (∂Ω/∂x, ∂Ω/∂y) given x, y, Ω --------
+# A partial of None is zero (no work); _ONE is the identity (no multiply).
+
+_ONE = object()
+
+
+def _times(d, v):
+    return v if d is _ONE else d * v
+
+
+def _conj(d):
+    return d if d is _ONE else np.conj(d)
+
+
+def _binary(f, dx, dy, name=None):
+    name = name or f.__name__
+
+    def binary_frule(tangents, x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, y, **kwargs)
+        x, y = _array_like(x), _array_like(y)
+        Δx, Δy = tangents[1], tangents[2]
+        ΔΩ = ZERO
+        if dx is not None and not isinstance(Δx, AbstractZero):
+            ΔΩ = _times(dx(x, y, Ω), dense(Δx))
+        if dy is not None and not isinstance(Δy, AbstractZero):
+            t = _times(dy(x, y, Ω), dense(Δy))
+            ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
+        if ΔΩ is not ZERO and np.shape(ΔΩ) != np.shape(Ω):
+            ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
+        return Ω, _like(Ω, ΔΩ)
+
+    def binary_rrule(x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
+        px, py = ProjectTo(x), ProjectTo(y)
+        if type(x) is not np.ndarray or type(y) is not np.ndarray:
+            x, y = _array_like(x), _array_like(y)
+
+        def binary_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, px(ZERO), py(ZERO)
+            ȳ = unthunk(ȳ)
+            if np.shape(ȳ) != np.shape(Ω):
+                _check_seed(name, ȳ, Ω)
+            cplx = _is_complex(Ω)
+
+            def binary_dx():
+                d = dx(x, y, Ω)
+                return px(unbroadcast(x, _times(_conj(d) if cplx else d, ȳ)))
+
+            def binary_dy():
+                d = dy(x, y, Ω)
+                return py(unbroadcast(y, _times(_conj(d) if cplx else d, ȳ)))
+            return (NO,
+                    px(ZERO) if dx is None or px.kind == 0 else Thunk(binary_dx),
+                    py(ZERO) if dy is None or py.kind == 0 else Thunk(binary_dy))
+        return Ω, binary_pullback
+
+    return (register_frule(f)(named_rule(binary_frule, name)),
+            register_rrule(f)(named_rule(binary_rrule, name)))
+
+
+def _where0(cond, v):
+    """v where cond, else 0 (no 0·inf = NaN)."""
+    return np.where(cond, v, 0)
+
+
+def _power_dx(x, p, Ω):
+    # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
+    # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = p * (Ω / x)
+        zero = np.equal(x, 0)
+        if np.any(zero):
+            at0 = np.where(np.equal(p, 0), 0, p * np.power(np.where(zero, x, 1), p - 1))
+            d = np.where(zero, at0, d)
+    return d
+
+
+def _power_dp(x, p, Ω):
+    # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
+    # the complex derivative); 0 at x = 0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _is_complex(x):
+            logx = np.log(x)
+        elif _is_complex(p):
+            logx = np.log(x + 0j)          # a real base under a complex exponent
+        else:
+            logx = np.log(np.abs(x))
+        return np.where(np.equal(x, 0), 0, Ω * logx)
+
+
+_BINARY = [
+    # f               ∂Ω/∂x                                       ∂Ω/∂y
+    (np.multiply,     lambda x, y, Ω: y,                          lambda x, y, Ω: x),
+    (np.divide,       lambda x, y, Ω: 1 / y,                      lambda x, y, Ω: -Ω / y),
+    (np.power,        _power_dx,                                  _power_dp),
+    (np.float_power,  _power_dx,                                  _power_dp),
+    # ties go to y (ChainRules' max/min); NaN follows NumPy's choice
+    (np.maximum,      lambda x, y, Ω: x > y,                      lambda x, y, Ω: ~(x > y)),
+    (np.minimum,      lambda x, y, Ω: x < y,                      lambda x, y, Ω: ~(x < y)),
+    (np.fmax,         lambda x, y, Ω: (x > y) | np.isnan(y),      lambda x, y, Ω: ~((x > y) | np.isnan(y))),
+    (np.fmin,         lambda x, y, Ω: (x < y) | np.isnan(y),      lambda x, y, Ω: ~((x < y) | np.isnan(y))),
+    (np.arctan2,      lambda x, y, Ω: y / (x * x + y * y),        lambda x, y, Ω: -x / (x * x + y * y)),
+    (np.hypot,        lambda x, y, Ω: _where0(Ω != 0, x / np.where(Ω != 0, Ω, 1)),
+                      lambda x, y, Ω: _where0(Ω != 0, y / np.where(Ω != 0, Ω, 1))),
+    (np.logaddexp,    lambda x, y, Ω: np.exp(x - Ω),              lambda x, y, Ω: np.exp(y - Ω)),
+    (np.logaddexp2,   lambda x, y, Ω: np.exp2(x - Ω),             lambda x, y, Ω: np.exp2(y - Ω)),
+    (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
+    # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
+    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
+    (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
+    # nextafter(x, y) is x moved by one ulp: the identity in x
+    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
+]
+
+_binary_rules: dict = {}
+for _f, _dx, _dy in _BINARY:
+    _binary_rules[_f] = _binary(_f, _dx, _dy)
+
+
+# ----- Linear binary ufuncs: add and subtract -------------------------------
+# The cotangent is ȳ itself (summed back when broadcasting made it bigger:
+# that reduction is the only cost, so only then is it thunked).
+
+def _addsub(f, sign):
+    name = f.__name__
+
+    def addsub_frule(tangents, x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, y, **kwargs)
+        Δx, Δy = tangents[1], tangents[2]
+        zx, zy = isinstance(Δx, AbstractZero), isinstance(Δy, AbstractZero)
+        if zx and zy:
+            return Ω, ZERO
+        if zy:
+            ΔΩ = dense(Δx)
+        elif zx:
+            ΔΩ = dense(Δy) if sign > 0 else -dense(Δy)
+        else:
+            ΔΩ = f(dense(Δx), dense(Δy))
+        if np.shape(ΔΩ) != np.shape(Ω):
+            ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
+        return Ω, _like(Ω, ΔΩ)
+
+    def addsub_rrule(x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
+        px, py = ProjectTo(x), ProjectTo(y)
+        shape = np.shape(Ω)
+        same_x, same_y = np.shape(x) == shape, np.shape(y) == shape
+
+        def addsub_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, px(ZERO), py(ZERO)
+            ȳ = unthunk(ȳ)
+            if px.kind == 0:
+                x̄ = NO
+            elif same_x:
+                x̄ = px(ȳ)
+            else:
+                x̄ = Thunk(lambda: px(unbroadcast(x, ȳ)))
+            if py.kind == 0:
+                ȳ_y = NO
+            elif same_y and sign > 0:
+                ȳ_y = py(ȳ)
+            else:
+                ȳ_y = Thunk(lambda: py(unbroadcast(y, ȳ if sign > 0 else -ȳ)))
+            return NO, x̄, ȳ_y
+        return Ω, addsub_pullback
+
+    return (register_frule(f)(named_rule(addsub_frule, name)),
+            register_rrule(f)(named_rule(addsub_rrule, name)))
+
+
+_binary_rules[np.add] = _addsub(np.add, 1)
+_binary_rules[np.subtract] = _addsub(np.subtract, -1)
+
+
+# divmod(x, y) = (floor_divide(x, y), remainder(x, y)): the quotient is
+# piecewise constant, the remainder as in np.remainder.
+
+@register_frule(np.divmod)
+def divmod_frule(tangents, x, y, **kwargs):
+    if kwargs:
+        _check_kwargs("divmod", kwargs)
+    q, r = Ω = np.divmod(x, y, **kwargs)
+    _, Δr = _binary_rules[np.remainder][0](tangents, x, y)
+    return Ω, Tangent[tuple](ZERO, Δr)
+
+
+@register_rrule(np.divmod)
+def divmod_rrule(x, y, **kwargs):
+    if kwargs:
+        _check_kwargs("divmod", kwargs)
+    Ω = np.divmod(x, y, **kwargs)
+    _, remainder_pullback = _binary_rules[np.remainder][1](x, y)
+    px, py = ProjectTo(x), ProjectTo(y)
+
+    def divmod_pullback(ȳ):
+        _, r̄ = _output_parts(ȳ, 2)
+        if isinstance(r̄, AbstractZero):
+            return NO, px(ZERO), py(ZERO)
+        return remainder_pullback(r̄)
+    return Ω, divmod_pullback
+
+
+# ----- The operator module on arrays: the same rules -------------------------
+
+def _register_operators():
+    binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
+              (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
+    for op, f in binary:
+        fr, rr = _binary_rules[f]
+        for types in ((np.ndarray, object), (object, np.ndarray)):
+            register_frule(op, *types)(fr)
+            register_rrule(op, *types)(rr)
+    for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
+        register_frule(op, np.ndarray)(_unary_rules[f][0])
+        register_rrule(op, np.ndarray)(_unary_rules[f][1])
+
+
+_register_operators()
+
+
+# ----- The ndarray operator methods: x.__add__(y) is np.add(x, y), and the
+#       reflected x.__radd__(y) is np.add(y, x) (cotangents swapped back) ---------
+
+def _reflected(f, fr, rr):
+    name = "r" + f.__name__
+
+    def reflected_frule(tangents, x, y):
+        return fr((tangents[0], tangents[2], tangents[1]), y, x)
+
+    def reflected_rrule(x, y):
+        res = rr(y, x)
+        if res is None:
+            return None
+        Ω, pullback = res
+
+        def reflected_pullback(ȳ):
+            s, ȳ_y, x̄ = pullback(ȳ)
+            return s, x̄, ȳ_y
+        return Ω, reflected_pullback
+    return named_rule(reflected_frule, name), named_rule(reflected_rrule, name)
+
+
+def _register_dunders():
+    for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                  ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
+        fr, rr = _binary_rules[f]
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(fr)
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray, object)(rr)
+        rfr, rrr = _reflected(f, fr, rr)
+        register_frule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rfr)
+        register_rrule(getattr(np.ndarray, f"__r{op}__"), np.ndarray, object)(rrr)
+    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+        register_frule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][0])
+        register_rrule(getattr(np.ndarray, f"__{op}__"), np.ndarray)(_unary_rules[f][1])
+
+
+_register_dunders()
+
+
+# The ndarray methods that are these functions: x.conj(), x.conjugate().
+for _m in (np.ndarray.conj, np.ndarray.conjugate):
+    register_frule(_m, np.ndarray)(_unary_rules[np.conjugate][0])
+    register_rrule(_m, np.ndarray)(_unary_rules[np.conjugate][1])
+
+
+# ----- Zero derivative: piecewise constant functions of real numbers -----------
+# Their output has a tangent space (it is float) but the derivative is zero:
+# ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
+# to integer arguments such as `decimals`).
+
+def _zero_derivative(f, ndiff=1, name=None):
+    name = name or f.__name__
+
+    def zero_frule(tangents, *args, **kwargs):
+        if kwargs:
+            reject_out(name, kwargs)
+        return f(*args, **kwargs), ZERO
+
+    def zero_rrule(*args, **kwargs):
+        if kwargs:
+            reject_out(name, kwargs)
+        Ω = f(*args, **kwargs)
+        zeros = (NO,) + tuple(ProjectTo(a)(ZERO) if i < ndiff else NO for i, a in enumerate(args))
+
+        def zero_pullback(ȳ):
+            return zeros
+        return Ω, zero_pullback
+
+    register_frule(f)(named_rule(zero_frule, name))
+    register_rrule(f)(named_rule(zero_rrule, name))
+
+
+for _f in (np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, np.spacing):
+    _zero_derivative(_f)
+_zero_derivative(np.ndarray.round, name="ndarray.round")
+_zero_derivative(np.floor_divide, 2)
+
+
+# ----- Non-differentiable: boolean and integer results ------------------------
+
+for _f in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+           np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
+           np.isnan, np.isinf, np.isfinite, np.signbit, np.isnat, np.isposinf, np.isneginf,
+           np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.isclose, np.allclose,
+           np.array_equal, np.array_equiv,
+           np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
+           np.gcd, np.lcm):
+    non_differentiable(_f)
+
+del _f, _d, _dx, _dy, _m

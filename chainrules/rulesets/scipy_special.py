@@ -1,0 +1,390 @@
+"""Rules for `scipy.special` (imported by `chainrules.rulesets` only when SciPy
+is installed): gammaln, gamma, digamma/psi, polygamma, erf, erfc, erfinv,
+erfcinv, ndtr, log_ndtr, ndtri, expit, log_expit, logit, entr, xlogy,
+xlog1py (ufuncs, with broadcasting), and logsumexp, softmax, log_softmax
+(with axis).
+
+Conventions:
+
+- Holomorphic functions of complex arguments (erf, erfc, gamma, xlogy,
+  xlog1py, logsumexp) follow ChainRules: the pullback multiplies by the
+  conjugate derivative.  The others are real functions: they have no rule
+  for complex input (rrule/frule return None); digamma has none for complex
+  input either, as SciPy's polygamma is real only.
+- xlogy(x, y) = x·log(y) is 0 when x = 0, whatever y: its derivative in y is
+  x/y, taken as 0 where x = 0 (also at y = 0); in x it is log(y).  xlog1py
+  likewise with log1p(y) and x/(1+y).
+- logsumexp: ∂/∂a = b·exp(a − r) (times the sign with return_sign=True, whose
+  sign output has a zero derivative), ∂/∂b = exp(a − r); slices where the
+  sum is zero or all a are −inf get a zero derivative instead of NaN.  b
+  gets a cotangent when it is passed positionally (keyword arguments never
+  get tangents).
+"""
+
+import math
+
+import numpy as np
+import scipy.special as sp  # type: ignore[import-untyped]
+
+from chainrules._core import (
+    ProjectTo,
+    Tangent,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    reject_out,
+    unbroadcast,
+    zero_for as _zero_for,
+)
+
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _is_complex(x):
+    return np.iscomplexobj(x)
+
+
+def _ufunc_kw(fname, kw):
+    reject_out(fname, kw, "where", "signature")
+
+
+# ----- unary ufuncs: one partial each, written in terms of x and Ω -------------
+
+def _unary(f, name, partial, complex_ok):
+    fname = f"scipy.special.{name}"
+
+    def special_frule(tangents, x, **kw):
+        _ufunc_kw(fname, kw)
+        if not complex_ok and _is_complex(x):
+            return None
+        y = f(x, **kw)
+        ẋ = unthunk(tangents[1])
+        if _zero(ẋ):
+            return y, ZERO
+        return y, ProjectTo(y)(partial(np.asarray(x), y) * ẋ)
+
+    def special_rrule(x, **kw):
+        _ufunc_kw(fname, kw)
+        if not complex_ok and _is_complex(x):
+            return None
+        px = ProjectTo(x)
+        y = f(x, **kw)
+
+        def special_pullback(ȳ):
+            ȳ = unthunk(ȳ)
+            if _zero(ȳ) or not px.kind:
+                return NO, _zero_for(px)
+            return NO, px(np.conj(partial(np.asarray(x), y)) * ȳ)
+
+        special_pullback.__name__ = special_pullback.__qualname__ = f"{name}_pullback"
+        return y, special_pullback
+
+    special_frule.__name__ = special_frule.__qualname__ = f"{name}_frule"
+    special_rrule.__name__ = special_rrule.__qualname__ = f"{name}_rrule"
+    register_frule(f, object)(special_frule)
+    register_rrule(f, object)(special_rrule)
+
+
+def _dgamma(x, y):
+    return y * sp.digamma(x)
+
+
+def _dlog_ndtr(x, y):
+    return np.exp(-0.5 * x * x - _LOG_SQRT_2PI - y)
+
+
+# name, function, partial(x, Ω), complex arguments allowed
+_UNARY = [
+    ("gammaln", sp.gammaln, lambda x, y: sp.digamma(x), False),
+    ("gamma", sp.gamma, _dgamma, True),
+    ("digamma", sp.digamma, lambda x, y: sp.polygamma(1, x), False),
+    ("erf", sp.erf, lambda x, y: _TWO_OVER_SQRT_PI * np.exp(-x * x), True),
+    ("erfc", sp.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * np.exp(-x * x), True),
+    ("erfinv", sp.erfinv, lambda x, y: _SQRT_PI_OVER_2 * np.exp(y * y), False),
+    ("erfcinv", sp.erfcinv, lambda x, y: -_SQRT_PI_OVER_2 * np.exp(y * y), False),
+    ("ndtr", sp.ndtr, lambda x, y: np.exp(-0.5 * x * x - _LOG_SQRT_2PI), False),
+    ("log_ndtr", sp.log_ndtr, _dlog_ndtr, False),
+    ("ndtri", sp.ndtri, lambda x, y: np.exp(0.5 * y * y + _LOG_SQRT_2PI), False),
+    ("expit", sp.expit, lambda x, y: y * (1 - y), False),
+    ("log_expit", sp.log_expit, lambda x, y: sp.expit(-x), False),
+    ("logit", sp.logit, lambda x, y: 1 / (x * (1 - x)), False),
+    ("entr", sp.entr, lambda x, y: -(np.log(x) + 1), False),
+]
+
+# =============================================================================
+# gammaln, gamma, digamma (psi), erf, erfc, erfinv, erfcinv, ndtr, log_ndtr,
+# ndtri, expit, log_expit, logit, entr: one table row each
+# =============================================================================
+
+for _row in _UNARY:
+    _unary(_row[1], _row[0], _row[2], _row[3])
+del _row
+
+
+# =============================================================================
+# polygamma(n, x): n is an order (no tangent)
+# =============================================================================
+
+@register_frule(sp.polygamma, object, object)
+def polygamma_frule(tangents, n, x):
+    if _is_complex(x):
+        return None
+    y = sp.polygamma(n, x)
+    ẋ = unthunk(tangents[2])
+    if _zero(ẋ):
+        return y, ZERO
+    return y, ProjectTo(y)(sp.polygamma(np.asarray(n) + 1, x) * ẋ)
+
+
+@register_rrule(sp.polygamma, object, object)
+def polygamma_rrule(n, x):
+    if _is_complex(x):
+        return None
+    px = ProjectTo(x)
+    y = sp.polygamma(n, x)
+
+    def polygamma_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not px.kind:
+            return NO, NO, _zero_for(px)
+        return NO, NO, px(unbroadcast(np.asarray(x), sp.polygamma(np.asarray(n) + 1, x) * ȳ))
+
+    return y, polygamma_pullback
+
+
+# ----- xlogy, xlog1py: x·log(y), x·log1p(y), zero where x = 0 ----------------------
+
+def _xlog(f, name, log, shift):
+    fname = f"scipy.special.{name}"
+
+    def partials(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        safe = np.where(x == 0, 1, y + shift)
+        with np.errstate(divide="ignore"):
+            return log(y), np.where(x == 0, 0, x / safe)
+
+    def xlog_frule(tangents, x, y, **kw):
+        _ufunc_kw(fname, kw)
+        z = f(x, y, **kw)
+        ẋ, ẏ = unthunk(tangents[1]), unthunk(tangents[2])
+        if _zero(ẋ) and _zero(ẏ):
+            return z, ZERO
+        dx, dy = partials(x, y)
+        ż = 0
+        if not _zero(ẋ):
+            # a zero tangent adds nothing, also where log(y) = −inf
+            with np.errstate(invalid="ignore"):
+                ż = ż + np.where(np.asarray(ẋ) == 0, 0, dx * ẋ)
+        if not _zero(ẏ):
+            ż = ż + dy * ẏ
+        return z, ProjectTo(z)(np.broadcast_to(ż, np.shape(z)) if np.ndim(z) else ż)
+
+    def xlog_rrule(x, y, **kw):
+        _ufunc_kw(fname, kw)
+        px, py = ProjectTo(x), ProjectTo(y)
+        z = f(x, y, **kw)
+
+        def xlog_pullback(z̄):
+            z̄ = unthunk(z̄)
+            if _zero(z̄):
+                return NO, _zero_for(px), _zero_for(py)
+            dx, dy = partials(x, y)
+            x̄ = px(unbroadcast(np.asarray(x), np.conj(dx) * z̄)) if px.kind else NO
+            ȳ = py(unbroadcast(np.asarray(y), np.conj(dy) * z̄)) if py.kind else NO
+            return NO, x̄, ȳ
+
+        xlog_pullback.__name__ = xlog_pullback.__qualname__ = f"{name}_pullback"
+        return z, xlog_pullback
+
+    xlog_frule.__name__ = xlog_frule.__qualname__ = f"{name}_frule"
+    xlog_rrule.__name__ = xlog_rrule.__qualname__ = f"{name}_rrule"
+    register_frule(f, object, object)(xlog_frule)
+    register_rrule(f, object, object)(xlog_rrule)
+
+
+# =============================================================================
+# xlogy, xlog1py
+# =============================================================================
+
+_xlog(sp.xlogy, "xlogy", np.log, 0)
+_xlog(sp.xlog1py, "xlog1py", np.log1p, 1)
+
+
+# ----- reductions over an axis --------------------------------------------------------
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(sorted(int(i) % ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
+
+
+def _keep(v, axes, ndim, keepdims):
+    v = np.asarray(v)
+    return v if keepdims or v.ndim == ndim else np.expand_dims(v, axes)
+
+
+_LSE_SPEC = (("axis", None), ("b", None), ("keepdims", False), ("return_sign", False))
+
+
+def _lse_options(rest, kw):
+    if len(rest) > len(_LSE_SPEC):
+        raise TypeError("scipy.special.logsumexp: too many positional arguments")
+    return [rest[i] if i < len(rest) else kw.get(k, d) for i, (k, d) in enumerate(_LSE_SPEC)]
+
+
+def _lse_weights(a, b, r, sign, axes, keepdims):
+    """e = exp(a − r) (zero where the slice sums to zero) and the weights
+    ∂r/∂a = b·e (times the sign)."""
+    a = np.asarray(a)
+    rk = _keep(r, axes, a.ndim, keepdims)
+    finite = np.isfinite(rk)
+    e = np.where(finite, np.exp(a - np.where(finite, rk, 0)), 0)
+    w = e if b is None else e * np.asarray(b)
+    if sign is not None:
+        w = w * _keep(sign, axes, a.ndim, keepdims)
+    return e, w
+
+
+# =============================================================================
+# logsumexp
+# =============================================================================
+
+@register_frule(sp.logsumexp, object, ...)
+def logsumexp_frule(tangents, a, *rest, **kw):
+    axis, b, keepdims, return_sign = _lse_options(rest, kw)
+    if return_sign and (_is_complex(a) or _is_complex(b)):
+        return None
+    out = sp.logsumexp(a, *rest, **kw)
+    ȧ = unthunk(tangents[1])
+    ḃ = unthunk(tangents[3]) if len(tangents) > 3 else ZERO
+    if _zero(ȧ) and _zero(ḃ):
+        return out, ZERO
+    r, sign = out if return_sign else (out, None)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if b is not None else np.shape(a)
+    axes = _axes(axis, len(shape))
+    e, w = _lse_weights(np.broadcast_to(a, shape), b, r, sign, axes, keepdims)
+    ṙ = 0
+    if not _zero(ȧ):
+        ṙ = ṙ + np.sum(w * ȧ, axis=axes, keepdims=keepdims)
+    if not _zero(ḃ):
+        ė = e if sign is None else e * _keep(sign, axes, len(shape), keepdims)
+        ṙ = ṙ + np.sum(ė * ḃ, axis=axes, keepdims=keepdims)
+    ṙ = ProjectTo(r)(ṙ)
+    return out, (Tangent[tuple](ṙ, ZERO) if return_sign else ṙ)
+
+
+@register_rrule(sp.logsumexp, object, ...)
+def logsumexp_rrule(a, *rest, **kw):
+    axis, b, keepdims, return_sign = _lse_options(rest, kw)
+    if return_sign and (_is_complex(a) or _is_complex(b)):
+        return None
+    pa, pb = ProjectTo(a), ProjectTo(b)
+    out = sp.logsumexp(a, *rest, **kw)
+    r, sign = out if return_sign else (out, None)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if b is not None else np.shape(a)
+    axes = _axes(axis, len(shape))
+    b_positional = len(rest) >= 2
+    tail = (NO,) * len(rest)
+
+    def logsumexp_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        r̄ = unthunk(ȳ[0]) if return_sign and not _zero(ȳ) else ȳ
+        if _zero(r̄):
+            out = (NO, _zero_for(pa)) + tail
+            if b_positional:
+                out = out[:3] + (_zero_for(pb),) + out[4:]
+            return out
+        e, w = _lse_weights(np.broadcast_to(a, shape), b, r, sign, axes, keepdims)
+        r̄k = _keep(r̄, axes, len(shape), keepdims)
+        ā = pa(unbroadcast(np.asarray(a), np.conj(w) * r̄k)) if pa.kind else NO
+        out = (NO, ā) + tail
+        if b_positional:
+            ė = e if sign is None else e * _keep(sign, axes, len(shape), keepdims)
+            b̄ = pb(unbroadcast(np.asarray(b), np.conj(ė) * r̄k)) if pb.kind else NO
+            out = out[:3] + (b̄,) + out[4:]
+        return out
+
+    return out, logsumexp_pullback
+
+
+# =============================================================================
+# softmax
+# =============================================================================
+
+@register_frule(sp.softmax, object, ...)
+def softmax_frule(tangents, x, *rest, **kw):
+    if _is_complex(x):
+        return None
+    axis = rest[0] if rest else kw.get("axis")
+    s = sp.softmax(x, *rest, **kw)
+    ẋ = unthunk(tangents[1])
+    if _zero(ẋ):
+        return s, ZERO
+    axes = _axes(axis, s.ndim)
+    sẋ = s * ẋ
+    return s, ProjectTo(s)(sẋ - s * np.sum(sẋ, axis=axes, keepdims=True))
+
+
+@register_rrule(sp.softmax, object, ...)
+def softmax_rrule(x, *rest, **kw):
+    if _is_complex(x):
+        return None
+    axis = rest[0] if rest else kw.get("axis")
+    px = ProjectTo(x)
+    s = sp.softmax(x, *rest, **kw)
+    axes = _axes(axis, s.ndim)
+    tail = (NO,) * len(rest)
+
+    def softmax_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not px.kind:
+            return (NO, _zero_for(px)) + tail
+        sȳ = s * np.real(ȳ)
+        return (NO, px(sȳ - s * np.sum(sȳ, axis=axes, keepdims=True))) + tail
+
+    return s, softmax_pullback
+
+
+# =============================================================================
+# log_softmax
+# =============================================================================
+
+@register_frule(sp.log_softmax, object, ...)
+def log_softmax_frule(tangents, x, *rest, **kw):
+    if _is_complex(x):
+        return None
+    axis = rest[0] if rest else kw.get("axis")
+    l = sp.log_softmax(x, *rest, **kw)
+    ẋ = unthunk(tangents[1])
+    if _zero(ẋ):
+        return l, ZERO
+    axes = _axes(axis, l.ndim)
+    return l, ProjectTo(l)(ẋ - np.sum(np.exp(l) * ẋ, axis=axes, keepdims=True))
+
+
+@register_rrule(sp.log_softmax, object, ...)
+def log_softmax_rrule(x, *rest, **kw):
+    if _is_complex(x):
+        return None
+    axis = rest[0] if rest else kw.get("axis")
+    px = ProjectTo(x)
+    l = sp.log_softmax(x, *rest, **kw)
+    axes = _axes(axis, l.ndim)
+    tail = (NO,) * len(rest)
+
+    def log_softmax_pullback(ȳ):
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not px.kind:
+            return (NO, _zero_for(px)) + tail
+        ȳ = np.real(ȳ)
+        return (NO, px(ȳ - np.exp(l) * np.sum(ȳ, axis=axes, keepdims=True))) + tail
+
+    return l, log_softmax_pullback
