@@ -727,6 +727,13 @@ cdef _ScalarRow _row2(object f, f2_t fn, d2_t d, cd2_t cd=NULL, int flags=0, str
     return row
 
 
+def _scalar_rows():
+    """Debugging aid: {f: row} for every function with a C-table row."""
+    with _registry_lock:
+        return {f: (<_RuleTable>tab).row for f, tab in _functions.items()
+                if (<_RuleTable>tab).row is not None}
+
+
 def _scalar_row(f):
     """Debugging aid: the C-table row of f, or None."""
     tab = _lookup_table(f)

@@ -325,3 +325,16 @@ def test_no_leaks_over_many_calls():
         before = sys.getrefcount(obj)
         _many_calls(2000)
         assert sys.getrefcount(obj) == before, obj
+
+
+def test_every_row_is_tested_against_finite_differences():
+    # the row tables of test_scalar_math/cmath/operator/numpy cover the whole C table
+    from . import test_scalar_cmath, test_scalar_math, test_scalar_numpy, test_scalar_operator
+    tested = set(test_scalar_math.UNARY) | set(test_scalar_math.BINARY) | {math.ldexp}
+    tested |= set(test_scalar_cmath.ROWS)
+    tested |= set(test_scalar_operator.HOLOMORPHIC + test_scalar_operator.POWERS +
+                  test_scalar_operator.REAL_ONLY)
+    tested |= {f for f, _ in test_scalar_operator.UNARY_CASES}
+    tested |= set(test_scalar_numpy.UNARY) | set(test_scalar_numpy.BINARY) | {np.ldexp}
+    rows = set(cr._core._scalar_rows())
+    assert rows - tested == set(), f"rows without tests: {rows - tested}"
