@@ -614,6 +614,11 @@ def opt_out(f, *types, config=None, instances=False, frule=True, rrule=True):
     return f
 
 
+def _registered_functions():
+    """Debugging aid: every function object that has rules or a C row."""
+    return list(_functions)
+
+
 def _rules_of(f):
     """Debugging aid: the frules and rrules registered for f, most specific first."""
     tab = _lookup_table(f)
