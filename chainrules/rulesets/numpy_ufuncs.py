@@ -43,6 +43,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._core import _UnaryRrule
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -98,10 +99,23 @@ def _no_tangent_pullback(ȳ):
 
 # ----- Unary ufuncs: one row per function, f'(x) given x and Ω ---------------
 
+OMEGA = "Ω"     # a table row's derivative that is the output itself (exp -> Ω)
+
+
 def _unary(f, deriv, name=None):
-    """frule and rrule of a unary holomorphic (or real) function from
-    `deriv(x, Ω) = f'(x)`."""
+    """frule and rrule of a unary holomorphic (or real) function from its
+    derivative: `deriv(x, Ω) = f'(x)`, or a ufunc `deriv` with f'(x) =
+    deriv(x), or `OMEGA` for f'(x) = Ω.  The last two let the compiled rule
+    skip a Python call."""
     name = name or f.__name__
+    if deriv is OMEGA:
+        mode, fast = 2, None
+        deriv = _omega
+    elif isinstance(deriv, np.ufunc):
+        mode, fast = 1, deriv
+        deriv = _of_x(deriv)
+    else:
+        mode, fast = 0, deriv
 
     def unary_frule(tangents, x, **kwargs):
         if kwargs:
@@ -140,8 +154,22 @@ def _unary(f, deriv, name=None):
                 raise _seed_error(name, ȳ, Ω) from e
         return Ω, unary_pullback
 
+    # The common call, f(float or complex ndarray), runs compiled (_UnaryRrule,
+    # _core/array_rules.pxi); every other call falls back to unary_rrule.
+    rrule = _UnaryRrule(f, fast, mode, name, named_rule(unary_rrule, name))
     _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
-                       register_rrule(f)(named_rule(unary_rrule, name)))
+                       register_rrule(f)(rrule))
+
+
+def _omega(x, Ω):
+    return Ω
+
+
+def _of_x(u):
+    def deriv(x, Ω):
+        return u(x)
+    deriv.__name__ = deriv.__qualname__ = f"{u.__name__}_of_x"
+    return deriv
 
 
 def _arccosh_deriv(x, Ω):
@@ -159,20 +187,20 @@ def _sinc_deriv(x, Ω):
 
 
 _UNARY = [
-    # f            f'(x), given x and Ω = f(x)
-    (np.sin,        lambda x, Ω: np.cos(x)),
+    # f            f'(x), given x and Ω = f(x) (a ufunc u: f' = u(x))
+    (np.sin,        np.cos),
     (np.cos,        lambda x, Ω: -np.sin(x)),
     (np.tan,        lambda x, Ω: 1 + Ω * Ω),
     (np.arcsin,     lambda x, Ω: 1 / np.sqrt(1 - x * x)),
     (np.arccos,     lambda x, Ω: -1 / np.sqrt(1 - x * x)),
     (np.arctan,     lambda x, Ω: 1 / (1 + x * x)),
-    (np.sinh,       lambda x, Ω: np.cosh(x)),
-    (np.cosh,       lambda x, Ω: np.sinh(x)),
+    (np.sinh,       np.cosh),
+    (np.cosh,       np.sinh),
     (np.tanh,       lambda x, Ω: 1 - Ω * Ω),
     (np.arcsinh,    lambda x, Ω: 1 / np.sqrt(x * x + 1)),
     (np.arccosh,    _arccosh_deriv),
     (np.arctanh,    lambda x, Ω: 1 / (1 - x * x)),
-    (np.exp,        lambda x, Ω: Ω),
+    (np.exp,        OMEGA),
     (np.exp2,       lambda x, Ω: Ω * _LN2),
     (np.expm1,      lambda x, Ω: Ω + 1),
     (np.log,        lambda x, Ω: 1 / x),

@@ -1,0 +1,120 @@
+# ---------------------------------------------------------------------------
+# Compiled fast paths of the hottest array rules (issue 5: at 10 elements the
+# rule's overhead over hand-written NumPy below 2x).  At that size a NumPy
+# call costs ~200 ns, so every Python-level step of a rule body (closure
+# cells, attribute lookups, a lambda call) shows in the ratio.
+#
+# _UnaryRrule serves the common call of a unary ufunc rule -- one float or
+# complex ndarray, no keyword arguments -- and hands every other call (kwargs,
+# scalars, array-likes, integer arrays) to the Python rule it was built from
+# (`_unary` in `chainrules/rulesets/numpy_ufuncs.py`), so the behaviour is
+# that rule's.  The derivative is given as in that file's table: a function
+# of (x, Ω), a one-argument function of x (a ufunc: sin -> cos), or the
+# output itself (exp -> Ω); the last two skip a Python-level call.
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    D_CALL = 0        # f'(x) = deriv(x, Ω)
+    D_OF_X = 1        # f'(x) = deriv(x)
+    D_OMEGA = 2       # f'(x) = Ω
+
+cdef object _conj_ufunc = _np.conj
+# NumPy's built-in dtypes are singletons: identity checks are the fast test.
+cdef object _F64 = _np.dtype(_np.float64)
+cdef object _F32 = _np.dtype(_np.float32)
+cdef object _C128 = _np.dtype(_np.complex128)
+cdef object _C64 = _np.dtype(_np.complex64)
+
+
+cdef class _UnaryRrule:
+    """_UnaryRrule(f, deriv, mode, name, fallback): the rrule of a unary
+    holomorphic (or real) ufunc; `mode` 0: deriv(x, Ω) = f'(x), 1: deriv(x) =
+    f'(x), 2: f'(x) = Ω (deriv unused).  `fallback` is the Python rule for
+    every call that is not `f(float or complex ndarray)`."""
+    cdef readonly object f
+    cdef readonly object deriv
+    cdef readonly int mode
+    cdef readonly str name
+    cdef readonly object fallback
+
+    def __cinit__(self, f, deriv, int mode, str name, fallback):
+        if mode < D_CALL or mode > D_OMEGA:
+            raise ValueError(f"_UnaryRrule({name}): mode must be 0, 1 or 2, got {mode}")
+        self.f = f
+        self.deriv = deriv
+        self.mode = mode
+        self.name = name
+        self.fallback = fallback
+
+    def __call__(self, *args, **kwargs):
+        cdef bint conj
+        if kwargs or PyTuple_GET_SIZE(args) != 1 or type(args[0]) is not _ndarray:
+            return self.fallback(*args, **kwargs)
+        x = args[0]
+        dt = x.dtype
+        if dt is _F64 or dt is _F32:
+            conj = False
+        elif dt is _C128 or dt is _C64:
+            conj = True
+        elif dt.kind == "f":
+            conj = False
+        elif dt.kind == "c":
+            conj = True
+        else:                               # integer or boolean input: NoTangent
+            return self.fallback(x)
+        Ω = self.f(x)
+        cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
+        pb.rule = self
+        pb.x = x
+        pb.Ω = Ω
+        # What ProjectTo(x) keeps, taken in the forward pass; the projector
+        # itself is built only when the cotangent does not already fit.
+        pb.dtype = dt
+        pb.shape = x.shape
+        pb.conj = conj
+        return Ω, pb
+
+    @property
+    def __name__(self):
+        return f"{self.name}_rrule"
+
+    def __repr__(self):
+        return f"<compiled rrule of {self.name}>"
+
+
+cdef class _UnaryPullback:
+    """The pullback of `_UnaryRrule`: x̄ = project(conj(f'(x)) · ȳ)."""
+    cdef _UnaryRrule rule
+    cdef object x
+    cdef object Ω
+    cdef object dtype
+    cdef object shape
+    cdef bint conj
+
+    def __call__(self, ȳ):
+        cdef int mode = self.rule.mode
+        if type(ȳ) is not _ndarray:
+            if isinstance(ȳ, AbstractZero):
+                return NO_TANGENT, ZERO
+            ȳ = _unthunk(ȳ)
+        if mode == D_OMEGA:
+            d = self.Ω
+        elif mode == D_OF_X:
+            d = self.rule.deriv(self.x)
+        else:
+            d = self.rule.deriv(self.x, self.Ω)
+        try:
+            x̄ = (_conj_ufunc(d) if self.conj else d) * ȳ
+            if type(x̄) is _ndarray and x̄.dtype is self.dtype and x̄.shape == self.shape:
+                return NO_TANGENT, x̄
+            return NO_TANGENT, ProjectTo.__new__(ProjectTo, self.x).project(x̄)
+        except ValueError as e:
+            raise ValueError(f"pullback of {self.rule.name}: a cotangent of shape {_np.shape(ȳ)} does not "
+                             f"fit the output of shape {_np.shape(self.Ω)}") from e
+
+    @property
+    def __name__(self):
+        return f"{self.rule.name}_pullback"
+
+    def __repr__(self):
+        return f"<pullback of {self.rule.name}>"
