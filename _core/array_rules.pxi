@@ -118,3 +118,115 @@ cdef class _UnaryPullback:
 
     def __repr__(self):
         return f"<pullback of {self.rule.name}>"
+
+
+# ----- getitem on an ndarray: x[idx], the cotangent scattered back -----------
+# The Python module (`numpy_shapes.py`) registers `_getitem_rrule` for
+# operator.getitem and np.ndarray.__getitem__; take & co. keep their Python
+# rules.  The cotangent is an InplaceableThunk (repeated indices accumulate,
+# and an AD can add it into an existing array without a temporary) whose
+# parts are one compiled object, `_Scatter`, instead of two closures and a
+# Thunk.
+
+cdef object _add_at = _np.add.at
+cdef object _zeros = _np.zeros
+cdef object _real_ufunc = _np.real
+
+
+cdef bint _repeats_possible(object idx) except -1:
+    """False for indices that cannot name an element twice: ints, slices,
+    Ellipsis, None and a single boolean mask; True when integer arrays or
+    lists are involved."""
+    cdef type t = type(idx)
+    if t is slice or t is int or idx is None or idx is Ellipsis:
+        return False
+    if t is tuple:
+        for i in <tuple>idx:
+            if _repeats_possible(i):
+                return True
+        return False
+    if isinstance(idx, tuple):
+        return any([_repeats_possible(i) for i in idx])
+    if isinstance(idx, (int, _np.integer, slice)):
+        return False
+    if isinstance(idx, _ndarray) and idx.dtype == bool:
+        return False
+    return True
+
+
+cdef object _real_for(object dtype, object v):
+    """v ready to be written into an array of `dtype`: the real part for a real dtype."""
+    if dtype.kind != "c":
+        vd = getattr(v, "dtype", None)
+        if type(v) is complex or (vd is not None and vd.kind == "c"):
+            return _real_ufunc(v)
+    return v
+
+
+cdef class _Scatter(AbstractThunk):
+    """The cotangent of x[index]: v added at `index` of a zero array of
+    x's shape and dtype (`unthunk`), or into an existing array (`add_into`)."""
+    cdef object shape
+    cdef object dtype
+    cdef object index
+    cdef object v
+    cdef bint repeats
+
+    def unthunk(self):
+        dest = _zeros(self.shape, self.dtype)
+        if self.repeats:
+            _add_at(dest, self.index, self.v)
+        else:
+            dest[self.index] = self.v
+        return dest
+
+    def add_into(self, dest):
+        if self.repeats:
+            _add_at(dest, self.index, self.v)
+        else:
+            dest[self.index] += self.v
+        return dest
+
+    def __repr__(self):
+        return f"<scatter into an array of shape {self.shape}>"
+
+
+def _getitem_rrule(x, idx):
+    """rrule of x[idx] for an ndarray x (basic, advanced and boolean indices)."""
+    Ω = x[idx]
+    dt = x.dtype
+    cdef _GetitemPullback pb = _GetitemPullback.__new__(_GetitemPullback)
+    pb.idx = idx
+    pb.shape = x.shape
+    pb.dtype = dt
+    pb.differentiable = dt is _F64 or dt is _F32 or dt is _C128 or dt is _C64 or dt.kind in "fc"
+    return Ω, pb
+
+
+cdef class _GetitemPullback:
+    """x̄ = zeros like x with ȳ added at idx (an InplaceableThunk); NoTangent
+    for an integer or boolean x and for the index."""
+    cdef object idx
+    cdef object shape
+    cdef object dtype
+    cdef bint differentiable
+
+    def __call__(self, ȳ):
+        if not self.differentiable:
+            return NO_TANGENT, NO_TANGENT, NO_TANGENT
+        if isinstance(ȳ, AbstractZero):
+            return NO_TANGENT, ZERO, NO_TANGENT
+        cdef _Scatter s = _Scatter.__new__(_Scatter)
+        s.shape = self.shape
+        s.dtype = self.dtype
+        s.index = self.idx
+        s.v = _real_for(self.dtype, _unthunk(ȳ))
+        s.repeats = _repeats_possible(self.idx)
+        return NO_TANGENT, InplaceableThunk(s.add_into, s), NO_TANGENT
+
+    @property
+    def __name__(self):
+        return "getitem_pullback"
+
+    def __repr__(self):
+        return "<pullback of getitem>"

@@ -44,6 +44,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._core import _getitem_rrule
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -931,19 +932,6 @@ def take_along_axis_rrule(arr, indices, *args, **kwargs):
     return Ω, take_along_axis_pullback
 
 
-def _repeats_possible(idx):
-    """False for indices that cannot name an element twice: ints, slices,
-    Ellipsis, None and a single boolean mask; True when integer arrays or
-    lists are involved."""
-    if isinstance(idx, tuple):
-        return any(_repeats_possible(i) for i in idx)
-    if idx is None or idx is Ellipsis or isinstance(idx, (int, np.integer, slice)):
-        return False
-    if isinstance(idx, np.ndarray) and idx.dtype == bool:
-        return False
-    return True
-
-
 def getitem_frule(tangents, x, idx):
     Ω = x[idx]
     Δx = tangents[1]
@@ -952,19 +940,10 @@ def getitem_frule(tangents, x, idx):
     return Ω, _like(Ω, np.broadcast_to(dense(Δx), x.shape)[idx])
 
 
-def getitem_rrule(x, idx):
-    Ω = x[idx]
-    project = ProjectTo(x)
-    shape, dtype = x.shape, x.dtype
-
-    def getitem_pullback(ȳ):
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return NO, project(ZERO), NO
-        return NO, _scatter(None, shape, dtype, idx, unthunk(ȳ), _repeats_possible(idx)), NO
-    return Ω, getitem_pullback
-
-
-_register([operator.getitem, np.ndarray.__getitem__], getitem_frule, getitem_rrule, np.ndarray, object)
+# getitem_rrule is compiled (`_getitem_rrule` in _core/array_rules.pxi): at
+# small sizes the closures and thunks of a Python rule cost several times the
+# indexing itself (issue 5).
+_register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
 
 
 # x.item(*index): one element as a Python number.

@@ -1,15 +1,17 @@
-"""The compiled fast path of the unary ufunc rules (_core/array_rules.pxi):
-it must give what the Python rule it falls back to gives, for every dtype,
-shape and kind of seed."""
+"""The compiled array rules (_core/array_rules.pxi): the unary ufunc fast path
+must give what the Python rule it falls back to gives, for every dtype, shape
+and kind of seed; getitem scatters back and accumulates repeated indices."""
+
+import operator
 
 import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules import NoTangent, ZeroTangent, unthunk
+from chainrules import InplaceableThunk, NoTangent, ZeroTangent, unthunk
 from chainrules._core import _UnaryPullback, _UnaryRrule
 from chainrules.rulesets import numpy_ufuncs as U
-from chainrules.testing import test_rrule
+from chainrules.testing import PrimalAndTangent, test_rrule
 
 RNG = np.random.default_rng(11)
 # one function per derivative mode: deriv(x, Ω), a ufunc of x, Ω itself
@@ -112,3 +114,41 @@ def test_names_and_a_bad_mode():
     assert pb.__name__ == "sin_pullback" and "sin" in repr(pb)
     with pytest.raises(ValueError, match="mode"):
         _UnaryRrule(np.sin, np.cos, 3, "sin", rule.fallback)
+
+
+# ----- getitem --------------------------------------------------------------
+
+INDICES = [slice(None, None, 2), 1, (1, slice(None)), (Ellipsis, 0), np.array([0, 0, 2]), [1, 1],
+           (np.array([0, 1]), np.array([2, 2])), np.array([True, False, True]), (None, 1), np.int64(2)]
+
+
+@pytest.mark.parametrize("idx", INDICES, ids=repr)
+def test_getitem_scatters_and_accumulates(idx):
+    x = _array((3, 4), np.float64)
+    Ω, pb = cr.rrule(operator.getitem, x, idx)
+    np.testing.assert_array_equal(Ω, x[idx])
+    ȳ = RNG.standard_normal(np.shape(Ω))
+    _, dx, didx = pb(cr.Thunk(lambda: ȳ))
+    assert isinstance(dx, InplaceableThunk) and didx is NoTangent()
+    expected = np.zeros_like(x)
+    np.add.at(expected, idx, ȳ)
+    np.testing.assert_allclose(unthunk(dx), expected)
+    acc = np.ones_like(x)
+    assert cr.add_inplace(acc, dx) is acc
+    np.testing.assert_allclose(acc, 1 + expected)
+    test_rrule(operator.getitem, x, PrimalAndTangent(idx, NoTangent()))
+
+
+def test_getitem_dtypes_zeros_and_integers():
+    x = _array((4,), np.float32)
+    _, pb = cr.rrule(operator.getitem, x, slice(1, 3))
+    assert unthunk(pb(np.ones(2) + 1j)[1]).dtype == np.float32        # real part, float32 kept
+    z = _array((4,), np.complex128)
+    _, pb = cr.rrule(operator.getitem, z, 2)
+    np.testing.assert_array_equal(unthunk(pb(1j)[1]), [0, 0, 1j, 0])
+    assert pb(ZeroTangent()) == (NoTangent(), ZeroTangent(), NoTangent())
+    _, pb = cr.rrule(operator.getitem, np.arange(4), 1)
+    assert pb(1.0) == (NoTangent(), NoTangent(), NoTangent())
+    _, pb = cr.rrule(np.ndarray.__getitem__, np.array(2.0), ())
+    assert pb.__name__ == "getitem_pullback" and "getitem" in repr(pb)
+    np.testing.assert_array_equal(unthunk(pb(3.0)[1]), np.array(3.0))
