@@ -379,6 +379,20 @@ def split_callee(f, tag, leaf):
     return None
 
 
+def populate_dropin(namespace, module):
+    """Fill a drop-in namespace (chainrules.ad.math, .cmath) with every public
+    name of `module`, its functions wrapped (`Wrapped`); returns `__all__`."""
+    from chainrules._core import Wrapped
+    names = []
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        value = getattr(module, name)
+        namespace[name] = Wrapped(value) if callable(value) else value
+        names.append(name)
+    return names
+
+
 def wrap(f):
     """wrap(f) -> f, callable on tracked values by its rule.
 

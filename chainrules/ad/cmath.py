@@ -11,15 +11,8 @@ code with it as with `cmath`::
         return cmath.exp(1j * x)
 """
 
-import cmath as _math
+import cmath as _cmath
 
-from chainrules._core import Wrapped as _Wrapped
+from chainrules.ad._tracing import populate_dropin as _populate_dropin
 
-__all__ = []
-for _name in dir(_math):
-    if _name.startswith("_"):
-        continue
-    _value = getattr(_math, _name)
-    globals()[_name] = _Wrapped(_value) if callable(_value) else _value
-    __all__.append(_name)
-del _name, _value
+__all__ = _populate_dropin(globals(), _cmath)

@@ -1,6 +1,6 @@
 """Rules for NumPy's statistics beyond the reductions (sum, mean, var, std,
-average… are in numpy_reductions): median, quantile, percentile, cov and
-corrcoef.
+average… are in numpy_reductions): median, quantile, percentile, their nan-
+versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
 
 - median/quantile/percentile select (or interpolate between) order
   statistics, so the derivative goes to the selected elements: with the
@@ -11,6 +11,9 @@ corrcoef.
   sort puts first.  q has a derivative too: (n−1)·(v₍ₖ₊₁₎ − v₍ₖ₎) for
   'linear' (divided by 100 for percentile), zero for the other methods.
   Other methods and `weights=` raise an error naming the argument.
+  The nan-versions work on each slice's non-NaN values (their count per
+  slice replaces n): NaN entries get a zero derivative, and an all-NaN
+  slice, whose value is NaN as in NumPy, a zero derivative.
 - cov: C = X_c W X_cᴴ / f (X_c the weighted-centred rows, W = diag(weights),
   f the normalisation); the weights are constants (keyword arguments never
   get tangents).  corrcoef: R = C / √(dᵢ dⱼ), d = diag C, through cov.
@@ -45,7 +48,7 @@ class _OrderStat:
     the flat indices (along the reduced axes) of the lower and upper order
     statistics and the weight γ of the upper one."""
 
-    def __init__(self, fname, a, q, axis, method, keepdims):
+    def __init__(self, fname, a, q, axis, method, keepdims, nan=False):
         if method not in _METHODS:
             raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
         a = np.asarray(a)
@@ -59,11 +62,21 @@ class _OrderStat:
         self.keep = [i for i in range(nd) if i not in axes]
         self.perm = self.keep + list(axes)
         self.kept_shape = tuple(a.shape[i] for i in self.keep)
-        self.keepdims = keepdims
+        self.keepdims = keepdims is not np._NoValue and bool(keepdims)
         n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
         at = self.flat(a)
         self.q = np.asarray(q, dtype=float)
-        vi = (n - 1) * self.q.ravel()
+        # the number of values each slice has: n, or (nan-functions) its
+        # non-NaN count, per slice; NaN sorts last, so the order statistics
+        # of the non-NaN values are the first `count` of the sorted slice
+        self.valid = None
+        if nan and n > 0:
+            count = np.sum(~np.isnan(at), axis=-1, keepdims=True)      # kept_shape + (1,)
+            self.valid = count > 0          # all-NaN slices: NaN primal, zero derivative
+        else:
+            count = n
+        self.count = count
+        vi = (count - 1) * self.q.ravel()
         lo = np.floor(vi)
         if method == "linear":
             g = vi - lo
@@ -75,8 +88,11 @@ class _OrderStat:
             lo, g = np.around(vi), np.zeros_like(vi)
         else:  # midpoint
             g = np.where(vi == lo, 0.0, 0.5)
-        lo = np.clip(lo, 0, max(n - 1, 0)).astype(np.intp)
-        hi = np.minimum(lo + 1, max(n - 1, 0))
+        top = np.maximum(count - 1, 0)
+        lo = np.clip(lo, 0, top).astype(np.intp)
+        hi = np.minimum(lo + 1, top)
+        if self.valid is not None:
+            g = np.where(self.valid, g, 0.0)
         self.gamma = g
         self.linear = method == "linear" and n > 0
         if n == 0:      # quantiles of nothing (NaN): no element to differentiate
@@ -85,8 +101,12 @@ class _OrderStat:
             self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
         else:
             order = np.argsort(at, axis=-1, kind="stable")
-        self.ilo = order[..., lo]                 # kept_shape + (Q,)
-        self.ihi = order[..., hi]
+        if np.ndim(lo) > 1:                     # per-slice positions (nan-functions)
+            self.ilo = np.take_along_axis(order, lo, -1)
+            self.ihi = np.take_along_axis(order, hi, -1)
+        else:
+            self.ilo = order[..., lo]                 # kept_shape + (Q,)
+            self.ihi = order[..., hi]
         self.at = at
 
     def flat(self, x):
@@ -113,15 +133,18 @@ class _OrderStat:
         if self.n == 0:
             return self.arrange(np.zeros(self.kept_shape + (self.q.size,), dtype=np.asarray(ȧ).dtype))
         t = self.flat(ȧ)
-        return self.arrange((1 - self.gamma) * np.take_along_axis(t, self.ilo, -1)
-                            + self.gamma * np.take_along_axis(t, self.ihi, -1))
+        v = (1 - self.gamma) * np.take_along_axis(t, self.ilo, -1) + self.gamma * np.take_along_axis(t, self.ihi, -1)
+        if self.valid is not None:
+            v = np.where(self.valid, v, 0)
+        return self.arrange(v)
 
     def dq(self):
         """∂(quantile)/∂q, in layout kept_shape + (Q,) (None: zero)."""
         if not self.linear:
             return None
-        return (self.n - 1) * (np.take_along_axis(self.at, self.ihi, -1)
-                               - np.take_along_axis(self.at, self.ilo, -1))
+        d = (self.count - 1) * (np.take_along_axis(self.at, self.ihi, -1)
+                                - np.take_along_axis(self.at, self.ilo, -1))
+        return d if self.valid is None else np.where(self.valid, d, 0.0)
 
     def pull(self, ȳ):
         """ā for the cotangent ȳ of the quantiles (repeated picks accumulate)."""
@@ -132,6 +155,8 @@ class _OrderStat:
         rows = np.arange(nrows)[:, None] * self.n
         idx = np.concatenate([(self.ilo.reshape(nrows, nq) + rows).ravel(),
                               (self.ihi.reshape(nrows, nq) + rows).ravel()])
+        if self.valid is not None:
+            v = np.where(self.valid, v, 0)
         w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
         ā = np.bincount(idx, weights=w, minlength=nrows * self.n)
         inv = np.argsort(self.perm)
@@ -152,7 +177,7 @@ def _quantile_options(fname, rest, kw, spec=_QUANTILE_SPEC):
     return opts
 
 
-def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw):
+def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     y = fn(a, q, *rest, **kw)
     ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
@@ -160,14 +185,14 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw):
         ȧ = ZERO
     if _zero(ȧ) and _zero(q̇):
         return y, ZERO
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"])
+    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
     ẏ = ZERO if _zero(ȧ) else st.push(ȧ)
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
     if isinstance(ẏ, np.ndarray):
         ẏ = ẏ.astype(np.result_type(y), copy=False)
-        if np.ndim(y) == 0:
+        if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
             ẏ = ẏ[()]
     return y, ẏ
 
@@ -180,11 +205,11 @@ def _add(x, y):
     return x + y
 
 
-def _quantile_rrule(fname, fn, scale, a, q, rest, kw):
+def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     pa, pq = ProjectTo(a), ProjectTo(q)
     y = fn(a, q, *rest, **kw)
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"])
+    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
     def quantile_pullback(ȳ):
@@ -240,24 +265,22 @@ def percentile_rrule(a, q, *rest, **kw):
 _MEDIAN_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("keepdims", False))
 
 
-@register_frule(np.median, object, ...)
-def median_frule(tangents, a, *rest, **kw):
-    o = _quantile_options("numpy.median", rest, kw, _MEDIAN_SPEC)
-    y = np.median(a, *rest, **kw)
+def _median_frule(fname, fn, nan, tangents, a, rest, kw):
+    o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
+    y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
     if _zero(ȧ) or np.asarray(a).dtype.kind != "f":
         return y, ZERO
-    ẏ = _OrderStat("numpy.median", a, 0.5, o["axis"], "linear", o["keepdims"]).push(ȧ)
+    ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))
-    return y, (ẏ[()] if np.ndim(y) == 0 else ẏ)
+    return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
 
 
-@register_rrule(np.median, object, ...)
-def median_rrule(a, *rest, **kw):
-    o = _quantile_options("numpy.median", rest, kw, _MEDIAN_SPEC)
+def _median_rrule(fname, fn, nan, a, rest, kw):
+    o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     pa = ProjectTo(a)
-    y = np.median(a, *rest, **kw)
-    st = _OrderStat("numpy.median", a, 0.5, o["axis"], "linear", o["keepdims"])
+    y = fn(a, *rest, **kw)
+    st = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
     def median_pullback(ȳ):
@@ -267,6 +290,52 @@ def median_rrule(a, *rest, **kw):
         return (NO, Thunk(lambda: pa(st.pull(ȳ)))) + nrest
 
     return y, median_pullback
+
+
+@register_frule(np.median, object, ...)
+def median_frule(tangents, a, *rest, **kw):
+    return _median_frule("numpy.median", np.median, False, tangents, a, rest, kw)
+
+
+@register_rrule(np.median, object, ...)
+def median_rrule(a, *rest, **kw):
+    return _median_rrule("numpy.median", np.median, False, a, rest, kw)
+
+
+# =============================================================================
+# nanmedian, nanquantile, nanpercentile: the same over each slice's non-NaN
+# values; NaN entries get a zero derivative, and an all-NaN slice (NaN, as in
+# NumPy) a zero one
+# =============================================================================
+
+@register_frule(np.nanmedian, object, ...)
+def nanmedian_frule(tangents, a, *rest, **kw):
+    return _median_frule("numpy.nanmedian", np.nanmedian, True, tangents, a, rest, kw)
+
+
+@register_rrule(np.nanmedian, object, ...)
+def nanmedian_rrule(a, *rest, **kw):
+    return _median_rrule("numpy.nanmedian", np.nanmedian, True, a, rest, kw)
+
+
+@register_frule(np.nanquantile, object, object, ...)
+def nanquantile_frule(tangents, a, q, *rest, **kw):
+    return _quantile_frule("numpy.nanquantile", np.nanquantile, 1, tangents, a, q, rest, kw, nan=True)
+
+
+@register_rrule(np.nanquantile, object, object, ...)
+def nanquantile_rrule(a, q, *rest, **kw):
+    return _quantile_rrule("numpy.nanquantile", np.nanquantile, 1, a, q, rest, kw, nan=True)
+
+
+@register_frule(np.nanpercentile, object, object, ...)
+def nanpercentile_frule(tangents, a, q, *rest, **kw):
+    return _quantile_frule("numpy.nanpercentile", np.nanpercentile, 100, tangents, a, q, rest, kw, nan=True)
+
+
+@register_rrule(np.nanpercentile, object, object, ...)
+def nanpercentile_rrule(a, q, *rest, **kw):
+    return _quantile_rrule("numpy.nanpercentile", np.nanpercentile, 100, a, q, rest, kw, nan=True)
 
 
 # ----- covariance -----------------------------------------------------------------

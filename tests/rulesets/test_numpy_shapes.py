@@ -181,12 +181,73 @@ def test_pad(mode, width):
     _both(np.pad, x, I(width) if isinstance(width, int) else width, I(mode))
 
 
-def test_pad_constant_value_is_not_differentiated_and_other_modes_are_refused():
+def test_pad_constant_value_is_not_differentiated_and_callable_modes_are_refused():
     x = _array((3,))
     _both(np.pad, x, (1, 2), fkwargs={"constant_values": 5.0})
     _both(np.pad, _array((2, 2), np.complex128), I(1))
-    with pytest.raises(TypeError, match="mode='mean'"):
-        cr.rrule(np.pad, x, 1, "mean")
+
+    def pad_with(vector, width, axis, kwargs):
+        vector[:width[0]] = 0
+
+    with pytest.raises(TypeError, match="mode=<function"):
+        cr.rrule(np.pad, x, 1, pad_with)
+
+
+# every stat window is free of ties (random normal values), so max/min/median are differentiable
+PAD_MODES = [("linear_ramp", {}), ("linear_ramp", {"end_values": (1.0, -2.0)}),
+             ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {}),
+             ("mean", {"stat_length": (1, 3)}), ("median", {}), ("median", {"stat_length": 2}),
+             ("median", {"stat_length": 3}), ("reflect", {"reflect_type": "odd"}),
+             ("symmetric", {"reflect_type": "odd"})]
+
+
+PER_AXIS = [("linear_ramp", {"end_values": ((1.0, -2.0), (0.5, 3.0))}),
+            ("mean", {"stat_length": ((1, 3), (2, 1))}), ("maximum", {"stat_length": ((2, 1), (3, 2))})]
+
+
+@pytest.mark.parametrize("mode,kw", PAD_MODES + PER_AXIS, ids=str)
+@pytest.mark.parametrize("width", [1, ((1, 2), (0, 3)), ((5, 6), (4, 0))], ids=str)
+def test_pad_other_modes(mode, kw, width):
+    # widths larger than the axes: repeated reflections, ramps and statistics over everything
+    _both(np.pad, _array((3, 4)), I(width) if isinstance(width, int) else width, I(mode), fkwargs=kw)
+
+
+@pytest.mark.parametrize("mode,kw", PAD_MODES, ids=str)
+def test_pad_other_modes_shapes(mode, kw):
+    _both(np.pad, _array((5,)), (2, 3), I(mode), fkwargs=kw)
+    _both(np.pad, _array((2, 3, 2)), ((1, 0), (2, 1), (0, 2)), I(mode), fkwargs=kw)
+    _both(np.pad, _array((3, 4), np.float32), I(2), I(mode), fkwargs=kw, **F32)
+    _both(np.pad, _array(()), I(2), I(mode), fkwargs=kw)      # 0-d: nothing to pad
+    _both(np.pad, _array((2, 3)), fkwargs={"pad_width": ((1, 0), (2, 1)), "mode": mode, **kw})
+
+
+@pytest.mark.parametrize("mode", ["linear_ramp", "mean"])
+def test_pad_linear_modes_complex(mode):
+    _both(np.pad, _array((3, 2), np.complex128), ((1, 2), (2, 1)), I(mode))
+    _both(np.pad, _array((4,), np.complex128), I(3), I("reflect"), fkwargs={"reflect_type": "odd"})
+
+
+def test_pad_empty_carries_the_interior_only():
+    # the padding of 'empty' is whatever memory held: no derivative, and
+    # finite differences cannot see it; the rule equals the constant mode's
+    x, Δx = _array((3, 4)), _array((3, 4))
+    width = ((1, 2), (0, 3))
+    Ω, ΔΩ = cr.frule((NoTangent(), Δx, NoTangent(), NoTangent()), np.pad, x, width, "empty")
+    assert np.array_equal(Ω[1:4, 0:4], x)
+    assert np.array_equal(ΔΩ, cr.frule((NoTangent(), Δx, NoTangent()), np.pad, x, width)[1])
+    ȳ = _array(Ω.shape)
+    x̄ = unthunk(cr.rrule(np.pad, x, width, "empty")[1](ȳ)[1])
+    assert np.array_equal(x̄, unthunk(cr.rrule(np.pad, x, width)[1](ȳ)[1]))
+    test_rrule(np.pad, x, width, I("constant"))
+
+
+def test_pad_ties_follow_numpy_selection():
+    # ties in a maximum window: the cotangent goes to the element np.argmax picks (the first)
+    x = np.array([[2.0, 2.0, 1.0], [0.5, 3.0, 3.0]])
+    x̄ = unthunk(cr.rrule(np.pad, x, ((0, 0), (1, 0)), "maximum")[1](np.ones((2, 4)))[1])
+    assert np.array_equal(x̄, np.ones((2, 3)) + np.array([[1.0, 0, 0], [0, 1.0, 0]]))
+    # ties outside the windows leave the rule differentiable
+    _both(np.pad, np.array([1.0, 4.0, 2.0, 2.0, 0.0, 5.0]), (2, 1), I("maximum"), fkwargs={"stat_length": 2})
 
 
 # ----- diagonals, triangles ----------------------------------------------------------------------
