@@ -26,6 +26,25 @@ cdef object _C128 = _np.dtype(_np.complex128)
 cdef object _C64 = _np.dtype(_np.complex64)
 
 
+cdef extern from *:
+    """
+    /* Vectorcall entries for the compiled array rules and their pullbacks:
+       dispatch and the AD call them without building an argument tuple. */
+    typedef PyObject *(*cr_vc_impl_t)(PyObject *, PyObject **, Py_ssize_t, PyObject *);
+    static cr_vc_impl_t cr_vc_impls[2] = {NULL, NULL};
+    static PyObject *cr_vc_slot0(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
+        return cr_vc_impls[0](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw);
+    }
+    static PyObject *cr_vc_slot1(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
+        return cr_vc_impls[1](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw);
+    }
+    static void *cr_vc_ptr(int slot) { return slot ? (void *)cr_vc_slot1 : (void *)cr_vc_slot0; }
+    """
+    ctypedef object (*cr_vc_impl_t)(object, PyObject**, Py_ssize_t, PyObject*)
+    cr_vc_impl_t cr_vc_impls[2]
+    void* cr_vc_ptr(int slot)
+
+
 cdef class _UnaryRrule:
     """_UnaryRrule(f, deriv, mode, name, fallback): the rrule of a unary
     holomorphic (or real) ufunc; `mode` 0: deriv(x, Ω) = f'(x), 1: deriv(x) =
@@ -36,6 +55,7 @@ cdef class _UnaryRrule:
     cdef readonly int mode
     cdef readonly str name
     cdef readonly object fallback
+    cdef void* vc                # vectorcall entry: dispatch calls the rule without a tuple
 
     def __cinit__(self, f, deriv, int mode, str name, fallback):
         if mode < D_CALL or mode > D_OMEGA:
@@ -45,12 +65,17 @@ cdef class _UnaryRrule:
         self.mode = mode
         self.name = name
         self.fallback = fallback
+        self.vc = cr_vc_ptr(0)
 
     def __call__(self, *args, **kwargs):
-        cdef bint conj
-        if kwargs or PyTuple_GET_SIZE(args) != 1 or type(args[0]) is not _ndarray:
+        if kwargs or PyTuple_GET_SIZE(args) != 1:
             return self.fallback(*args, **kwargs)
-        x = args[0]
+        return self._rrule1(args[0])
+
+    cdef object _rrule1(self, object x):
+        cdef bint conj
+        if type(x) is not _ndarray:
+            return self.fallback(x)
         dt = x.dtype
         if dt is _F64 or dt is _F32:
             conj = False
@@ -64,6 +89,7 @@ cdef class _UnaryRrule:
             return self.fallback(x)
         Ω = self.f(x)
         cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
+        pb.vc = cr_vc_ptr(1)
         pb.rule = self
         pb.x = x
         pb.Ω = Ω
@@ -90,8 +116,15 @@ cdef class _UnaryPullback:
     cdef object dtype
     cdef object shape
     cdef bint conj
+    cdef void* vc                # vectorcall entry
 
-    def __call__(self, ȳ):
+    def __call__(self, *args):
+        if PyTuple_GET_SIZE(args) != 1:
+            raise TypeError(f"pullback of {self.rule.name}: takes one cotangent (ΔΩ), "
+                            f"got {len(args)} arguments")
+        return self._pull(args[0])
+
+    cdef object _pull(self, object ȳ):
         cdef int mode = self.rule.mode
         if type(ȳ) is not _ndarray:
             if isinstance(ȳ, AbstractZero):
@@ -118,6 +151,31 @@ cdef class _UnaryPullback:
 
     def __repr__(self):
         return f"<pullback of {self.rule.name}>"
+
+
+cdef object _unary_rrule_vc(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<_UnaryRrule>self)._rrule1(<object>args[0])
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    return (<_UnaryRrule>self).fallback(*pos, **kwargs)
+
+
+cdef object _unary_pullback_vc(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<_UnaryPullback>self)._pull(<object>args[0])
+    raise TypeError(f"pullback of {(<_UnaryPullback>self).rule.name}: takes one cotangent (ΔΩ), "
+                    f"got {nargs + (len(<object>kwnames) if kwnames != NULL else 0)} arguments")
+
+
+cdef _enable_unary_vectorcall():
+    cdef _UnaryRrule rr = _UnaryRrule.__new__(_UnaryRrule, None, None, 0, "probe", None)
+    cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
+    cr_vc_impls[0] = _unary_rrule_vc
+    cr_vc_impls[1] = _unary_pullback_vc
+    cr_enable_vectorcall(_UnaryRrule, <Py_ssize_t>(<char*>&rr.vc - <char*><void*>rr))
+    cr_enable_vectorcall(_UnaryPullback, <Py_ssize_t>(<char*>&pb.vc - <char*><void*>pb))
+
+_enable_unary_vectorcall()
 
 
 # ----- getitem on an ndarray: x[idx], the cotangent scattered back -----------
@@ -172,7 +230,7 @@ cdef class _Scatter(AbstractThunk):
     cdef object v
     cdef bint repeats
 
-    def unthunk(self):
+    cpdef object unthunk(self):
         dest = _zeros(self.shape, self.dtype)
         if self.repeats:
             _add_at(dest, self.index, self.v)

@@ -166,7 +166,7 @@ NO_FIELDS = NO_TANGENT
 cdef class AbstractThunk(AbstractTangent):
     """Base class of deferred tangents; `unthunk` evaluates them."""
 
-    def unthunk(self):
+    cpdef object unthunk(self):
         raise NotImplementedError
 
     def __call__(self):
@@ -211,7 +211,7 @@ cdef class Thunk(AbstractThunk):
             raise TypeError(f"Thunk(fn): fn must be a callable taking no arguments, got {type(fn).__name__}")
         self.fn = fn
 
-    def unthunk(self):
+    cpdef object unthunk(self):
         return _unthunk(self.fn())
 
     def __repr__(self):
@@ -244,7 +244,7 @@ cdef class InplaceableThunk(AbstractThunk):
         self.add_fn = add_fn
         self.val = val
 
-    def unthunk(self):
+    cpdef object unthunk(self):
         return _unthunk(self.val)
 
     def __repr__(self):

@@ -99,3 +99,13 @@ def test_not_implemented():
     with pytest.raises(cr.NotImplementedTangentError):
         n - 1.0
     assert issubclass(cr.NotImplementedTangentError, NotImplementedError)
+
+
+def test_a_python_subclass_of_abstractthunk_is_unthunked_through_its_override():
+    class Lazy(AbstractThunk):
+        def unthunk(self):
+            return 5.0
+
+    assert cr.unthunk(Lazy()) == 5.0
+    assert cr.unthunk(Thunk(lambda: Lazy())) == 5.0
+    assert Lazy() + 1.0 == 6.0
