@@ -171,10 +171,17 @@ def _reshape(method):
         return Ω, np.reshape(dense(Δx), np.shape(Ω), order=order)
 
     def reshape_rrule(x, *args, **kwargs):
-        order = _reshape_setup(x, args, kwargs, method)
-        Ω = f(x, *args, **kwargs)
+        if not method and type(x) is np.ndarray and len(args) == 1 and not kwargs:
+            # what np.reshape(x, shape) does for an ndarray, without its dispatch
+            # (a view: the dispatch would be most of the cost at any size)
+            order = "C"
+            Ω = x.reshape(args[0])
+        else:
+            order = _reshape_setup(x, args, kwargs, method)
+            Ω = f(x, *args, **kwargs)
         project = ProjectTo(x)
         shape = x.shape if type(x) is np.ndarray else np.shape(x)
+        dtype = project.dtype            # None unless x is a float/complex array
         rest = (NO,) * len(args)
 
         def reshape_pullback(ȳ):
@@ -184,8 +191,10 @@ def _reshape(method):
                 ȳ = unthunk(ȳ)
                 if type(ȳ) is not np.ndarray:
                     return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
-            # the method skips np.reshape's dispatch
-            return (NO, project(ȳ.reshape(shape, order=order))) + rest
+            # the method skips np.reshape's dispatch; passing order costs more than the call
+            x̄ = ȳ.reshape(shape) if order == "C" else ȳ.reshape(shape, order=order)
+            # the shape is x's by construction: only the dtype may need projecting
+            return (NO, x̄ if x̄.dtype is dtype else project(x̄)) + rest
         return Ω, reshape_pullback
 
     name = "ndarray.reshape" if method else "reshape"
