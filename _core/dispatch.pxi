@@ -57,6 +57,16 @@ cdef class _Rule:
                 return False
         return True
 
+    cdef bint matches_vec(self, PyObject** args, Py_ssize_t n):
+        cdef Py_ssize_t i, k = PyTuple_GET_SIZE(self.types)
+        if n < k or (n != k and not self.varargs):
+            return False
+        for i in range(k):
+            t = self.types[i]
+            if t is not None and not isinstance(<object>args[i], t):
+                return False
+        return True
+
     cdef bint config_ok(self, object config):
         for cap in self.config:
             if not getattr(config, f"has_{cap}_mode", False):
@@ -129,9 +139,14 @@ cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize
     cdef Py_ssize_t i
     if PyTuple_GET_SIZE(rules) == 1:
         r = <_Rule>rules[0]
+        if r.config is not None:
+            return None
         if r.varargs and PyTuple_GET_SIZE(r.types) == 0:
             # the common case: one rule for any arguments, no lookup needed
-            return r if r.config is None else None
+            return r
+        if PyTuple_GET_SIZE(r.types) <= 3:
+            # one typed rule: a few isinstance checks cost less than the cache key
+            return r if r.matches_vec(args, n) else None
     cdef tuple key = PyTuple_New(n + 1)
     t = type(None)
     Py_INCREF(t)
@@ -263,51 +278,53 @@ cdef extern from "Python.h":
     void PyErr_Clear()
 
 
-# A direct-mapped cache of the functions that have a C-table row, keyed by
-# identity: the fast path's dict lookup (hashing a builtin function) costs as
-# much as the math call.  Entries are borrowed: tables (and their keys and
-# rows) are never removed from _functions.
-cdef struct _RowSlot:
+# A direct-mapped cache of the registered functions' tables, keyed by
+# identity: the dict lookup (hashing a builtin function) costs as much as a
+# math call.  Entries are borrowed: tables (and their keys) are never removed
+# from _functions, and a table's row and rules are read through it, so later
+# registrations are seen.  Unregistered functions are not cached.
+cdef struct _TabSlot:
     PyObject* f
-    PyObject* row
+    PyObject* tab
 
-cdef _RowSlot _row_cache[64]
+cdef _TabSlot _tab_cache[64]
 
 
-cdef inline PyObject* _row_of(PyObject* f):
-    """The C-table row of f (borrowed), or NULL, without the try/except of
-    _lookup_table (an unhashable callable has no row)."""
+cdef inline PyObject* _table_cached(PyObject* f):
+    """The rule table of f (borrowed), or NULL (no table, or unhashable f: the
+    caller falls back to _lookup_table, which also knows instance rules)."""
     cdef size_t i = (<size_t>f >> 4) & 63
-    if _row_cache[i].f == f:
-        return _row_cache[i].row
+    if _tab_cache[i].f == f:
+        return _tab_cache[i].tab
     cdef PyObject* tab = PyDict_GetItemWithError(_functions, <object>f)
     if tab == NULL:
         PyErr_Clear()
         return NULL
-    if (<_RuleTable>tab).row is None:
-        return NULL
-    _row_cache[i].f = f
-    _row_cache[i].row = <PyObject*>(<_RuleTable>tab).row
-    return _row_cache[i].row
+    _tab_cache[i].f = f
+    _tab_cache[i].tab = tab
+    return tab
 
 
 cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef _RuleTable tab
+    cdef PyObject* tabp
     cdef _Rule rule
     cdef object tangents, f
     cdef PyObject* stack[8]
     cdef Py_ssize_t i
-    cdef PyObject* row
     if kwnames == NULL and nargs >= 2:
         tangents = <object>args[0]
         if type(tangents) is tuple and PyTuple_GET_SIZE(tangents) == nargs - 1:
-            row = _row_of(args[1])
-            if row != NULL and not _any_array(args + 2, nargs - 2):
-                res = (<_ScalarRow>row).frule_vec(tangents, args + 2, nargs - 2)
-                if res is not None:
-                    return res
             f = <object>args[1]
-            tab = _lookup_table(f)
+            tabp = _table_cached(args[1])
+            if tabp != NULL:
+                tab = <_RuleTable>tabp
+                if tab.row is not None and not _any_array(args + 2, nargs - 2):
+                    res = tab.row.frule_vec(tangents, args + 2, nargs - 2)
+                    if res is not None:
+                        return res
+            else:
+                tab = _lookup_table(f)
             if tab is None:
                 if not callable(f):
                     raise TypeError(f"frule: f must be callable, got {type(f).__name__}")
@@ -333,15 +350,18 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
 
 cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     cdef _RuleTable tab
+    cdef PyObject* tabp
     cdef _Rule rule
-    cdef PyObject* row
     if kwnames == NULL and nargs >= 1 and not isinstance(<object>args[0], RuleConfig):
-        row = _row_of(args[0])
-        if row != NULL and not _any_array(args + 1, nargs - 1):
-            res = (<_ScalarRow>row).rrule_vec(args + 1, nargs - 1)
-            if res is not None:
-                return res
-        tab = _lookup_table(<object>args[0])
+        tabp = _table_cached(args[0])
+        if tabp != NULL:
+            tab = <_RuleTable>tabp
+            if tab.row is not None and not _any_array(args + 1, nargs - 1):
+                res = tab.row.rrule_vec(args + 1, nargs - 1)
+                if res is not None:
+                    return res
+        else:
+            tab = _lookup_table(<object>args[0])
         if tab is None:
             if not callable(<object>args[0]):
                 raise TypeError(f"rrule: f must be callable, got {type(<object>args[0]).__name__}")
