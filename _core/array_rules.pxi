@@ -258,7 +258,13 @@ def _getitem_rrule(x, idx):
     pb.shape = x.shape
     pb.dtype = dt
     pb.differentiable = dt is _F64 or dt is _F32 or dt is _C128 or dt is _C64 or dt.kind in "fc"
+    pb.small = x.size <= _SMALL_SCATTER
     return Ω, pb
+
+
+# Below this many elements a getitem cotangent without repeated indices is
+# returned dense; above, as an InplaceableThunk an AD can add in place.
+cdef Py_ssize_t _SMALL_SCATTER = 1024
 
 
 cdef class _GetitemPullback:
@@ -268,6 +274,7 @@ cdef class _GetitemPullback:
     cdef object shape
     cdef object dtype
     cdef bint differentiable
+    cdef bint small             # x has at most _SMALL_SCATTER elements
 
     def __call__(self, ȳ):
         if not self.differentiable:
@@ -280,6 +287,10 @@ cdef class _GetitemPullback:
         s.index = self.idx
         s.v = _real_for(self.dtype, _unthunk(ȳ))
         s.repeats = _repeats_possible(self.idx)
+        if self.small and not s.repeats:
+            # Thunk only what is expensive: a small dense cotangent costs less
+            # than the thunk that would save it.
+            return NO_TANGENT, s.unthunk(), NO_TANGENT
         return NO_TANGENT, InplaceableThunk(s.add_into, s), NO_TANGENT
 
     @property
