@@ -210,23 +210,6 @@ cdef bint _ad_holds_tracked(object x, int depth):
     return False
 
 
-cdef extern from *:
-    """
-    /* Wrapped is called by vectorcall, without an argument tuple (the
-       drop-in math functions sit in inner loops): its type gets
-       tp_vectorcall_offset at module init, each instance the pointer. */
-    typedef PyObject *(*cr_wr_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
-    static cr_wr_impl_t cr_wr_impl = NULL;
-    static PyObject *cr_wr_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-        return cr_wr_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
-    }
-    static void *cr_wr_vectorcall_ptr(void) { return (void *)cr_wr_vectorcall; }
-    """
-    ctypedef object (*cr_wr_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
-    cr_wr_impl_t cr_wr_impl
-    void* cr_wr_vectorcall_ptr()
-
-
 @cython.final
 cdef class Wrapped:
     """Wrapped(f): f, callable on tracked values by its rule (see
@@ -247,7 +230,7 @@ cdef class Wrapped:
     def __cinit__(self, f):
         if not callable(f):
             raise TypeError(f"wrap(f): f must be callable, got {type(f).__name__}")
-        self.vc = cr_wr_vectorcall_ptr()
+        self.vc = cr_vc_ptr(VC_WRAPPED)
         self.f = f
         self.row = _ad_row_of(f)
         self.holder = not isinstance(f, (_ad_builtin_function, _np.ufunc, type))
@@ -325,7 +308,7 @@ cdef _enable_wrapped_vectorcall():
     cdef Wrapped probe = Wrapped.__new__(Wrapped, abs)
     cr_enable_vectorcall(Wrapped, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
 
-cr_wr_impl = _wrapped_vectorcall
+cr_vc_impls[VC_WRAPPED] = _wrapped_vectorcall
 _enable_wrapped_vectorcall()
 
 

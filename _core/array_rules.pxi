@@ -26,25 +26,6 @@ cdef object _C128 = _np.dtype(_np.complex128)
 cdef object _C64 = _np.dtype(_np.complex64)
 
 
-cdef extern from *:
-    """
-    /* Vectorcall entries for the compiled array rules and their pullbacks:
-       dispatch and the AD call them without building an argument tuple. */
-    typedef PyObject *(*cr_vc_impl_t)(PyObject *, PyObject **, Py_ssize_t, PyObject *);
-    static cr_vc_impl_t cr_vc_impls[2] = {NULL, NULL};
-    static PyObject *cr_vc_slot0(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
-        return cr_vc_impls[0](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw);
-    }
-    static PyObject *cr_vc_slot1(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) {
-        return cr_vc_impls[1](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw);
-    }
-    static void *cr_vc_ptr(int slot) { return slot ? (void *)cr_vc_slot1 : (void *)cr_vc_slot0; }
-    """
-    ctypedef object (*cr_vc_impl_t)(object, PyObject**, Py_ssize_t, PyObject*)
-    cr_vc_impl_t cr_vc_impls[2]
-    void* cr_vc_ptr(int slot)
-
-
 cdef class _UnaryRrule:
     """_UnaryRrule(f, deriv, mode, name, fallback): the rrule of a unary
     holomorphic (or real) ufunc; `mode` 0: deriv(x, Ω) = f'(x), 1: deriv(x) =
@@ -65,7 +46,7 @@ cdef class _UnaryRrule:
         self.mode = mode
         self.name = name
         self.fallback = fallback
-        self.vc = cr_vc_ptr(0)
+        self.vc = cr_vc_ptr(VC_UNARY_RRULE)
 
     def __call__(self, *args, **kwargs):
         if kwargs or PyTuple_GET_SIZE(args) != 1:
@@ -89,7 +70,7 @@ cdef class _UnaryRrule:
             return self.fallback(x)
         Ω = self.f(x)
         cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
-        pb.vc = cr_vc_ptr(1)
+        pb.vc = cr_vc_ptr(VC_UNARY_PULLBACK)
         pb.rule = self
         pb.x = x
         pb.Ω = Ω
@@ -170,8 +151,8 @@ cdef object _unary_pullback_vc(object self, PyObject** args, Py_ssize_t nargs, P
 cdef _enable_unary_vectorcall():
     cdef _UnaryRrule rr = _UnaryRrule.__new__(_UnaryRrule, None, None, 0, "probe", None)
     cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
-    cr_vc_impls[0] = _unary_rrule_vc
-    cr_vc_impls[1] = _unary_pullback_vc
+    cr_vc_impls[VC_UNARY_RRULE] = _unary_rrule_vc
+    cr_vc_impls[VC_UNARY_PULLBACK] = _unary_pullback_vc
     cr_enable_vectorcall(_UnaryRrule, <Py_ssize_t>(<char*>&rr.vc - <char*><void*>rr))
     cr_enable_vectorcall(_UnaryPullback, <Py_ssize_t>(<char*>&pb.vc - <char*><void*>pb))
 

@@ -62,26 +62,45 @@ from cpython.long cimport PyLong_FromDouble
 
 cdef extern from *:
     """
-    /* A _ScalarPullback is called by vectorcall, without an argument
-       tuple: its type gets tp_vectorcall_offset at module init (see
-       _enable_pullback_vectorcall), each instance the function pointer. */
-    typedef PyObject *(*cr_pb_impl_t)(PyObject *self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames);
-    static cr_pb_impl_t cr_pb_impl = NULL;
-
-    static PyObject *cr_pb_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-        return cr_pb_impl(self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kwnames);
+    /* Compiled callables that sit in inner loops (the scalar pullbacks, the
+       compiled array rules and their pullbacks, the drop-in math functions of
+       chainrules.ad) are called by vectorcall, without an argument tuple.
+       Each such type gets tp_vectorcall_offset at module init
+       (cr_enable_vectorcall) and each instance the trampoline of its slot
+       (cr_vc_ptr), which calls the Cython implementation in cr_vc_impls. */
+    #define CR_VC_SLOTS 4
+    typedef PyObject *(*cr_vc_impl_t)(PyObject *, PyObject **, Py_ssize_t, PyObject *);
+    static cr_vc_impl_t cr_vc_impls[CR_VC_SLOTS] = {NULL, NULL, NULL, NULL};
+    #define CR_VC_TRAMPOLINE(k) \
+        static PyObject *cr_vc_slot##k(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) { \
+            return cr_vc_impls[k](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw); \
+        }
+    CR_VC_TRAMPOLINE(0)
+    CR_VC_TRAMPOLINE(1)
+    CR_VC_TRAMPOLINE(2)
+    CR_VC_TRAMPOLINE(3)
+    static void *cr_vc_ptr(int slot) {
+        static void *ptrs[CR_VC_SLOTS] = {(void *)cr_vc_slot0, (void *)cr_vc_slot1,
+                                          (void *)cr_vc_slot2, (void *)cr_vc_slot3};
+        return ptrs[slot];
     }
-    static void *cr_pb_vectorcall_ptr(void) { return (void *)cr_pb_vectorcall; }
     static void cr_enable_vectorcall(PyObject *type, Py_ssize_t offset) {
         PyTypeObject *t = (PyTypeObject *)type;
         t->tp_vectorcall_offset = offset;
         t->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
     }
     """
-    ctypedef object (*cr_pb_impl_t)(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames)
-    cr_pb_impl_t cr_pb_impl
-    void* cr_pb_vectorcall_ptr()
+    ctypedef object (*cr_vc_impl_t)(object, PyObject**, Py_ssize_t, PyObject*)
+    cr_vc_impl_t cr_vc_impls[4]
+    void* cr_vc_ptr(int slot)
     void cr_enable_vectorcall(object type, Py_ssize_t offset)
+
+# the vectorcall slots
+cdef enum:
+    VC_SCALAR_PULLBACK = 0
+    VC_UNARY_RRULE = 1
+    VC_UNARY_PULLBACK = 2
+    VC_WRAPPED = 3
 
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
@@ -386,7 +405,7 @@ cdef class _ScalarRow:
             if not real:
                 return self._generic(_as_tuple(xs, n), omega, None, True)
             pb = _ScalarPullback.__new__(_ScalarPullback)
-            pb.vc = cr_pb_vectorcall_ptr()
+            pb.vc = cr_vc_ptr(VC_SCALAR_PULLBACK)
             pb.row = self
             pb.n = 1
             pb.d0 = self.d1(u, r)
@@ -402,7 +421,7 @@ cdef class _ScalarRow:
             if not real:
                 return self._generic(_as_tuple(xs, n), omega, None, True)
             pb = _ScalarPullback.__new__(_ScalarPullback)
-            pb.vc = cr_pb_vectorcall_ptr()
+            pb.vc = cr_vc_ptr(VC_SCALAR_PULLBACK)
             pb.row = self
             pb.n = 2
             pb.nd2 = (self.flags2 & F_ND2) != 0
@@ -748,7 +767,7 @@ cdef _enable_pullback_vectorcall():
     cdef _ScalarPullback probe = _ScalarPullback.__new__(_ScalarPullback)
     cr_enable_vectorcall(_ScalarPullback, <Py_ssize_t>(<char*>&probe.vc - <char*><void*>probe))
 
-cr_pb_impl = _pullback_vectorcall
+cr_vc_impls[VC_SCALAR_PULLBACK] = _pullback_vectorcall
 _enable_pullback_vectorcall()
 
 
