@@ -280,13 +280,19 @@ _register([np.nanprod], nanprod_frule, nanprod_rrule)
 # var = Σ|x - μ|²/(N - ddof): the pullback is 2(x - μ)·Re(ȳ)/(N - ddof) (the
 # terms through μ cancel, Σ(x - μ) = 0); std = √var divides by 2Ω.
 
-def _var_setup(fname, x, args, kwargs):
+def _var_options(fname, x, args, kwargs):
+    """The options var, std, nanvar and nanstd share: (opts, shape, dtype, axes, ddof)."""
     opts = _options(fname, args, kwargs, _VAR_ARGS, refuse=("out", "where", "mean"))
     shape, dtype = _shape_dtype(x)
     axes = normalize_axes(opts.get("axis"), len(shape))
     ddof = opts.get("correction", None)
     if ddof is None or ddof is _NOVALUE:
         ddof = opts.get("ddof", 0)
+    return opts, shape, dtype, axes, ddof
+
+
+def _var_setup(fname, x, args, kwargs):
+    opts, shape, dtype, axes, ddof = _var_options(fname, x, args, kwargs)
     return shape, dtype, axes, _keepdims(opts), _count(shape, axes) - ddof
 
 
@@ -765,12 +771,7 @@ _register([np.average], average_frule, average_rrule)
 # zero at the NaNs.
 
 def _nanvar_setup(fname, x, args, kwargs):
-    opts = _options(fname, args, kwargs, _VAR_ARGS, refuse=("out", "where", "mean"))
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    ddof = opts.get("correction", None)
-    if ddof is None or ddof is _NOVALUE:
-        ddof = opts.get("ddof", 0)
+    opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
     x = np.asarray(x)
     nan = np.isnan(x)
     dof = np.sum(~nan, axis=axes, keepdims=True) - ddof
