@@ -165,3 +165,48 @@ def test_getitem_dtypes_zeros_and_integers():
     _, pb = cr.rrule(np.ndarray.__getitem__, np.array(2.0), ())
     assert pb.__name__ == "getitem_pullback" and "getitem" in repr(pb)
     np.testing.assert_array_equal(unthunk(pb(3.0)[1]), np.array(3.0))
+
+
+# ----- no leaks in the compiled array rules and the AD's compiled scalar paths ----
+
+def _leak_workload(n):
+    from chainrules import ad
+    from chainrules.ad import math as admath
+    x = np.linspace(0.1, 0.9, 10)
+    ȳ = np.ones(10)
+    for _ in range(n):
+        _, pb = cr.rrule(np.exp, x)
+        pb(ȳ)
+        pb(cr.ZeroTangent())
+        _, pb = cr.rrule(np.sin, x)
+        pb(cr.Thunk(lambda: ȳ))
+        _, pb = cr.rrule(operator.getitem, x, slice(1, 5))
+        unthunk(pb(np.ones(4))[1])
+        _, pb = cr.rrule(operator.getitem, x, [1, 1])
+        cr.add_inplace(np.zeros(10), pb(np.ones(2))[1])
+        cr.frule((NoTangent(), ȳ), np.exp, x)
+        ad.gradient(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
+        ad.derivative(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
+
+
+def test_no_reference_leaks_in_compiled_array_rules_and_ad_scalar_paths():
+    import gc
+    import sys
+    import tracemalloc
+    _leak_workload(300)
+    gc.collect()
+    tracemalloc.start()
+    blocks = sys.getallocatedblocks()
+    snap0 = tracemalloc.take_snapshot()
+    _leak_workload(10_000)
+    gc.collect()
+    snap1 = tracemalloc.take_snapshot()
+    grown_blocks = sys.getallocatedblocks() - blocks
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in snap1.compare_to(snap0, "filename"))
+    assert grown < 64 * 1024, f"traced memory grew by {grown} bytes"
+    assert grown_blocks < 1000, f"{grown_blocks} blocks leaked"
+    for obj in (np.exp, np.sin, NoTangent()):
+        before = sys.getrefcount(obj)
+        _leak_workload(1000)
+        assert sys.getrefcount(obj) == before
