@@ -195,6 +195,13 @@ cdef bint _repeats_possible(object idx) except -1:
 
 cdef object _real_for(object dtype, object v):
     """v ready to be written into an array of `dtype`: the real part for a real dtype."""
+    if type(v) is _ndarray:
+        vd = v.dtype
+        if vd is dtype or vd is _F64 or vd is _F32:     # the common cases: nothing to do
+            return v
+        if vd.kind == "c" and dtype.kind != "c":
+            return _real_ufunc(v)
+        return v
     if dtype.kind != "c":
         vd = getattr(v, "dtype", None)
         if type(v) is complex or (vd is not None and vd.kind == "c"):
@@ -235,12 +242,20 @@ def _getitem_rrule(x, idx):
     Ω = x[idx]
     dt = x.dtype
     cdef _GetitemPullback pb = _GetitemPullback.__new__(_GetitemPullback)
+    pb.vc = cr_vc_ptr(VC_GETITEM_PULLBACK)
     pb.idx = idx
     pb.shape = x.shape
     pb.dtype = dt
     pb.differentiable = dt is _F64 or dt is _F32 or dt is _C128 or dt is _C64 or dt.kind in "fc"
     pb.small = x.size <= _SMALL_SCATTER
     return Ω, pb
+
+
+cdef object _getitem_pullback_vc(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<_GetitemPullback>self)._pull(<object>args[0])
+    raise TypeError(f"pullback of getitem: takes one cotangent (ΔΩ), "
+                    f"got {nargs + (len(<object>kwnames) if kwnames != NULL else 0)} arguments")
 
 
 # Below this many elements a getitem cotangent without repeated indices is
@@ -256,22 +271,32 @@ cdef class _GetitemPullback:
     cdef object dtype
     cdef bint differentiable
     cdef bint small             # x has at most _SMALL_SCATTER elements
+    cdef void* vc               # vectorcall entry
 
-    def __call__(self, ȳ):
+    def __call__(self, *args):
+        if PyTuple_GET_SIZE(args) != 1:
+            raise TypeError(f"pullback of getitem: takes one cotangent (ΔΩ), got {len(args)} arguments")
+        return self._pull(args[0])
+
+    cdef object _pull(self, object ȳ):
         if not self.differentiable:
             return NO_TANGENT, NO_TANGENT, NO_TANGENT
         if isinstance(ȳ, AbstractZero):
             return NO_TANGENT, ZERO, NO_TANGENT
+        v = _real_for(self.dtype, _unthunk(ȳ))
+        repeats = _repeats_possible(self.idx)
+        if self.small and not repeats:
+            # Thunk only what is expensive: a small dense cotangent costs less
+            # than the thunk that would save it.
+            dest = _zeros(self.shape, self.dtype)
+            dest[self.idx] = v
+            return NO_TANGENT, dest, NO_TANGENT
         cdef _Scatter s = _Scatter.__new__(_Scatter)
         s.shape = self.shape
         s.dtype = self.dtype
         s.index = self.idx
-        s.v = _real_for(self.dtype, _unthunk(ȳ))
-        s.repeats = _repeats_possible(self.idx)
-        if self.small and not s.repeats:
-            # Thunk only what is expensive: a small dense cotangent costs less
-            # than the thunk that would save it.
-            return NO_TANGENT, s.unthunk(), NO_TANGENT
+        s.v = v
+        s.repeats = repeats
         return NO_TANGENT, InplaceableThunk(s.add_into, s), NO_TANGENT
 
     @property
@@ -280,3 +305,11 @@ cdef class _GetitemPullback:
 
     def __repr__(self):
         return "<pullback of getitem>"
+
+
+cdef _enable_getitem_vectorcall():
+    cdef _GetitemPullback pb = _GetitemPullback.__new__(_GetitemPullback)
+    cr_vc_impls[VC_GETITEM_PULLBACK] = _getitem_pullback_vc
+    cr_enable_vectorcall(_GetitemPullback, <Py_ssize_t>(<char*>&pb.vc - <char*><void*>pb))
+
+_enable_getitem_vectorcall()
