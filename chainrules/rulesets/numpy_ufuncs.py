@@ -102,6 +102,14 @@ def _no_tangent_pullback(ȳ):
 OMEGA = "Ω"     # a table row's derivative that is the output itself (exp -> Ω)
 
 
+def _fit(Ω, ΔΩ):
+    """A binary frule's ΔΩ with the output's shape and kind (a tangent of one
+    broadcast operand alone may be smaller than Ω)."""
+    if not isinstance(ΔΩ, AbstractZero) and np.shape(ΔΩ) != np.shape(Ω):
+        ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
+    return _like(Ω, ΔΩ)
+
+
 def _unary(f, deriv, name=None):
     """frule and rrule of a unary holomorphic (or real) function from its
     derivative: `deriv(x, Ω) = f'(x)`, or a ufunc `deriv` with f'(x) =
@@ -516,9 +524,7 @@ def _binary(f, dx, dy, name=None):
         if dy is not None and not isinstance(Δy, AbstractZero):
             t = _times(dy(x, y, Ω), dense(Δy))
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
-        if ΔΩ is not ZERO and np.shape(ΔΩ) != np.shape(Ω):
-            ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, _like(Ω, ΔΩ)
+        return Ω, _fit(Ω, ΔΩ)
 
     def binary_rrule(x, y, **kwargs):
         if kwargs:
@@ -636,9 +642,7 @@ def _addsub(f, sign):
             ΔΩ = dense(Δy) if sign > 0 else -dense(Δy)
         else:
             ΔΩ = f(dense(Δx), dense(Δy))
-        if np.shape(ΔΩ) != np.shape(Ω):
-            ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
-        return Ω, _like(Ω, ΔΩ)
+        return Ω, _fit(Ω, ΔΩ)
 
     def addsub_rrule(x, y, **kwargs):
         if kwargs:

@@ -500,7 +500,7 @@ def polar_rrule(z):
     def polar_pullback(ȳ):
         Δr, Δφ = _outputs(ȳ, 2, "cmath.polar")
         z̄ = g_r * _real_part(Δr) + g_φ * _real_part(Δφ)
-        return NO, (z̄ if isinstance(z̄, AbstractZero) else project_z(z̄))
+        return NO, project_z(z̄)            # zeros pass through the projector
     return Ω, polar_pullback
 
 
@@ -750,7 +750,7 @@ def float_frule(tangents, x):
     if not _is_real(x):
         return None
     Δx = unthunk(tangents[1])
-    return float(x), (Δx if isinstance(Δx, AbstractZero) else ProjectTo(0.0)(Δx))
+    return float(x), ProjectTo(0.0)(Δx)      # zeros pass through the projector
 
 
 @register_rrule(float, _REAL)
@@ -761,7 +761,7 @@ def float_rrule(x):
 
     def float_pullback(ȳ):
         ȳ = _scalar(ȳ, "float")
-        return NO, (ȳ if isinstance(ȳ, AbstractZero) else project_x(ȳ))
+        return NO, project_x(ȳ)             # zeros pass through the projector
     return float(x), float_pullback
 
 
@@ -781,7 +781,7 @@ def complex_rrule(x):
 
     def complex_pullback(ȳ):
         ȳ = _scalar(ȳ, "complex")
-        return NO, (ȳ if isinstance(ȳ, AbstractZero) else project_x(ȳ))
+        return NO, project_x(ȳ)             # zeros pass through the projector
     return complex(x), complex_pullback
 
 
