@@ -18,6 +18,45 @@ cdef enum:
     D_OF_X = 1        # f'(x) = deriv(x)
     D_OMEGA = 2       # f'(x) = Ω
 
+cdef extern from *:
+    """
+    /* The leading fields of NumPy's PyArrayObject (public and ABI-stable in
+       NumPy 1.x and 2.x): enough to compare two arrays' dtype and shape
+       without building the `.dtype` and `.shape` objects. */
+    typedef struct {
+        PyObject_HEAD
+        char *data;
+        int nd;
+        Py_ssize_t *dimensions;
+        Py_ssize_t *strides;
+        PyObject *base;
+        PyObject *descr;
+    } cr_ndarray_head;
+    /* a and b are exact ndarrays: same dtype object and same shape. */
+    static inline int cr_same_layout(PyObject *a, PyObject *b) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
+        if (p->descr != q->descr || p->nd != q->nd) return 0;
+        for (int i = 0; i < p->nd; i++)
+            if (p->dimensions[i] != q->dimensions[i]) return 0;
+        return 1;
+    }
+    /* a is an exact ndarray: its dtype, borrowed. */
+    static inline PyObject *cr_descr(PyObject *a) {
+        return ((const cr_ndarray_head *)a)->descr;
+    }
+    /* a is an exact ndarray: its number of elements. */
+    static inline Py_ssize_t cr_size(PyObject *a) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        Py_ssize_t n = 1;
+        for (int i = 0; i < p->nd; i++) n *= p->dimensions[i];
+        return n;
+    }
+    """
+    bint cr_same_layout(PyObject* a, PyObject* b)
+    Py_ssize_t cr_size(PyObject* a)
+    PyObject* cr_descr(PyObject* a)
+
 cdef object _conj_ufunc = _np.conj
 # NumPy's built-in dtypes are singletons: identity checks are the fast test.
 cdef object _F64 = _np.dtype(_np.float64)
@@ -57,14 +96,14 @@ cdef class _UnaryRrule:
         cdef bint conj
         if type(x) is not _ndarray:
             return self.fallback(x)
-        dt = x.dtype
-        if dt is _F64 or dt is _F32:
+        cdef PyObject* dt = cr_descr(<PyObject*>x)
+        if dt == <PyObject*>_F64 or dt == <PyObject*>_F32:
             conj = False
-        elif dt is _C128 or dt is _C64:
+        elif dt == <PyObject*>_C128 or dt == <PyObject*>_C64:
             conj = True
-        elif dt.kind == "f":
+        elif (<object>dt).kind == "f":
             conj = False
-        elif dt.kind == "c":
+        elif (<object>dt).kind == "c":
             conj = True
         else:                               # integer or boolean input: NoTangent
             return self.fallback(x)
@@ -74,10 +113,8 @@ cdef class _UnaryRrule:
         pb.rule = self
         pb.x = x
         pb.Ω = Ω
-        # What ProjectTo(x) keeps, taken in the forward pass; the projector
-        # itself is built only when the cotangent does not already fit.
-        pb.dtype = dt
-        pb.shape = x.shape
+        # x is kept: its dtype and shape are what ProjectTo(x) keeps; the
+        # projector itself is built only when the cotangent does not fit.
         pb.conj = conj
         return Ω, pb
 
@@ -89,13 +126,12 @@ cdef class _UnaryRrule:
         return f"<compiled rrule of {self.name}>"
 
 
+@cython.freelist(8)
 cdef class _UnaryPullback:
     """The pullback of `_UnaryRrule`: x̄ = project(conj(f'(x)) · ȳ)."""
     cdef _UnaryRrule rule
     cdef object x
     cdef object Ω
-    cdef object dtype
-    cdef object shape
     cdef bint conj
     cdef void* vc                # vectorcall entry
 
@@ -119,7 +155,7 @@ cdef class _UnaryPullback:
             d = self.rule.deriv(self.x, self.Ω)
         try:
             x̄ = (_conj_ufunc(d) if self.conj else d) * ȳ
-            if type(x̄) is _ndarray and x̄.dtype is self.dtype and x̄.shape == self.shape:
+            if type(x̄) is _ndarray and cr_same_layout(<PyObject*>x̄, <PyObject*>self.x):
                 return NO_TANGENT, x̄
             return NO_TANGENT, ProjectTo.__new__(ProjectTo, self.x).project(x̄)
         except ValueError as e:
@@ -240,14 +276,21 @@ cdef class _Scatter(AbstractThunk):
 def _getitem_rrule(x, idx):
     """rrule of x[idx] for an ndarray x (basic, advanced and boolean indices)."""
     Ω = x[idx]
-    dt = x.dtype
     cdef _GetitemPullback pb = _GetitemPullback.__new__(_GetitemPullback)
     pb.vc = cr_vc_ptr(VC_GETITEM_PULLBACK)
     pb.idx = idx
     pb.shape = x.shape
-    pb.dtype = dt
-    pb.differentiable = dt is _F64 or dt is _F32 or dt is _C128 or dt is _C64 or dt.kind in "fc"
-    pb.small = x.size <= _SMALL_SCATTER
+    cdef PyObject* dt
+    if type(x) is _ndarray:             # read the header: no .dtype/.size objects
+        dt = cr_descr(<PyObject*>x)
+        pb.dtype = <object>dt
+        pb.small = cr_size(<PyObject*>x) <= _SMALL_SCATTER
+        pb.differentiable = (dt == <PyObject*>_F64 or dt == <PyObject*>_F32 or dt == <PyObject*>_C128
+                             or dt == <PyObject*>_C64 or (<object>dt).kind in "fc")
+    else:
+        pb.dtype = x.dtype
+        pb.small = x.size <= _SMALL_SCATTER
+        pb.differentiable = pb.dtype.kind in "fc"
     return Ω, pb
 
 
@@ -263,6 +306,7 @@ cdef object _getitem_pullback_vc(object self, PyObject** args, Py_ssize_t nargs,
 cdef Py_ssize_t _SMALL_SCATTER = 1024
 
 
+@cython.freelist(8)
 cdef class _GetitemPullback:
     """x̄ = zeros like x with ȳ added at idx (an InplaceableThunk); NoTangent
     for an integer or boolean x and for the index."""
