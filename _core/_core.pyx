@@ -14,8 +14,85 @@ import dataclasses as _dataclasses
 import threading as _threading
 import numpy as _np
 
-_ndarray = _np.ndarray
+cdef type _ndarray = _np.ndarray
 _np_generic = _np.generic
+
+cdef extern from *:
+    """
+    /* The leading fields of NumPy's PyArrayObject (public and ABI-stable in
+       NumPy 1.x and 2.x): enough to compare two arrays' dtype and shape
+       without building the `.dtype` and `.shape` objects. */
+    typedef struct {
+        PyObject_HEAD
+        char *data;
+        int nd;
+        Py_ssize_t *dimensions;
+        Py_ssize_t *strides;
+        PyObject *base;
+        PyObject *descr;
+    } cr_ndarray_head;
+    /* a and b are exact ndarrays: same dtype object and same shape. */
+    static inline int cr_same_layout(PyObject *a, PyObject *b) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
+        if (p->descr != q->descr || p->nd != q->nd) return 0;
+        for (int i = 0; i < p->nd; i++)
+            if (p->dimensions[i] != q->dimensions[i]) return 0;
+        return 1;
+    }
+    /* a is an exact ndarray: its dtype, borrowed. */
+    static inline PyObject *cr_descr(PyObject *a) {
+        return ((const cr_ndarray_head *)a)->descr;
+    }
+    /* a and b are exact ndarrays of the same shape (any dtypes). */
+    static inline int cr_same_dims(PyObject *a, PyObject *b) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
+        if (p->nd != q->nd) return 0;
+        for (int i = 0; i < p->nd; i++)
+            if (p->dimensions[i] != q->dimensions[i]) return 0;
+        return 1;
+    }
+    /* a is an exact ndarray, shape a tuple of ints: is a's shape `shape`? */
+    static inline int cr_dims_are(PyObject *a, PyObject *shape) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != p->nd) return 0;
+        for (int i = 0; i < p->nd; i++) {
+            PyObject *n = PyTuple_GET_ITEM(shape, i);
+            if (!PyLong_CheckExact(n) || PyLong_AsSsize_t(n) != p->dimensions[i]) {
+                PyErr_Clear();
+                return 0;
+            }
+        }
+        return 1;
+    }
+    /* a is an exact ndarray: its number of elements. */
+    static inline Py_ssize_t cr_size(PyObject *a) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        Py_ssize_t n = 1;
+        for (int i = 0; i < p->nd; i++) n *= p->dimensions[i];
+        return n;
+    }
+    """
+    bint cr_same_layout(PyObject* a, PyObject* b)
+    bint cr_same_dims(PyObject* a, PyObject* b)
+    bint cr_dims_are(PyObject* a, PyObject* shape)
+    Py_ssize_t cr_size(PyObject* a)
+    PyObject* cr_descr(PyObject* a)
+
+# NumPy's built-in dtypes are singletons: identity checks are the fast test.
+cdef object _F64 = _np.dtype(_np.float64)
+cdef object _F32 = _np.dtype(_np.float32)
+cdef object _C128 = _np.dtype(_np.complex128)
+cdef object _C64 = _np.dtype(_np.complex64)
+
+
+cdef inline bint _inexact_descr(PyObject* dt) except -1:
+    """Is this dtype (a borrowed pointer) a float or complex one?"""
+    if dt == <PyObject*>_F64 or dt == <PyObject*>_F32 or dt == <PyObject*>_C128 or dt == <PyObject*>_C64:
+        return True
+    return (<object>dt).kind in "fc"
+
 
 include "tangent_types.pxi"
 include "tangent_arithmetic.pxi"

@@ -18,51 +18,7 @@ cdef enum:
     D_OF_X = 1        # f'(x) = deriv(x)
     D_OMEGA = 2       # f'(x) = Ω
 
-cdef extern from *:
-    """
-    /* The leading fields of NumPy's PyArrayObject (public and ABI-stable in
-       NumPy 1.x and 2.x): enough to compare two arrays' dtype and shape
-       without building the `.dtype` and `.shape` objects. */
-    typedef struct {
-        PyObject_HEAD
-        char *data;
-        int nd;
-        Py_ssize_t *dimensions;
-        Py_ssize_t *strides;
-        PyObject *base;
-        PyObject *descr;
-    } cr_ndarray_head;
-    /* a and b are exact ndarrays: same dtype object and same shape. */
-    static inline int cr_same_layout(PyObject *a, PyObject *b) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
-        if (p->descr != q->descr || p->nd != q->nd) return 0;
-        for (int i = 0; i < p->nd; i++)
-            if (p->dimensions[i] != q->dimensions[i]) return 0;
-        return 1;
-    }
-    /* a is an exact ndarray: its dtype, borrowed. */
-    static inline PyObject *cr_descr(PyObject *a) {
-        return ((const cr_ndarray_head *)a)->descr;
-    }
-    /* a is an exact ndarray: its number of elements. */
-    static inline Py_ssize_t cr_size(PyObject *a) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        Py_ssize_t n = 1;
-        for (int i = 0; i < p->nd; i++) n *= p->dimensions[i];
-        return n;
-    }
-    """
-    bint cr_same_layout(PyObject* a, PyObject* b)
-    Py_ssize_t cr_size(PyObject* a)
-    PyObject* cr_descr(PyObject* a)
-
 cdef object _conj_ufunc = _np.conj
-# NumPy's built-in dtypes are singletons: identity checks are the fast test.
-cdef object _F64 = _np.dtype(_np.float64)
-cdef object _F32 = _np.dtype(_np.float32)
-cdef object _C128 = _np.dtype(_np.complex128)
-cdef object _C64 = _np.dtype(_np.complex64)
 
 
 cdef class _UnaryRrule:
@@ -193,6 +149,230 @@ cdef _enable_unary_vectorcall():
     cr_enable_vectorcall(_UnaryPullback, <Py_ssize_t>(<char*>&pb.vc - <char*><void*>pb))
 
 _enable_unary_vectorcall()
+
+
+# ----- the one unbroadcast --------------------------------------------------
+
+cdef object _add_reduce = _np.add.reduce
+cdef object _np_sum = _np.sum
+cdef object _broadcast_to = _np.broadcast_to
+
+
+def unbroadcast(x, dx):
+    """Sum the cotangent `dx` of a broadcast result back to the shape of the
+    input `x` (an array, a scalar, or a shape tuple).
+
+    Leading axes that broadcasting added are summed away, axes where `x` has
+    length 1 are summed with keepdims.  Zeros pass through.  The dtype is left
+    to the caller's `ProjectTo`."""
+    if isinstance(dx, AbstractZero):
+        return dx
+    if type(dx) is not _ndarray:
+        dx = _unthunk(dx)
+    cdef bint xa = type(x) is _ndarray
+    cdef bint da = type(dx) is _ndarray
+    if xa and da and cr_same_dims(<PyObject*>x, <PyObject*>dx):
+        return dx                                   # the common case: nothing to sum
+    shape = x.shape if xa else x if isinstance(x, tuple) else _np.shape(x)
+    dshape = dx.shape if da else _np.shape(dx)
+    if dshape == shape:
+        return dx
+    # np.sum of an ndarray is np.add.reduce without the Python-level wrapper
+    reduce = _add_reduce if da else _np_sum
+    cdef Py_ssize_t extra = len(dshape) - len(shape)
+    if extra < 0:
+        return _broadcast_to(dx, shape)
+    if extra:
+        dx = reduce(dx, axis=tuple(range(extra)))
+        dshape = dshape[extra:]
+    axes = tuple([i for i, n in enumerate(shape) if n == 1 and dshape[i] != 1])
+    if axes:
+        dx = reduce(dx, axis=axes, keepdims=True)
+    return dx
+
+
+# ----- binary arithmetic: add, subtract, multiply, divide ---------------------
+# _BinaryRrule serves f(x, y) for two float or complex ndarrays without
+# keyword arguments; every other call goes to the Python rule it was built
+# from (`_binary`/`_addsub` in numpy_ufuncs.py).  Its pullback handles a seed
+# that is an ndarray of the output's shape (or a thunk of one, or a zero);
+# any other seed goes to the Python rule's pullback, `slow(x, y, Ω)`, so the
+# behaviour (and the errors) are that rule's.
+
+cdef enum:
+    B_ADD = 0
+    B_SUB = 1
+    B_MUL = 2
+    B_DIV = 3
+
+# Below this many output elements the cotangents are computed in the
+# pullback; above, the ones that cost arithmetic are thunked.
+cdef Py_ssize_t _SMALL_BINARY = 1024
+
+
+cdef class _BinaryRrule:
+    """_BinaryRrule(f, op, name, fallback, slow): the rrule of x + y, x - y,
+    x * y or x / y (op 0..3) on float or complex ndarrays; `fallback(x, y,
+    **kw)` is the Python rrule, `slow(x, y, Ω)` its pullback."""
+    cdef readonly object f
+    cdef readonly int op
+    cdef readonly str name
+    cdef readonly object fallback
+    cdef readonly object slow
+    cdef void* vc                # vectorcall entry
+
+    def __cinit__(self, f, int op, str name, fallback, slow):
+        if op < B_ADD or op > B_DIV:
+            raise ValueError(f"_BinaryRrule({name}): op must be 0, 1, 2 or 3, got {op}")
+        self.f = f
+        self.op = op
+        self.name = name
+        self.fallback = fallback
+        self.slow = slow
+        self.vc = cr_vc_ptr(VC_BINARY_RRULE)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or PyTuple_GET_SIZE(args) != 2:
+            return self.fallback(*args, **kwargs)
+        return self._rrule2(args[0], args[1])
+
+    cdef object _rrule2(self, object x, object y):
+        if (type(x) is not _ndarray or type(y) is not _ndarray
+                or not _inexact_descr(cr_descr(<PyObject*>x)) or not _inexact_descr(cr_descr(<PyObject*>y))):
+            return self.fallback(x, y)
+        Ω = self.f(x, y)
+        if type(Ω) is not _ndarray:         # 0-d inputs give a NumPy scalar
+            return Ω, self.slow(x, y, Ω)
+        cdef _BinaryPullback pb = _BinaryPullback.__new__(_BinaryPullback)
+        pb.vc = cr_vc_ptr(VC_BINARY_PULLBACK)
+        pb.rule = self
+        pb.x = x                # x and y are kept: their dtype and shape are
+        pb.y = y                # what ProjectTo keeps (see _UnaryRrule)
+        pb.Ω = Ω
+        return Ω, pb
+
+    @property
+    def __name__(self):
+        return f"{self.name}_rrule"
+
+    def __repr__(self):
+        return f"<compiled rrule of {self.name}>"
+
+
+cdef object _fit_to(object v, object x):
+    """The cotangent v of a broadcast output, made x's: summed back to x's
+    shape and projected to its dtype (no work when it already fits)."""
+    if type(v) is _ndarray and cr_same_layout(<PyObject*>v, <PyObject*>x):
+        return v
+    return ProjectTo.__new__(ProjectTo, x).project(unbroadcast(x, v))
+
+
+@cython.freelist(8)
+cdef class _BinaryPullback:
+    """The pullback of `_BinaryRrule`: x̄ = unbroadcast(conj(∂Ω/∂x) · ȳ) and
+    the same for y, each projected."""
+    cdef _BinaryRrule rule
+    cdef object x
+    cdef object y
+    cdef object Ω
+    cdef void* vc                # vectorcall entry
+
+    def __call__(self, *args):
+        if PyTuple_GET_SIZE(args) != 1:
+            raise TypeError(f"pullback of {self.rule.name}: takes one cotangent (ΔΩ), "
+                            f"got {len(args)} arguments")
+        return self._pull(args[0])
+
+    cdef object _pull(self, object ȳ):
+        if type(ȳ) is not _ndarray:
+            if isinstance(ȳ, AbstractZero):
+                return NO_TANGENT, ZERO, ZERO
+            ȳ = _unthunk(ȳ)
+            if type(ȳ) is not _ndarray:
+                return self.rule.slow(self.x, self.y, self.Ω)(ȳ)
+        if not cr_same_dims(<PyObject*>ȳ, <PyObject*>self.Ω):
+            return self.rule.slow(self.x, self.y, self.Ω)(ȳ)
+        # Thunk only what is expensive: below _SMALL_BINARY output elements
+        # every cotangent is computed here; above, the ones that cost arithmetic
+        # (a product, a negation, a sum over broadcast axes) are thunked.
+        cdef bint now = cr_size(<PyObject*>self.Ω) <= _SMALL_BINARY
+        return NO_TANGENT, self.part(0, ȳ, now), self.part(1, ȳ, now)
+
+    cdef object part(self, int i, object ȳ, bint now):
+        """The cotangent of input i: computed if `now` or if it is ȳ itself
+        in the input's layout (add, subtract), else a Thunk."""
+        cdef int op = self.rule.op
+        x = self.x if i == 0 else self.y
+        if op == B_ADD or (op == B_SUB and i == 0):
+            if now or cr_same_layout(<PyObject*>ȳ, <PyObject*>x):
+                return _fit_to(ȳ, x)
+        elif now:
+            return _fit_to(-ȳ if op == B_SUB else self.times(i, ȳ), x)
+        return Thunk(_BinaryPart(self, i, ȳ))
+
+    cdef object times(self, int i, object ȳ):
+        """conj(∂Ω/∂input_i) · ȳ for multiply and divide."""
+        cdef bint cplx = cr_descr(<PyObject*>self.Ω) != <PyObject*>_F64 and \
+            cr_descr(<PyObject*>self.Ω) != <PyObject*>_F32 and (<object>cr_descr(<PyObject*>self.Ω)).kind == "c"
+        if self.rule.op == B_MUL:                       # ∂(xy)/∂x = y, ∂(xy)/∂y = x
+            d = self.y if i == 0 else self.x
+            return (_conj_ufunc(d) if cplx else d) * ȳ
+        if i == 0:                                      # ∂(x/y)/∂x = 1/y
+            return ȳ / (_conj_ufunc(self.y) if cplx else self.y)
+        d = self.Ω / self.y                             # ∂(x/y)/∂y = -Ω/y
+        return -((_conj_ufunc(d) if cplx else d) * ȳ)
+
+    @property
+    def __name__(self):
+        return f"{self.rule.name}_pullback"
+
+    def __repr__(self):
+        return f"<pullback of {self.rule.name}>"
+
+
+@cython.final
+cdef class _BinaryPart:
+    """One input's cotangent of a `_BinaryPullback`, computed when called
+    (the function of its Thunk)."""
+    cdef _BinaryPullback pb
+    cdef int i
+    cdef object ȳ
+
+    def __cinit__(self, _BinaryPullback pb, int i, ȳ):
+        self.pb = pb
+        self.i = i
+        self.ȳ = ȳ
+
+    def __call__(self):
+        return self.pb.part(self.i, self.ȳ, True)
+
+    def __repr__(self):
+        return f"<cotangent {self.i} of {self.pb.rule.name}>"
+
+
+cdef object _binary_rrule_vc(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if kwnames == NULL and nargs == 2:
+        return (<_BinaryRrule>self)._rrule2(<object>args[0], <object>args[1])
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    return (<_BinaryRrule>self).fallback(*pos, **kwargs)
+
+
+cdef object _binary_pullback_vc(object self, PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<_BinaryPullback>self)._pull(<object>args[0])
+    raise TypeError(f"pullback of {(<_BinaryPullback>self).rule.name}: takes one cotangent (ΔΩ), "
+                    f"got {nargs + (len(<object>kwnames) if kwnames != NULL else 0)} arguments")
+
+
+cdef _enable_binary_vectorcall():
+    cdef _BinaryRrule rr = _BinaryRrule.__new__(_BinaryRrule, None, 0, "probe", None, None)
+    cdef _BinaryPullback pb = _BinaryPullback.__new__(_BinaryPullback)
+    cr_vc_impls[VC_BINARY_RRULE] = _binary_rrule_vc
+    cr_vc_impls[VC_BINARY_PULLBACK] = _binary_pullback_vc
+    cr_enable_vectorcall(_BinaryRrule, <Py_ssize_t>(<char*>&rr.vc - <char*><void*>rr))
+    cr_enable_vectorcall(_BinaryPullback, <Py_ssize_t>(<char*>&pb.vc - <char*><void*>pb))
+
+_enable_binary_vectorcall()
 
 
 # ----- getitem on an ndarray: x[idx], the cotangent scattered back -----------

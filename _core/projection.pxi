@@ -47,9 +47,9 @@ cdef class ProjectTo:
         cdef type t = type(x)
         self.primal_type = t
         if t is _ndarray:                  # the common case of array rules first
-            if x.dtype.kind in "fc":
+            if _inexact_descr(cr_descr(<PyObject*>x)):
                 self.kind = K_ARRAY
-                self.dtype = x.dtype
+                self.dtype = <object>cr_descr(<PyObject*>x)
                 self.shape = x.shape
             else:
                 self.kind = K_NONE
@@ -130,7 +130,8 @@ cdef class ProjectTo:
                             f"of a {self.primal_type.__name__}") from None
 
     cdef object _array(self, object dx):
-        if type(dx) is _ndarray and dx.dtype is self.dtype and dx.shape == self.shape:
+        if (type(dx) is _ndarray and cr_descr(<PyObject*>dx) == <PyObject*>self.dtype
+                and cr_dims_are(<PyObject*>dx, <PyObject*>self.shape)):
             return dx                       # already in the tangent space: no work
         if not isinstance(dx, _ndarray):
             if isinstance(dx, StructuralTangent):

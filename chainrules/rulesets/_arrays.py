@@ -14,6 +14,9 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+# The one unbroadcast every array rule uses is compiled (it sits in the
+# pullback of every broadcasting ufunc).
+from chainrules._core import unbroadcast
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
            "unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
@@ -90,32 +93,6 @@ def output_parts(ȳ, n):
 def methods(*names):
     """The `np.ndarray` methods of these names that this NumPy has."""
     return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
-
-
-def unbroadcast(x, dx):
-    """Sum the cotangent `dx` of a broadcast result back to the shape of the
-    input `x` (an array, a scalar, or a shape tuple).
-
-    Leading axes that broadcasting added are summed away, axes where `x` has
-    length 1 are summed with keepdims.  Zeros pass through.  The dtype is left
-    to the caller's `ProjectTo`."""
-    if isinstance(dx, AbstractZero):
-        return dx
-    dx = unthunk(dx)
-    # fast path first: arrays of the same shape (np.shape costs a Python call)
-    shape = x.shape if type(x) is np.ndarray else x if isinstance(x, tuple) else np.shape(x)
-    dshape = dx.shape if type(dx) is np.ndarray else np.shape(dx)
-    if dshape == shape:
-        return dx
-    extra = len(dshape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(dx, shape)
-    if extra:
-        dx = np.sum(dx, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(dx)[i] != 1)
-    if axes:
-        dx = np.sum(dx, axis=axes, keepdims=True)
-    return dx
 
 
 def reject_out(fname, kwargs, *names):

@@ -43,7 +43,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules._core import _UnaryRrule
+from chainrules._core import _BinaryRrule, _UnaryRrule
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -532,6 +532,9 @@ def _binary(f, dx, dy, name=None):
             Ω = f(x, y, **kwargs)
         else:
             Ω = f(x, y)
+        return Ω, binary_pullback_at(x, y, Ω)
+
+    def binary_pullback_at(x, y, Ω):
         px, py = ProjectTo(x), ProjectTo(y)
         if type(x) is not np.ndarray or type(y) is not np.ndarray:
             x, y = _array_like(x), _array_like(y)
@@ -540,8 +543,9 @@ def _binary(f, dx, dy, name=None):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = unthunk(ȳ)
-            if np.shape(ȳ) != np.shape(Ω):
+            if np.shape(ȳ) != np.shape(Ω):        # a smaller seed is spread over Ω
                 _check_seed(name, ȳ, Ω)
+                ȳ = np.broadcast_to(ȳ, np.shape(Ω))
             cplx = _is_complex(Ω)
 
             def binary_dx():
@@ -554,10 +558,23 @@ def _binary(f, dx, dy, name=None):
             return (NO,
                     px(ZERO) if dx is None or px.kind == 0 else Thunk(binary_dx),
                     py(ZERO) if dy is None or py.kind == 0 else Thunk(binary_dy))
-        return Ω, binary_pullback
+        return binary_pullback
 
-    return (register_frule(f)(named_rule(binary_frule, name)),
-            register_rrule(f)(named_rule(binary_rrule, name)))
+    return _register_binary(f, name, binary_frule, binary_rrule, binary_pullback_at)
+
+
+# The common call of the four arithmetic ufuncs, f(float or complex ndarray,
+# float or complex ndarray), runs compiled (_BinaryRrule, _core/array_rules.pxi);
+# every other call, and every seed that is not an array of the output's
+# shape, goes to the Python rule and its pullback.
+_COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
+
+
+def _register_binary(f, name, frule, rrule, pullback_at):
+    rrule, pullback_at = named_rule(rrule, name), named_rule(pullback_at, name)
+    if f in _COMPILED_BINARY:
+        rrule = _BinaryRrule(f, _COMPILED_BINARY[f], name, rrule, pullback_at)
+    return register_frule(f)(named_rule(frule, name)), register_rrule(f)(rrule)
 
 
 def _where0(cond, v):
@@ -650,6 +667,9 @@ def _addsub(f, sign):
             Ω = f(x, y, **kwargs)
         else:
             Ω = f(x, y)
+        return Ω, addsub_pullback_at(x, y, Ω)
+
+    def addsub_pullback_at(x, y, Ω):
         px, py = ProjectTo(x), ProjectTo(y)
         shape = np.shape(Ω)
         same_x, same_y = np.shape(x) == shape, np.shape(y) == shape
@@ -658,6 +678,9 @@ def _addsub(f, sign):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = unthunk(ȳ)
+            if np.shape(ȳ) != shape:               # a smaller seed is spread over Ω
+                _check_seed(name, ȳ, Ω)
+                ȳ = np.broadcast_to(ȳ, shape)
             if px.kind == 0:
                 x̄ = NO
             elif same_x:
@@ -671,10 +694,9 @@ def _addsub(f, sign):
             else:
                 ȳ_y = Thunk(lambda: py(unbroadcast(y, ȳ if sign > 0 else -ȳ)))
             return NO, x̄, ȳ_y
-        return Ω, addsub_pullback
+        return addsub_pullback
 
-    return (register_frule(f)(named_rule(addsub_frule, name)),
-            register_rrule(f)(named_rule(addsub_rrule, name)))
+    return _register_binary(f, name, addsub_frule, addsub_rrule, addsub_pullback_at)
 
 
 _binary_rules[np.add] = _addsub(np.add, 1)

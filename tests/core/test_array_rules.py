@@ -9,7 +9,7 @@ import pytest
 
 import chainrules as cr
 from chainrules import InplaceableThunk, NoTangent, ZeroTangent, unthunk
-from chainrules._core import _UnaryPullback, _UnaryRrule
+from chainrules._core import _BinaryPullback, _BinaryRrule, _UnaryPullback, _UnaryRrule
 from chainrules.rulesets import numpy_ufuncs as U
 from chainrules.testing import PrimalAndTangent, test_rrule
 
@@ -128,6 +128,94 @@ def test_names_and_a_bad_mode():
         _UnaryRrule(np.sin, np.cos, 3, "sin", rule.fallback)
 
 
+# ----- add, subtract, multiply, divide ----------------------------------------
+
+ARITHMETIC = [np.add, np.subtract, np.multiply, np.divide]
+PAIRS = [((2, 3), (2, 3)), ((2, 3), (3,)), ((3, 1), (4,)), ((1, 3), (2, 1)), ((), (3,)), ((0, 2), (2,)),
+         ((), ())]
+
+
+def _binary_agree(f, x, y, ȳ):
+    """Compiled rule and Python fallback: same output, same cotangents (dtypes too)."""
+    rule = U._binary_rules[f][1]
+    assert isinstance(rule, _BinaryRrule)
+    Ω, pb = rule(x, y)
+    Ω0, pb0 = rule.fallback(x, y)
+    np.testing.assert_array_equal(Ω, Ω0)
+    c, c0 = pb(ȳ), pb0(ȳ)
+    assert c[0] is NoTangent() and c0[0] is NoTangent()
+    for a, b, primal in zip(c[1:], c0[1:], (x, y)):
+        a, b = unthunk(a), unthunk(b)
+        assert type(a) is type(b)
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype == primal.dtype and a.shape == b.shape == primal.shape
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32), (np.float32, np.float64),
+                                    (np.float64, np.complex128), (np.complex64, np.complex64)],
+                         ids=lambda d: "-".join(np.dtype(t).name for t in d))
+@pytest.mark.parametrize("shapes", PAIRS, ids=str)
+@pytest.mark.parametrize("f", ARITHMETIC, ids=lambda f: f.__name__)
+def test_arithmetic_agrees_with_the_python_rule(f, shapes, dtypes):
+    x, y = _array(shapes[0], dtypes[0]), _array(shapes[1], dtypes[1])
+    Ω = f(x, y)
+    ȳ = _array(np.shape(Ω), np.result_type(*dtypes))
+    _binary_agree(f, x, y, ȳ)
+    _binary_agree(f, x, y, cr.Thunk(lambda: ȳ))
+    _binary_agree(f, x, y, np.real(ȳ).astype(np.float32))   # projected to each input's dtype
+    _binary_agree(f, x, y, ȳ + 1j)                          # real part for a real input
+
+
+@pytest.mark.parametrize("f", ARITHMETIC, ids=lambda f: f.__name__)
+def test_arithmetic_finite_differences_and_odd_seeds(f):
+    x, y = _array((3, 1), np.float64), _array((4,), np.float64)
+    test_rrule(f, x, y)
+    test_rrule(f, _array((2, 2), np.complex128), _array((2,), np.complex128))
+    test_rrule(f, _array((3,), np.float32), _array((3,), np.float32))
+    test_rrule(f, x.astype(">f8"), y)                        # a dtype that is not the native singleton
+    _binary_agree(f, x, y, 2.0)                             # a scalar seed spreads: the Python pullback
+    _binary_agree(f, x, y, np.ones(4))                      # so does a smaller array
+    _, pb = cr.rrule(f, x, y)
+    assert pb(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent())
+    with pytest.raises(ValueError, match=rf"{f.__name__}.*\(5,\).*\(3, 4\)"):
+        pb(np.ones(5))
+    with pytest.raises(TypeError, match=f"pullback of {f.__name__}: takes one cotangent"):
+        pb(np.ones((3, 4)), 1)
+    assert pb.__name__ == f"{f.__name__}_pullback" and f.__name__ in repr(pb)
+
+
+def test_arithmetic_falls_back_for_other_calls():
+    x = _array((3,), np.float64)
+    for args, kwargs in [((x, 2.0), {}), ((2.0, x), {}), ((x, np.arange(3)), {}), ((x, [1.0, 2.0, 3.0]), {}),
+                         ((x, x), {"dtype": np.float64}), ((np.ma.MaskedArray(x), x), {})]:
+        Ω, pb = cr.rrule(np.multiply, *args, **kwargs)
+        assert not isinstance(pb, _BinaryPullback)
+        np.testing.assert_allclose(np.asarray(Ω), np.multiply(*args, **kwargs))
+    _, pb = cr.rrule(np.multiply, np.array(2.0), np.array(3.0))     # 0-d: a NumPy scalar output
+    assert not isinstance(pb, _BinaryPullback)
+    assert np.allclose(unthunk(pb(1.0)[1]), 3.0)
+    rule = U._binary_rules[np.multiply][1]
+    assert rule.__name__ == "multiply_rrule" and "multiply" in repr(rule)
+    with pytest.raises(ValueError, match="op must be"):
+        _BinaryRrule(np.multiply, 7, "multiply", rule.fallback, rule.slow)
+
+
+def test_unbroadcast_is_one_compiled_helper():
+    from chainrules.rulesets import _arrays
+    assert _arrays.unbroadcast is cr._core.unbroadcast
+    dx = np.ones((2, 3, 4))
+    np.testing.assert_array_equal(_arrays.unbroadcast(np.ones((3, 1)), dx), np.full((3, 1), 8.0))
+    np.testing.assert_array_equal(_arrays.unbroadcast((4,), dx), np.full(4, 6.0))
+    np.testing.assert_array_equal(_arrays.unbroadcast(2.0, dx), np.array(24.0))
+    np.testing.assert_array_equal(_arrays.unbroadcast(np.ones((2, 3)), np.ones(3)), np.ones((2, 3)))
+    same = np.ones(3)
+    assert _arrays.unbroadcast(np.zeros(3), same) is same
+    assert _arrays.unbroadcast(np.ones(3), ZeroTangent()) == ZeroTangent()
+    np.testing.assert_array_equal(_arrays.unbroadcast(np.ones(3), cr.Thunk(lambda: np.ones((2, 3)))), [2, 2, 2])
+    np.testing.assert_array_equal(_arrays.unbroadcast([[1.0], [2.0]], [[1.0, 2.0], [3.0, 4.0]]), [[3.0], [7.0]])
+
+
 # ----- getitem --------------------------------------------------------------
 
 INDICES = [slice(None, None, 2), 1, (1, slice(None)), (Ellipsis, 0), np.array([0, 0, 2]), [1, 1],
@@ -205,6 +293,11 @@ def _leak_workload(n):
         unthunk(pb(np.ones(4))[1])
         _, pb = cr.rrule(operator.getitem, x, [1, 1])
         cr.add_inplace(np.zeros(10), pb(np.ones(2))[1])
+        _, pb = cr.rrule(np.multiply, x.reshape(2, 5), x[:5])
+        pb(np.ones((2, 5)))
+        pb(2.0)
+        _, pb = cr.rrule(np.subtract, np.ones((40, 40)), np.ones(40))
+        [unthunk(c) for c in pb(np.ones((40, 40)))]
         cr.frule((NoTangent(), ȳ), np.exp, x)
         ad.gradient(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
         ad.derivative(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)

@@ -275,9 +275,32 @@ def test_copysign_fmod_remainder_heaviside_points():
 
 def test_binary_cotangents_are_thunked_and_zero_seed_computes_nothing():
     x, y = _array((3, 1)), _array((4,))
-    _, pb = cr.rrule(np.multiply, x, y)
+    _, pb = cr.rrule(np.power, x, y)
     _, dx, dy = pb(np.ones((3, 4)))
     assert isinstance(dx, cr.Thunk) and isinstance(dy, cr.Thunk)
+    assert pb(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent())
+
+
+@pytest.mark.parametrize("f", [np.add, np.subtract, np.multiply, np.divide], ids=lambda f: f.__name__)
+def test_arithmetic_thunks_only_what_is_expensive(f):
+    # the compiled rules of the four: a small output's cotangents are computed
+    # in the pullback (a thunk would cost more); a large one's are thunked,
+    # except a cotangent that is the seed itself (add, and x of subtract)
+    small = f(_array((3, 1)), _array((4,)))
+    _, pb = cr.rrule(f, _array((3, 1)), _array((4,)))
+    _, dx, dy = pb(np.ones(small.shape))
+    assert type(dx) is np.ndarray and type(dy) is np.ndarray
+    x, y, ȳ = _array((40, 40)), _array((40,)), RNG.standard_normal((40, 40))
+    _, pb = cr.rrule(f, x, y)
+    _, dx, dy = pb(ȳ)
+    assert isinstance(dy, cr.Thunk)                    # summed over the broadcast axis
+    if f in (np.add, np.subtract):
+        assert dx is ȳ
+    else:
+        assert isinstance(dx, cr.Thunk)
+    _, pb0 = cr.rrule(f, x, y, dtype=np.float64)       # the Python rule, for reference
+    for a, b in zip(pb(ȳ)[1:], pb0(ȳ)[1:]):
+        np.testing.assert_allclose(unthunk(a), unthunk(b), rtol=1e-13)
     assert pb(ZeroTangent()) == (NoTangent(), ZeroTangent(), ZeroTangent())
 
 
