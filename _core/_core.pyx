@@ -66,6 +66,23 @@ cdef extern from *:
         }
         return 1;
     }
+    /* NumPy's C API, reached as NumPy's own import_array does: through the
+       table in numpy's `_ARRAY_API` capsule (indices are part of NumPy's ABI;
+       183 is PyArray_Zeros in 1.x and 2.x).  Only what the hot paths need. */
+    typedef PyObject *(*cr_zeros_t)(int, const Py_ssize_t *, PyObject *, int);
+    static cr_zeros_t cr_np_zeros = NULL;
+    static int cr_init_numpy_api(PyObject *capsule) {
+        void **api = (void **)PyCapsule_GetPointer(capsule, NULL);
+        if (api == NULL) return -1;
+        cr_np_zeros = (cr_zeros_t)api[183];
+        return 0;
+    }
+    /* a is an exact ndarray: a new zero array of its shape and dtype. */
+    static PyObject *cr_zeros_like(PyObject *a) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        Py_INCREF(p->descr);                    /* PyArray_Zeros steals it */
+        return cr_np_zeros(p->nd, p->dimensions, p->descr, 0);
+    }
     /* a is an exact ndarray: its number of elements. */
     static inline Py_ssize_t cr_size(PyObject *a) {
         const cr_ndarray_head *p = (const cr_ndarray_head *)a;
@@ -79,6 +96,13 @@ cdef extern from *:
     bint cr_dims_are(PyObject* a, PyObject* shape)
     Py_ssize_t cr_size(PyObject* a)
     PyObject* cr_descr(PyObject* a)
+    int cr_init_numpy_api(object capsule) except -1
+    object cr_zeros_like(PyObject* a)
+
+try:                                    # NumPy 2
+    cr_init_numpy_api(_np._core._multiarray_umath._ARRAY_API)
+except AttributeError:                  # NumPy 1.x
+    cr_init_numpy_api(_np.core._multiarray_umath._ARRAY_API)
 
 # NumPy's built-in dtypes are singletons: identity checks are the fast test.
 cdef object _F64 = _np.dtype(_np.float64)

@@ -411,10 +411,12 @@ cdef bint _repeats_possible(object idx) except -1:
 
 cdef object _real_for(object dtype, object v):
     """v ready to be written into an array of `dtype`: the real part for a real dtype."""
+    cdef PyObject* vdt
     if type(v) is _ndarray:
-        vd = v.dtype
-        if vd is dtype or vd is _F64 or vd is _F32:     # the common cases: nothing to do
-            return v
+        vdt = cr_descr(<PyObject*>v)
+        if vdt == <PyObject*>dtype or vdt == <PyObject*>_F64 or vdt == <PyObject*>_F32:
+            return v                    # the common cases: nothing to do
+        vd = <object>vdt
         if vd.kind == "c" and dtype.kind != "c":
             return _real_ufunc(v)
         return v
@@ -459,15 +461,16 @@ def _getitem_rrule(x, idx):
     cdef _GetitemPullback pb = _GetitemPullback.__new__(_GetitemPullback)
     pb.vc = cr_vc_ptr(VC_GETITEM_PULLBACK)
     pb.idx = idx
-    pb.shape = x.shape
     cdef PyObject* dt
-    if type(x) is _ndarray:             # read the header: no .dtype/.size objects
+    if type(x) is _ndarray:
+        # read the header: x is kept (its shape and dtype are what the
+        # cotangent takes), no .shape/.dtype/.size objects are made
         dt = cr_descr(<PyObject*>x)
-        pb.dtype = <object>dt
+        pb.x = x
         pb.small = cr_size(<PyObject*>x) <= _SMALL_SCATTER
-        pb.differentiable = (dt == <PyObject*>_F64 or dt == <PyObject*>_F32 or dt == <PyObject*>_C128
-                             or dt == <PyObject*>_C64 or (<object>dt).kind in "fc")
-    else:
+        pb.differentiable = _inexact_descr(dt)
+    else:                               # a subclass: its own attributes
+        pb.shape = x.shape
         pb.dtype = x.dtype
         pb.small = x.size <= _SMALL_SCATTER
         pb.differentiable = pb.dtype.kind in "fc"
@@ -491,8 +494,9 @@ cdef class _GetitemPullback:
     """x̄ = zeros like x with ȳ added at idx (an InplaceableThunk); NoTangent
     for an integer or boolean x and for the index."""
     cdef object idx
-    cdef object shape
-    cdef object dtype
+    cdef object x               # an exact ndarray x; else None and:
+    cdef object shape           # x's shape
+    cdef object dtype           # and dtype
     cdef bint differentiable
     cdef bint small             # x has at most _SMALL_SCATTER elements
     cdef void* vc               # vectorcall entry
@@ -505,19 +509,23 @@ cdef class _GetitemPullback:
     cdef object _pull(self, object ȳ):
         if not self.differentiable:
             return NO_TANGENT, NO_TANGENT, NO_TANGENT
-        if isinstance(ȳ, AbstractZero):
-            return NO_TANGENT, ZERO, NO_TANGENT
-        v = _real_for(self.dtype, _unthunk(ȳ))
+        if type(ȳ) is not _ndarray:
+            if isinstance(ȳ, AbstractZero):
+                return NO_TANGENT, ZERO, NO_TANGENT
+            ȳ = _unthunk(ȳ)
+        x = self.x
+        dtype = self.dtype if x is None else <object>cr_descr(<PyObject*>x)
+        v = _real_for(dtype, ȳ)
         repeats = _repeats_possible(self.idx)
         if self.small and not repeats:
             # Thunk only what is expensive: a small dense cotangent costs less
             # than the thunk that would save it.
-            dest = _zeros(self.shape, self.dtype)
+            dest = _zeros(self.shape, dtype) if x is None else cr_zeros_like(<PyObject*>x)
             dest[self.idx] = v
             return NO_TANGENT, dest, NO_TANGENT
         cdef _Scatter s = _Scatter.__new__(_Scatter)
-        s.shape = self.shape
-        s.dtype = self.dtype
+        s.shape = self.shape if x is None else x.shape
+        s.dtype = dtype
         s.index = self.idx
         s.v = v
         s.repeats = repeats
