@@ -1,0 +1,39 @@
+"""Importing chainrules registers every rule set; the scipy.special rules are
+registered when scipy.special is imported (before or after chainrules), so a
+program that never uses SciPy does not pay for importing it."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(code):
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.split()
+
+
+def test_importing_chainrules_does_not_import_scipy():
+    assert _run("import sys, chainrules, numpy as np; chainrules.rrule(np.sin, np.ones(2));"
+                "print('scipy' in sys.modules, 'scipy.special' in sys.modules)") == ["False", "False"]
+
+
+@pytest.mark.parametrize("code", [
+    "import chainrules as cr; import scipy.special as sp",              # after chainrules
+    "import scipy.special as sp; import chainrules as cr",              # before it
+    "import chainrules as cr; from scipy.special import gammaln; import scipy.special as sp",
+    "import chainrules as cr; import scipy; sp = scipy.special",        # SciPy's lazy submodules
+], ids=["after", "before", "from-import", "lazy-attribute"])
+def test_scipy_special_rules_are_registered_however_it_is_imported(code):
+    out = _run(code + "\nimport sys\n"
+               "print(cr.rrule(sp.gammaln, 2.5) is not None, cr.frule((cr.NoTangent(), 1.0), sp.expit, 0.0)[1],"
+               " sum(type(f).__name__ == '_ScipySpecialHook' for f in sys.meta_path))")
+    assert out == ["True", "0.25", "0"]
+
+
+def test_the_wrapped_loader_is_the_real_one_otherwise():
+    out = _run("import chainrules, scipy.special as sp, importlib\n"
+               "print(sp.__spec__.loader.is_package('scipy.special'), sp.__spec__.origin.endswith('__init__.py'))\n"
+               "importlib.reload(sp); print(chainrules.rrule(sp.erf, 0.5) is not None)")
+    assert out == ["True", "True", "True"]
