@@ -1,8 +1,8 @@
 """Rules for `scipy.special` (imported by `chainrules.rulesets` when
-`scipy.special` is imported, see there): gammaln, gamma, digamma/psi, polygamma, erf, erfc, erfinv,
-erfcinv, ndtr, log_ndtr, ndtri, expit, log_expit, logit, entr, xlogy,
-xlog1py (ufuncs, with broadcasting), and logsumexp, softmax, log_softmax
-(with axis).
+`scipy.special` is imported, see there): gammaln, gamma, digamma/psi,
+polygamma, erf, erfc, erfinv, erfcinv, ndtr, log_ndtr, ndtri, expit,
+log_expit, logit, entr, xlogy, xlog1py (ufuncs, with broadcasting), and
+logsumexp, softmax, log_softmax (with axis).
 
 Conventions:
 
