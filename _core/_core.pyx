@@ -67,15 +67,49 @@ cdef extern from *:
         return 1;
     }
     /* NumPy's C API, reached as NumPy's own import_array does: through the
-       table in numpy's `_ARRAY_API` capsule (indices are part of NumPy's ABI;
-       183 is PyArray_Zeros in 1.x and 2.x).  Only what the hot paths need. */
+       table in numpy's `_ARRAY_API` capsule (indices are part of NumPy's ABI,
+       the same in 1.x and 2.x).  Only what the hot paths need. */
     typedef PyObject *(*cr_zeros_t)(int, const Py_ssize_t *, PyObject *, int);
-    static cr_zeros_t cr_np_zeros = NULL;
+    static cr_zeros_t cr_np_zeros = NULL;                   /* 183: PyArray_Zeros */
+    typedef PyObject *(*cr_newfromdescr_t)(PyTypeObject *, PyObject *, int, const Py_ssize_t *,
+                                           const Py_ssize_t *, void *, int, PyObject *);
+    typedef int (*cr_setbase_t)(PyObject *, PyObject *);
+    static cr_newfromdescr_t cr_np_newfromdescr = NULL;     /* 94: PyArray_NewFromDescr */
+    static cr_setbase_t cr_np_setbase = NULL;               /* 282: PyArray_SetBaseObject */
     static int cr_init_numpy_api(PyObject *capsule) {
         void **api = (void **)PyCapsule_GetPointer(capsule, NULL);
         if (api == NULL) return -1;
         cr_np_zeros = (cr_zeros_t)api[183];
+        cr_np_newfromdescr = (cr_newfromdescr_t)api[94];
+        cr_np_setbase = (cr_setbase_t)api[282];
         return 0;
+    }
+    /* a is an exact ndarray, shape a tuple: a read-only view of a broadcast
+       to shape (NumPy's rules), a new reference; None when this cannot be
+       done here (shape not ints, a does not broadcast: the caller asks
+       NumPy, which says why); NULL with an error set on failure. */
+    static PyObject *cr_broadcast_view(PyObject *a, PyObject *shape) {
+        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
+        Py_ssize_t dims[64], strides[64];
+        Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+        if (nd > 64 || nd < p->nd) Py_RETURN_NONE;
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            PyObject *item = PyTuple_GET_ITEM(shape, i);
+            Py_ssize_t n = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : -1;
+            if (n < 0) { PyErr_Clear(); Py_RETURN_NONE; }
+            Py_ssize_t j = i - (nd - p->nd);
+            dims[i] = n;
+            if (j < 0) strides[i] = 0;
+            else if (p->dimensions[j] == n) strides[i] = p->strides[j];
+            else if (p->dimensions[j] == 1) strides[i] = 0;
+            else Py_RETURN_NONE;
+        }
+        Py_INCREF(p->descr);                                /* stolen */
+        PyObject *v = cr_np_newfromdescr(Py_TYPE(a), p->descr, (int)nd, dims, strides, p->data, 0, NULL);
+        if (v == NULL) return NULL;
+        Py_INCREF(a);                                       /* stolen, even on failure */
+        if (cr_np_setbase(v, a) < 0) { Py_DECREF(v); return NULL; }
+        return v;
     }
     /* a is an exact ndarray: a new zero array of its shape and dtype. */
     static PyObject *cr_zeros_like(PyObject *a) {
@@ -98,6 +132,7 @@ cdef extern from *:
     PyObject* cr_descr(PyObject* a)
     int cr_init_numpy_api(object capsule) except -1
     object cr_zeros_like(PyObject* a)
+    object cr_broadcast_view(PyObject* a, PyObject* shape)
 
 try:                                    # NumPy 2
     cr_init_numpy_api(_np._core._multiarray_umath._ARRAY_API)

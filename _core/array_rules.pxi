@@ -158,6 +158,17 @@ cdef object _np_sum = _np.sum
 cdef object _broadcast_to = _np.broadcast_to
 
 
+def broadcast_view(v, shape):
+    """`np.broadcast_to(v, shape)`: a read-only view, nothing copied; for an
+    ndarray v made directly through NumPy's C API (np.broadcast_to's Python
+    layer costs more than a whole small-array rule)."""
+    if type(v) is _ndarray and type(shape) is tuple:
+        view = cr_broadcast_view(<PyObject*>v, <PyObject*>shape)
+        if view is not None:
+            return view
+    return _broadcast_to(v, shape)
+
+
 def unbroadcast(x, dx):
     """Sum the cotangent `dx` of a broadcast result back to the shape of the
     input `x` (an array, a scalar, or a shape tuple).
@@ -181,7 +192,7 @@ def unbroadcast(x, dx):
     reduce = _add_reduce if da else _np_sum
     cdef Py_ssize_t extra = len(dshape) - len(shape)
     if extra < 0:
-        return _broadcast_to(dx, shape)
+        return broadcast_view(dx, shape)
     if extra:
         dx = reduce(dx, axis=tuple(range(extra)))
         dshape = dshape[extra:]

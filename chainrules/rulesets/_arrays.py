@@ -16,10 +16,10 @@ from chainrules._core import (
 )
 # The one unbroadcast every array rule uses is compiled (it sits in the
 # pullback of every broadcasting ufunc).
-from chainrules._core import unbroadcast
+from chainrules._core import broadcast_view, unbroadcast
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
-           "unbroadcast", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
+           "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -143,7 +143,7 @@ def unreduce(dy, shape, axes, keepdims, dtype=None):
     if not keepdims and axes:
         kept = [1 if i in axes else n for i, n in enumerate(shape)]
         dy = dy.reshape(kept)
-    return np.broadcast_to(dy, shape)
+    return broadcast_view(dy, shape)
 
 
 # ----- readable tracebacks for rules made by factories ------------------------

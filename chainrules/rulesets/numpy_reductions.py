@@ -100,10 +100,12 @@ _VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 # `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
 # over x's shape by `unreduce`).
 
-def _linear_reduction(f, name, names, forward, adjoint):
+def _linear_reduction(f, name, names, forward, adjoint, primal=None):
+    primal = primal or f
+
     def reduction_frule(tangents, x, *args, **kwargs):
         opts = _options(name, args, kwargs, names)
-        Ω = f(x, *args, **kwargs)
+        Ω = primal(x, *args, **kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
@@ -111,7 +113,7 @@ def _linear_reduction(f, name, names, forward, adjoint):
 
     def reduction_rrule(x, *args, **kwargs):
         opts = _options(name, args, kwargs, names)
-        Ω = f(x, *args, **kwargs)
+        Ω = primal(x, *args, **kwargs)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
         axes = normalize_axes(opts.get("axis"), len(shape))
@@ -161,7 +163,18 @@ def _nanmean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
     return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
 
 
-sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint)
+def _sum(x, *args, **kwargs):
+    """np.sum(x, ...): for an ndarray, np.add.reduce with the same arguments
+    (what np.sum calls, without its Python layer, which costs more than the
+    sum of a small array); axis=None is np.sum's default, not reduce's."""
+    if type(x) is np.ndarray and not (kwargs and any(v is _NOVALUE for v in kwargs.values())):
+        if not args and "axis" not in kwargs:
+            return np.add.reduce(x, None, **kwargs)
+        return np.add.reduce(x, *args, **kwargs)
+    return np.sum(x, *args, **kwargs)
+
+
+sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint, _sum)
 _register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
 _register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
 _register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))

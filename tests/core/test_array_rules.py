@@ -216,6 +216,34 @@ def test_unbroadcast_is_one_compiled_helper():
     np.testing.assert_array_equal(_arrays.unbroadcast([[1.0], [2.0]], [[1.0, 2.0], [3.0, 4.0]]), [[3.0], [7.0]])
 
 
+@pytest.mark.parametrize("v, shape", [
+    (np.array(2.0), (3, 4)), (np.arange(3.0), (2, 3)), (np.arange(6.0).reshape(2, 3)[:, ::2][:, :1], (4, 2, 2)),
+    (np.ones((3, 1), np.float32), (3, 5)), (np.ones(3), (0, 3)), (np.ones((1, 0)), (2, 0)), (np.ones(3), (3,)),
+    (np.arange(4.0).reshape(2, 2).T, (3, 2, 2)), (np.ones(2, complex), (1, 2)),
+], ids=str)
+def test_broadcast_view_is_np_broadcast_to(v, shape):
+    from chainrules._core import broadcast_view
+    b, ref = broadcast_view(v, shape), np.broadcast_to(v, shape)
+    assert type(b) is np.ndarray and b.shape == ref.shape and b.strides == ref.strides and b.dtype == v.dtype
+    assert not b.flags.writeable and b.flags.aligned and b.flags.c_contiguous == ref.flags.c_contiguous
+    np.testing.assert_array_equal(b, ref)
+    assert b.base is not None and (np.shares_memory(b, v) or b.size == 0)
+
+
+def test_broadcast_view_keeps_its_base_alive_and_falls_back():
+    import gc
+    from chainrules._core import broadcast_view
+    b = broadcast_view(np.arange(3.0) * 2, (4, 3))         # the only reference to the base is the view's
+    gc.collect()
+    np.testing.assert_array_equal(b, [[0, 2, 4]] * 4)
+    np.testing.assert_array_equal(broadcast_view([1.0, 2.0], (2, 2)), [[1, 2], [1, 2]])  # not an ndarray
+    np.testing.assert_array_equal(broadcast_view(np.ones(2), [3, 2]), np.ones((3, 2)))   # a list shape
+    np.testing.assert_array_equal(broadcast_view(np.ones(2), (np.int64(3), 2)), np.ones((3, 2)))
+    for v, shape in [(np.ones(3), (4,)), (np.ones((2, 3)), (3,)), (np.ones(3), (-1, 3)), (np.ones(2), (2.0,))]:
+        with pytest.raises((ValueError, TypeError)):
+            broadcast_view(v, shape)
+
+
 # ----- getitem --------------------------------------------------------------
 
 INDICES = [slice(None, None, 2), 1, (1, slice(None)), (Ellipsis, 0), np.array([0, 0, 2]), [1, 1],
@@ -298,6 +326,9 @@ def _leak_workload(n):
         pb(2.0)
         _, pb = cr.rrule(np.subtract, np.ones((40, 40)), np.ones(40))
         [unthunk(c) for c in pb(np.ones((40, 40)))]
+        _, pb = cr.rrule(np.sum, x.reshape(2, 5), axis=1)
+        pb(np.ones(2))
+        cr._core.broadcast_view(x[:3], (2, 3))
         cr.frule((NoTangent(), ȳ), np.exp, x)
         ad.gradient(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
         ad.derivative(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)

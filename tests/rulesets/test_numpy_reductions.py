@@ -97,6 +97,22 @@ def test_sum_honours_initial_and_dtype():
     _both(np.sum, _array((2, 3), np.float32), fkwargs={"dtype": np.float64}, **F32)
 
 
+@pytest.mark.parametrize("x, args, kwargs", [
+    (np.arange(6.0).reshape(2, 3), (), {}), (np.arange(6.0).reshape(2, 3), (1,), {}),
+    (np.arange(6.0).reshape(2, 3), (None, np.float32), {}), (np.arange(6.0).reshape(2, 3), (), {"axis": (0, 1)}),
+    (np.arange(6.0).reshape(2, 3), (0,), {"keepdims": True, "initial": 2.0}),
+    (np.arange(6, dtype=np.int8), (), {}), (np.array([True, True, False]), (), {}), (np.ones((0, 2)), (), {"axis": 0}),
+    (np.arange(6.0), (), {"keepdims": np._NoValue}), (np.ma.MaskedArray(np.ones(3), [0, 1, 0]), (), {}),
+    ([1.0, 2.0], (), {}),
+], ids=str)
+def test_sum_primal_is_np_sum(x, args, kwargs):
+    # the rule computes np.sum of an ndarray as np.add.reduce (np.sum without its Python layer)
+    Ω, _ = cr.rrule(np.sum, x, *args, **kwargs)
+    ref = np.sum(x, *args, **kwargs)
+    assert type(Ω) is type(ref) and np.shape(Ω) == np.shape(ref) and np.asarray(Ω).dtype == np.asarray(ref).dtype
+    np.testing.assert_array_equal(Ω, ref)
+
+
 # ----- the ndarray methods ---------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["sum", "mean", "prod", "var", "std", "max", "min", "cumsum", "cumprod"])
