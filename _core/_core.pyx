@@ -19,8 +19,8 @@ _np_generic = _np.generic
 
 cdef extern from *:
     """
-    /* The leading fields of NumPy's PyArrayObject (public and ABI-stable in
-       NumPy 1.x and 2.x): enough to compare two arrays' dtype and shape
+    /* The leading fields of NumPy's PyArrayObject (public and part of
+       NumPy's ABI): enough to compare two arrays' dtype and shape
        without building the `.dtype` and `.shape` objects. */
     typedef struct {
         PyObject_HEAD
@@ -67,8 +67,8 @@ cdef extern from *:
         return 1;
     }
     /* NumPy's C API, reached as NumPy's own import_array does: through the
-       table in numpy's `_ARRAY_API` capsule (indices are part of NumPy's ABI,
-       the same in 1.x and 2.x).  Only what the hot paths need. */
+       table in numpy's `_ARRAY_API` capsule (the indices are part of NumPy's
+       ABI).  Only what the hot paths need. */
     typedef PyObject *(*cr_zeros_t)(int, const Py_ssize_t *, PyObject *, int);
     static cr_zeros_t cr_np_zeros = NULL;                   /* 183: PyArray_Zeros */
     typedef PyObject *(*cr_newfromdescr_t)(PyTypeObject *, PyObject *, int, const Py_ssize_t *,
@@ -134,10 +134,7 @@ cdef extern from *:
     object cr_zeros_like(PyObject* a)
     object cr_broadcast_view(PyObject* a, PyObject* shape)
 
-try:                                    # NumPy 2
-    cr_init_numpy_api(_np._core._multiarray_umath._ARRAY_API)
-except AttributeError:                  # NumPy 1.x
-    cr_init_numpy_api(_np.core._multiarray_umath._ARRAY_API)
+cr_init_numpy_api(_np._core._multiarray_umath._ARRAY_API)     # NumPy >= 2 (pyproject.toml)
 
 # NumPy's built-in dtypes are singletons: identity checks are the fast test.
 cdef object _F64 = _np.dtype(_np.float64)
