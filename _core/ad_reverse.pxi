@@ -92,6 +92,9 @@ cdef class Tape:
     def push_record(self, record):
         """Append a record: an object with `backprop(adj)`, swept after every
         node recorded later."""
+        self._push_record(record)
+
+    cdef int _push_record(self, object record) except -1:
         cdef _ADNode* node
         if self.n == self.cap:
             self._grow()
@@ -106,6 +109,7 @@ cdef class Tape:
         node.d0 = 0.0
         node.d1 = 0.0
         self.records.append(record)
+        return 0
 
     def var(self, primal, Py_ssize_t slot=-1):
         """A Var of this tape for `primal`, in `slot` (a new one when -1)."""
@@ -131,7 +135,11 @@ cdef class Tape:
         for k in range(self.n - 1, -1, -1):
             node = &self.nodes[k]
             if node.rec >= 0:
-                self.records[node.rec].backprop(adj)
+                rec = self.records[node.rec]
+                if type(rec) is _FlatRecord:
+                    (<_FlatRecord>rec)._backprop(adj)
+                else:
+                    rec.backprop(adj)
                 continue
             s = node.out
             if ft[s]:
@@ -239,6 +247,9 @@ cdef class Adjoints:
 
     def get(self, Py_ssize_t slot):
         """The cotangent of `slot`: a float, another tangent, or ZeroTangent()."""
+        return self._get(slot)
+
+    cdef object _get(self, Py_ssize_t slot):
         self._check(slot)
         o = self.o.get(slot)
         if o is None:
@@ -292,6 +303,154 @@ cdef Var _make_var(Tape tape, Py_ssize_t slot, object primal):
     x.p = primal
     x.fast = False
     return x
+
+
+# ---------------------------------------------------------------------------
+# The flat fast path of reverse mode: an operator, ufunc or NumPy function on
+# Vars of one tape holding plain values and on plain flat values (numbers,
+# arrays, slices: no container that might hold tracked values), with no
+# keyword arguments -- the common operation of array code.  It does what the
+# generic engine's `_apply_flat` (chainrules/ad/reverse.py) does, without the
+# Python layers: the rule is called, its pullback kept in a compiled record.
+# Every other case, and every error, goes to the generic engine.
+# ---------------------------------------------------------------------------
+
+cdef object _ad_rev_config = None       # set by chainrules.ad.reverse (_ad_set_reverse_flat)
+cdef object _ad_flat_types = frozenset()
+cdef object _ad_structural = frozenset()
+cdef object _ad_record_class = None
+cdef object _ad_attach_flat = None
+cdef object _AD_NOT_FLAT = object()
+cdef object _np_float64_type = _np.float64
+
+
+def _ad_set_reverse_flat(config, flat_types, structural, record_class, attach_flat):
+    """Install the flat fast path (chainrules.ad.reverse internal): the reverse
+    config rules are called with, the flat types, the NumPy functions that
+    only look at their arguments' structure, the generic engine's record
+    class (errors are reported through it) and its `attach_flat(tape, f,
+    pullback, Ω, inputs, nargs)` for outputs that are not one real value."""
+    global _ad_rev_config, _ad_flat_types, _ad_structural, _ad_record_class, _ad_attach_flat
+    _ad_rev_config = config
+    _ad_flat_types = frozenset(flat_types)
+    _ad_structural = frozenset(structural)
+    _ad_record_class = record_class
+    _ad_attach_flat = attach_flat
+
+
+@cython.final
+cdef class _FlatRecord:
+    """A record of the flat fast path: the pullback, the output slot and the
+    (argument index, slot) of up to three tracked inputs."""
+    cdef object pullback
+    cdef object f
+    cdef Py_ssize_t out
+    cdef int nargs
+    cdef int nin
+    cdef int argi[3]
+    cdef Py_ssize_t slots[3]
+
+    cdef int _backprop(self, Adjoints adj) except -1:
+        cdef int k
+        ȳ = adj._get(self.out)
+        if isinstance(ȳ, AbstractZero):
+            return 0
+        try:
+            grads = self.pullback(ȳ)
+        except (TypeError, AttributeError):
+            return self._generic(adj)           # the generic record says what went wrong
+        if type(grads) is not tuple or PyTuple_GET_SIZE(grads) != self.nargs + 1:
+            return self._generic(adj)
+        try:
+            for k in range(self.nin):
+                adj._add(self.slots[k], (<tuple>grads)[self.argi[k] + 1])
+        except (TypeError, AttributeError):
+            return self._generic(adj)
+        return 0
+
+    cdef int _generic(self, Adjoints adj) except -1:
+        """Run the generic engine's record of the same operation (it raises
+        the error the generic path would)."""
+        inputs = [(self.argi[k], (), self.slots[k]) for k in range(self.nin)]
+        _ad_record_class(self.pullback, inputs, self.out, self.nargs, self.f).backprop(adj)
+        return 0
+
+    def backprop(self, adj):
+        """Add the cotangents of the inputs into `adj` (an Adjoints)."""
+        self._backprop(adj)
+
+    def __repr__(self):
+        return f"<record of {getattr(self.f, '__name__', self.f)!s}>"
+
+
+cdef object _ad_reverse_flat(int kind, object f, tuple args):
+    """The flat fast path (see above); _AD_NOT_FLAT when it does not apply."""
+    cdef Py_ssize_t n = PyTuple_GET_SIZE(args), i
+    cdef PyObject* argv[5]
+    cdef Tape tape = None
+    cdef Var v
+    cdef _FlatRecord rec
+    cdef int nin = 0
+    cdef int argi[3]
+    cdef Py_ssize_t slots[3]
+    if n == 0 or n > 3 or _ad_rev_config is None:
+        return _AD_NOT_FLAT
+    if kind == AK_UFUNC:
+        if (<tuple>f)[1] != "__call__":
+            return _AD_NOT_FLAT
+        f = (<tuple>f)[0]
+    elif kind == AK_ARRAY_FUNCTION:
+        if f in _ad_structural:
+            return _AD_NOT_FLAT
+    elif kind != AK_OP:
+        return _AD_NOT_FLAT
+    primals = [None, None, None]        # keeps the primals alive for argv
+    for i in range(n):
+        a = args[i]
+        if type(a) is Var:
+            v = <Var>a
+            if tape is None:
+                tape = v.tape
+            elif v.tape is not tape:
+                return _AD_NOT_FLAT
+            if v.fast:
+                p = PyFloat_FromDouble(v.v)
+            else:
+                p = v.p
+                if isinstance(p, Tracked):
+                    return _AD_NOT_FLAT
+            argi[nin] = <int>i
+            slots[nin] = v.slot
+            nin += 1
+        elif type(a) in _ad_flat_types:
+            p = a
+        else:
+            return _AD_NOT_FLAT
+        primals[i] = p
+        argv[i + 2] = <PyObject*>p
+    if tape is None or not tape.active:
+        return _AD_NOT_FLAT
+    argv[0] = <PyObject*>_ad_rev_config
+    argv[1] = <PyObject*>f
+    res = _rrule_impl(argv, n + 2, NULL)
+    if type(res) is not tuple or PyTuple_GET_SIZE(res) != 2:
+        return _AD_NOT_FLAT                 # no rule here (the generic engine looks further)
+    Ω = (<tuple>res)[0]
+    t = type(Ω)
+    if not ((t is _ndarray and _inexact_descr(cr_descr(<PyObject*>Ω))) or t is float or t is _np_float64_type):
+        return _ad_attach_flat(tape, f, (<tuple>res)[1], Ω, [(argi[k], (), slots[k]) for k in range(nin)], n)
+    rec = _FlatRecord.__new__(_FlatRecord)
+    rec.pullback = (<tuple>res)[1]
+    rec.f = f
+    rec.nargs = <int>n
+    rec.nin = nin
+    for i in range(nin):
+        rec.argi[i] = argi[i]
+        rec.slots[i] = slots[i]
+    rec.out = tape.nslots
+    tape.nslots += 1
+    tape._push_record(rec)
+    return _make_var(tape, rec.out, Ω)
 
 
 def _ad_gradient_scalar(f, double x, finish, by_rule):

@@ -33,6 +33,7 @@ from chainrules._core import (
     ZeroTangent,
     _ad_gradient_scalar,
     _ad_is_active,
+    _ad_set_reverse_flat,
     _ad_strip_all,
     _ad_value_and_gradient_scalar,
     rrule,
@@ -179,6 +180,18 @@ def _apply_flat(tape, kind, f, args, kwargs):
     if outputs is not None:
         tape.push_record(Record(pullback, inputs, outputs, len(primals), f))
     return out
+
+
+def _attach_flat(tape, f, pullback, omega, inputs, nargs):
+    """The end of the compiled flat path for an output that is not one real
+    value (complex, a tuple, an integer array…): as `_apply_flat`."""
+    out, outputs = attach(tape, omega, f)
+    if outputs is not None:
+        tape.push_record(Record(pullback, inputs, outputs, nargs, f))
+    return out
+
+
+_ad_set_reverse_flat(REVERSE, _FLAT_TYPES, _tracing._STRUCTURAL, Record, _attach_flat)
 
 
 def apply(top, kind, f, args, kwargs):

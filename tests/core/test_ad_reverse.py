@@ -9,6 +9,8 @@ import pytest
 import chainrules as cr
 from chainrules import ad
 from chainrules._core import Adjoints, Tape, Var, _ad_gradient_scalar, _ad_value_and_gradient_scalar
+from chainrules import finite_differences as FD
+from chainrules.ad import _tracing
 from chainrules.ad import math as admath
 
 
@@ -101,3 +103,68 @@ def test_a_var_keeps_slot_tape_and_primal():
     assert v.slot == 0 and w.slot == 7 and v.tag == tape.tag
     assert repr(w) == f"Var(2.0, slot=7, tag={tape.tag})"
     assert isinstance(v.primal, np.ndarray)
+
+
+# ----- the flat fast path: array operations recorded without the generic engine ----
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.sin(x) * x),
+    lambda x: np.sum(np.exp(x) / (1.0 + x) - x[::2].sum() * 2),
+    lambda x: np.sum(np.multiply(x, 3) ** 2),
+    lambda x: np.sum(np.abs(x - 0.5) + np.maximum(x, 0.3)),
+    lambda x: np.mean(np.cos(x)) + np.sum(x[1:3] * x[0]),
+], ids=["sin-mul-sum", "exp-div-slice", "int-constant-pow", "abs-maximum", "mean-getitem"])
+def test_flat_array_code_agrees_with_finite_differences(f):
+    x = np.linspace(0.1, 0.9, 6)
+    g = ad.gradient(f, x)
+    fd = FD.grad(FD.central_fdm(5, 1), f, x)[0]
+    np.testing.assert_allclose(g, fd, rtol=1e-8, atol=1e-10)
+
+
+def test_flat_path_outputs_that_are_not_one_real_value():
+    x = np.array([0.5, 1.5, 2.5])
+    # complex output, tuple output, an integer output between real ones
+    g = ad.gradient(lambda x: np.sum(np.real(np.exp(1j * x))), x)
+    np.testing.assert_allclose(g, -np.sin(x))
+    g = ad.gradient(lambda x: np.sum(np.modf(x * 2.0)[0] * x), x)
+    np.testing.assert_allclose(g, np.modf(2 * x)[0] + 2 * x)
+    g = ad.gradient(lambda x: np.sum(x * np.argmax(x)), x)
+    np.testing.assert_allclose(g, [2.0, 2.0, 2.0])
+
+
+def test_flat_path_leaves_nested_and_mixed_cases_to_the_generic_engine():
+    x = np.array([0.3, 0.7])
+    # reverse over reverse: Vars of two tapes in one operation
+    h = ad.jacobian(lambda x: ad.gradient(lambda y: np.sum(np.sin(y) * x), x), x)
+    np.testing.assert_allclose(h, np.diag(np.cos(x) - x * np.sin(x)), atol=1e-12)
+    # forward over reverse (hessian): Vars holding Duals
+    hess = ad.hessian(lambda x: np.sum(np.sin(x) * x), x)
+    np.testing.assert_allclose(hess, np.diag(2 * np.cos(x) - x * np.sin(x)), atol=1e-12)
+    # keyword arguments go the generic way and still work
+    g = ad.gradient(lambda x: np.sum(np.sum(x.reshape(1, 2) * x, axis=0)), x)
+    np.testing.assert_allclose(g, 2 * x)
+
+
+def test_flat_path_reports_like_the_generic_engine():
+    tape = Tape()
+    x = tape.var(np.ones(3))
+    tape.close()
+    with pytest.raises(ad.EscapedTrackedValueError):
+        np.sin(x)
+    bad = np.frompyfunc(lambda v: v, 1, 1)          # a ufunc without a rule
+    with pytest.raises(TypeError, match="rule"):
+        ad.gradient(lambda x: np.sum(bad(x)), np.ones(2))
+
+
+def test_flat_array_code_does_not_reach_the_generic_engine():
+    def refuse(*args):
+        raise AssertionError(f"the generic engine was called: {args[:2]}")
+    x = np.linspace(0.1, 0.9, 6)
+    cr._core._ad_set_dispatch(refuse)
+    try:
+        g = ad.gradient(lambda x: np.sum(np.sin(x) * x - x[::2].sum() / 2.0), x)
+    finally:
+        cr._core._ad_set_dispatch(_tracing.dispatch)
+    expected = np.cos(x) * x + np.sin(x)
+    expected[::2] -= 3.0                       # x[::2].sum() / 2 is subtracted from all 6 elements
+    np.testing.assert_allclose(g, expected)

@@ -331,6 +331,7 @@ def _leak_workload(n):
         cr._core.broadcast_view(x[:3], (2, 3))
         cr.frule((NoTangent(), ȳ), np.exp, x)
         ad.gradient(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
+        ad.gradient(lambda t: np.sum(np.sin(t) * t - t[::2].sum()), x)
         ad.derivative(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)
 
 
