@@ -168,3 +168,12 @@ def test_flat_array_code_does_not_reach_the_generic_engine():
     expected = np.cos(x) * x + np.sin(x)
     expected[::2] -= 3.0                       # x[::2].sum() / 2 is subtracted from all 6 elements
     np.testing.assert_allclose(g, expected)
+
+
+def test_flat_record_errors_are_the_generic_engines():
+    # a vjp pullback called with a cotangent tracked by another differentiation:
+    # sum's pullback cannot compute with it (np.asarray of a tracked value), and
+    # the flat record reports it as the generic record would, naming the rule
+    x0 = np.array([0.2, 0.4, 0.6])
+    with pytest.raises(ad.NoRuleError, match=r"nested differentiation.*numpy\.sum"):
+        ad.gradient(lambda c: np.sum(ad.vjp(lambda x: np.sum(np.sin(x) * x), x0)[1](c)[0]), 1.5)
