@@ -143,11 +143,26 @@ cdef object _C128 = _np.dtype(_np.complex128)
 cdef object _C64 = _np.dtype(_np.complex64)
 
 
+cdef enum:
+    DK_OTHER = 0      # integer, boolean, object…: no tangent space
+    DK_REAL = 1       # a float dtype
+    DK_COMPLEX = 2    # a complex dtype
+
+
+cdef inline int _descr_kind(PyObject* dt) except -1:
+    """What this dtype (a borrowed pointer) is to the rules: DK_REAL,
+    DK_COMPLEX or DK_OTHER; the built-in singletons without a lookup."""
+    if dt == <PyObject*>_F64 or dt == <PyObject*>_F32:
+        return DK_REAL
+    if dt == <PyObject*>_C128 or dt == <PyObject*>_C64:
+        return DK_COMPLEX
+    k = (<object>dt).kind
+    return DK_REAL if k == "f" else DK_COMPLEX if k == "c" else DK_OTHER
+
+
 cdef inline bint _inexact_descr(PyObject* dt) except -1:
     """Is this dtype (a borrowed pointer) a float or complex one?"""
-    if dt == <PyObject*>_F64 or dt == <PyObject*>_F32 or dt == <PyObject*>_C128 or dt == <PyObject*>_C64:
-        return True
-    return (<object>dt).kind in "fc"
+    return _descr_kind(dt) != DK_OTHER
 
 
 include "tangent_types.pxi"

@@ -21,6 +21,14 @@ cdef enum:
 cdef object _conj_ufunc = _np.conj
 
 
+cdef inline object _project_like(object v, object x):
+    """ProjectTo(x)(v) for an exact ndarray x, with no projector built when v
+    already has x's dtype and shape (the common case)."""
+    if type(v) is _ndarray and cr_same_layout(<PyObject*>v, <PyObject*>x):
+        return v
+    return ProjectTo.__new__(ProjectTo, x).project(v)
+
+
 cdef class _UnaryRrule:
     """_UnaryRrule(f, deriv, mode, name, fallback): the rrule of a unary
     holomorphic (or real) ufunc; `mode` 0: deriv(x, Ω) = f'(x), 1: deriv(x) =
@@ -49,19 +57,10 @@ cdef class _UnaryRrule:
         return self._rrule1(args[0])
 
     cdef object _rrule1(self, object x):
-        cdef bint conj
         if type(x) is not _ndarray:
             return self.fallback(x)
-        cdef PyObject* dt = cr_descr(<PyObject*>x)
-        if dt == <PyObject*>_F64 or dt == <PyObject*>_F32:
-            conj = False
-        elif dt == <PyObject*>_C128 or dt == <PyObject*>_C64:
-            conj = True
-        elif (<object>dt).kind == "f":
-            conj = False
-        elif (<object>dt).kind == "c":
-            conj = True
-        else:                               # integer or boolean input: NoTangent
+        cdef int kind = _descr_kind(cr_descr(<PyObject*>x))
+        if kind == DK_OTHER:                # integer or boolean input: NoTangent
             return self.fallback(x)
         Ω = self.f(x)
         cdef _UnaryPullback pb = _UnaryPullback.__new__(_UnaryPullback)
@@ -71,7 +70,7 @@ cdef class _UnaryRrule:
         pb.Ω = Ω
         # x is kept: its dtype and shape are what ProjectTo(x) keeps; the
         # projector itself is built only when the cotangent does not fit.
-        pb.conj = conj
+        pb.conj = kind == DK_COMPLEX
         return Ω, pb
 
     @property
@@ -110,10 +109,7 @@ cdef class _UnaryPullback:
         else:
             d = self.rule.deriv(self.x, self.Ω)
         try:
-            x̄ = (_conj_ufunc(d) if self.conj else d) * ȳ
-            if type(x̄) is _ndarray and cr_same_layout(<PyObject*>x̄, <PyObject*>self.x):
-                return NO_TANGENT, x̄
-            return NO_TANGENT, ProjectTo.__new__(ProjectTo, self.x).project(x̄)
+            return NO_TANGENT, _project_like((_conj_ufunc(d) if self.conj else d) * ȳ, self.x)
         except ValueError as e:
             raise ValueError(f"pullback of {self.rule.name}: a cotangent of shape {_np.shape(ȳ)} does not "
                              f"fit the output of shape {_np.shape(self.Ω)}") from e
@@ -260,6 +256,7 @@ cdef class _BinaryRrule:
         pb.x = x                # x and y are kept: their dtype and shape are
         pb.y = y                # what ProjectTo keeps (see _UnaryRrule)
         pb.Ω = Ω
+        pb.cplx = _descr_kind(cr_descr(<PyObject*>Ω)) == DK_COMPLEX
         return Ω, pb
 
     @property
@@ -275,7 +272,7 @@ cdef object _fit_to(object v, object x):
     shape and projected to its dtype (no work when it already fits)."""
     if type(v) is _ndarray and cr_same_layout(<PyObject*>v, <PyObject*>x):
         return v
-    return ProjectTo.__new__(ProjectTo, x).project(unbroadcast(x, v))
+    return _project_like(unbroadcast(x, v), x)
 
 
 @cython.freelist(8)
@@ -286,6 +283,7 @@ cdef class _BinaryPullback:
     cdef object x
     cdef object y
     cdef object Ω
+    cdef bint cplx               # Ω is complex: the partials are conjugated
     cdef void* vc                # vectorcall entry
 
     def __call__(self, *args):
@@ -323,8 +321,7 @@ cdef class _BinaryPullback:
 
     cdef object times(self, int i, object ȳ):
         """conj(∂Ω/∂input_i) · ȳ for multiply and divide."""
-        cdef bint cplx = cr_descr(<PyObject*>self.Ω) != <PyObject*>_F64 and \
-            cr_descr(<PyObject*>self.Ω) != <PyObject*>_F32 and (<object>cr_descr(<PyObject*>self.Ω)).kind == "c"
+        cdef bint cplx = self.cplx
         if self.rule.op == B_MUL:                       # ∂(xy)/∂x = y, ∂(xy)/∂y = x
             d = self.y if i == 0 else self.x
             return (_conj_ufunc(d) if cplx else d) * ȳ

@@ -176,15 +176,12 @@ def _apply_flat(tape, kind, f, args, kwargs):
         slot = tape.new_slot()
         tape.push_record(Record(pullback, inputs, slot, len(primals), f))
         return tape.var(omega, slot)
-    out, outputs = attach(tape, omega, f)
-    if outputs is not None:
-        tape.push_record(Record(pullback, inputs, outputs, len(primals), f))
-    return out
+    return _attach_flat(tape, f, pullback, omega, inputs, len(primals))
 
 
 def _attach_flat(tape, f, pullback, omega, inputs, nargs):
-    """The end of the compiled flat path for an output that is not one real
-    value (complex, a tuple, an integer array…): as `_apply_flat`."""
+    """The end of the flat path (this one and the compiled one) for an output
+    that is not one real value (complex, a tuple, an integer array…)."""
     out, outputs = attach(tape, omega, f)
     if outputs is not None:
         tape.push_record(Record(pullback, inputs, outputs, nargs, f))

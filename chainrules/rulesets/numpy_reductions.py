@@ -130,7 +130,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
 
 
 def _sum_forward(Δx, x, axis, dtype, keepdims):
-    return np.sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _sum_adjoint(ȳ, x, shape, axes, keepdims, dtype):

@@ -53,6 +53,7 @@ from chainrules.rulesets._arrays import (
     like as _like,
     named_rule,
     reject_out,
+    broadcast_view,
     unbroadcast,
 )
 
@@ -90,6 +91,18 @@ def _check_seed(name, ȳ, Ω):
         fits = False
     if not fits:
         raise _seed_error(name, ȳ, Ω)
+
+
+def _spread_seed(name, ȳ, Ω):
+    """The cotangent of a binary ufunc's output, unthunked; a smaller one
+    (a scalar seed, say) is spread over Ω's shape, one that does not
+    broadcast to it is an error naming the function."""
+    ȳ = unthunk(ȳ)
+    shape = np.shape(Ω)
+    if np.shape(ȳ) != shape:
+        _check_seed(name, ȳ, Ω)
+        ȳ = broadcast_view(ȳ, shape)
+    return ȳ
 
 
 def _no_tangent_pullback(ȳ):
@@ -526,14 +539,6 @@ def _binary(f, dx, dy, name=None):
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         return Ω, _fit(Ω, ΔΩ)
 
-    def binary_rrule(x, y, **kwargs):
-        if kwargs:
-            _check_kwargs(name, kwargs)
-            Ω = f(x, y, **kwargs)
-        else:
-            Ω = f(x, y)
-        return Ω, binary_pullback_at(x, y, Ω)
-
     def binary_pullback_at(x, y, Ω):
         px, py = ProjectTo(x), ProjectTo(y)
         if type(x) is not np.ndarray or type(y) is not np.ndarray:
@@ -542,10 +547,7 @@ def _binary(f, dx, dy, name=None):
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
-            ȳ = unthunk(ȳ)
-            if np.shape(ȳ) != np.shape(Ω):        # a smaller seed is spread over Ω
-                _check_seed(name, ȳ, Ω)
-                ȳ = np.broadcast_to(ȳ, np.shape(Ω))
+            ȳ = _spread_seed(name, ȳ, Ω)
             cplx = _is_complex(Ω)
 
             def binary_dx():
@@ -560,7 +562,7 @@ def _binary(f, dx, dy, name=None):
                     py(ZERO) if dy is None or py.kind == 0 else Thunk(binary_dy))
         return binary_pullback
 
-    return _register_binary(f, name, binary_frule, binary_rrule, binary_pullback_at)
+    return _register_binary(f, name, binary_frule, binary_pullback_at)
 
 
 # The common call of the four arithmetic ufuncs, f(float or complex ndarray,
@@ -570,8 +572,18 @@ def _binary(f, dx, dy, name=None):
 _COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
-def _register_binary(f, name, frule, rrule, pullback_at):
-    rrule, pullback_at = named_rule(rrule, name), named_rule(pullback_at, name)
+def _register_binary(f, name, frule, pullback_at):
+    """Register f's frule and its rrule: Ω = f(x, y) and `pullback_at(x, y, Ω)`."""
+    pullback_at = named_rule(pullback_at, name)
+
+    def binary_rrule(x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
+        return Ω, pullback_at(x, y, Ω)
+    rrule = named_rule(binary_rrule, name)
     if f in _COMPILED_BINARY:
         rrule = _BinaryRrule(f, _COMPILED_BINARY[f], name, rrule, pullback_at)
     return register_frule(f)(named_rule(frule, name)), register_rrule(f)(rrule)
@@ -661,14 +673,6 @@ def _addsub(f, sign):
             ΔΩ = f(dense(Δx), dense(Δy))
         return Ω, _fit(Ω, ΔΩ)
 
-    def addsub_rrule(x, y, **kwargs):
-        if kwargs:
-            _check_kwargs(name, kwargs)
-            Ω = f(x, y, **kwargs)
-        else:
-            Ω = f(x, y)
-        return Ω, addsub_pullback_at(x, y, Ω)
-
     def addsub_pullback_at(x, y, Ω):
         px, py = ProjectTo(x), ProjectTo(y)
         shape = np.shape(Ω)
@@ -677,10 +681,7 @@ def _addsub(f, sign):
         def addsub_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
-            ȳ = unthunk(ȳ)
-            if np.shape(ȳ) != shape:               # a smaller seed is spread over Ω
-                _check_seed(name, ȳ, Ω)
-                ȳ = np.broadcast_to(ȳ, shape)
+            ȳ = _spread_seed(name, ȳ, Ω)
             if px.kind == 0:
                 x̄ = NO
             elif same_x:
@@ -696,7 +697,7 @@ def _addsub(f, sign):
             return NO, x̄, ȳ_y
         return addsub_pullback
 
-    return _register_binary(f, name, addsub_frule, addsub_rrule, addsub_pullback_at)
+    return _register_binary(f, name, addsub_frule, addsub_pullback_at)
 
 
 _binary_rules[np.add] = _addsub(np.add, 1)
