@@ -14,6 +14,29 @@ import dataclasses as _dataclasses
 import threading as _threading
 import numpy as _np
 
+cdef extern from *:
+    """
+    /* Guards of the recursive helpers: RecursionError instead of a C stack
+       overflow (a self-containing tangent, a deeply nested structure).  The
+       helpers count their own depth, bounded by the interpreter's recursion
+       limit (and by 2000 levels, a few hundred kB of C stack): CPython's
+       _enter_recursion did not stop them before the stack ran out. */
+    static int cr_depth = 0;
+    static int cr_enter_recursive(const char *where) {
+        int limit = Py_GetRecursionLimit();
+        if (limit > 2000) limit = 2000;
+        if (cr_depth >= limit) {
+            PyErr_Format(PyExc_RecursionError, "maximum recursion depth exceeded%s", where);
+            return -1;
+        }
+        cr_depth++;
+        return 0;
+    }
+    static void cr_leave_recursive(void) { cr_depth--; }
+    """
+    int _enter_recursion "cr_enter_recursive" (const char* where) except -1
+    void _leave_recursion "cr_leave_recursive" ()
+
 cdef type _ndarray = _np.ndarray
 _np_generic = _np.generic
 
@@ -180,3 +203,11 @@ include "ad_forward.pxi"
 include "ad_reverse.pxi"
 include "ad_call.pxi"
 include "array_rules.pxi"
+
+
+# Python may not create the objects that only rules make (see cr_forbid_new).
+for _cls in (_UnaryPullback, _BinaryPullback, _GetitemPullback, _ScalarSpec, _ScalarFrule,
+             _ScalarRrule, _ScalarRulePullback, _ScalarRow, _ScalarPullback, _GenericPullback,
+             _FlatRecord, _Rule):
+    cr_forbid_new(_cls)
+del _cls

@@ -128,7 +128,7 @@ cdef object _ad_call1(_ScalarRow row, object f, object a, int kind):
     cdef Dual da
     cdef Var va
     cdef double r, d
-    if row is not None:
+    if row is not None and not row.overridden:
         if ta is Dual:
             da = <Dual>a
             if da.fast and _ad_row1(row, da.v, &r, &d):
@@ -146,7 +146,7 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
     cdef Var va, vb
     cdef Tape tape
     cdef double u, v, r, du, dv
-    if row is not None:
+    if row is not None and not row.overridden:
         if ta is Dual:
             da = <Dual>a
             if da.fast:

@@ -112,9 +112,13 @@ cdef class Tape:
         return 0
 
     def var(self, primal, Py_ssize_t slot=-1):
-        """A Var of this tape for `primal`, in `slot` (a new one when -1)."""
-        if slot < 0:
+        """A Var of this tape for `primal`, in `slot` (a new one when -1; else
+        a slot this tape handed out, by `new_slot()` or an earlier `var`)."""
+        if slot == -1:
             slot = self.new_slot()
+        elif slot < 0 or slot >= self.nslots:
+            raise ValueError(f"Tape.var: slot {slot} is not on this tape ({self.nslots} slots); "
+                             f"take one from new_slot() or pass -1")
         return _make_var(self, slot, primal)
 
     def backward(self, dict seeds):
@@ -167,6 +171,9 @@ cdef class Tape:
         cdef Py_ssize_t k
         cdef _ADNode* node
         cdef double g, r
+        if out < 0 or out >= self.nslots or inp < 0 or inp >= self.nslots:
+            raise IndexError(f"slot {out if out < 0 or out >= self.nslots else inp} is not on "
+                             f"this tape ({self.nslots} slots)")
         if self.nslots > 64:
             a = <double*>calloc(self.nslots, sizeof(double))
             if a == NULL:

@@ -82,7 +82,7 @@ cdef class _UnaryRrule:
 
 
 @cython.freelist(8)
-cdef class _UnaryPullback:
+cdef class _UnaryPullback(_CompiledPullback):
     """The pullback of `_UnaryRrule`: x̄ = project(conj(f'(x)) · ȳ)."""
     cdef _UnaryRrule rule
     cdef object x
@@ -276,7 +276,7 @@ cdef object _fit_to(object v, object x):
 
 
 @cython.freelist(8)
-cdef class _BinaryPullback:
+cdef class _BinaryPullback(_CompiledPullback):
     """The pullback of `_BinaryRrule`: x̄ = unbroadcast(conj(∂Ω/∂x) · ȳ) and
     the same for y, each projected."""
     cdef _BinaryRrule rule
@@ -346,7 +346,7 @@ cdef class _BinaryPart:
     cdef int i
     cdef object ȳ
 
-    def __cinit__(self, _BinaryPullback pb, int i, ȳ):
+    def __cinit__(self, _BinaryPullback pb not None, int i, ȳ):
         self.pb = pb
         self.i = i
         self.ȳ = ȳ
@@ -498,7 +498,7 @@ cdef Py_ssize_t _SMALL_SCATTER = 1024
 
 
 @cython.freelist(8)
-cdef class _GetitemPullback:
+cdef class _GetitemPullback(_CompiledPullback):
     """x̄ = zeros like x with ȳ added at idx (an InplaceableThunk); NoTangent
     for an integer or boolean x and for the index."""
     cdef object idx

@@ -9,14 +9,20 @@
 # ---------------------------------------------------------------------------
 
 import inspect as _inspect
+import linecache as _linecache
+import re as _re
+import types as _types
+import sys as _sys
+import warnings as _warnings
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 
 cdef enum:
     RK_PY = 0        # a Python rule function
     RK_NONDIFF = 1   # non_differentiable
     RK_OPTOUT = 2    # opt_out: "no rule" for this signature
 
+cdef dict _RULE_KINDS = {RK_PY: "rule", RK_NONDIFF: "non_differentiable", RK_OPTOUT: "opt_out"}
 cdef object _MISSING = object()
 cdef dict _functions = {}         # f -> _RuleTable
 cdef dict _instance_tables = {}   # class -> _RuleTable (rules for its instances)
@@ -43,6 +49,7 @@ cdef class _Rule:
     cdef readonly object config     # None: used without config; else a frozenset of capabilities
     cdef readonly double score
     cdef readonly long order
+    cdef readonly bint builtin      # registered by chainrules' own rule sets
 
     cdef bint matches(self, tuple args):
         cdef Py_ssize_t i, n = len(self.types)
@@ -74,8 +81,7 @@ cdef class _Rule:
         return True
 
     def __repr__(self):
-        kinds = {RK_PY: "rule", RK_NONDIFF: "non_differentiable", RK_OPTOUT: "opt_out"}
-        return f"<{kinds[self.kind]} {self.types}{' ...' if self.varargs else ''} config={self.config}>"
+        return f"<{_RULE_KINDS[self.kind]} {_signature_text(self)}>"
 
 
 cdef class _RuleTable:
@@ -117,7 +123,7 @@ cdef _RuleTable _lookup_table(object f):
             tab = _instance_tables.get(base)
             if tab is not None:
                 break
-        _instance_cache[t] = tab
+        _cache_put(_instance_cache, t, tab)
     return <_RuleTable>tab
 
 
@@ -158,7 +164,7 @@ cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize
     found = cache.get(key, _MISSING)
     if found is _MISSING:
         found = _scan(rules, _pack(args, 0, n), None)
-        cache[key] = found
+        _cache_put(cache, key, found)
     return <_Rule>found
 
 
@@ -174,7 +180,7 @@ cdef _Rule _select(tuple rules, dict cache, tuple args, object config):
     r = cache.get(k, _MISSING)
     if r is _MISSING:
         r = _scan(rules, args, config)
-        cache[k] = r
+        _cache_put(cache, k, r)
     return <_Rule>r
 
 
@@ -275,14 +281,16 @@ cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
 
 cdef extern from "Python.h":
     PyObject* PyDict_GetItemWithError(object d, object key)
+    Py_ssize_t PyDict_GET_SIZE(object d)
     void PyErr_Clear()
 
 
 # A direct-mapped cache of the registered functions' tables, keyed by
 # identity: the dict lookup (hashing a builtin function) costs as much as a
-# math call.  Entries are borrowed: tables (and their keys) are never removed
-# from _functions, and a table's row and rules are read through it, so later
-# registrations are seen.  Unregistered functions are not cached.
+# math call.  Only a function that *is* a registry key is cached (not one
+# that merely compares equal to a key, as a fresh bound method does: its
+# address is reused by the next object allocated there).  A slot owns
+# references to its function and table, so an address in it is never stale.
 cdef struct _TabSlot:
     PyObject* f
     PyObject* tab
@@ -300,9 +308,26 @@ cdef inline PyObject* _table_cached(PyObject* f):
     if tab == NULL:
         PyErr_Clear()
         return NULL
-    _tab_cache[i].f = f
-    _tab_cache[i].tab = tab
+    if (<_RuleTable>tab).key is <object>f:
+        Py_XDECREF(_tab_cache[i].f)
+        Py_XDECREF(_tab_cache[i].tab)
+        Py_INCREF(<object>f)
+        Py_INCREF(<object>tab)
+        _tab_cache[i].f = f
+        _tab_cache[i].tab = tab
     return tab
+
+
+# The caches of rule selection (per table, by the exact argument types) and of
+# instance tables (by class) are bounded: a program that makes a new class per
+# call must not grow them forever.  Past the bound a cache starts afresh.
+cdef enum:
+    _CACHE_BOUND = 256
+
+cdef inline void _cache_put(dict cache, object key, object value):
+    if PyDict_GET_SIZE(cache) >= _CACHE_BOUND:
+        cache.clear()
+    cache[key] = value
 
 
 cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
@@ -319,7 +344,8 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
             tabp = _table_cached(args[1])
             if tabp != NULL:
                 tab = <_RuleTable>tabp
-                if tab.row is not None and not _any_array(args + 2, nargs - 2):
+                if (tab.row is not None and not tab.row.overridden
+                        and not _any_array(args + 2, nargs - 2)):
                     res = tab.row.frule_vec(tangents, args + 2, nargs - 2)
                     if res is not None:
                         return res
@@ -329,6 +355,8 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
                 if not callable(f):
                     raise TypeError(f"frule: f must be callable, got {type(f).__name__}")
                 return None
+            if tab.row is not None and tab.row.overridden:
+                return _frule_general(None, tangents, f, _pack(args, 2, nargs), {})
             if tab.instances:
                 rule = _select_vec(tab.frules, tab.fcache, args + 1, nargs - 1)
             else:
@@ -356,7 +384,8 @@ cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
         tabp = _table_cached(args[0])
         if tabp != NULL:
             tab = <_RuleTable>tabp
-            if tab.row is not None and not _any_array(args + 1, nargs - 1):
+            if (tab.row is not None and not tab.row.overridden
+                    and not _any_array(args + 1, nargs - 1)):
                 res = tab.row.rrule_vec(args + 1, nargs - 1)
                 if res is not None:
                     return res
@@ -366,6 +395,8 @@ cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
             if not callable(<object>args[0]):
                 raise TypeError(f"rrule: f must be callable, got {type(<object>args[0]).__name__}")
             return None
+        if tab.row is not None and tab.row.overridden:
+            return _rrule_general(None, <object>args[0], _pack(args, 1, nargs), {})
         if tab.instances:
             rule = _select_vec(tab.rrules, tab.rcache, args, nargs)
         else:
@@ -393,12 +424,21 @@ cdef object _frule_general(object config, object tangents, object f, tuple xs, d
         return None
     tangents = _check_tangents(tangents, f, xs)
     if tab.row is not None and not kwargs:
-        res = tab.row.frule(tangents, xs)
-        if res is not None:
-            return res
-    if tab.instances:
-        xs = (f,) + xs
-    rule = _select(tab.frules, tab.fcache, xs, config)
+        if tab.row.overridden:
+            rule = _select(tab.frules, tab.fcache, xs, config)
+            if rule is None or rule.builtin:
+                res = tab.row.frule(tangents, xs)
+                if res is not None:
+                    return res
+        else:
+            res = tab.row.frule(tangents, xs)
+            if res is not None:
+                return res
+            rule = _select(tab.frules, tab.fcache, xs, config)
+    else:
+        if tab.instances:
+            xs = (f,) + xs
+        rule = _select(tab.frules, tab.fcache, xs, config)
     if rule is None or rule.kind == RK_OPTOUT:
         return None
     if rule.kind == RK_NONDIFF:
@@ -417,12 +457,21 @@ cdef object _rrule_general(object config, object f, tuple xs, dict kwargs):
             raise TypeError(f"rrule: f must be callable, got {type(f).__name__}")
         return None
     if tab.row is not None and not kwargs:
-        res = tab.row.rrule(xs)
-        if res is not None:
-            return res
-    if tab.instances:
-        xs = (f,) + xs
-    rule = _select(tab.rrules, tab.rcache, xs, config)
+        if tab.row.overridden:
+            rule = _select(tab.rrules, tab.rcache, xs, config)
+            if rule is None or rule.builtin:
+                res = tab.row.rrule(xs)
+                if res is not None:
+                    return res
+        else:
+            res = tab.row.rrule(xs)
+            if res is not None:
+                return res
+            rule = _select(tab.rrules, tab.rcache, xs, config)
+    else:
+        if tab.instances:
+            xs = (f,) + xs
+        rule = _select(tab.rrules, tab.rcache, xs, config)
     if rule is None or rule.kind == RK_OPTOUT:
         return None
     if rule.kind == RK_NONDIFF:
@@ -474,7 +523,7 @@ frule = cr_make_fast(0, None, _FRULE_DOC, "chainrules._core")
 rrule = cr_make_fast(1, None, _RRULE_DOC, "chainrules._core")
 
 
-cdef class _NoTangentPullback:
+cdef class _NoTangentPullback(_CompiledPullback):
     """The pullback of a non-differentiable function: NoTangent() for all."""
     cdef str name
     cdef Py_ssize_t n
@@ -557,26 +606,106 @@ cdef _RuleTable _table_for(object f, bint instances, bint create):
     return <_RuleTable>tab
 
 
+cdef object _caller_frame():
+    """The innermost Python frame outside this module (None if unknown)."""
+    try:
+        frame = _sys._getframe(0)
+    except ValueError:
+        return None
+    while frame is not None and frame.f_globals.get("__name__") == "chainrules._core":
+        frame = frame.f_back
+    return frame
+
+
+cdef _check_bare_decorator(str api, object f):
+    """`@register_rrule` written without `(f)` hands the rule itself over as
+    the function, registers nothing and rebinds the rule's name to a
+    decorator: refuse it (the caller's source line shows the bare decorator)."""
+    if not isinstance(f, _types.FunctionType):
+        return
+    frame = _caller_frame()
+    if frame is None:
+        return
+    line = _linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    if _re.fullmatch(r"@[\w.]*\b" + api + r"\s*(#.*)?", line):
+        raise TypeError(f"@{api} needs the function the rule is for: write "
+                        f"@{api}(f, *types) above {f.__qualname__}, not a bare @{api}")
+
+
+cdef bint _called_from_chainrules():
+    """Whether the Python code registering a rule is chainrules' own (a rule
+    set): its rules are the built-in ones, which a C row goes before."""
+    frame = _caller_frame()
+    if frame is None:
+        return False
+    name = frame.f_globals.get("__name__", "")
+    return (isinstance(name, str) and name.startswith("chainrules.")
+            and not name.startswith("chainrules.testing"))
+
+
+class RuleOverwriteWarning(UserWarning):
+    """A rule was registered for a signature that already had one; the new
+    rule replaces the old."""
+
+
+cdef str _signature_text(_Rule r):
+    parts = ["object" if t is None else getattr(t, "__name__", repr(t)) for t in r.types]
+    if r.varargs:
+        parts.append("...")
+    cfg = "" if r.config is None else f", config={sorted(r.config)}"
+    return f"({', '.join(parts)}{cfg})"
+
+
+# The argument types a C row handles: Python's and NumPy's numbers.
+cdef tuple _ROW_TYPES = (bool, int, float, complex, _np.bool_, _np.float16, _np.float32,
+                         _np.float64, _np.longdouble, _np.complex64, _np.complex128,
+                         _np.clongdouble, _np.int8, _np.int16, _np.int32, _np.int64,
+                         _np.uint8, _np.uint16, _np.uint32, _np.uint64)
+
+
+cdef bint _may_take_scalars(_Rule r):
+    """Could the rule match a call that a C row would take (numbers only)?
+    Only such a registration makes the row yield."""
+    for t in r.types:
+        if t is not None and not any([issubclass(s, t) for s in _ROW_TYPES]):
+            return False
+    return True
+
+
 cdef _add_rule(object f, str which, int kind, object fn, tuple types, object config, bint instances):
     global _order
     cdef _Rule r = _Rule.__new__(_Rule)
+    cdef _Rule q
     cdef _RuleTable tab
     r.types, r.varargs, r.score = _parse_types(types)
     r.kind = kind
     r.fn = fn
     r.config = _parse_config(config)
+    r.builtin = _called_from_chainrules()
     with _registry_lock:
         _order += 1
         r.order = _order
         tab = _table_for(f, instances, True)
         old = tab.frules if which == "f" else tab.rrules
-        new = tuple(sorted(old + (r,), key=lambda q: (-(<_Rule>q).score, -(<_Rule>q).order)))
+        kept = []
+        for q in old:
+            if q.types == r.types and q.varargs == r.varargs and q.config == r.config:
+                if not (q.builtin and r.builtin):
+                    _warnings.warn(
+                        f"{'frule' if which == 'f' else 'rrule'} of {tab.name}: a rule for the "
+                        f"signature {_signature_text(r)} was already registered; the new "
+                        f"{_RULE_KINDS[kind]} replaces it", RuleOverwriteWarning, stacklevel=3)
+                continue
+            kept.append(q)
+        new = tuple(sorted(kept + [r], key=lambda q: (-(<_Rule>q).score, -(<_Rule>q).order)))
         if which == "f":
             tab.frules = new
             tab.fcache = {}
         else:
             tab.rrules = new
             tab.rcache = {}
+        if tab.row is not None and not r.builtin and _may_take_scalars(r):
+            tab.row.overridden = True
 
 
 def register_frule(f, *types, config=None, instances=False):
@@ -590,7 +719,10 @@ def register_frule(f, *types, config=None, instances=False):
     'reverse', True or a tuple; such a rule is called only with a RuleConfig
     that has those capabilities, as `rule(config, tangents, *args)`.
     `instances=True`: `f` is a class and the rule applies when its instances
-    are called; the instance comes first among the args (`rule(tangents, obj, *args)`)."""
+    are called; the instance comes first among the args (`rule(tangents, obj, *args)`).
+    Registering a second rule for the same types and config replaces the first,
+    with a `RuleOverwriteWarning`."""
+    _check_bare_decorator("register_frule", f)
     def decorator(rule):
         if not callable(rule):
             raise TypeError(f"register_frule({_fname(f)}): the rule must be callable")
@@ -607,6 +739,7 @@ def register_rrule(f, *types, config=None, instances=False):
     `pullback(ΔΩ) -> (∂self, ∂x1, …)`.  Name the pullback (`def f_pullback(ȳ)`)
     so that tracebacks are readable.  Options as in `register_frule`; a config
     rule is called as `rule(config, *args)`, an instance rule as `rule(obj, *args)`."""
+    _check_bare_decorator("register_rrule", f)
     def decorator(rule):
         if not callable(rule):
             raise TypeError(f"register_rrule({_fname(f)}): the rule must be callable")
@@ -637,6 +770,33 @@ def opt_out(f, *types, config=None, instances=False, frule=True, rrule=True):
 def _registered_functions():
     """Debugging aid: every function object that has rules or a C row."""
     return list(_functions)
+
+
+def _save_registry():
+    """Testing aid: a snapshot of every table's rules, for _restore_registry."""
+    cdef _RuleTable tab
+    with _registry_lock:
+        return {id(tab): (tab, tab.frules, tab.rrules,
+                          tab.row is not None and tab.row.overridden)
+                for tab in list(_functions.values()) + list(_instance_tables.values())}
+
+
+def _restore_registry(saved):
+    """Testing aid: put the rules back as _save_registry found them (tables
+    made since keep no rules)."""
+    cdef _RuleTable tab
+    with _registry_lock:
+        for tab in list(_functions.values()) + list(_instance_tables.values()):
+            entry = saved.get(id(tab))
+            if entry is not None and entry[0] is tab:
+                tab.frules, tab.rrules = entry[1], entry[2]
+                if tab.row is not None:
+                    tab.row.overridden = entry[3]
+            else:
+                tab.frules = tab.rrules = ()
+            tab.fcache = {}
+            tab.rcache = {}
+        _instance_cache.clear()
 
 
 def _rules_of(f):
@@ -707,7 +867,7 @@ cdef class _ScalarRrule:
         return omega, pb
 
 
-cdef class _ScalarRulePullback:
+cdef class _ScalarRulePullback(_CompiledPullback):
     cdef str name
     cdef tuple rows
     cdef tuple projectors
@@ -735,6 +895,24 @@ cdef class _ScalarRulePullback:
         return f"<pullback of {self.name}>"
 
 
+cdef bint _takes_omega(object p):
+    try:
+        return "Ω" in _inspect.signature(p).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+cdef _check_not_swapped(object f, object partials):
+    """scalar_rule(partials, f) by mistake: the first argument is a partials
+    function (it takes Ω, or is a lambda while the second is a named function)."""
+    swapped = _takes_omega(f) or (
+        isinstance(f, _types.FunctionType) and f.__name__ == "<lambda>"
+        and isinstance(partials, _types.FunctionType) and partials.__name__ != "<lambda>")
+    if swapped:
+        raise TypeError(f"scalar_rule(f, partials): the function comes first, its partials "
+                        f"second; {_fname(f)} looks like the partials (are the arguments swapped?)")
+
+
 def scalar_rule(f, partials=None):
     """scalar_rule(f, partials) / @scalar_rule(f)
 
@@ -754,6 +932,10 @@ def scalar_rule(f, partials=None):
             return Ω
 
     Also gives `derivatives_given_output(Ω, f, *args)`."""
+    if partials is None:
+        _check_bare_decorator("scalar_rule", f)
+    else:
+        _check_not_swapped(f, partials)
     def decorator(p):
         cdef _ScalarSpec spec
         cdef _ScalarFrule fr
@@ -764,11 +946,7 @@ def scalar_rule(f, partials=None):
         spec.f = f
         spec.partials = p
         spec.name = _fname(f)
-        try:
-            params = _inspect.signature(p).parameters
-            spec.wants_omega = "Ω" in params
-        except (TypeError, ValueError):
-            spec.wants_omega = False
+        spec.wants_omega = _takes_omega(p)
         fr = _ScalarFrule.__new__(_ScalarFrule)
         fr.spec = spec
         rr = _ScalarRrule.__new__(_ScalarRrule)

@@ -80,7 +80,7 @@ cdef class ProjectTo:
             self.kind = K_NONE if isinstance(x, bool) else K_FLOAT
         elif isinstance(x, (tuple, list)):
             self.kind = K_TUPLE
-            self.elements = tuple([ProjectTo(v) for v in x])
+            self.elements = _element_projectors(self, x)
         else:
             self.kind = K_ANY
 
@@ -112,7 +112,11 @@ cdef class ProjectTo:
         if self.kind == K_ARRAY:
             return self._array(dx)
         if self.kind == K_TUPLE:
-            return self._tuple(dx)
+            _enter_recursion(" in ProjectTo")
+            try:
+                return self._tuple(dx)
+            finally:
+                _leave_recursion()
         return dx
 
     cdef object _scalar(self, object dx, bint is_complex, object totype):
@@ -163,6 +167,10 @@ cdef class ProjectTo:
             return Tangent[self.primal_type](*[(<ProjectTo>p).project(v) for p, v in zip(self.elements, vals)])
         raise TypeError(f"ProjectTo: cannot project a {type(dx).__name__} onto a {self.primal_type.__name__}")
 
+    def __reduce__(self):
+        return (_rebuild_projector, (self.kind, self.dtype, self.shape, self.primal_type,
+                                     self.elements))
+
     def __repr__(self):
         names = {K_NONE: "NoTangent", K_FLOAT: "float", K_COMPLEX: "complex", K_NPSCALAR: "numpy scalar",
                  K_ARRAY: "array", K_TUPLE: "tuple", K_ANY: "any"}
@@ -172,6 +180,39 @@ cdef class ProjectTo:
         elif self.kind == K_NPSCALAR:
             extra = f", dtype={self.dtype}"
         return f"ProjectTo({names[self.kind]}{extra})"
+
+
+def _rebuild_projector(int kind, dtype, shape, primal_type, elements):
+    """ProjectTo from its parts (copy and pickle)."""
+    cdef ProjectTo p = ProjectTo.__new__(ProjectTo)
+    if kind not in (K_NONE, K_FLOAT, K_COMPLEX, K_NPSCALAR, K_ARRAY, K_TUPLE, K_ANY):
+        raise ValueError(f"ProjectTo: no projector of kind {kind}")
+    if kind == K_ARRAY and (not isinstance(dtype, _np.dtype) or not isinstance(shape, tuple)):
+        raise TypeError("ProjectTo: an array projector needs a dtype and a shape")
+    if kind == K_TUPLE and not isinstance(elements, tuple):
+        raise TypeError("ProjectTo: a tuple projector needs its element projectors")
+    p.kind = kind
+    p.dtype = dtype
+    p.shape = shape
+    p.primal_type = primal_type
+    p.elements = elements
+    return p
+
+
+# The containers whose projectors are being built (id -> projector): a list
+# that contains itself projects its elements with its own projector.
+cdef dict _projecting = {}
+
+
+cdef tuple _element_projectors(ProjectTo self, object x):
+    cdef object key = id(x)
+    _projecting[key] = self
+    _enter_recursion(" in ProjectTo")
+    try:
+        return tuple([_projecting.get(id(v)) or ProjectTo(v) for v in x])
+    finally:
+        _leave_recursion()
+        del _projecting[key]
 
 
 cdef Py_ssize_t _prod(tuple shape):

@@ -282,6 +282,9 @@ cdef class _ScalarRow:
     cdef int flags2
     cdef readonly object primal
     cdef readonly str name
+    # a rule registered by the user for this function (a rule, opt_out,
+    # non_differentiable): the row then yields to it where it matches
+    cdef readonly bint overridden
 
     @property
     def arities(self):
@@ -594,7 +597,7 @@ cdef object _generic_push(tuple xs, object omega, tuple tangents, double complex
 
 @cython.final
 @cython.freelist(64)
-cdef class _ScalarPullback:
+cdef class _ScalarPullback(_CompiledPullback):
     """The pullback of a C-table rule at real arguments: the partials are C
     doubles; the cotangent of each (real) input is real.  Called through
     vectorcall (vc, see _pullback_vectorcall) with no argument tuple."""
@@ -666,7 +669,7 @@ cdef inline tuple _as_tuple(PyObject** xs, Py_ssize_t n):
 
 
 @cython.final
-cdef class _GenericPullback:
+cdef class _GenericPullback(_CompiledPullback):
     """The pullback of a C-table rule on the generic path: conj(∂ᵢ)·ΔΩ in
     double complex precision, projected onto each input's tangent space."""
     cdef _ScalarRow row

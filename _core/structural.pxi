@@ -362,7 +362,12 @@ cdef object _zero_of_number(object x):
 def zero_tangent(x):
     """zero_tangent(x): the structural zero tangent of x: 0.0 for numbers, a
     zero array, Tangent/MutableTangent of zeros for tuples, dicts, dataclasses
-    and objects, NoTangent() for bools, strings, None and functions."""
+    and objects, NoTangent() for bools, strings, None and functions.  An object
+    met again inside itself (a parent link, a cycle) gets ZeroTangent() there."""
+    return _zero_tangent(x, None)
+
+
+cdef object _zero_tangent(object x, dict seen):
     z = _zero_of_number(x)
     if z is not None:
         return z
@@ -370,16 +375,27 @@ def zero_tangent(x):
         return _np.zeros_like(x) if x.dtype.kind in "fc" else NO_TANGENT
     if x is None or isinstance(x, (str, bytes, type)) or callable(x):
         return NO_TANGENT
-    if isinstance(x, (tuple, list)):
-        return Tangent[type(x)](*[zero_tangent(v) for v in x])
-    if isinstance(x, dict):
-        return Tangent[type(x)]({k: zero_tangent(v) for k, v in x.items()})
-    if _dataclasses.is_dataclass(x):
-        fields = {k: zero_tangent(v) for k, v in backing(x).items()}
-        frozen = type(x).__dataclass_params__.frozen
-        return (Tangent if frozen else MutableTangent)[type(x)](**fields)
+    # a container: remember it while its parts are visited
+    if seen is None:
+        seen = {}
+    elif id(x) in seen:
+        return ZERO
+    seen[id(x)] = x
+    _enter_recursion(" in zero_tangent")
     try:
-        fields = backing(x)
-    except TypeError:
-        return NO_TANGENT
-    return MutableTangent[type(x)](**{k: zero_tangent(v) for k, v in fields.items()})
+        if isinstance(x, (tuple, list)):
+            return Tangent[type(x)](*[_zero_tangent(v, seen) for v in x])
+        if isinstance(x, dict):
+            return Tangent[type(x)]({k: _zero_tangent(v, seen) for k, v in x.items()})
+        if _dataclasses.is_dataclass(x):
+            fields = {k: _zero_tangent(v, seen) for k, v in backing(x).items()}
+            frozen = type(x).__dataclass_params__.frozen
+            return (Tangent if frozen else MutableTangent)[type(x)](**fields)
+        try:
+            fields = backing(x)
+        except TypeError:
+            return NO_TANGENT
+        return MutableTangent[type(x)](**{k: _zero_tangent(v, seen) for k, v in fields.items()})
+    finally:
+        _leave_recursion()
+        del seen[id(x)]

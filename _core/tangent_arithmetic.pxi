@@ -52,9 +52,13 @@ cdef object tangent_add(object a, object b):
     cdef int ra = _rank(a), rb = _rank(b)
     if ra == R_ANY and rb == R_ANY:
         return a + b
-    if ra >= rb:
-        return _add_rung(ra, rb, a, b, False)
-    return _add_rung(rb, ra, b, a, True)
+    _enter_recursion(" in tangent addition")
+    try:
+        if ra >= rb:
+            return _add_rung(ra, rb, a, b, False)
+        return _add_rung(rb, ra, b, a, True)
+    finally:
+        _leave_recursion()
 
 
 cdef object _add_rung(int r, int ro, object top, object other, bint swapped):
@@ -83,13 +87,25 @@ cdef object tangent_neg(object a):
         return a
     if r == R_THUNK:
         return tangent_neg(_unthunk(a))
-    return (<StructuralTangent>a)._map(tangent_neg)
+    _enter_recursion(" in tangent negation")
+    try:
+        return (<StructuralTangent>a)._map(tangent_neg)
+    finally:
+        _leave_recursion()
 
 
 cdef object tangent_sub(object a, object b):
     cdef int ra = _rank(a), rb = _rank(b)
     if ra == R_ANY and rb == R_ANY:
         return a - b
+    _enter_recursion(" in tangent subtraction")
+    try:
+        return _sub_rung(ra, rb, a, b)
+    finally:
+        _leave_recursion()
+
+
+cdef object _sub_rung(int ra, int rb, object a, object b):
     if ra == R_NOTIMPL or rb == R_NOTIMPL:
         _raise_notimpl("a - b", a, b)
     if ra >= rb:
@@ -116,9 +132,13 @@ cdef object tangent_mul(object a, object b):
     cdef int ra = _rank(a), rb = _rank(b)
     if ra == R_ANY and rb == R_ANY:
         return a * b
-    if ra >= rb:
-        return _mul_rung(ra, rb, a, b, False)
-    return _mul_rung(rb, ra, b, a, True)
+    _enter_recursion(" in tangent multiplication")
+    try:
+        if ra >= rb:
+            return _mul_rung(ra, rb, a, b, False)
+        return _mul_rung(rb, ra, b, a, True)
+    finally:
+        _leave_recursion()
 
 
 cdef object _mul_rung(int r, int ro, object top, object other, bint swapped):
@@ -145,6 +165,14 @@ cdef object tangent_div(object a, object b):
     cdef int ra = _rank(a), rb = _rank(b)
     if ra == R_ANY and rb == R_ANY:
         return a / b
+    _enter_recursion(" in tangent division")
+    try:
+        return _div_rung(ra, rb, a, b)
+    finally:
+        _leave_recursion()
+
+
+cdef object _div_rung(int ra, int rb, object a, object b):
     if ra == R_NOTIMPL or rb == R_NOTIMPL:
         _raise_notimpl("a / b", a, b)
     if ra >= rb:

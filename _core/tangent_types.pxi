@@ -41,6 +41,29 @@ cdef extern from *:
     int cr_make_singleton(int slot, object type, object inst) except -1
 
 
+cdef extern from *:
+    """
+    /* The classes that only rules create (pullbacks, rule objects, rows):
+       Python may not create them (`type(pb).__new__(type(pb))` would give an
+       object whose C fields are empty).  Cython's own `T.__new__(T)` calls
+       the class's tp_new function directly, not through the slot, so the
+       slot can refuse. */
+    static PyObject *cr_internal_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
+        PyErr_Format(PyExc_TypeError,
+                     "cannot create '%s' objects: they are made by chainrules' rules "
+                     "(call rrule/frule instead)", t->tp_name);
+        return NULL;
+    }
+    static int cr_forbid_new(PyObject *type) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        t->tp_new = cr_internal_new;
+        PyType_Modified(t);
+        return 0;
+    }
+    """
+    int cr_forbid_new(object type) except -1
+
+
 cdef class AbstractTangent:
     """Base class of every tangent type of chainrules.
 
@@ -52,31 +75,35 @@ cdef class AbstractTangent:
     __array_priority__ = 1000
 
     # Every operator goes through the precedence ladder (tangent_arithmetic.pxi).
+    # A subclass outside the ladder (none of zero, thunk, structural, not
+    # implemented) that defines no operator of its own has no arithmetic.
     def __add__(self, other):
-        return tangent_add(self, other)
+        return NotImplemented if _rank(self) == R_ANY else tangent_add(self, other)
 
     def __radd__(self, other):
-        return tangent_add(other, self)
+        return NotImplemented if _rank(self) == R_ANY else tangent_add(other, self)
 
     def __sub__(self, other):
-        return tangent_sub(self, other)
+        return NotImplemented if _rank(self) == R_ANY else tangent_sub(self, other)
 
     def __rsub__(self, other):
-        return tangent_sub(other, self)
+        return NotImplemented if _rank(self) == R_ANY else tangent_sub(other, self)
 
     def __mul__(self, other):
-        return tangent_mul(self, other)
+        return NotImplemented if _rank(self) == R_ANY else tangent_mul(self, other)
 
     def __rmul__(self, other):
-        return tangent_mul(other, self)
+        return NotImplemented if _rank(self) == R_ANY else tangent_mul(other, self)
 
     def __truediv__(self, other):
-        return tangent_div(self, other)
+        return NotImplemented if _rank(self) == R_ANY else tangent_div(self, other)
 
     def __rtruediv__(self, other):
-        return tangent_div(other, self)
+        return NotImplemented if _rank(self) == R_ANY else tangent_div(other, self)
 
     def __neg__(self):
+        if _rank(self) == R_ANY:
+            raise TypeError(f"bad operand type for unary -: '{type(self).__name__}'")
         return tangent_neg(self)
 
     def __pos__(self):
@@ -212,10 +239,14 @@ cdef class Thunk(AbstractThunk):
         self.fn = fn
 
     cpdef object unthunk(self):
-        return _unthunk(self.fn())
+        return _unthunk(self)
 
     def __repr__(self):
         return f"Thunk({self.fn!r})"
+
+
+    def __reduce__(self):
+        return (Thunk, (self.fn,))
 
 
 def thunk(fn):
@@ -245,15 +276,45 @@ cdef class InplaceableThunk(AbstractThunk):
         self.val = val
 
     cpdef object unthunk(self):
-        return _unthunk(self.val)
+        return _unthunk(self)
 
     def __repr__(self):
         return f"InplaceableThunk({self.add_fn!r}, {self.val!r})"
 
+    def __reduce__(self):
+        return (InplaceableThunk, (self.add_fn, self.val))
+
 
 cdef inline object _unthunk(object x):
+    if isinstance(x, AbstractThunk):
+        return _unthunk_loop(x)
+    return x
+
+
+cdef object _unthunk_loop(object x):
+    """Evaluate thunks until a value comes out, in a loop (a thunk may return
+    a thunk: a chain of any length takes no C stack).  A thunk that gives
+    back a thunk seen before is a cycle: an error, not an endless loop."""
+    cdef object saved = None      # Brent's cycle check: x at the last power of two
+    cdef Py_ssize_t steps = 0, power = 64
+    cdef type t
     while isinstance(x, AbstractThunk):
-        x = (<AbstractThunk>x).unthunk()
+        t = type(x)
+        if x is saved:
+            raise ValueError(f"unthunk: a cycle of thunks ({x!r} comes back after a chain of thunks)")
+        steps += 1
+        if steps == power:
+            saved = x
+            power *= 2
+        if t is Thunk:
+            y = (<Thunk>x).fn()
+        elif t is InplaceableThunk:
+            y = (<InplaceableThunk>x).val
+        else:
+            y = (<AbstractThunk>x).unthunk()
+        if y is x:
+            raise ValueError(f"unthunk: {x!r} evaluates to itself")
+        x = y
     return x
 
 
@@ -262,6 +323,23 @@ def unthunk(x):
     if isinstance(x, AbstractThunk):
         return _unthunk(x)
     return x
+
+
+cdef class _CompiledPullback:
+    """Base of the compiled pullbacks.  A pullback holds its forward pass's
+    values and is never changed by calling it: a copy is the pullback itself.
+    It cannot be pickled (what it holds may be arrays of any size, views, or
+    the row of a C table)."""
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError(f"{self!r} cannot be pickled: a pullback holds the values of its "
+                        "forward pass; pickle the inputs instead and call rrule on them again")
 
 
 class NotImplementedTangentError(NotImplementedError):

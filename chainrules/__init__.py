@@ -20,6 +20,7 @@ from chainrules._core import (
     non_differentiable,
     opt_out,
     derivatives_given_output,
+    RuleOverwriteWarning,
     # tangent types
     AbstractTangent,
     AbstractZero,
@@ -56,7 +57,7 @@ __version__ = "0.1.0"
 __all__ = [
     "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",
     "scalar_rule", "register_frule", "register_rrule", "non_differentiable", "opt_out",
-    "derivatives_given_output",
+    "derivatives_given_output", "RuleOverwriteWarning",
     "AbstractTangent", "AbstractZero", "ZeroTangent", "NoTangent", "NO_FIELDS",
     "AbstractThunk", "Thunk", "thunk", "unthunk", "InplaceableThunk",
     "StructuralTangent", "Tangent", "MutableTangent",

@@ -98,11 +98,31 @@ def test_the_scalar_entry_points():
 def test_a_var_keeps_slot_tape_and_primal():
     tape = Tape()
     v = tape.var(np.ones(2))
+    for _ in range(7):
+        tape.new_slot()
     w = tape.var(2.0, 7)
     tape.close()
     assert v.slot == 0 and w.slot == 7 and v.tag == tape.tag
     assert repr(w) == f"Var(2.0, slot=7, tag={tape.tag})"
     assert isinstance(v.primal, np.ndarray)
+
+
+@pytest.mark.parametrize("slot", [1, 64, 10**6, -2])
+def test_a_var_takes_only_a_slot_of_its_tape(slot):
+    # issue 11 item 8: any slot used to be accepted; the scalar sweep then
+    # wrote outside its 64-double buffer
+    tape = Tape()
+    tape.var(1.0)
+    with pytest.raises(ValueError, match=f"slot {slot} is not on this tape"):
+        tape.var(2.0, slot)
+
+
+def test_gradient_through_a_tape_with_a_handed_out_slot():
+    from chainrules.ad import gradient
+    assert gradient(lambda x: x * x, 3.0) == 6.0
+    tape = Tape()
+    s = tape.new_slot()
+    assert tape.var(2.0, s).slot == s
 
 
 # ----- the flat fast path: array operations recorded without the generic engine ----

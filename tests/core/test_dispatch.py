@@ -1,5 +1,6 @@
 """frule/rrule dispatch, registration, scalar_rule, configs and bad input."""
 
+import cmath
 import gc
 import math
 import operator
@@ -395,3 +396,179 @@ def test_no_reference_leaks_over_many_rule_calls():
         before = sys.getrefcount(obj)
         _many_calls(10_000)
         assert sys.getrefcount(obj) == before
+
+
+# ----- issue 11: the registry is keyed by identity; user rules beat the C rows -------
+
+def test_a_transient_bound_method_never_takes_another_functions_rules():
+    # item 1: np.add.reduce is a new bound method per access; its address used
+    # to be cached after an equality hit, and the next object there got its rules
+    for _ in range(200):
+        y, pb = rrule(np.add.reduce, np.array([1.0, 2.0, 4.0]))
+        assert y == 7.0
+        y, pb = rrule(np.maximum.reduce, np.array([1.0, 2.0, 4.0]))
+        assert y == 4.0
+        np.testing.assert_array_equal(cr.unthunk(pb(1.0)[1]), [0.0, 0.0, 1.0])
+        assert rrule([1.0].count, 1.0) is None
+        assert frule((NoTangent(), 1.0), [1.0].count, 1.0) is None
+
+
+def test_a_rule_on_one_objects_bound_method_is_not_applied_to_anothers():
+    class C:
+        def m(self, x):
+            return 2.0 * x
+
+    a, b = C(), C()
+
+    @cr.register_rrule(a.m)
+    def _(x):
+        return a.m(x), lambda ȳ: (NoTangent(), 2.0 * ȳ)
+
+    for _ in range(200):
+        assert rrule(a.m, 1.0) is not None
+        assert rrule(b.m, 1.0) is None
+
+
+@pytest.mark.parametrize("f, x", [(math.sin, 1.0), (math.exp, 0.5), (np.sin, 0.3),
+                                  (operator.mul, (2.0, 3.0)), (abs, -2.0)])
+def test_a_user_rule_beats_the_c_row(f, x, registry):
+    # item 2: the C scalar row used to be tried before any registration
+    xs = x if isinstance(x, tuple) else (x,)
+    y0, pb0 = rrule(f, *xs)
+    marker = []
+
+    def user_rrule(*args):
+        marker.append("r")
+        return f(*args), lambda ȳ: (NoTangent(),) + (42.0,) * len(args)
+
+    def user_frule(tangents, *args):
+        marker.append("f")
+        return f(*args), 42.0
+
+    types = tuple(type(v) for v in xs)
+    with _no_warning():
+        cr.register_rrule(f, *types)(user_rrule)
+        cr.register_frule(f, *types)(user_frule)
+    try:
+        y, pb = rrule(f, *xs)
+        assert y == y0 and pb(1.0)[1] == 42.0
+        assert frule((NoTangent(),) + (1.0,) * len(xs), f, *xs)[1] == 42.0
+        # the generic path (a keyword-free call through a RuleConfig) agrees
+        assert rrule(cr.RuleConfig(), f, *xs)[1](1.0)[1] == 42.0
+        assert marker.count("r") == 2 and marker.count("f") == 1
+        # other argument types keep the built-in row
+        if types == (float,) and f is not abs:
+            assert rrule(f, 1)[1](1.0)[1] == frule((NoTangent(), 1.0), f, 1)[1] != 42.0
+    finally:
+        with pytest.warns(cr.RuleOverwriteWarning, match="the new opt_out replaces it"):
+            cr.opt_out(f, *types)
+    # opt_out now wins for these types: "no rule here"
+    assert rrule(f, *xs) is None
+    assert frule((NoTangent(),) + (1.0,) * len(xs), f, *xs) is None
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+        self.cm = warnings.catch_warnings()
+        self.cm.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        return self.cm.__exit__(*exc)
+
+
+def test_opt_out_and_non_differentiable_beat_the_c_row(registry):
+    cr.opt_out(cmath.sqrt, complex)
+    assert rrule(cmath.sqrt, 1j) is None
+    assert rrule(cmath.sqrt, 4.0)[1](1.0)[1] == 0.25      # floats keep the row
+    cr.non_differentiable(cmath.phase, float)
+    y, pb = rrule(cmath.phase, -1.0)
+    assert y == math.pi and pb(1.0) == (NoTangent(), NoTangent())
+    assert frule((NoTangent(), 1.0), cmath.phase, -1.0) == (math.pi, NoTangent())
+    assert rrule(cmath.phase, 1j)[1](1.0)[1] != NoTangent()
+
+
+def test_the_registry_fixture_restores_the_built_in_rules():
+    # runs after the tests above changed math.sin, np.sin, abs, …
+    assert rrule(math.sin, 1.0)[1](1.0)[1] == math.cos(1.0)
+    assert rrule(abs, -2.0)[1](1.0)[1] == -1.0
+    assert rrule(cmath.sqrt, 1j) is not None
+    assert cr._core._scalar_row(math.sin).overridden is False
+
+
+def test_a_user_rule_beats_the_c_row_inside_chainrules_ad(registry):
+    import chainrules.ad as ad
+    import chainrules.ad.math as admath
+    f = math.log1p
+    cr.register_rrule(f, float)(lambda x: (f(x), lambda ȳ: (NoTangent(), 7.0 * ȳ)))
+    cr.register_frule(f, float)(lambda t, x: (f(x), 7.0 * t[1]))
+    assert ad.gradient(admath.log1p, 0.5) == 7.0
+    assert ad.derivative(admath.log1p, 0.5) == 7.0
+
+
+# ----- issue 11 item 11: bounded caches ------------------------------------------------
+
+def test_the_dispatch_caches_stay_bounded_under_new_classes():
+    def one_call(i):
+        Sub = type(f"Sub{i}", (np.ndarray,), {})
+        x = np.ones(3).view(Sub)
+        rrule(np.sum, x, axis=0)
+        rrule(cr.RuleConfig(), np.sin, x)
+        rrule(operator.add, x, x)
+        frule((NoTangent(), x), np.negative, x)
+
+    for i in range(300):                      # warm up past the bound once
+        one_call(i)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for i in range(300, 1300):
+        one_call(i)
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown < 600 * 1024, f"{grown} bytes for 1000 classes"
+
+
+# ----- issue 11 item 17: registration mistakes are errors ------------------------------
+
+def test_a_bare_register_decorator_is_an_error():
+    with pytest.raises(TypeError, match=r"@register_rrule needs the function"):
+        @cr.register_rrule
+        def my_rule(x):
+            return x, None
+    with pytest.raises(TypeError, match=r"@register_frule needs the function"):
+        @cr.register_frule
+        def my_frule(t, x):
+            return x, t
+    with pytest.raises(TypeError, match=r"@scalar_rule needs the function"):
+        @cr.scalar_rule
+        def my_partials(x):
+            return 1.0
+
+
+def test_scalar_rule_with_swapped_arguments_is_an_error():
+    def g(x):
+        return x ** 3
+    with pytest.raises(TypeError, match="swapped"):
+        cr.scalar_rule(lambda x, Ω: 3 * x ** 2, g)
+    with pytest.raises(TypeError, match="swapped"):
+        def g_partials(x):
+            return 3 * x ** 2
+        cr.scalar_rule(lambda x: 3 * x ** 2, g_partials)
+    assert rrule(g, 2.0) is None                # nothing was registered
+
+
+def test_a_second_rule_for_the_same_signature_replaces_the_first_with_a_warning():
+    def h(x):
+        return 2 * x
+    cr.register_rrule(h, float)(lambda x: (h(x), lambda ȳ: (NoTangent(), 1.0)))
+    with pytest.warns(cr.RuleOverwriteWarning, match=r"rrule of .*h: a rule for the signature \(float\)"):
+        cr.register_rrule(h, float)(lambda x: (h(x), lambda ȳ: (NoTangent(), 2.0)))
+    assert rrule(h, 1.0)[1](1.0)[1] == 2.0
+    assert len(cr._core._rules_of(h)[1]) == 1
+    # a different signature is no overwrite
+    with _no_warning():
+        cr.register_rrule(h, int)(lambda x: (h(x), lambda ȳ: (NoTangent(), 3.0)))
+    assert rrule(h, 1)[1](1.0)[1] == 3.0

@@ -146,13 +146,15 @@ def test_engines_use_the_rules_and_do_not_trace_the_higher_order_function(engine
         return rule(*args, **kwargs)
 
     kind = cr.register_rrule if engine == "reverse" else cr.register_frule
-    kind(map, config=engine)(spy)
+    with pytest.warns(cr.RuleOverwriteWarning, match="of map: a rule for the signature"):
+        kind(map, config=engine)(spy)
     try:
         f = lambda x: sum(ad.wrap(map)(admath.sin, [x, 2 * x]))   # noqa: E731
         test_approx(ENGINES[engine](f, 0.3), math.cos(0.3) + 2 * math.cos(0.6))
         assert calls
     finally:
-        kind(map, config=engine)(rule)
+        with pytest.warns(cr.RuleOverwriteWarning):
+            kind(map, config=engine)(rule)
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
