@@ -109,3 +109,51 @@ def test_a_python_subclass_of_abstractthunk_is_unthunked_through_its_override():
     assert cr.unthunk(Lazy()) == 5.0
     assert cr.unthunk(Thunk(lambda: Lazy())) == 5.0
     assert Lazy() + 1.0 == 6.0
+
+
+# ----- issue 11 item 10: copies and pickles ----------------------------------------------
+
+def test_thunks_tangents_and_projectors_copy_and_deepcopy():
+    import copy
+    import pickle
+    import numpy as np
+    import chainrules as cr
+    t = cr.Thunk(lambda: 2.0)
+    it = cr.InplaceableThunk(lambda d: d, t)
+    for cp in (copy.copy, copy.deepcopy):
+        assert cr.unthunk(cp(t)) == 2.0
+        assert cr.unthunk(cp(it)) == 2.0
+        tg = cp(cr.Tangent[tuple](t, 1.0))
+        assert cr.unthunk(tg[0]) == 2.0 and tg[1] == 1.0
+        p = cp(cr.ProjectTo(np.ones(3, np.float32)))
+        assert p(np.ones(3)).dtype == np.float32
+        q = cp(cr.ProjectTo([1.0, np.ones(2)]))
+        assert q([1j, np.ones(2)])[0] == 0.0
+    p = pickle.loads(pickle.dumps(cr.ProjectTo(np.ones((2, 2), np.complex64))))
+    assert p(np.ones((2, 2))).dtype == np.complex64
+
+
+def test_a_compiled_pullback_copies_as_itself_and_refuses_pickling_in_our_words():
+    import copy
+    import pickle
+    import numpy as np
+    import pytest
+    import chainrules as cr
+    for f, x in [(np.sin, 1.0), (np.sin, np.ones(3)), (np.multiply, np.ones(2)), (abs, -1.0)]:
+        args = (x, x) if f is np.multiply else (x,)
+        pb = cr.rrule(f, *args)[1]
+        assert copy.copy(pb) is pb and copy.deepcopy(pb) is pb
+        with pytest.raises(TypeError, match="cannot be pickled: a pullback holds the values"):
+            pickle.dumps(pb)
+
+
+def test_an_abstract_tangent_without_arithmetic_raises_instead_of_recursing():
+    import pytest
+    import chainrules as cr
+
+    class Odd(cr.AbstractTangent):
+        pass
+    with pytest.raises(TypeError):
+        Odd() + 1.0
+    with pytest.raises(TypeError):
+        -Odd()
