@@ -121,7 +121,8 @@ _UNARY = {
     "cosh": lambda x, o: _sinh(x),
     "tanh": lambda x, o: 1 - o * o,
     "asinh": lambda x, o: 1 / _sqrt(x * x + 1),
-    "acosh": lambda x, o: 1 / _sqrt(x * x - 1),
+    # not 1/√(x²-1): for complex x that is the other branch where Re x < 0
+    "acosh": lambda x, o: 1 / (_sqrt(x - 1) * _sqrt(x + 1)),
     "atanh": lambda x, o: 1 / (1 - x * x),
     "exp": lambda x, o: o,
     "exp2": lambda x, o: o * _LN2,
