@@ -57,7 +57,7 @@ def like(Ω, ΔΩ):
     """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
     0-d results into scalars, and not always the same way for both)."""
     if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero, Tracked)):
             return np.asarray(ΔΩ)
     elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
         return ΔΩ[()]
