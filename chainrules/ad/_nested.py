@@ -14,6 +14,9 @@ C kernels of the scalar table cannot take and many array rules convert with
 - linear functions (sum, reshape, indexing, concatenate, …): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
+- locally linear functions (sort, max, clip, median, …): the derivative at
+  the plain values, their rule's, as a linear map with rules of its own
+  (`LocalJvp`, and `LinearPullback` for the pullback);
 - multilinear functions (matmul, dot, einsum, outer, …): the same, expanding
   products of tracked components (`pullback_at`, below), and, in reverse
   over reverse, a pullback with a rule of its own (`MultilinearPullback`);
@@ -23,6 +26,9 @@ C kernels of the scalar table cannot take and many array rules convert with
 Every other function falls back to its rule, which then receives the
 enclosing differentiation's tracked values (rules written with operators and
 NumPy functions on their arguments work; others raise a clear error).
+
+`ProjectTo` lets tracked values through, so the reverse engine takes the
+real part of a cotangent meant for a real input itself (`Record.real`).
 """
 
 import cmath

@@ -111,6 +111,18 @@ def test_unary_at_complex_points(f, z0):
     _check_all_ways(lambda t: np.imag(h(z0 + c * t) * (1 + 2j)), msg=f"Im {_name(f)}")
 
 
+@pytest.mark.parametrize("f, z0", [c for c in _complex_cases()
+                                   if c.values[0] not in (abs, np.absolute, np.angle, np.real, np.imag,
+                                                          np.conjugate, np.sign)])
+def test_holomorphic_at_complex_inputs(f, z0):
+    # a complex input: f'' by forward over forward against f' along the real axis
+    h = _callable(f)
+    expected = FDM(lambda t: ad.derivative(h, z0 + t), 0.0)
+    test_approx(ad.derivative(lambda s: ad.derivative(h, s), z0), expected, msg=_name(f), **TOL)
+    test_approx(ad.derivative(lambda s: ad.derivative(lambda u: h(u) * u, s), z0),
+                FDM(lambda t: ad.derivative(lambda u: h(u) * u, z0 + t), 0.0), msg=_name(f), **TOL)
+
+
 REAL_PAIRS = {
     "default": ((0.7, 1.6), (-0.7, 1.3), (1.2, -0.4)),
     "pow": ((0.7, 1.6), (1.3, -0.5), (0.4, 3.0)), "power": ((0.7, 1.6), (1.3, -0.5), (0.4, 3.0)),
