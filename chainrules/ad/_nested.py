@@ -14,6 +14,9 @@ C kernels of the scalar table cannot take and many array rules convert with
 - linear functions (sum, reshape, indexing, concatenate, …): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
+- locally linear functions (sort, max, clip, median, …): the derivative at
+  the plain values, their rule's, as a linear map with rules of its own
+  (`LocalJvp`, and `LinearPullback` for the pullback);
 - multilinear functions (matmul, dot, einsum, outer, …): the same, expanding
   products of tracked components (`pullback_at`, below), and, in reverse
   over reverse, a pullback with a rule of its own (`MultilinearPullback`);
@@ -23,6 +26,9 @@ C kernels of the scalar table cannot take and many array rules convert with
 Every other function falls back to its rule, which then receives the
 enclosing differentiation's tracked values (rules written with operators and
 NumPy functions on their arguments work; others raise a clear error).
+
+`ProjectTo` lets tracked values through, so the reverse engine takes the
+real part of a cotangent meant for a real input itself (`Record.real`).
 """
 
 import cmath
@@ -121,7 +127,8 @@ _UNARY = {
     "cosh": lambda x, o: _sinh(x),
     "tanh": lambda x, o: 1 - o * o,
     "asinh": lambda x, o: 1 / _sqrt(x * x + 1),
-    "acosh": lambda x, o: 1 / _sqrt(x * x - 1),
+    # not 1/√(x²-1): for complex x that is the other branch where Re x < 0
+    "acosh": lambda x, o: 1 / (_sqrt(x - 1) * _sqrt(x + 1)),
     "atanh": lambda x, o: 1 / (1 - x * x),
     "exp": lambda x, o: o,
     "exp2": lambda x, o: o * _LN2,
@@ -305,13 +312,65 @@ def tangent_of(f, k, primals, tangents, kwargs):
 
 def _local_map(f, primals, tangents, kwargs):
     """The derivative of a locally linear f at the plain values of the
-    primals, applied to the tangents (by its frule)."""
+    primals, applied to the tangents (by its frule; through `LocalJvp` when
+    the tangents are tracked by an enclosing differentiation)."""
     from chainrules.ad import _tracing
-    from chainrules.ad.config import FORWARD
-    res = frule(FORWARD, (NoTangent(),) + tuple(tangents), f, *_tracing.strip(list(primals)), **kwargs)
+    return LocalJvp(f, tuple(_tracing.strip(list(primals))), kwargs)(*tangents)
+
+
+class LocalJvp:
+    """(Δ₁, …, Δₙ) ↦ the derivative of the locally linear f at `args` (plain
+    values) applied to the tangents: f's frule there.
+
+    A linear map with rules: its frule applies it to the tangents' tangents,
+    its rrule's pullback is f's pullback at `args` (the transposed map).
+    Called on tracked tangents it goes through those rules, so that rules
+    whose frule needs plain tangents (np.asarray on them) still give third
+    derivatives."""
+    __slots__ = ("f", "args", "kwargs")
+
+    def __init__(self, f, args, kwargs):
+        self.f, self.args, self.kwargs = f, args, kwargs
+
+    def __call__(self, *tangents):
+        from chainrules.ad import _tracing
+        from chainrules.ad.config import FORWARD
+        if _tracing.top_tracked(tangents) is not None:
+            return primal(self)(*tangents)
+        res = frule(FORWARD, (NoTangent(),) + tuple(tangents), self.f, *self.args, **self.kwargs)
+        if res is None:
+            raise _tracing.no_rule(self.f, self.args, "forward")
+        return unthunk(res[1])
+
+    def __repr__(self):
+        return f"<derivative of {getattr(self.f, '__name__', self.f)} (locally linear)>"
+
+
+@register_frule(LocalJvp, instances=True)
+def local_jvp_frule(tangents, lj, *ts):
+    omega = lj(*ts)
+    dts = [unthunk(t) for t in tangents[1:]]
+    if all(isinstance(t, AbstractZero) for t in dts):
+        return omega, ZERO
+    return omega, lj(*dts)
+
+
+@register_rrule(LocalJvp, instances=True)
+def local_jvp_rrule(lj, *ts):
+    from chainrules.ad import _tracing
+    from chainrules.ad.config import REVERSE
+    omega = lj(*ts)
+    res = rrule(REVERSE, lj.f, *lj.args, **lj.kwargs)
     if res is None:
-        raise _tracing.no_rule(f, primals, "forward")
-    return res[1]
+        raise _tracing.no_rule(lj.f, lj.args, "reverse")
+    pb = res[1]
+
+    def local_jvp_pullback(obar):
+        obar = unthunk(obar)
+        if isinstance(obar, AbstractZero):
+            return (NoTangent(),) + (ZERO,) * len(ts)
+        return (NoTangent(),) + tuple(unthunk(g) for g in pb(obar)[1:])
+    return omega, local_jvp_pullback
 
 
 def _add(a, b):

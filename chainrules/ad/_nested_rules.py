@@ -215,6 +215,16 @@ def var_rrule(x, *args, **kwargs):
     return omega, nested_var_pullback
 
 
+def _safe_std(omega):
+    """(Ω with its zeros replaced by 1, a mask 0 where Ω is 0): where the
+    standard deviation is 0 its derivative is taken as 0, as the first-order
+    rule does (one element, or all equal: no division by zero)."""
+    zero = _plain(omega) == 0
+    if not np.any(zero):
+        return omega, 1.0
+    return np.where(zero, 1.0, omega), np.where(zero, 0.0, 1.0)
+
+
 def std_frule(tangents, x, *args, **kwargs):
     spec = _var_args(x, *args, **kwargs)
     if spec is False:
@@ -225,7 +235,8 @@ def std_frule(tangents, x, *args, **kwargs):
     if _zero(dx):
         return omega, ZERO
     d, m = _var_parts(x, axis, ddof)
-    return omega, np.sum(np.real(_conj(d, _is_complex(x)) * dx), axis=axis, keepdims=keepdims) / (m * omega)
+    safe, mask = _safe_std(omega)
+    return omega, np.sum(np.real(_conj(d, _is_complex(x)) * dx), axis=axis, keepdims=keepdims) * mask / (m * safe)
 
 
 def std_rrule(x, *args, **kwargs):
@@ -240,7 +251,8 @@ def std_rrule(x, *args, **kwargs):
         if _zero(ybar):
             return (NO, ZERO) + (NO,) * len(args)
         d, m = _var_parts(x, axis, ddof)
-        g = _expand(np.real(ybar) / (m * omega), x, axis, keepdims)
+        safe, mask = _safe_std(omega)
+        g = _expand(np.real(ybar) * mask / (m * safe), x, axis, keepdims)
         return (NO, g * d) + (NO,) * len(args)
     return omega, nested_std_pullback
 

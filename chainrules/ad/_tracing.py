@@ -314,6 +314,29 @@ def is_differentiable_leaf(x):
     return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
 
 
+def is_real(x):
+    """Whether the plain value under x (any level of tracking) has a real
+    tangent space: a real number or a real floating array."""
+    p = _ad_strip_all(x)
+    t = type(p)
+    if t is float or t is int:
+        return True
+    if isinstance(p, (np.ndarray, np.generic)):
+        return p.dtype.kind == "f"
+    return isinstance(p, (float, int)) and not isinstance(p, bool)
+
+
+def project_real(g):
+    """A cotangent for a real input: g's real part when g is complex, tracked
+    or not (the projection rules make with `ProjectTo`, which lets values
+    tracked by an enclosing differentiation through untouched)."""
+    g = unthunk(g)
+    p = _ad_strip_all(g)
+    if isinstance(p, complex) or (isinstance(p, (np.ndarray, np.generic)) and p.dtype.kind == "c"):
+        return np.real(g) if isinstance(g, Tracked) else p.real
+    return g
+
+
 def no_tangent_space(x):
     """Values without a tangent space, or locally constant ones: ints (an
     int-valued function of reals has a zero derivative), bools, integer
@@ -417,12 +440,14 @@ def wrap(f):
 _STRUCTURAL = {np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
                np.may_share_memory, np.shares_memory, np.min_scalar_type, np.can_cast}
 
-# Python operators on arrays fall back to the equivalent ufunc's rule.
+# Python operators (and abs, pow) on arrays fall back to the equivalent ufunc's
+# rule; so do they on any value tracked by an enclosing differentiation, which
+# the rules registered for float and complex do not match.
 UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
             operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
             operator.mod: np.remainder, operator.pow: np.power, operator.neg: np.negative,
             operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,
-            divmod: np.divmod}
+            divmod: np.divmod, abs: np.absolute, pow: np.power}
 
 _REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
               operator.truediv: "__rtruediv__"}

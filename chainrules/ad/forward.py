@@ -106,7 +106,7 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "forward") from e
             raise
-    if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
+    if res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:
         if kind == CALL and _tracing.traceable(call_f):
@@ -125,6 +125,12 @@ def _by_partials(tag, f, partials, primals, tangents):
         if isinstance(t, AbstractZero):
             continue
         acc = acc + partials[i](*primals, omega) * unthunk(t)
+    if not isinstance(acc, AbstractZero):
+        # the tangent of a scalar argument (and a constant partial) is smaller
+        # than an output broadcast against an array: give it Ω's shape
+        shape = np.shape(_ad_strip_all(omega))
+        if np.shape(_ad_strip_all(acc)) != shape:
+            acc = acc + np.zeros(shape, np.result_type(_ad_strip_all(acc)))
     return wrap_output(tag, omega, acc, f)
 
 
@@ -302,9 +308,14 @@ def jvp(f, primals, tangents):
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
-    res = frule(FORWARD, (NO,) + tangents, f, *primals) if _tracing.has_rules(f) else None
-    if res is not None:
-        return res
+    if _tracing.has_rules(f):
+        if _tracing.top_tracked(primals) is not None:
+            # nested: the engine applies f's rule (a rule may not take tracked values)
+            f = _tracing.wrap(f)
+        else:
+            res = frule(FORWARD, (NO,) + tangents, f, *primals)
+            if res is not None:
+                return res
     tag = _ad_new_tag()
     try:
         args = [seed(p, t, tag) for p, t in zip(primals, tangents)]

@@ -65,16 +65,22 @@ ZERO = ZeroTangent()
 class Record:
     """One rule application on the tape: its pullback, the slots of its
     tracked inputs (with the argument index and the path inside the
-    argument, -1 for the function itself) and the slots of its outputs."""
-    __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested")
+    argument, -1 for the function itself) and the slots of its outputs.
 
-    def __init__(self, pullback, inputs, outputs, nargs, f, nested=False):
+    `real` (nested differentiation only): one flag per input, True for a
+    real one.  A rule's pullback projects its cotangents with `ProjectTo`,
+    which lets values tracked by an enclosing differentiation through, so
+    the real part is taken here."""
+    __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested", "real")
+
+    def __init__(self, pullback, inputs, outputs, nargs, f, nested=False, real=None):
         self.pullback = pullback
         self.inputs = inputs
         self.outputs = outputs
         self.nargs = nargs
         self.f = f
         self.nested = nested
+        self.real = real
 
     def backprop(self, adj):
         outputs = self.outputs
@@ -91,12 +97,15 @@ class Record:
             raise TypeError(f"the pullback of {fname(self.f)} returned "
                             f"{len(grads) if isinstance(grads, tuple) else type(grads).__name__} "
                             f"cotangents; expected a tuple of {self.nargs + 1} (∂self and one per argument)")
+        real = self.real
         try:
-            for argi, path, slot in self.inputs:
+            for k, (argi, path, slot) in enumerate(self.inputs):
                 g = grads[argi + 1]
                 if path:
                     for key in path:
                         g = index_tangent(g, key)
+                if real is not None and real[k]:
+                    g = _tracing.project_real(g)
                 adj.add(slot, g)        # unthunks: a thunked cotangent is computed here
         except (TypeError, AttributeError) as e:
             if self.nested or _tracing.top_tracked(ybar) is not None:
@@ -114,20 +123,20 @@ class PartialsRecord:
 
     def __init__(self, out, inputs, f):
         self.out = out
-        self.inputs = inputs        # (slot, partial, shape of the input or None)
+        self.inputs = inputs        # (slot, partial, shape of the input or None, real input?)
         self.f = f
 
     def backprop(self, adj):
         ybar = unthunk(adj.get(self.out))
         if isinstance(ybar, AbstractZero):
             return
-        for slot, partial, shape in self.inputs:
+        for slot, partial, shape, real in self.inputs:
             if np.iscomplexobj(_ad_strip_all(partial)):
                 partial = np.conjugate(partial)
             g = partial * ybar
             if shape is not None and np.shape(_ad_strip_all(g)) != shape:
                 g = unbroadcast(shape, g)
-            adj.add(slot, g)
+            adj.add(slot, _tracing.project_real(g) if real else g)
 
     def __repr__(self):
         return f"<partials record of {fname(self.f)}>"
@@ -207,12 +216,13 @@ def apply(top, kind, f, args, kwargs):
         if kind == CALL:
             return call_f(*args, **kwargs)
         _tracing.reject_tracked_kwargs(f, kwargs, tag)
-    inputs, primals = [], []
+    inputs, primals, leaves = [], [], []
     if _tracing.holds_tag(rule_f, tag):
         # f captures tracked values: its rule gets a copy holding the primals
         # and returns their cotangents as ∂self; without such a rule, f is traced
         def self_leaf(v, path):
             inputs.append((-1, path, v.slot))
+            leaves.append(v.primal)
             return v.primal
         g = _tracing.split_callee(rule_f, tag, self_leaf)
         if g is None:
@@ -222,9 +232,11 @@ def apply(top, kind, f, args, kwargs):
     for i, a in enumerate(args):
         def leaf(v, path, i=i):
             inputs.append((i, path, v.slot))
+            leaves.append(v.primal)
             return v.primal
         primals.append(_tracing.split(a, tag, leaf)[0])
     nested = _tracing.top_tracked(primals) is not None
+    real = tuple(map(_tracing.is_real, leaves)) if nested else None
     if nested:
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
@@ -235,7 +247,7 @@ def apply(top, kind, f, args, kwargs):
             out, outputs = attach(tape, omega, rule_f)
             if outputs is not None:
                 tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
-                                        len(primals), rule_f))
+                                        len(primals), rule_f, real=real))
             return out
     res = _nested_rules.rrule(rule_f, primals, kwargs) if nested and k == "rule" else None
     if res is None:
@@ -245,7 +257,7 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
             raise
-    if res is None and kind == OP and rule_f in _tracing.UFUNC_OF and any(map(_tracing.is_array, primals)):
+    if res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
     if res is None:
@@ -257,7 +269,7 @@ def apply(top, kind, f, args, kwargs):
     omega, pullback = res
     out, outputs = attach(tape, omega, rule_f)
     if outputs is not None:
-        tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f, nested))
+        tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f, nested, real))
     return out
 
 
@@ -267,7 +279,7 @@ def _by_partials(tape, f, partials, primals, inputs):
     for i, _, slot in inputs:
         x = primals[i]
         shape = np.shape(_ad_strip_all(x)) if _tracing.is_array(x) or _tracing.is_array(omega) else None
-        rows.append((slot, partials[i](*primals, omega), shape))
+        rows.append((slot, partials[i](*primals, omega), shape, _tracing.is_real(x)))
     out, outputs = attach(tape, omega, f)
     if type(outputs) is int:
         tape.push_record(PartialsRecord(outputs, rows, f))
@@ -374,7 +386,7 @@ def collect(x, tx, adj, tape):
         if isinstance(g, AbstractZero):
             return zero_of(x)
         if isinstance(x, Tracked):
-            return g
+            return _tracing.project_real(g) if _tracing.is_real(x) else g
         return ProjectTo(float(x) if type(x) is int else x)(g)
     t = type(x)
     if t is list:
@@ -485,7 +497,7 @@ def _finish(tape, leaf, y):
     g = adj.get(leaf.slot)
     if isinstance(g, AbstractZero):
         return omega, 0.0
-    return omega, (g if isinstance(g, Tracked) else ProjectTo(1.0)(g))
+    return omega, (_tracing.project_real(g) if isinstance(g, Tracked) else ProjectTo(1.0)(g))
 
 
 def _finish_gradient(tape, leaf, y):
@@ -568,7 +580,9 @@ def vjp(f, *args):
 
 
 def _vjp(f, args):
-    if _tracing.has_rules(f):
+    if _tracing.has_rules(f) and _tracing.top_tracked(args) is not None:
+        f = _tracing.wrap(f)        # nested: the engine applies f's rule
+    elif _tracing.has_rules(f):
         res = rrule(REVERSE, f, *args)
         if res is not None:
             omega, rule_pullback = res

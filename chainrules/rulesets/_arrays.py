@@ -9,6 +9,7 @@ from chainrules._core import (
     AbstractZero,
     NoTangent,
     StructuralTangent,
+    Tracked,
     ZeroTangent,
     register_frule,
     register_rrule,
@@ -39,21 +40,24 @@ def zero_for(p):
 
 
 def is_complex(v):
-    """Is `v` a complex number, NumPy scalar or array?  (Lists are not looked
-    into: rules turn array-likes into arrays first.)"""
+    """Is `v` a complex number, NumPy scalar or array, possibly tracked by
+    chainrules.ad (a rule called in a nested differentiation)?  (Lists are not
+    looked into: rules turn array-likes into arrays first.)"""
     t = type(v)
     if t is np.ndarray:
         return v.dtype.kind == "c"
     if t is float or t is np.float64:
         return False
-    return isinstance(v, complex) or (isinstance(v, np.generic) and v.dtype.kind == "c")
+    while isinstance(v, Tracked):
+        v = v.primal
+    return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
 
 
 def like(Ω, ΔΩ):
     """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
     0-d results into scalars, and not always the same way for both)."""
     if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero)):
+        if not isinstance(ΔΩ, (np.ndarray, AbstractZero, Tracked)):
             return np.asarray(ΔΩ)
     elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
         return ΔΩ[()]
