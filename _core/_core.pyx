@@ -42,122 +42,118 @@ _np_generic = _np.generic
 
 cdef extern from *:
     """
-    /* The leading fields of NumPy's PyArrayObject (public and part of
-       NumPy's ABI): enough to compare two arrays' dtype and shape
-       without building the `.dtype` and `.shape` objects. */
-    typedef struct {
-        PyObject_HEAD
-        char *data;
-        int nd;
-        Py_ssize_t *dimensions;
-        Py_ssize_t *strides;
-        PyObject *base;
-        PyObject *descr;
-    } cr_ndarray_head;
+    /* NumPy's own headers (meson.build passes numpy.get_include() and
+       NPY_TARGET_VERSION=2.0): the array fields through NumPy's accessors,
+       its C API through the table that import_array checks (ABI and API
+       versions) when the module is loaded. */
+    #include <numpy/arrayobject.h>
     /* a and b are exact ndarrays: same dtype object and same shape. */
     static inline int cr_same_layout(PyObject *a, PyObject *b) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
-        if (p->descr != q->descr || p->nd != q->nd) return 0;
-        for (int i = 0; i < p->nd; i++)
-            if (p->dimensions[i] != q->dimensions[i]) return 0;
-        return 1;
+        PyArrayObject *p = (PyArrayObject *)a, *q = (PyArrayObject *)b;
+        if ((PyObject *)PyArray_DESCR(p) != (PyObject *)PyArray_DESCR(q)) return 0;
+        return PyArray_NDIM(p) == PyArray_NDIM(q)
+            && PyArray_CompareLists(PyArray_DIMS(p), PyArray_DIMS(q), PyArray_NDIM(p));
     }
     /* a is an exact ndarray: its dtype, borrowed. */
     static inline PyObject *cr_descr(PyObject *a) {
-        return ((const cr_ndarray_head *)a)->descr;
+        return (PyObject *)PyArray_DESCR((PyArrayObject *)a);
     }
     /* a and b are exact ndarrays of the same shape (any dtypes). */
     static inline int cr_same_dims(PyObject *a, PyObject *b) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        const cr_ndarray_head *q = (const cr_ndarray_head *)b;
-        if (p->nd != q->nd) return 0;
-        for (int i = 0; i < p->nd; i++)
-            if (p->dimensions[i] != q->dimensions[i]) return 0;
-        return 1;
+        PyArrayObject *p = (PyArrayObject *)a, *q = (PyArrayObject *)b;
+        return PyArray_NDIM(p) == PyArray_NDIM(q)
+            && PyArray_CompareLists(PyArray_DIMS(p), PyArray_DIMS(q), PyArray_NDIM(p));
     }
     /* a is an exact ndarray, shape a tuple of ints: is a's shape `shape`? */
     static inline int cr_dims_are(PyObject *a, PyObject *shape) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != p->nd) return 0;
-        for (int i = 0; i < p->nd; i++) {
+        PyArrayObject *p = (PyArrayObject *)a;
+        int nd = PyArray_NDIM(p);
+        npy_intp *dims = PyArray_DIMS(p);
+        if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) != nd) return 0;
+        for (int i = 0; i < nd; i++) {
             PyObject *n = PyTuple_GET_ITEM(shape, i);
-            if (!PyLong_CheckExact(n) || PyLong_AsSsize_t(n) != p->dimensions[i]) {
+            if (!PyLong_CheckExact(n) || PyLong_AsSsize_t(n) != dims[i]) {
                 PyErr_Clear();
                 return 0;
             }
         }
         return 1;
     }
-    /* NumPy's C API, reached as NumPy's own import_array does: through the
-       table in numpy's `_ARRAY_API` capsule (the indices are part of NumPy's
-       ABI).  Only what the hot paths need. */
-    typedef PyObject *(*cr_zeros_t)(int, const Py_ssize_t *, PyObject *, int);
-    static cr_zeros_t cr_np_zeros = NULL;                   /* 183: PyArray_Zeros */
-    typedef PyObject *(*cr_newfromdescr_t)(PyTypeObject *, PyObject *, int, const Py_ssize_t *,
-                                           const Py_ssize_t *, void *, int, PyObject *);
-    typedef int (*cr_setbase_t)(PyObject *, PyObject *);
-    static cr_newfromdescr_t cr_np_newfromdescr = NULL;     /* 94: PyArray_NewFromDescr */
-    static cr_setbase_t cr_np_setbase = NULL;               /* 282: PyArray_SetBaseObject */
-    static int cr_init_numpy_api(PyObject *capsule) {
-        void **api = (void **)PyCapsule_GetPointer(capsule, NULL);
-        if (api == NULL) return -1;
-        cr_np_zeros = (cr_zeros_t)api[183];
-        cr_np_newfromdescr = (cr_newfromdescr_t)api[94];
-        cr_np_setbase = (cr_setbase_t)api[282];
-        return 0;
+    /* NumPy's C API table; -1 with NumPy's ImportError set when the NumPy
+       that is loaded cannot run this build. */
+    static int cr_import_numpy(void) {
+        return _import_array();
     }
     /* a is an exact ndarray, shape a tuple: a read-only view of a broadcast
        to shape (NumPy's rules), a new reference; None when this cannot be
-       done here (shape not ints, a does not broadcast: the caller asks
-       NumPy, which says why); NULL with an error set on failure. */
+       done here (shape not ints, too many dimensions, a does not broadcast:
+       the caller asks NumPy, which says why); NULL with an error set on
+       failure. */
     static PyObject *cr_broadcast_view(PyObject *a, PyObject *shape) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        Py_ssize_t dims[64], strides[64];
+        PyArrayObject *p = (PyArrayObject *)a;
+        int pnd = PyArray_NDIM(p);
+        npy_intp *pdims = PyArray_DIMS(p), *pstrides = PyArray_STRIDES(p);
+        npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
         Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-        if (nd > 64 || nd < p->nd) Py_RETURN_NONE;
+        if (nd > NPY_MAXDIMS || nd < pnd) Py_RETURN_NONE;
         for (Py_ssize_t i = 0; i < nd; i++) {
             PyObject *item = PyTuple_GET_ITEM(shape, i);
             Py_ssize_t n = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : -1;
             if (n < 0) { PyErr_Clear(); Py_RETURN_NONE; }
-            Py_ssize_t j = i - (nd - p->nd);
+            Py_ssize_t j = i - (nd - pnd);
             dims[i] = n;
             if (j < 0) strides[i] = 0;
-            else if (p->dimensions[j] == n) strides[i] = p->strides[j];
-            else if (p->dimensions[j] == 1) strides[i] = 0;
+            else if (pdims[j] == n) strides[i] = pstrides[j];
+            else if (pdims[j] == 1) strides[i] = 0;
             else Py_RETURN_NONE;
         }
-        Py_INCREF(p->descr);                                /* stolen */
-        PyObject *v = cr_np_newfromdescr(Py_TYPE(a), p->descr, (int)nd, dims, strides, p->data, 0, NULL);
+        PyArray_Descr *descr = PyArray_DESCR(p);
+        Py_INCREF(descr);                                   /* stolen */
+        PyObject *v = PyArray_NewFromDescr(Py_TYPE(a), descr, (int)nd, dims, strides,
+                                           PyArray_DATA(p), 0, NULL);
         if (v == NULL) return NULL;
         Py_INCREF(a);                                       /* stolen, even on failure */
-        if (cr_np_setbase(v, a) < 0) { Py_DECREF(v); return NULL; }
+        if (PyArray_SetBaseObject((PyArrayObject *)v, a) < 0) { Py_DECREF(v); return NULL; }
         return v;
     }
     /* a is an exact ndarray: a new zero array of its shape and dtype. */
     static PyObject *cr_zeros_like(PyObject *a) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        Py_INCREF(p->descr);                    /* PyArray_Zeros steals it */
-        return cr_np_zeros(p->nd, p->dimensions, p->descr, 0);
+        PyArrayObject *p = (PyArrayObject *)a;
+        PyArray_Descr *descr = PyArray_DESCR(p);
+        Py_INCREF(descr);                                   /* PyArray_Zeros steals it */
+        return PyArray_Zeros(PyArray_NDIM(p), PyArray_DIMS(p), descr, 0);
     }
     /* a is an exact ndarray: its number of elements. */
     static inline Py_ssize_t cr_size(PyObject *a) {
-        const cr_ndarray_head *p = (const cr_ndarray_head *)a;
-        Py_ssize_t n = 1;
-        for (int i = 0; i < p->nd; i++) n *= p->dimensions[i];
-        return n;
+        return PyArray_SIZE((PyArrayObject *)a);
     }
+    static const unsigned int cr_numpy_build_api = NPY_API_VERSION;
+    static const unsigned int cr_numpy_target_api = NPY_FEATURE_VERSION;
     """
     bint cr_same_layout(PyObject* a, PyObject* b)
     bint cr_same_dims(PyObject* a, PyObject* b)
     bint cr_dims_are(PyObject* a, PyObject* shape)
     Py_ssize_t cr_size(PyObject* a)
     PyObject* cr_descr(PyObject* a)
-    int cr_init_numpy_api(object capsule) except -1
+    int cr_import_numpy() except -1
     object cr_zeros_like(PyObject* a)
     object cr_broadcast_view(PyObject* a, PyObject* shape)
+    const unsigned int cr_numpy_build_api
+    const unsigned int cr_numpy_target_api
 
-cr_init_numpy_api(_np._core._multiarray_umath._ARRAY_API)     # NumPy >= 2 (pyproject.toml)
+# The NumPy C API versions this build was compiled with and needs at least.
+NUMPY_BUILD_API = cr_numpy_build_api
+NUMPY_TARGET_API = cr_numpy_target_api
+
+try:
+    cr_import_numpy()
+except (ImportError, RuntimeError, AttributeError) as e:
+    raise ImportError(
+        f"chainrules' compiled core cannot run with the NumPy that is installed "
+        f"({_np.__version__}): it was built against NumPy's C API {cr_numpy_build_api:#x} "
+        f"and needs at least {cr_numpy_target_api:#x} (NumPy 2.0).  Install NumPy >= 2.0, "
+        f"or rebuild chainrules against this NumPy (pip install --no-binary chainrules "
+        f"--force-reinstall chainrules).  NumPy said: {e}") from e
 
 # NumPy's built-in dtypes are singletons: identity checks are the fast test.
 cdef object _F64 = _np.dtype(_np.float64)

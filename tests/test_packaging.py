@@ -4,6 +4,8 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -28,3 +30,28 @@ def test_demo_prints_the_seed_numbers():
         assert line.rstrip().endswith("-1.0531613736418153"), line
     fd = [line for line in proc.stdout.splitlines() if "central_fdm(5, 1)" in line]
     assert len(fd) == 1 and abs(float(fd[0].split()[-1]) + 1.0531613736418153) < 1e-11
+
+
+# ----- issue 11 item 12: built against NumPy's headers, an incompatible NumPy refused ---------
+
+def test_the_core_targets_the_numpy_2_0_c_api():
+    from chainrules import _core
+    assert _core.NUMPY_TARGET_API == 0x12            # NPY_2_0_API_VERSION
+    assert _core.NUMPY_BUILD_API >= _core.NUMPY_TARGET_API
+    src = (Path(__file__).resolve().parent.parent / "_core" / "_core.pyx").read_text()
+    assert "api[183]" not in src and "numpy/arrayobject.h" in src
+
+
+def test_a_numpy_whose_c_api_cannot_serve_the_core_is_refused_with_a_clear_message():
+    script = (
+        "import numpy._core._multiarray_umath as m\n"
+        "m._ARRAY_API = object()\n"            # what import_array finds is no C API table
+        "try:\n"
+        "    import chainrules\n"
+        "except ImportError as e:\n"
+        "    print(e)\n")
+    proc = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())
+    assert proc.returncode == 0, proc.stderr
+    assert "chainrules' compiled core cannot run with the NumPy that is installed" in proc.stdout
+    assert "Install NumPy >= 2.0" in proc.stdout
