@@ -1424,7 +1424,9 @@ def _norm_plan(x, ord, axis):
         if nd == 1:
             return "vector", (0,)
         if nd == 2:
-            return "matrix", (0, 1)
+            # the Frobenius norm is the 2-norm of the flattened matrix (issue 11:
+            # ord='fro' without axis raised)
+            return ("flat", (0, 1)) if ord in ("fro", "f") else ("matrix", (0, 1))
         raise ValueError("numpy.linalg.norm: improper number of dimensions to norm")
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     axes = tuple(int(i) % nd for i in axes)

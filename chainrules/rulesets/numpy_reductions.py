@@ -746,7 +746,8 @@ def average_frule(tangents, a, *args, **kwargs):
     if wb is None or isinstance(Δw, AbstractZero):
         return Ω, Tangent[tuple](ΔΩ, ZERO)
     ΔW = np.sum(np.broadcast_to(np.reshape(dense(Δw), np.shape(wb)), np.shape(a)), axis=axes, keepdims=keepdims)
-    return Ω, Tangent[tuple](ΔΩ, _like(W, np.broadcast_to(ΔW, np.shape(W))))
+    # W has the result dtype (complex for a complex a): so has its tangent
+    return Ω, Tangent[tuple](ΔΩ, ProjectTo(W)(np.broadcast_to(ΔW, np.shape(W))))
 
 
 def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):

@@ -192,8 +192,9 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if isinstance(ẏ, np.ndarray):
-        ẏ = ẏ.astype(np.result_type(y), copy=False)
+    if not _zero(ẏ):
+        # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
+        ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
             ẏ = ẏ[()]
     return y, ẏ
@@ -215,7 +216,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
     nrest = (NO,) * len(rest)
 
     def quantile_pullback(ȳ):
-        ȳ = seed(ȳ, 'quantile')
+        ȳ = seed(ȳ, fname)
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pq)) + nrest
