@@ -13,6 +13,60 @@
 # output itself (exp -> Ω); the last two skip a Python-level call.
 # ---------------------------------------------------------------------------
 
+# ----- the seed of a pullback ----------------------------------------------
+# Every pullback computes with its seed through `_seed` (the Python rules
+# through `pullback_seed`): unthunked, an ndarray subclass as a plain ndarray
+# (np.matrix's * is a matrix product; rule bodies are element-wise), and a
+# seed that is not a tangent a TypeError naming the function (issue 11: None
+# gave NaN arrays).  Exact ndarrays and floats never reach the checks.
+
+import numbers as _numbers
+cdef object _Number = _numbers.Number
+
+
+cdef bint _is_tangent(object v):
+    """Can v be a tangent?  Numbers, NumPy arrays and scalars, the tangent
+    types, containers (tuple, list, dict) and other libraries' arrays."""
+    if isinstance(v, (_ndarray, _np_generic, AbstractTangent, tuple, list, dict)):
+        return True
+    if v is None or isinstance(v, (str, bytes, bytearray)):
+        return False
+    if isinstance(v, _Number):
+        return True
+    t = type(v)
+    return hasattr(t, "__array__") or hasattr(t, "__array_namespace__")
+
+
+cdef object _seed_error(object name, object v):
+    got = "None" if v is None else f"a {type(v).__name__}"
+    return TypeError(f"pullback of {name}: seed must be a tangent (number, array, ZeroTangent, "
+                     f"Thunk, ...), got {got}")
+
+
+cdef object _seed(object ȳ, object name):
+    """The rare path of `pullback_seed` (ȳ is not an exact ndarray)."""
+    if isinstance(ȳ, AbstractThunk):
+        ȳ = _unthunk(ȳ)
+    cdef type t = type(ȳ)
+    if t is _ndarray or t is float or t is complex:
+        return ȳ
+    if isinstance(ȳ, _ndarray):
+        return _np.asarray(ȳ)
+    if not _is_tangent(ȳ):
+        raise _seed_error(name, ȳ)
+    return ȳ
+
+
+def pullback_seed(ȳ, name):
+    """pullback_seed(ȳ, name): the seed ȳ of the pullback of `name` as its
+    body computes with it: unthunked, an ndarray subclass (np.matrix) viewed
+    as a plain ndarray.  A seed that is not a tangent (None, a str, an
+    object()) is a TypeError naming the function; zeros pass through."""
+    if type(ȳ) is _ndarray:
+        return ȳ
+    return _seed(ȳ, name)
+
+
 cdef enum:
     D_CALL = 0        # f'(x) = deriv(x, Ω)
     D_OF_X = 1        # f'(x) = deriv(x)
@@ -101,7 +155,7 @@ cdef class _UnaryPullback(_CompiledPullback):
         if type(ȳ) is not _ndarray:
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO
-            ȳ = _unthunk(ȳ)
+            ȳ = _seed(ȳ, self.rule.name)
         if mode == D_OMEGA:
             d = self.Ω
         elif mode == D_OF_X:
@@ -296,7 +350,7 @@ cdef class _BinaryPullback(_CompiledPullback):
         if type(ȳ) is not _ndarray:
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO, ZERO
-            ȳ = _unthunk(ȳ)
+            ȳ = _seed(ȳ, self.rule.name)
             if type(ȳ) is not _ndarray:
                 return self.rule.slow(self.x, self.y, self.Ω)(ȳ)
         if not cr_same_dims(<PyObject*>ȳ, <PyObject*>self.Ω):
@@ -516,11 +570,13 @@ cdef class _GetitemPullback(_CompiledPullback):
 
     cdef object _pull(self, object ȳ):
         if not self.differentiable:
+            if type(ȳ) is not _ndarray and not isinstance(ȳ, AbstractZero):
+                _seed(ȳ, "getitem")
             return NO_TANGENT, NO_TANGENT, NO_TANGENT
         if type(ȳ) is not _ndarray:
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO, NO_TANGENT
-            ȳ = _unthunk(ȳ)
+            ȳ = _seed(ȳ, "getitem")
         x = self.x
         dtype = self.dtype if x is None else <object>cr_descr(<PyObject*>x)
         v = _real_for(dtype, ȳ)

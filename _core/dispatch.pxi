@@ -535,6 +535,8 @@ cdef class _NoTangentPullback(_CompiledPullback):
     def __call__(self, *args):
         if len(args) != 1:
             raise TypeError(f"pullback of {self.name}: takes one cotangent (ΔΩ), got {len(args)} arguments")
+        if not _is_tangent(args[0]):
+            raise _seed_error(self.name, args[0])
         return (NO_TANGENT,) * self.n
 
     def __repr__(self):
@@ -877,7 +879,9 @@ cdef class _ScalarRulePullback(_CompiledPullback):
     def __call__(self, *args):
         if len(args) != 1:
             raise TypeError(f"pullback of {self.name}: takes one cotangent (ΔΩ), got {len(args)} arguments")
-        dy = _unthunk(args[0])
+        dy = args[0]
+        if type(dy) is not float:
+            dy = _seed(dy, self.name)
         if self.scalar_out and isinstance(dy, _ndarray) and dy.size != 1:
             raise ValueError(f"pullback of {self.name}: expected a scalar cotangent, got an array "
                              f"of shape {dy.shape}")

@@ -33,7 +33,9 @@ cdef class ProjectTo:
     - complex: a complex.   NumPy scalars: the same NumPy scalar type.
     - arrays: same dtype (float32 stays float32, real part for real arrays),
       same shape (trivial dimensions added or removed; anything else raises
-      ValueError naming both shapes).
+      ValueError naming both shapes), always a plain ndarray: the tangent of
+      an ndarray subclass (np.matrix, whose * is a matrix product) is a
+      plain ndarray of its dtype and shape.
     - bools, integer NumPy values, strings, None: NoTangent().
     - tuples and namedtuples: element-wise, giving a Tangent.
     Zeros pass through; thunks are unthunked."""
@@ -142,6 +144,8 @@ cdef class ProjectTo:
                 raise TypeError(f"ProjectTo: cannot project a {type(dx).__name__} onto an array of "
                                 f"shape {self.shape}")
             dx = _np.asarray(dx)
+        elif type(dx) is not _ndarray:
+            dx = _np.asarray(dx)            # a subclass (np.matrix): tangents are plain ndarrays
         if self.dtype.kind != "c" and dx.dtype.kind == "c":
             dx = dx.real
         if dx.dtype != self.dtype:

@@ -650,7 +650,7 @@ cdef object _bad_cotangent(str name, object dy):
     if isinstance(dy, _ndarray):
         raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of shape "
                          f"{dy.shape}")
-    raise TypeError(f"pullback of {name}: expected a number as cotangent (ΔΩ), got {type(dy).__name__}")
+    raise _seed_error(name, dy)
 
 
 cdef object _pullback_arity_error(str name, Py_ssize_t n):

@@ -18,8 +18,13 @@ from chainrules._core import (
 # The one unbroadcast every array rule uses is compiled (it sits in the
 # pullback of every broadcasting ufunc).
 from chainrules._core import broadcast_view, unbroadcast
+# The one seed check every pullback makes (compiled: the compiled pullbacks
+# make it too): `seed(ȳ, name)` unthunks ȳ, views an ndarray subclass as a
+# plain ndarray and refuses a seed that is not a tangent, naming the function.
+from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
+           "seed", "plain",
            "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -53,6 +58,15 @@ def is_complex(v):
     return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
 
 
+def plain(x):
+    """x, an ndarray subclass (np.matrix, whose * is a matrix product and whose
+    reductions stay 2-D) viewed as a plain ndarray; anything else as it is.
+    Rule bodies compute with plain arrays: element-wise, as they are written."""
+    if type(x) is np.ndarray or not isinstance(x, np.ndarray):
+        return x
+    return np.asarray(x)
+
+
 def like(Ω, ΔΩ):
     """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
     0-d results into scalars, and not always the same way for both)."""
@@ -83,15 +97,20 @@ def register(fs, frule, rrule, *types):
         register_rrule(f, *types)(rrule)
 
 
-def output_parts(ȳ, n):
-    """The n cotangents of a tuple output, from a Tangent[tuple], a tuple/list
-    or a zero."""
+def output_parts(ȳ, n, name="a tuple-valued function"):
+    """The n cotangents of a tuple output of `name`, from a Tangent[tuple], a
+    tuple/list or a zero; each part a seed (see `seed`) or a zero."""
     if isinstance(ȳ, AbstractZero):
         return (ȳ,) * n
-    parts = tuple(unthunk(ȳ))
+    ȳ = seed(ȳ, name)
+    if not isinstance(ȳ, (StructuralTangent, tuple, list)):
+        raise TypeError(f"pullback of {name}: the seed of a tuple output must be a tuple or a "
+                        f"Tangent[tuple] of {n} parts, got a {type(ȳ).__name__}")
+    parts = tuple(ȳ)
     if len(parts) != n:
-        raise ValueError(f"expected a cotangent with {n} parts for a tuple output, got {len(parts)}")
-    return parts
+        raise ValueError(f"pullback of {name}: expected a cotangent with {n} parts for a tuple output, "
+                         f"got {len(parts)}")
+    return tuple(p if isinstance(p, AbstractZero) else seed(p, name) for p in parts)
 
 
 def methods(*names):
@@ -111,13 +130,16 @@ def reject_out(fname, kwargs, *names):
 def dense(t):
     """A tangent as NumPy can compute with it: unthunked, and the Tangent of
     a list or tuple (the tangent of an array-like such as `np.sum([a, b])`)
-    stacked into an array, zeros filled in."""
+    stacked into an array, zeros filled in; an ndarray subclass as a plain
+    ndarray (see `plain`)."""
+    if type(t) is np.ndarray:
+        return t
     t = unthunk(t)
     if isinstance(t, StructuralTangent) or isinstance(t, (list, tuple)):
         parts = [dense(v) for v in t]
         like = next((np.shape(p) for p in parts if not isinstance(p, AbstractZero)), ())
         return np.asarray([np.zeros(like) if isinstance(p, AbstractZero) else p for p in parts])
-    return t
+    return plain(t)
 
 
 # ----- helpers for rules that reduce over axes -------------------------------

@@ -33,7 +33,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import NO, ZERO, named_rule, reject_out
+from chainrules.rulesets._arrays import NO, ZERO, named_rule, plain, reject_out, seed
 
 
 _DUAL = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -161,6 +161,7 @@ def _make_rules(name, fn, nd, default_axes, kind, adjoint):
         nrest = (NO,) * len(rest)
 
         def fft_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
@@ -209,6 +210,7 @@ def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
         dual = _DUAL[norm]
 
         def hermitian_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest

@@ -70,6 +70,8 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     zero_for as _zero_for,
+    seed,
+    plain,
 )
 
 
@@ -121,7 +123,8 @@ def _add(x, y):
 
 def _bilinear_tangent(f, a, b, ȧ, ḃ, *args, **kw):
     """The pushforward of a bilinear f: f(ȧ, b) + f(a, ḃ), zeros skipped."""
-    ȧ, ḃ = unthunk(ȧ), unthunk(ḃ)
+    ȧ, ḃ = plain(unthunk(ȧ)), plain(unthunk(ḃ))
+    a, b = plain(a), plain(b)
     ẏ = ZERO
     if not _zero(ȧ):
         ẏ = f(ȧ, b, *args, **kw)
@@ -255,6 +258,7 @@ def matmul_rrule(a, b, **kw):
     y = np.matmul(a, b, **kw) if kw else a @ b
 
     def matmul_pullback(ȳ):
+        ȳ = seed(ȳ, 'matmul')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -284,6 +288,7 @@ def rmatmul_rrule(x, y):
     Ω, matmul_pullback = matmul_rrule(y, x)
 
     def rmatmul_pullback(ȳ):
+        ȳ = seed(ȳ, 'rmatmul')
         s, ȳ_y, x̄ = matmul_pullback(ȳ)
         return s, x̄, ȳ_y
     return Ω, rmatmul_pullback
@@ -358,6 +363,7 @@ def tensordot_rrule(a, b, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def tensordot_pullback(ȳ):
+        ȳ = seed(ȳ, 'tensordot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
@@ -392,6 +398,7 @@ def dot_rrule(a, b, **kw):
     ia, ib = _dot_axes(a, b)
 
     def dot_pullback(ȳ):
+        ȳ = seed(ȳ, 'dot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -421,6 +428,7 @@ def inner_rrule(a, b):
         ia, ib = [a.ndim - 1], [b.ndim - 1]
 
     def inner_pullback(ȳ):
+        ȳ = seed(ȳ, 'inner')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -444,6 +452,7 @@ def vdot_rrule(a, b):
     y = np.vdot(a, b)
 
     def vdot_pullback(ȳ):
+        ȳ = seed(ȳ, 'vdot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -479,6 +488,7 @@ def vecdot_rrule(x1, x2, **kw):
     y = np.linalg.vecdot(x1, x2, **kw)
 
     def vecdot_pullback(ȳ):
+        ȳ = seed(ȳ, 'vecdot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(p1), _zero_for(p2)
@@ -516,6 +526,7 @@ def outer_rrule(a, b, **kw):
     y = np.outer(a, b)
 
     def outer_pullback(ȳ):
+        ȳ = seed(ȳ, 'outer')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -636,6 +647,7 @@ def einsum_rrule(subscripts, *operands, **kw):
     parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
     def einsum_pullback(ȳ):
+        ȳ = seed(ȳ, 'einsum')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, NO) + tuple(_zero_for(p) for p in projs)
@@ -675,6 +687,7 @@ def kron_rrule(a, b):
     nd, sa, sb = _kron_shapes(a, b)
 
     def kron_pullback(ȳ):
+        ȳ = seed(ȳ, 'kron')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -706,7 +719,7 @@ def trace_frule(tangents, a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
     y = np.trace(a, offset, axis1, axis2, dtype)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     return y, np.trace(ȧ, offset, axis1, axis2)
@@ -723,6 +736,7 @@ def trace_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def trace_pullback(ȳ):
+        ȳ = seed(ȳ, 'trace')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not pa.kind:
             return (NO, _zero_for(pa)) + nrest
@@ -791,6 +805,7 @@ def cross_rrule(a, b, *rest, **kw):
     a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
 
     def cross_pullback(ȳ):
+        ȳ = seed(ȳ, 'cross')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
@@ -815,7 +830,9 @@ def cross_rrule(a, b, *rest, **kw):
 @register_frule(np.linalg.inv, object)
 def inv_frule(tangents, a):
     y = np.linalg.inv(a)
-    ȧ = unthunk(tangents[1])
+    if type(y) is not np.ndarray:
+        return y, inv_frule(tangents, plain(a))[1]
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     return y, -(y @ ȧ @ y)
@@ -827,6 +844,7 @@ def inv_rrule(a):
     y = np.linalg.inv(a)
 
     def inv_pullback(ȳ):
+        ȳ = seed(ȳ, 'inv')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
@@ -868,7 +886,7 @@ def _cofactor(a, d):
 def det_frule(tangents, a):
     a = np.asarray(a)
     y = np.linalg.det(a)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     return y, np.sum(_cofactor(a, y) * ȧ, axis=(-2, -1))
@@ -881,6 +899,7 @@ def det_rrule(a):
     y = np.linalg.det(a)
 
     def det_pullback(ȳ):
+        ȳ = seed(ȳ, 'det')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
@@ -898,7 +917,7 @@ def det_rrule(a):
 def slogdet_frule(tangents, a):
     a = np.asarray(a)
     y = np.linalg.slogdet(a)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     t = np.sum(_T(np.linalg.inv(a)) * ȧ, axis=(-2, -1))    # tr(a⁻¹ ȧ)
@@ -914,6 +933,7 @@ def slogdet_rrule(a):
     is_complex = a.dtype.kind == "c"
 
     def slogdet_pullback(ȳ):
+        ȳ = seed(ȳ, 'slogdet')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
@@ -945,7 +965,7 @@ def _solve_is_vector(a, b):
 def solve_frule(tangents, a, b):
     a, b = np.asarray(a), np.asarray(b)
     y = np.linalg.solve(a, b)
-    ȧ, ḃ = unthunk(tangents[1]), unthunk(tangents[2])
+    ȧ, ḃ = plain(unthunk(tangents[1])), unthunk(tangents[2])
     if _zero(ȧ) and _zero(ḃ):
         return y, ZERO
     vec = _solve_is_vector(a, b)
@@ -967,6 +987,7 @@ def solve_rrule(a, b):
     y2 = y[..., None] if vec else y
 
     def solve_pullback(ȳ):
+        ȳ = seed(ȳ, 'solve')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
@@ -1033,7 +1054,9 @@ def _cholesky_lower_pullback(L, L̄):
 def cholesky_frule(tangents, a, **kw):
     upper = kw.get("upper", False)
     y = np.linalg.cholesky(a, **kw)
-    ȧ = unthunk(tangents[1])
+    if type(y) is not np.ndarray:
+        return y, cholesky_frule(tangents, plain(a), **kw)[1]
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     if upper:
@@ -1048,6 +1071,7 @@ def cholesky_rrule(a, **kw):
     y = np.linalg.cholesky(a, **kw)
 
     def cholesky_pullback(ȳ):
+        ȳ = seed(ȳ, 'cholesky')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
@@ -1124,7 +1148,7 @@ def qr_frule(tangents, a, *rest, **kw):
     mode = _qr_mode(a, rest, kw)
     a = np.asarray(a)
     y = np.linalg.qr(a, *rest, **kw)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
@@ -1142,6 +1166,7 @@ def qr_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def qr_pullback(ȳ):
+        ȳ = seed(ȳ, 'qr')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa)) + nrest
@@ -1231,7 +1256,7 @@ def svd_frule(tangents, a, *rest, **kw):
     uv = _svd_opts(a, rest, kw)
     a = np.asarray(a)
     y = np.linalg.svd(a, *rest, **kw)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
@@ -1249,6 +1274,7 @@ def svd_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def svd_pullback(ȳ):
+        ȳ = seed(ȳ, 'svd')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa)) + nrest
@@ -1320,7 +1346,7 @@ def _eigh_pullback(w, V, w̄, V̄, uplo):
 def eigh_frule(tangents, a, *rest, **kw):
     uplo = _uplo("numpy.linalg.eigh", rest, kw)
     y = np.linalg.eigh(a, uplo)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     ẇ, V̇ = _eigh_pushforward(y.eigenvalues, y.eigenvectors, ȧ, uplo, True)
@@ -1336,6 +1362,7 @@ def eigh_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def eigh_pullback(ȳ):
+        ȳ = seed(ȳ, 'eigh')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa)) + nrest
@@ -1351,7 +1378,7 @@ def eigh_rrule(a, *rest, **kw):
 def eigvalsh_frule(tangents, a, *rest, **kw):
     uplo = _uplo("numpy.linalg.eigvalsh", rest, kw)
     w, V = np.linalg.eigh(a, uplo)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return w, ZERO
     return w, _eigh_pushforward(w, V, ȧ, uplo, False)[0]
@@ -1365,7 +1392,7 @@ def eigvalsh_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def eigvalsh_pullback(w̄):
-        w̄ = unthunk(w̄)
+        w̄ = seed(w̄, "eigvalsh")
         if _zero(w̄):
             return (NO, _zero_for(pa)) + nrest
         return (NO, Thunk(lambda: pa(_eigh_pullback(w, V, w̄, ZERO, uplo)))) + nrest
@@ -1397,7 +1424,9 @@ def _norm_plan(x, ord, axis):
         if nd == 1:
             return "vector", (0,)
         if nd == 2:
-            return "matrix", (0, 1)
+            # the Frobenius norm is the 2-norm of the flattened matrix (issue 11:
+            # ord='fro' without axis raised)
+            return ("flat", (0, 1)) if ord in ("fro", "f") else ("matrix", (0, 1))
         raise ValueError("numpy.linalg.norm: improper number of dimensions to norm")
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     axes = tuple(int(i) % nd for i in axes)
@@ -1474,7 +1503,7 @@ def norm_frule(tangents, x, *rest, **kw):
     ord, axis, keepdims = _opts("numpy.linalg.norm", rest, kw, _NORM_SPEC)
     x = np.asarray(x)
     y = np.linalg.norm(x, ord, axis, keepdims)
-    ẋ = unthunk(tangents[1])
+    ẋ = plain(unthunk(tangents[1]))
     if not _diff(x):
         return y, NO
     kind, axes = _norm_plan(x, ord, axis)
@@ -1498,6 +1527,7 @@ def norm_rrule(x, *rest, **kw):
     nondiff = kind == "vector" and ord == 0
 
     def norm_pullback(ȳ):
+        ȳ = seed(ȳ, 'norm')
         ȳ = unthunk(ȳ)
         if nondiff:
             return (NO, NO) + nrest
@@ -1540,7 +1570,7 @@ if hasattr(np.linalg, "vector_norm"):
         x = np.asarray(x)
         y = np.linalg.vector_norm(x, **kw)
         ord, keepdims = kw.get("ord", 2), kw.get("keepdims", False)
-        ẋ = unthunk(tangents[1])
+        ẋ = plain(unthunk(tangents[1]))
         if not _diff(x) or ord == 0:
             return y, NO
         if _zero(ẋ):
@@ -1559,6 +1589,7 @@ if hasattr(np.linalg, "vector_norm"):
         axes = _vector_norm_axes(x, kw.get("axis"))
 
         def vector_norm_pullback(ȳ):
+            ȳ = seed(ȳ, 'vector_norm')
             ȳ = unthunk(ȳ)
             if ord == 0:
                 return NO, NO
@@ -1609,7 +1640,7 @@ def pinv_frule(tangents, a, *rest, **kw):
     _pinv_opts(rest, kw)
     a = np.asarray(a)
     X = np.linalg.pinv(a, *rest, **kw)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return X, ZERO
     return X, _pinv_pushforward(a, X, np.asarray(ȧ))
@@ -1624,7 +1655,7 @@ def pinv_rrule(a, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def pinv_pullback(X̄):
-        X̄ = unthunk(X̄)
+        X̄ = seed(X̄, "pinv")
         if _zero(X̄):
             return (NO, _zero_for(pa)) + nrest
         return (NO, Thunk(lambda: pa(_pinv_pullback(a, X, np.asarray(X̄))))) + nrest
@@ -1650,7 +1681,7 @@ def _lstsq_setup(a, b, rest, kw):
 def lstsq_frule(tangents, a, b, *rest, **kw):
     a, b, y, X = _lstsq_setup(a, b, rest, kw)
     x, res, rank, s = y
-    ȧ, ḃ = unthunk(tangents[1]), unthunk(tangents[2])
+    ȧ, ḃ = plain(unthunk(tangents[1])), unthunk(tangents[2])
     if _zero(ȧ) and _zero(ḃ):
         return y, ZERO
     vec = b.ndim == 1
@@ -1684,6 +1715,7 @@ def lstsq_rrule(a, b, *rest, **kw):
     nrest = (NO,) * len(rest)
 
     def lstsq_pullback(ȳ):
+        ȳ = seed(ȳ, 'lstsq')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
@@ -1730,7 +1762,7 @@ def _powers(a, n):
 def matrix_power_frule(tangents, a, n):
     a = np.asarray(a)
     y = np.linalg.matrix_power(a, n)
-    ȧ = unthunk(tangents[1])
+    ȧ = plain(unthunk(tangents[1]))
     n = operator.index(n)
     if _zero(ȧ) or n == 0:
         return y, ZERO
@@ -1750,6 +1782,7 @@ def matrix_power_rrule(a, n):
     n = operator.index(n)
 
     def matrix_power_pullback(ȳ):
+        ȳ = seed(ȳ, 'matrix_power')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or n == 0:
             return NO, _zero_for(pa), NO

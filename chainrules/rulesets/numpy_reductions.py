@@ -48,6 +48,8 @@ from chainrules.rulesets._arrays import (
     register as _register,
     unbroadcast,
     unreduce,
+    seed,
+    plain,
 )
 
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
@@ -106,6 +108,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
     def reduction_frule(tangents, x, *args, **kwargs):
         opts = _options(name, args, kwargs, names)
         Ω = primal(x, *args, **kwargs)
+        x = plain(x)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
@@ -114,6 +117,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
     def reduction_rrule(x, *args, **kwargs):
         opts = _options(name, args, kwargs, names)
         Ω = primal(x, *args, **kwargs)
+        x = plain(x)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
         axes = normalize_axes(opts.get("axis"), len(shape))
@@ -121,6 +125,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
         rest = (NO,) * len(args)
 
         def reduction_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             return (NO, project(adjoint(unthunk(ȳ), x, shape, axes, keepdims, dtype))) + rest
@@ -230,6 +235,7 @@ def _initial(opts):
 def prod_frule(tangents, x, *args, **kwargs):
     opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -242,6 +248,7 @@ def prod_frule(tangents, x, *args, **kwargs):
 def prod_rrule(x, *args, **kwargs):
     opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     shape, dtype = _shape_dtype(x)
     axes = normalize_axes(opts.get("axis"), len(shape))
@@ -250,6 +257,7 @@ def prod_rrule(x, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def prod_pullback(ȳ):
+        ȳ = seed(ȳ, 'prod')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = unthunk(ȳ)
@@ -276,6 +284,7 @@ def nanprod_frule(tangents, x, *args, **kwargs):
 def nanprod_rrule(x, *args, **kwargs):
     nan = np.isnan(x)
     Ω, prod_pullback = prod_rrule(np.where(nan, 1, x), *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
 
     def nanprod_pullback(ȳ):
@@ -317,6 +326,7 @@ def _var_jvp(x, Δx, axes, keepdims, dof):
 def var_frule(tangents, x, *args, **kwargs):
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     Ω = np.var(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -326,10 +336,12 @@ def var_frule(tangents, x, *args, **kwargs):
 def var_rrule(x, *args, **kwargs):
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     Ω = np.var(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
     def var_pullback(ȳ):
+        ȳ = seed(ȳ, 'var')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = np.real(unthunk(ȳ))
@@ -348,6 +360,7 @@ def _safe(Ω):
 def std_frule(tangents, x, *args, **kwargs):
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     Ω = np.std(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -358,10 +371,12 @@ def std_frule(tangents, x, *args, **kwargs):
 def std_rrule(x, *args, **kwargs):
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     Ω = np.std(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
     def std_pullback(ȳ):
+        ȳ = seed(ȳ, 'std')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = np.real(unthunk(ȳ))
@@ -428,6 +443,7 @@ def _chooser(fname, f, argfn):
     def chooser_frule(tangents, x, *args, **kwargs):
         opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
+        x = plain(x)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero) or np.size(x) == 0:
             return Ω, ZERO
@@ -440,6 +456,7 @@ def _chooser(fname, f, argfn):
     def chooser_rrule(x, *args, **kwargs):
         opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
+        x = plain(x)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
         axes = normalize_axes(opts.get("axis"), len(shape))
@@ -448,6 +465,7 @@ def _chooser(fname, f, argfn):
         rest = (NO,) * len(args)
 
         def chooser_pullback(ȳ):
+            ȳ = seed(ȳ, fname)
             if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
                 return (NO, project(ZERO)) + rest
             idx = _arg_index(x, axes, argfn)
@@ -469,6 +487,7 @@ _register([np.nanmin], *_chooser("nanmin", np.nanmin, _nanargmin))
 def ptp_frule(tangents, x, *args, **kwargs):
     opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
     Ω = np.ptp(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -481,6 +500,7 @@ def ptp_frule(tangents, x, *args, **kwargs):
 def ptp_rrule(x, *args, **kwargs):
     opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
     Ω = np.ptp(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     shape, dtype = _shape_dtype(x)
     axes = normalize_axes(opts.get("axis"), len(shape))
@@ -488,6 +508,7 @@ def ptp_rrule(x, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def ptp_pullback(ȳ):
+        ȳ = seed(ȳ, 'ptp')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = unthunk(ȳ)
@@ -523,6 +544,7 @@ def _reverse_cumsum(g, axis):
 def cumsum_frule(tangents, x, *args, **kwargs):
     opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumsum(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -532,12 +554,14 @@ def cumsum_frule(tangents, x, *args, **kwargs):
 def cumsum_rrule(x, *args, **kwargs):
     opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumsum(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     shape, _ = _shape_dtype(x)
     axis, flat = _scan_setup(x, opts)
     rest = (NO,) * len(args)
 
     def cumsum_pullback(ȳ):
+        ȳ = seed(ȳ, 'cumsum')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         x̄ = _reverse_cumsum(np.asarray(unthunk(ȳ)), axis)
@@ -596,6 +620,7 @@ def _cumprod_jvp(x, y, dx):
 def cumprod_frule(tangents, x, *args, **kwargs):
     opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumprod(x, *args, **kwargs)
+    x = plain(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -612,12 +637,14 @@ def cumprod_frule(tangents, x, *args, **kwargs):
 def cumprod_rrule(x, *args, **kwargs):
     opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumprod(x, *args, **kwargs)
+    x = plain(x)
     project = ProjectTo(x)
     shape, _ = _shape_dtype(x)
     axis, flat = _scan_setup(x, opts)
     rest = (NO,) * len(args)
 
     def cumprod_pullback(ȳ):
+        ȳ = seed(ȳ, 'cumprod')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         xs = np.ravel(x) if flat else np.asarray(x)
@@ -656,6 +683,7 @@ def _zeros_of(v):
 def diff_frule(tangents, a, *args, **kwargs):
     n, axis, pre, app = _diff_setup(a, args, kwargs)
     Ω = np.diff(a, *args, **kwargs)
+    a = plain(a)
     Δa = tangents[1]
     if isinstance(Δa, AbstractZero):
         return Ω, ZERO
@@ -665,12 +693,14 @@ def diff_frule(tangents, a, *args, **kwargs):
 def diff_rrule(a, *args, **kwargs):
     n, axis, pre, app = _diff_setup(a, args, kwargs)
     Ω = np.diff(a, *args, **kwargs)
+    a = plain(a)
     project = ProjectTo(a)
     length = np.shape(a)[axis] if np.ndim(a) else 0
     start = _edge_len(pre, axis)
     rest = (NO,) * len(args)
 
     def diff_pullback(ȳ):
+        ȳ = seed(ȳ, 'diff')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         g = np.asarray(unthunk(ȳ))
@@ -707,6 +737,7 @@ def _average_setup(a, args, kwargs):
 def average_frule(tangents, a, *args, **kwargs):
     axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
+    a = plain(a)
     Δw = tangents[3] if len(tangents) > 3 else ZERO
     if not returned:
         return Ω, _average_jvp(tangents[1], Δw, a, wb, axes, keepdims, Ω)
@@ -715,7 +746,8 @@ def average_frule(tangents, a, *args, **kwargs):
     if wb is None or isinstance(Δw, AbstractZero):
         return Ω, Tangent[tuple](ΔΩ, ZERO)
     ΔW = np.sum(np.broadcast_to(np.reshape(dense(Δw), np.shape(wb)), np.shape(a)), axis=axes, keepdims=keepdims)
-    return Ω, Tangent[tuple](ΔΩ, _like(W, np.broadcast_to(ΔW, np.shape(W))))
+    # W has the result dtype (complex for a complex a): so has its tangent
+    return Ω, Tangent[tuple](ΔΩ, ProjectTo(W)(np.broadcast_to(ΔW, np.shape(W))))
 
 
 def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):
@@ -740,11 +772,13 @@ def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):
 def average_rrule(a, *args, **kwargs):
     axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
+    a = plain(a)
     pa = ProjectTo(a)
     pw = ProjectTo(w) if len(args) > 1 else None     # weights given positionally
     shape = np.shape(a)
 
     def average_pullback(ȳ):
+        ȳ = seed(ȳ, 'average')
         out = [NO, pa(ZERO)] + [NO] * len(args)
         if pw is not None:
             out[3] = pw(ZERO)
@@ -802,6 +836,7 @@ def _nanvar_rules(fname, f, std):
     def nanvar_frule(tangents, x, *args, **kwargs):
         shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
         Ω = f(x, *args, **kwargs)
+        x = plain(x)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
@@ -815,10 +850,12 @@ def _nanvar_rules(fname, f, std):
     def nanvar_rrule(x, *args, **kwargs):
         shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
         Ω = f(x, *args, **kwargs)
+        x = plain(x)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
         def nanvar_pullback(ȳ):
+            ȳ = seed(ȳ, fname)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = unreduce(np.real(unthunk(ȳ)), shape, axes, keepdims)
@@ -858,6 +895,7 @@ def _ufunc_method(method, fname, rules, names):
         if res is None:
             return None
         Ω, pullback = res
+        x = plain(x)
         rest = (NO,) * len(args)
 
         def method_pullback(ȳ):

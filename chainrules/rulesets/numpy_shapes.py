@@ -57,6 +57,8 @@ from chainrules.rulesets._arrays import (
     register as _register,
     reject_out,
     unbroadcast,
+    seed,
+    plain,
 )
 
 
@@ -115,6 +117,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
         rest = (NO,) * len(args)
 
         def linear_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = unthunk(ȳ)
@@ -185,6 +188,7 @@ def _reshape(method):
         rest = (NO,) * len(args)
 
         def reshape_pullback(ȳ):
+            ȳ = seed(ȳ, 'reshape')
             if type(ȳ) is not np.ndarray:
                 if isinstance(ȳ, AbstractZero) or project.kind == 0:
                     return (NO, project(ZERO)) + rest
@@ -295,6 +299,7 @@ def _atleast(f, name):
         shapes = [np.shape(a) for a in arys]
 
         def atleast_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             parts = [ȳ] if len(arys) == 1 else _output_parts(ȳ, len(arys))
             return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
                                  else p(np.reshape(unthunk(g), s))
@@ -324,6 +329,7 @@ def broadcast_arrays_rrule(*args, **kwargs):
     projects = [ProjectTo(a) for a in args]
 
     def broadcast_arrays_pullback(ȳ):
+        ȳ = seed(ȳ, 'broadcast_arrays')
         parts = _output_parts(ȳ, len(args))
         return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
                              else Thunk(lambda p=p, a=a, g=g: p(unbroadcast(a, g)))
@@ -609,6 +615,7 @@ if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last t
         project = ProjectTo(x)
 
         def linalg_diagonal_pullback(ȳ):
+            ȳ = seed(ȳ, 'linalg_diagonal')
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
             ȳ = unthunk(ȳ)
@@ -699,6 +706,7 @@ def _joiner(f, name, layout, refuse=("out",)):
         rest = (NO,) * len(args)
 
         def join_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero):
                 return (NO, _sequence_tangent(arrays, [p(ZERO) for p in projects])) + rest
             ȳ = np.reshape(unthunk(ȳ), np.shape(Ω))
@@ -762,6 +770,7 @@ def append_rrule(arr, values, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def append_pullback(ȳ):
+        ȳ = seed(ȳ, 'append')
         if isinstance(ȳ, AbstractZero):
             return (NO, pa(ZERO), pv(ZERO)) + rest
         ȳ = unthunk(ȳ)
@@ -789,6 +798,7 @@ def _splitter(f, name, axis_of):
         rest = (NO,) * len(args)
 
         def split_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             full = _dense(_output_parts(ȳ, len(Ω)), Ω)
@@ -835,6 +845,7 @@ def where_rrule(condition, x, y):
     px, py = ProjectTo(x), ProjectTo(y)
 
     def where_pullback(ȳ):
+        ȳ = seed(ȳ, 'where')
         if isinstance(ȳ, AbstractZero):
             return NO, NO, px(ZERO), py(ZERO)
         ȳ = unthunk(ȳ)
@@ -889,6 +900,7 @@ def clip_rrule(x, *args, **kwargs):
     rest = (NO,) * (len(args) - 2) if len(args) > 2 else ()
 
     def clip_pullback(ȳ):
+        ȳ = seed(ȳ, 'clip')
         if isinstance(ȳ, AbstractZero):
             return (NO,) + tuple(p(ZERO) for p in projects) + rest
         ȳ = unthunk(ȳ)
@@ -949,6 +961,7 @@ def _permuting(name, setup):
         rest = (NO,) * len(args)
 
         def permute_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = _real_for(xs.dtype, unthunk(ȳ))
@@ -1027,6 +1040,7 @@ def take_rrule(x, indices, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def take_pullback(ȳ):
+        ȳ = seed(ȳ, 'take')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO), NO) + rest
         index = _take_index(x, indices, axis, mode)
@@ -1071,6 +1085,7 @@ def take_along_axis_rrule(arr, indices, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def take_along_axis_pullback(ȳ):
+        ȳ = seed(ȳ, 'take_along_axis')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO), NO) + rest
         index = _along_axis_index(shape, indices, axis)
@@ -1118,6 +1133,7 @@ def item_rrule(x, *args):
     rest = (NO,) * len(args)
 
     def item_pullback(ȳ):
+        ȳ = seed(ȳ, 'item')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         index = _item_index(x, args)
@@ -1145,6 +1161,7 @@ def _copy_like(f, name):
         rest = (NO,) * len(args)
 
         def copy_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             return (NO, project(unthunk(ȳ))) + rest

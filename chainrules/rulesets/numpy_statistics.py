@@ -35,6 +35,8 @@ from chainrules.rulesets._arrays import (
     once as _once,
     reject_out,
     zero_for as _zero_for,
+    seed,
+    plain,
 )
 
 
@@ -190,8 +192,9 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if isinstance(ẏ, np.ndarray):
-        ẏ = ẏ.astype(np.result_type(y), copy=False)
+    if not _zero(ẏ):
+        # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
+        ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
             ẏ = ẏ[()]
     return y, ẏ
@@ -213,6 +216,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
     nrest = (NO,) * len(rest)
 
     def quantile_pullback(ȳ):
+        ȳ = seed(ȳ, fname)
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pq)) + nrest
@@ -284,6 +288,7 @@ def _median_rrule(fname, fn, nan, a, rest, kw):
     nrest = (NO,) * len(rest)
 
     def median_pullback(ȳ):
+        ȳ = seed(ȳ, 'median')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not pa.kind:
             return (NO, _zero_for(pa)) + nrest
@@ -451,7 +456,7 @@ def cov_rrule(m, *rest, **kw):
     nrest = len(rest)
 
     def cov_pullback(c̄):
-        c̄ = unthunk(c̄)
+        c̄ = seed(c̄, "cov")
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(c̄):
             return (NO, _zero_for(pm)) + ((_zero_for(py),) + tail if nrest else ())
@@ -478,6 +483,7 @@ def _corr_parts(c):
 @register_frule(np.corrcoef, object, ...)
 def corrcoef_frule(tangents, x, *rest, **kw):
     y = rest[0] if rest else kw.get("y")
+    x = plain(x)
     r = np.corrcoef(x, *rest, **kw)
     ẋ = unthunk(tangents[1])
     ẏ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
@@ -497,6 +503,7 @@ def corrcoef_frule(tangents, x, *rest, **kw):
 @register_rrule(np.corrcoef, object, ...)
 def corrcoef_rrule(x, *rest, **kw):
     y = rest[0] if rest else kw.get("y")
+    x = plain(x)
     if len(rest) > 2:
         raise TypeError("numpy.corrcoef: pass x, y and rowvar only (bias and ddof are deprecated and unused)")
     px, py = ProjectTo(x), ProjectTo(y)
@@ -508,7 +515,7 @@ def corrcoef_rrule(x, *rest, **kw):
     scalar = np.ndim(r) == 0
 
     def corrcoef_pullback(r̄):
-        r̄ = unthunk(r̄)
+        r̄ = seed(r̄, "corrcoef")
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(r̄) or scalar:
             return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())

@@ -49,6 +49,8 @@ from chainrules.rulesets._arrays import (
     ZERO,
     output_parts as _output_parts,
     dense,
+    plain,
+    seed,
     is_complex as _is_complex,
     like as _like,
     named_rule,
@@ -70,11 +72,12 @@ def _check_kwargs(name, kwargs):
 
 
 def _array_like(x):
-    """Lists and tuples (array-likes) as arrays, for the partials' arithmetic."""
+    """Lists and tuples (array-likes) as arrays, ndarray subclasses as plain
+    ndarrays (np.matrix's * is a matrix product), for the partials' arithmetic."""
     t = type(x)
     if t is np.ndarray or t is float:
         return x
-    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+    return np.asarray(x) if isinstance(x, (list, tuple, np.ndarray)) else x
 
 
 def _seed_error(name, ȳ, Ω):
@@ -97,7 +100,7 @@ def _spread_seed(name, ȳ, Ω):
     """The cotangent of a binary ufunc's output, unthunked; a smaller one
     (a scalar seed, say) is spread over Ω's shape, one that does not
     broadcast to it is an error naming the function."""
-    ȳ = unthunk(ȳ)
+    ȳ = seed(ȳ, name)
     shape = np.shape(Ω)
     if np.shape(ȳ) != shape:
         _check_seed(name, ȳ, Ω)
@@ -145,7 +148,7 @@ def _unary(f, deriv, name=None):
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
-        return Ω, deriv(_array_like(x), Ω) * dense(Δx)
+        return Ω, deriv(_array_like(x), plain(Ω)) * dense(Δx)
 
     def unary_rrule(x, **kwargs):
         if kwargs:
@@ -159,6 +162,7 @@ def _unary(f, deriv, name=None):
         else:
             conj = _is_complex(Ω)
             x = _array_like(x)
+        Ωp = plain(Ω)
 
         if project.kind == 0:               # integer or boolean input
             return Ω, _no_tangent_pullback
@@ -167,8 +171,8 @@ def _unary(f, deriv, name=None):
             if type(ȳ) is not np.ndarray:
                 if isinstance(ȳ, AbstractZero):
                     return NO, ZERO
-                ȳ = unthunk(ȳ)
-            d = deriv(x, Ω)
+                ȳ = seed(ȳ, name)
+            d = deriv(x, Ωp)
             try:
                 return NO, project((np.conj(d) if conj else d) * ȳ)
             except ValueError as e:
@@ -261,6 +265,7 @@ def _linear_unary(f, name=None):
         project = ProjectTo(x)
 
         def linear_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
             # Project first: deg2rad & co. refuse the complex cotangent of a real
@@ -313,9 +318,10 @@ def abs_rrule(x, **kwargs):
     x = _array_like(x)
 
     def abs_pullback(ȳ):
+        ȳ = seed(ȳ, "absolute")
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
-        ȳ = np.real(unthunk(ȳ))
+        ȳ = np.real(ȳ)
         if _is_complex(x):
             return NO, project(ȳ * (x / _safe_abs(x)))
         return NO, project(np.sign(x) * ȳ)
@@ -344,7 +350,7 @@ def sign_frule(tangents, x, **kwargs):
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
         return Ω, ZERO
-    return Ω, _sign_jvp(x, Ω, dense(Δx))
+    return Ω, _sign_jvp(plain(x), plain(Ω), dense(Δx))
 
 
 @register_rrule(np.sign)
@@ -353,11 +359,13 @@ def sign_rrule(x, **kwargs):
         _check_kwargs("sign", kwargs)
     Ω = np.sign(x, **kwargs)
     project = ProjectTo(x)
+    x, Ωp = plain(x), plain(Ω)
 
     def sign_pullback(ȳ):
+        ȳ = seed(ȳ, "sign")
         if isinstance(ȳ, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
             return NO, project(ZERO)
-        return NO, project(_sign_jvp(x, Ω, unthunk(ȳ)))
+        return NO, project(_sign_jvp(x, Ωp, ȳ))
     return Ω, sign_pullback
 
 
@@ -370,6 +378,7 @@ def angle_frule(tangents, z, deg=False):
     Δz = tangents[1]
     if isinstance(Δz, AbstractZero) or not _is_complex(z):
         return Ω, ZERO
+    z = plain(z)
     d = np.imag(np.conj(z) * dense(Δz)) / _safe_abs(z) ** 2
     return Ω, d * (180 / math.pi) if deg else d
 
@@ -379,12 +388,14 @@ def angle_rrule(z, *args, deg=False):
     deg = args[0] if args else deg
     Ω = np.angle(z, deg)
     project = ProjectTo(z)
+    z = plain(z)
     rest = (NO,) * len(args)
 
     def angle_pullback(ȳ):
+        ȳ = seed(ȳ, "angle")
         if isinstance(ȳ, AbstractZero) or not _is_complex(z):
             return (NO, project(ZERO)) + rest
-        ȳ = np.real(unthunk(ȳ))
+        ȳ = np.real(ȳ)
         if deg:
             ȳ = ȳ * (180 / math.pi)
         return (NO, project(ȳ * 1j * z / _safe_abs(z) ** 2)) + rest
@@ -406,9 +417,10 @@ def real_rrule(x):
     project = ProjectTo(x)
 
     def real_pullback(ȳ):
+        ȳ = seed(ȳ, "real")
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
-        return NO, project(np.real(unthunk(ȳ)))
+        return NO, project(np.real(ȳ))
     return np.real(x), real_pullback
 
 
@@ -426,9 +438,10 @@ def imag_rrule(x):
     project = ProjectTo(x)
 
     def imag_pullback(ȳ):
+        ȳ = seed(ȳ, "imag")
         if isinstance(ȳ, AbstractZero) or not _is_complex(x):
             return NO, project(ZERO)
-        return NO, project(1j * np.real(unthunk(ȳ)))
+        return NO, project(1j * np.real(ȳ))
     return np.imag(x), imag_pullback
 
 
@@ -450,9 +463,10 @@ def nan_to_num_rrule(x, *args, **kwargs):
     rest = (NO,) * len(args)
 
     def nan_to_num_pullback(ȳ):
+        ȳ = seed(ȳ, "nan_to_num")
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        return (NO, project(np.where(np.isfinite(x), unthunk(ȳ), 0))) + rest
+        return (NO, project(np.where(np.isfinite(x), ȳ, 0))) + rest
     return Ω, nan_to_num_pullback
 
 
@@ -476,7 +490,7 @@ def modf_rrule(x, **kwargs):
     project = ProjectTo(x)
 
     def modf_pullback(ȳ):
-        frac, _ = _output_parts(ȳ, 2)
+        frac, _ = _output_parts(ȳ, 2, "modf")
         return NO, project(ZERO if isinstance(frac, AbstractZero) else unthunk(frac))
     return Ω, modf_pullback
 
@@ -501,7 +515,7 @@ def frexp_rrule(x, **kwargs):
     project = ProjectTo(x)
 
     def frexp_pullback(ȳ):
-        m̄, _ = _output_parts(ȳ, 2)
+        m̄, _ = _output_parts(ȳ, 2, "frexp")
         if isinstance(m̄, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
         return NO, project(np.ldexp(np.real(unthunk(m̄)), -e))
@@ -529,13 +543,13 @@ def _binary(f, dx, dy, name=None):
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, y, **kwargs)
-        x, y = _array_like(x), _array_like(y)
+        x, y, Ωp = _array_like(x), _array_like(y), plain(Ω)
         Δx, Δy = tangents[1], tangents[2]
         ΔΩ = ZERO
         if dx is not None and not isinstance(Δx, AbstractZero):
-            ΔΩ = _times(dx(x, y, Ω), dense(Δx))
+            ΔΩ = _times(dx(x, y, Ωp), dense(Δx))
         if dy is not None and not isinstance(Δy, AbstractZero):
-            t = _times(dy(x, y, Ω), dense(Δy))
+            t = _times(dy(x, y, Ωp), dense(Δy))
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         return Ω, _fit(Ω, ΔΩ)
 
@@ -543,6 +557,7 @@ def _binary(f, dx, dy, name=None):
         px, py = ProjectTo(x), ProjectTo(y)
         if type(x) is not np.ndarray or type(y) is not np.ndarray:
             x, y = _array_like(x), _array_like(y)
+        Ω = plain(Ω)
 
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):
@@ -725,7 +740,7 @@ def divmod_rrule(x, y, **kwargs):
     px, py = ProjectTo(x), ProjectTo(y)
 
     def divmod_pullback(ȳ):
-        _, r̄ = _output_parts(ȳ, 2)
+        _, r̄ = _output_parts(ȳ, 2, "divmod")
         if isinstance(r̄, AbstractZero):
             return NO, px(ZERO), py(ZERO)
         return remainder_pullback(r̄)
@@ -815,6 +830,8 @@ def _zero_derivative(f, ndiff=1, name=None):
         zeros = (NO,) + tuple(ProjectTo(a)(ZERO) if i < ndiff else NO for i, a in enumerate(args))
 
         def zero_pullback(ȳ):
+            if type(ȳ) is not np.ndarray:
+                seed(ȳ, name)
             return zeros
         return Ω, zero_pullback
 

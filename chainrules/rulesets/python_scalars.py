@@ -28,6 +28,7 @@ from chainrules._core import (
     Tangent,
     ZeroTangent,
     backing,
+    pullback_seed,
     register_frule,
     register_rrule,
     unthunk,
@@ -77,7 +78,7 @@ def _elements(t, n):
 
 def _outputs(ȳ, n, name):
     """The n cotangents of a tuple output: a Tangent[tuple], a tuple, or a zero."""
-    ȳ = unthunk(ȳ)
+    ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, AbstractZero):
         return [ȳ] * n
     if isinstance(ȳ, StructuralTangent):
@@ -90,14 +91,15 @@ def _outputs(ȳ, n, name):
 
 def _scalar(ȳ, name):
     """A scalar cotangent, unthunked; arrays of one element are read as numbers."""
-    ȳ = unthunk(ȳ)
+    ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, np.ndarray):
         if ȳ.size != 1:
             raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of "
                              f"shape {ȳ.shape}")
         ȳ = ȳ.reshape(()).item()
     if not (isinstance(ȳ, AbstractTangent) or _is_number(ȳ)):
-        raise TypeError(f"pullback of {name}: expected a number as cotangent, got {type(ȳ).__name__}")
+        raise TypeError(f"pullback of {name}: seed must be a tangent (number, array, ZeroTangent, Thunk, ...), "
+                        f"got a {type(ȳ).__name__}")
     return ȳ
 
 

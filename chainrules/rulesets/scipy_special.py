@@ -40,6 +40,8 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     zero_for as _zero_for,
+    seed,
+    plain,
 )
 
 
@@ -79,6 +81,7 @@ def _unary(f, name, partial, complex_ok):
         y = f(x, **kw)
 
         def special_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if _zero(ȳ) or not px.kind:
                 return NO, _zero_for(px)
@@ -152,6 +155,7 @@ def polygamma_rrule(n, x):
     y = sp.polygamma(n, x)
 
     def polygamma_pullback(ȳ):
+        ȳ = seed(ȳ, 'polygamma')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
             return NO, NO, _zero_for(px)
@@ -193,7 +197,7 @@ def _xlog(f, name, log, shift):
         z = f(x, y, **kw)
 
         def xlog_pullback(z̄):
-            z̄ = unthunk(z̄)
+            z̄ = seed(z̄, name)
             if _zero(z̄):
                 return NO, _zero_for(px), _zero_for(py)
             dx, dy = partials(x, y)
@@ -295,6 +299,7 @@ def logsumexp_rrule(a, *rest, **kw):
     tail = (NO,) * len(rest)
 
     def logsumexp_pullback(ȳ):
+        ȳ = seed(ȳ, 'logsumexp')
         ȳ = unthunk(ȳ)
         r̄ = unthunk(ȳ[0]) if return_sign and not _zero(ȳ) else ȳ
         if _zero(r̄):
@@ -344,6 +349,7 @@ def softmax_rrule(x, *rest, **kw):
     tail = (NO,) * len(rest)
 
     def softmax_pullback(ȳ):
+        ȳ = seed(ȳ, 'softmax')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
             return (NO, _zero_for(px)) + tail
@@ -381,6 +387,7 @@ def log_softmax_rrule(x, *rest, **kw):
     tail = (NO,) * len(rest)
 
     def log_softmax_pullback(ȳ):
+        ȳ = seed(ȳ, 'log_softmax')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
             return (NO, _zero_for(px)) + tail

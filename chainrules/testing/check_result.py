@@ -276,8 +276,9 @@ def _real_scalar(x):
 
 def check_tangent_type(primal, dx, what):
     """Assert that dx can be a tangent of `primal`: a real number for a real
-    number (of the same NumPy precision), an array of the same shape and
-    dtype for an array, a Tangent of the primal's type for a structure.
+    number, a number of the primal's own dtype for a NumPy scalar, an array
+    of the same shape and dtype for an array (a complex array's tangent is
+    complex), a Tangent of the primal's type for a structure.
     Zeros and thunks (by their value) always pass."""
     d = unthunk(dx)
     if isinstance(d, (AbstractZero, NotImplementedTangent)):
@@ -293,9 +294,7 @@ def check_tangent_type(primal, dx, what):
         if d.shape != primal.shape:
             raise AssertionError(f"{what}: shape {d.shape} differs from the primal's shape {primal.shape} "
                                  f"(use ProjectTo(x) or unbroadcast in the rule)")
-        ok = d.dtype == primal.dtype or (primal.dtype.kind == "c" and d.dtype.kind == "f"
-                                         and np.finfo(d.dtype).bits == np.finfo(primal.dtype).bits)
-        if not ok:
+        if d.dtype != primal.dtype:       # tangents have the primal's dtype, always (issue 11)
             raise AssertionError(f"{what}: dtype {d.dtype} differs from the primal's dtype {primal.dtype} "
                                  f"(project with ProjectTo(x))")
         return
@@ -312,7 +311,7 @@ def check_tangent_type(primal, dx, what):
         if isinstance(primal, np.generic):
             pbits = np.finfo(primal.dtype).bits
             dbits = np.finfo(d.dtype).bits if isinstance(d, np.inexact) else 64
-            if dbits != pbits:
+            if dbits != pbits or (isinstance(d, np.generic) and d.dtype != primal.dtype):
                 raise AssertionError(f"{what}: the tangent of a {type(primal).__name__} must keep its "
                                      f"precision, got a {type(d).__name__} (project with ProjectTo(x))")
         return

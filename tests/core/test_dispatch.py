@@ -295,7 +295,7 @@ def test_pullback_called_wrongly_names_the_function():
         pb(1.0, 2.0)
     with pytest.raises(ValueError, match=r"pullback of math.sin: expected a scalar cotangent.*\(3,\)"):
         pb(np.ones(3))
-    with pytest.raises(TypeError, match="pullback of math.sin: expected a number"):
+    with pytest.raises(TypeError, match="pullback of math.sin: seed must be a tangent"):
         pb("a")
 
 

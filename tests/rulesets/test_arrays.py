@@ -75,3 +75,175 @@ def test_named_rule_renames_the_rule_and_its_pullback():
     with pytest.raises(RuntimeError) as info:
         pb(1.0)
     assert info.traceback[-1].name == "sin_pullback"
+
+
+# ----- ndarray subclasses: rule bodies compute element-wise (issue 11, item 3) ---------
+# np.matrix's * is a matrix product and its reductions stay 2-D.  A subclass
+# input or seed must give the plain-array answer, as a plain ndarray of the
+# primal's dtype and shape (what ProjectTo gives).
+
+import chainrules as cr  # noqa: E402
+from chainrules.rulesets.numpy_ufuncs import _UNARY  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+
+_RNG = np.random.default_rng(11)
+_A = _RNG.uniform(0.2, 0.8, (4, 4))
+_B = _RNG.uniform(0.2, 0.8, (4, 4))
+_S = _RNG.uniform(-1.0, 1.0, (4, 4))
+
+
+def _cotangents(f, args, s, kwargs=None):
+    _, pb = cr.rrule(f, *args, **(kwargs or {}))
+    return [cr.unthunk(c) for c in pb(s)]
+
+
+def _assert_plain_and_close(got, want):
+    for g, w in zip(got, want):
+        if isinstance(w, np.ndarray):
+            assert type(g) is np.ndarray, f"a {type(g).__name__} cotangent, not a plain ndarray"
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(np.reshape(g, w.shape), w, rtol=1e-12, atol=1e-12)
+
+
+_SUBCLASS_CASES = (
+    [(f, (_A,), {}) for f, _ in _UNARY if f not in (np.arccosh,)]
+    + [(f, (_A,), {}) for f in (np.abs, np.sign, np.negative, np.conjugate, np.real, np.imag, np.angle,
+                                np.deg2rad, np.nan_to_num, np.floor)]
+    + [(f, (_A, _B), {}) for f in (np.multiply, np.add, np.subtract, np.divide, np.power, np.maximum,
+                                   np.arctan2, np.hypot, np.logaddexp, np.fmod, np.copysign)]
+    + [(f, (_A,), kw) for f in (np.sum, np.mean, np.prod, np.max, np.var, np.std, np.nanmean)
+       for kw in ({}, {"axis": 0})]
+    + [(f, (_A, _B), {}) for f in (np.dot, np.matmul, np.inner, np.outer, np.linalg.solve)]
+    + [(f, (_A + 4 * np.eye(4),), {}) for f in (np.linalg.inv, np.linalg.det, np.trace, np.transpose,
+                                                np.linalg.norm)]
+)
+
+
+def _case_id(case):
+    f, args, kw = case
+    return f"{f.__name__}{'-' + str(kw) if kw else ''}"
+
+
+@pytest.mark.parametrize("case", _SUBCLASS_CASES, ids=_case_id)
+def test_a_matrix_input_gives_the_plain_array_cotangent(case):
+    f, args, kw = case
+    Ω = f(*args, **kw)
+    s = _RNG.uniform(-1.0, 1.0, np.shape(Ω)) if np.ndim(Ω) else 0.7
+    want = _cotangents(f, args, s, kw)
+    margs = (np.asmatrix(args[0]),) + args[1:]
+    Ωm, pb = cr.rrule(f, *margs, **kw)
+    np.testing.assert_allclose(np.asarray(Ωm).reshape(np.shape(Ω)), Ω)
+    got = [cr.unthunk(c) for c in pb(np.reshape(s, np.shape(Ωm)) if np.ndim(Ωm) else s)]
+    _assert_plain_and_close(got, want)
+
+
+@pytest.mark.parametrize("case", [c for c in _SUBCLASS_CASES if np.ndim(c[0](*c[1], **c[2])) == 2],
+                         ids=_case_id)
+def test_a_matrix_seed_gives_the_plain_array_cotangent(case):
+    f, args, kw = case
+    s = _RNG.uniform(-1.0, 1.0, np.shape(f(*args, **kw)))
+    _assert_plain_and_close(_cotangents(f, args, np.asmatrix(s), kw), _cotangents(f, args, s, kw))
+    _assert_plain_and_close(_cotangents(f, args, cr.Thunk(lambda: np.asmatrix(s)), kw),
+                            _cotangents(f, args, s, kw))
+
+
+@pytest.mark.parametrize("case", _SUBCLASS_CASES, ids=_case_id)
+def test_frules_with_a_matrix_input_or_tangent_give_the_plain_array_tangent(case):
+    f, args, kw = case
+    tangents = (cr.NoTangent(),) + tuple(_RNG.uniform(-1.0, 1.0, np.shape(a)) for a in args)
+    Ω, want = cr.frule(tangents, f, *args, **kw)
+    want = cr.unthunk(want)
+    for margs, mtangents in [((np.asmatrix(args[0]),) + args[1:], tangents),
+                             (args, (tangents[0], np.asmatrix(tangents[1])) + tangents[2:])]:
+        _, got = cr.frule(mtangents, f, *margs, **kw)
+        got = cr.unthunk(got)
+        if isinstance(want, cr.AbstractZero):
+            assert isinstance(got, cr.AbstractZero)
+            continue
+        assert not isinstance(got, np.matrix), f"{f.__name__}: a np.matrix tangent"
+        np.testing.assert_allclose(np.reshape(np.asarray(got), np.shape(want)), want, rtol=1e-12, atol=1e-12)
+
+
+def test_projectto_gives_a_plain_ndarray_for_a_subclass():
+    M = np.asmatrix(np.ones((2, 2), np.float32))
+    out = cr.ProjectTo(M)(np.asmatrix(np.full((2, 2), 2.0)))
+    assert type(out) is np.ndarray and out.dtype == np.float32 and out.shape == (2, 2)
+    assert type(cr.ProjectTo(np.ones((2, 2)))(M)) is np.ndarray
+
+
+def test_the_testing_kit_passes_on_a_matrix_input():
+    from chainrules.testing import test_frule, test_rrule
+    M = np.asmatrix(_A)
+    test_rrule(np.sin, M)
+    test_frule(np.sin, M)
+    test_rrule(np.multiply, M, _B)
+
+
+# ----- seeds that are not tangents (issue 11, item 4) --------------------------------
+
+def _simple_calls():
+    """(f, args) for every registered function whose rrule runs at a simple
+    float array (or, failing that, a float) and returns a pullback."""
+    import warnings
+    calls = []
+    for f in cr._core._registered_functions():
+        for args in [(_A + 4 * np.eye(4),), (_A, _B), (0.5,), (0.5, 0.25)]:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = cr.rrule(f, *args)
+            except Exception:  # noqa: BLE001 - not callable this way: try the next inputs
+                continue
+            if res is not None:
+                calls.append((f, args))
+                break
+    return calls
+
+
+_CALLS = _simple_calls()
+
+
+def test_the_none_seed_check_reaches_many_rules():
+    assert len(_CALLS) > 250
+
+
+@pytest.mark.parametrize("bad", [None, "s", object()], ids=["None", "str", "object"])
+@pytest.mark.parametrize("call", _CALLS, ids=lambda c: f"{getattr(c[0], '__qualname__', c[0])}{len(c[1])}")
+def test_a_seed_that_is_not_a_tangent_is_a_typeerror_naming_the_function(call, bad):
+    f, args = call
+    _, pb = cr.rrule(f, *args)
+    with pytest.raises(TypeError, match=r"pullback of [\w.]+: seed must be a tangent"):
+        pb(bad)
+
+
+@pytest.mark.parametrize("f", [np.sum, np.max, np.trace, np.sin, np.multiply, np.dot, np.linalg.inv, np.cumsum,
+                               np.transpose, np.linalg.norm, np.mean, np.std, np.fft.fft],
+                         ids=lambda f: f.__name__)
+def test_the_seed_error_names_the_function(f):
+    call = next(c for c in _CALLS if c[0] is f)
+    _, pb = cr.rrule(call[0], *call[1])
+    with pytest.raises(TypeError, match=rf"pullback of (numpy\.)?{f.__name__}: seed must be a tangent .*got None"):
+        pb(None)
+
+
+@pytest.mark.parametrize("f,args", [(np.sum, (_A,)), (np.max, (_A,)), (np.trace, (_A,)), (np.sin, (_A,)),
+                                    (np.multiply, (_A, _B)), (np.dot, (_A, _B)), (np.linalg.inv, (_A,))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_zero_seeds_still_give_zero_cotangents(f, args):
+    for z in (cr.ZeroTangent(), cr.NoTangent()):
+        _, pb = cr.rrule(f, *args)
+        assert all(isinstance(c, cr.AbstractZero) for c in pb(z))
+
+
+def test_the_seed_helper():
+    from chainrules.rulesets._arrays import seed
+    a = np.ones(2)
+    assert seed(a, "f") is a
+    assert type(seed(np.asmatrix(np.ones((2, 2))), "f")) is np.ndarray
+    assert seed(Thunk(lambda: 2.0), "f") == 2.0
+    assert seed(ZeroTangent(), "f") is ZeroTangent()
+    with pytest.raises(TypeError, match=r"pullback of numpy\.sum: seed must be a tangent .*got None"):
+        seed(None, "numpy.sum")
+    with pytest.raises(TypeError, match="got a str"):
+        seed(Thunk(lambda: "s"), "f")

@@ -118,9 +118,9 @@ def test_float32_does_not_fail_on_1e_9():
 
 @pytest.mark.parametrize("primal,dx", [
     (1.0, 2.0), (1, 2.0), (1.0, np.float64(2.0)), (1 + 1j, 2.0), (1 + 1j, 2j),
-    (np.float32(1), np.float32(2)), (np.complex64(1), np.complex64(2j)), (np.complex64(1), np.float32(1)),
+    (np.float32(1), np.float32(2)), (np.complex64(1), np.complex64(2j)),
     (np.ones(2), np.ones(2)), (np.ones(2, dtype=np.float32), np.ones(2, dtype=np.float32)),
-    (np.ones(2, dtype=np.complex128), np.ones(2)),
+    (np.ones(2, dtype=np.complex128), np.ones(2, dtype=np.complex128)),
     (np.ones(2), ZeroTangent()), (np.ones(2), Thunk(lambda: np.ones(2))),
     ((1.0, np.ones(2)), Tangent[tuple](1.0, np.ones(2))),
     (np.arange(3), NoTangent()), ("s", NoTangent()),
@@ -139,6 +139,10 @@ def test_tangent_type_accepted(primal, dx):
     (np.ones(2), np.ones(3), "shape (3,) differs"),
     (np.ones(2, dtype=np.float32), np.ones(2), "dtype float64 differs"),
     (np.ones(2), np.ones(2, dtype=np.complex128), "dtype complex128 differs"),
+    # tangents have the primal's dtype, always (issue 11): no real tangent of a complex array
+    (np.ones(2, dtype=np.complex128), np.ones(2), "dtype float64 differs"),
+    (np.complex64(1), np.float32(1), "keep its precision"),
+    (np.complex128(1), np.float64(1), "keep its precision"),
     ((1.0, np.ones(2, dtype=np.float32)), Tangent[tuple](1.0, np.ones(2)), "[1]"),
     ((1.0, 2.0), Tangent[Point](1.0, 2.0), "is not a tangent of a tuple"),
 ])
