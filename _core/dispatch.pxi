@@ -36,6 +36,8 @@ cdef str _fname(object f):
     if name is None:
         return type(f).__name__ + " object"
     mod = getattr(f, "__module__", None)
+    if mod is None and isinstance(f, _np.ufunc):
+        mod = "numpy"       # NumPy < 2.1: ufuncs have no __module__
     if isinstance(mod, str) and mod not in ("builtins", "__main__"):
         return f"{mod.lstrip('_')}.{name}"
     return str(name)

@@ -6,7 +6,18 @@ and NumPy, the tangent types they speak in, a rule-testing kit
 engines (`chainrules.ad`).  See DESIGN.md for the protocol.
 """
 
-from chainrules._core import (
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec("chainrules._core") is None:
+    raise ImportError(
+        f"chainrules: the compiled core chainrules._core is missing from {__path__[0]}: these are "
+        "the uncompiled sources (you are probably in the repository root). Install chainrules "
+        "(`pip install .`, or the development set-up of the README: `pip install "
+        "--no-build-isolation -e '.[test]'`) and run Python outside the source folder or with "
+        "`python -P`, which keeps the current folder off sys.path.")
+del _importlib_util
+
+from chainrules._core import (  # noqa: E402
     # the rule protocol
     frule,
     rrule,

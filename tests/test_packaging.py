@@ -1,7 +1,9 @@
-"""Packaging: every Python source is installed, and the demo prints the seed's numbers."""
+"""Packaging: every Python source is installed, the demo prints the seed's numbers, and
+the uncompiled sources say how to install when imported."""
 
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +24,8 @@ def test_every_python_source_is_listed_in_meson_build():
 
 
 def test_demo_prints_the_seed_numbers():
-    proc = subprocess.run([sys.executable, "-m", "chainrules"], capture_output=True, text=True,
+    # from the repository root, as README command 1 runs it (-P: the installed package)
+    proc = subprocess.run([sys.executable, "-P", "-m", "chainrules"], capture_output=True, text=True,
                           cwd=ROOT, check=True)
     lines = [line for line in proc.stdout.splitlines() if "chain (" in line or " AD (" in line]
     assert len(lines) == 4
@@ -55,3 +58,19 @@ def test_a_numpy_whose_c_api_cannot_serve_the_core_is_refused_with_a_clear_messa
     assert proc.returncode == 0, proc.stderr
     assert "chainrules' compiled core cannot run with the NumPy that is installed" in proc.stdout
     assert "Install NumPy >= 2.0" in proc.stdout
+
+
+def test_importing_the_uncompiled_sources_says_what_to_do(tmp_path):
+    # A copy of the source folder, without the compiled core, imported from its
+    # parent folder (as `python` in the repository root would); -S keeps any
+    # installed chainrules (and an editable install's finder) out of the way.
+    shutil.copytree(ROOT / "chainrules", tmp_path / "chainrules",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    proc = subprocess.run([sys.executable, "-S", "-c", "import chainrules"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: chainrules: the compiled core chainrules._core is missing"), last
+    assert str(tmp_path / "chainrules") in last
+    assert "pip install ." in last and "python -P" in last
+    assert "ModuleNotFoundError" not in proc.stderr

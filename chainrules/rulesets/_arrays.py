@@ -114,8 +114,11 @@ def output_parts(ȳ, n, name="a tuple-valued function"):
 
 
 def methods(*names):
-    """The `np.ndarray` methods of these names that this NumPy has."""
-    return [getattr(np.ndarray, n) for n in names if hasattr(np.ndarray, n)]
+    """The `np.ndarray` methods of these names that this NumPy has.  NumPy
+    2.0-2.3 keep a removed method (`ptp`) as a non-callable attribute that
+    raises when read from an array: that is not a method."""
+    found = (getattr(np.ndarray, n, None) for n in names)
+    return [m for m in found if callable(m)]
 
 
 def reject_out(fname, kwargs, *names):

@@ -14,8 +14,14 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TIME = r"[0-9.]+ (ns|µs|ms|s)"
 
 
+# `python -m bench.run` from the repository root, but with the root at the end
+# of sys.path: `bench` is found there, `chainrules` is the installed package.
+RUN_BENCH = ("import runpy, sys; sys.path.append(sys.argv.pop(1)); "
+             "runpy.run_module('bench.run', run_name='__main__', alter_sys=True)")
+
+
 def run_bench(*args):
-    return subprocess.run([sys.executable, "-m", "bench.run", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-P", "-c", RUN_BENCH, str(ROOT), *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 

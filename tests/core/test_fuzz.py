@@ -49,7 +49,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_odd_arguments_to_every_rule_never_crash_the_interpreter():
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-P", "-c", SCRIPT], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     calls = int(proc.stdout.split()[-1])
     assert calls > 12 * 400      # every registered function was exercised

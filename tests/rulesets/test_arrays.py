@@ -1,11 +1,14 @@
 """The helpers shared by the array rules (chainrules/rulesets/_arrays.py):
-unbroadcast, reject_out, normalize_axes, unreduce, named_rule."""
+unbroadcast, reject_out, normalize_axes, unreduce, named_rule, methods."""
+
+import types
 
 import numpy as np
 import pytest
 
 from chainrules import NoTangent, Thunk, ZeroTangent
-from chainrules.rulesets._arrays import named_rule, normalize_axes, reject_out, unbroadcast, unreduce
+from chainrules.rulesets import _arrays
+from chainrules.rulesets._arrays import methods, named_rule, normalize_axes, reject_out, unbroadcast, unreduce
 
 
 @pytest.mark.parametrize("xshape,dshape", [((3,), (3,)), ((3, 1), (3, 4)), ((4,), (3, 4)), ((), (2, 3)),
@@ -30,6 +33,28 @@ def test_unbroadcast_accepts_scalars_shapes_thunks_and_zeros():
     assert unbroadcast(np.zeros(3), same) is same          # nothing to do: no copy
     # a smaller cotangent (a scalar seed) is spread over the input
     assert unbroadcast(np.ones((2, 2)), 1.5).shape == (2, 2)
+
+
+def test_methods_keeps_only_the_callable_ndarray_attributes(monkeypatch):
+    # NumPy 2.0-2.3 keep the removed `ndarray.ptp` as a getset descriptor that
+    # raises when read from an array; registering it broke `import chainrules`.
+    class Removed:
+        def __get__(self, obj, cls=None):
+            if obj is None:
+                return self
+            raise AttributeError("`ptp` was removed from the ndarray class")
+
+    class FakeNdarray:
+        sum = np.ndarray.sum
+        ptp = Removed()
+
+    monkeypatch.setattr(_arrays, "np", types.SimpleNamespace(ndarray=FakeNdarray))
+    assert methods("sum", "ptp", "no_such_method") == [np.ndarray.sum]
+
+
+def test_methods_on_this_numpy_are_callable():
+    found = methods("sum", "ptp", "max", "cumsum")
+    assert found and all(callable(m) for m in found)
 
 
 def test_reject_out_names_the_argument():

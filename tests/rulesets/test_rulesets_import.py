@@ -9,7 +9,8 @@ import pytest
 
 
 def _run(code):
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # -P: the installed chainrules, not the sources of the current folder
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout.split()
 
