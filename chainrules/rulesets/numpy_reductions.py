@@ -315,8 +315,8 @@ def _var_jvp(x, Δx, axes, keepdims, dof):
 
 
 def var_frule(tangents, x, *args, **kwargs):
+    Ω = np.var(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
-    Ω = np.var(x, *args, **kwargs)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -324,8 +324,8 @@ def var_frule(tangents, x, *args, **kwargs):
 
 
 def var_rrule(x, *args, **kwargs):
-    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     Ω = np.var(x, *args, **kwargs)
+    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -334,7 +334,8 @@ def var_rrule(x, *args, **kwargs):
             return (NO, project(ZERO)) + rest
         ȳ = np.real(unthunk(ȳ))
         d = x - np.mean(x, axis=axes, keepdims=True)
-        return (NO, project(d * unreduce(ȳ * (2 / dof), shape, axes, keepdims))) + rest
+        # np.divide: N - ddof = 0 gives inf/nan with NumPy's warning, as the primal does
+        return (NO, project(d * unreduce(np.divide(2 * ȳ, dof), shape, axes, keepdims))) + rest
     return Ω, var_pullback
 
 
@@ -346,8 +347,8 @@ def _safe(Ω):
 
 
 def std_frule(tangents, x, *args, **kwargs):
+    Ω = np.std(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
-    Ω = np.std(x, *args, **kwargs)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -356,8 +357,8 @@ def std_frule(tangents, x, *args, **kwargs):
 
 
 def std_rrule(x, *args, **kwargs):
-    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     Ω = np.std(x, *args, **kwargs)
+    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -851,9 +852,13 @@ def _ufunc_method(method, fname, rules, names):
         return opts
 
     def method_frule(tangents, x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)      # NumPy's own error: accumulate refuses a 0-d array
         return frule(tangents[:2], x, **method_opts(args, kwargs))
 
     def method_rrule(x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)
         res = rrule(x, **method_opts(args, kwargs))
         if res is None:
             return None
