@@ -1,8 +1,22 @@
-"""Fixtures shared by the whole suite."""
+"""Fixtures and settings shared by the whole suite.
+
+The hypothesis profiles of the property tests: the default ("suite") is
+derandomized, so every run draws the same examples and a property test
+passes or fails the same way each time (a strict xfail stays honest);
+`HYPOTHESIS_PROFILE=explore` draws many more, at random, to hunt for new
+failures by hand."""
+
+import os
 
 import pytest
+from hypothesis import settings
 
 from chainrules import _core
+
+settings.register_profile("suite", max_examples=50, deadline=None, derandomize=True, database=None,
+                          print_blob=True)
+settings.register_profile("explore", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture

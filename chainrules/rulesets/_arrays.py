@@ -150,8 +150,9 @@ def dense(t):
 def normalize_axes(axis, ndim):
     """The sorted tuple of non-negative axes that `axis` (None, an int or a
     sequence of ints, negative allowed) names in an array of `ndim`
-    dimensions.  The primal has already validated them."""
-    if axis is None:
+    dimensions.  The primal has already validated them; NumPy lets some
+    reductions name axis 0 or -1 of a 0-d array, which is no axis."""
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axis))

@@ -511,19 +511,19 @@ if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
 # outer (flattens its arguments)
 # =============================================================================
 
-outer_frule = _bilinear_frule(np.outer, "numpy.outer")
-register_frule(np.outer, object, object)(outer_frule)
-if hasattr(np.linalg, "outer"):      # NumPy >= 2: the same for 1-d arguments
-    register_frule(np.linalg.outer, object, object)(outer_frule)
+def _outer_rrule(f, fname):
+    """The rrule of np.outer, or of np.linalg.outer (the same for 1-d
+    arguments, an error for others): f computes Ω."""
+    def outer_rrule(a, b, **kw):
+        reject_out(fname, kw)
+        pa, pb = ProjectTo(a), ProjectTo(b)
+        a, b = np.asarray(a), np.asarray(b)
+        y = f(a, b)
+        return y, _outer_pullback(pa, pb, a, b)
+    return named_rule(outer_rrule, "outer")
 
 
-@register_rrule(np.outer, object, object)
-@register_rrule(np.linalg.outer, object, object)
-def outer_rrule(a, b, **kw):
-    reject_out("numpy.outer", kw)
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
-    y = np.outer(a, b)
+def _outer_pullback(pa, pb, a, b):
 
     def outer_pullback(ȳ):
         ȳ = seed(ȳ, 'outer')
@@ -535,7 +535,14 @@ def outer_rrule(a, b, **kw):
         b̄ = Thunk(lambda: pb((a.ravel().conj() @ ȳ).reshape(b.shape))) if pb.kind else NO
         return NO, ā, b̄
 
-    return y, outer_pullback
+    return outer_pullback
+
+
+register_frule(np.outer, object, object)(_bilinear_frule(np.outer, "numpy.outer"))
+register_rrule(np.outer, object, object)(_outer_rrule(np.outer, "numpy.outer"))
+if hasattr(np.linalg, "outer"):      # NumPy >= 2
+    register_frule(np.linalg.outer, object, object)(_bilinear_frule(np.linalg.outer, "numpy.linalg.outer"))
+    register_rrule(np.linalg.outer, object, object)(_outer_rrule(np.linalg.outer, "numpy.linalg.outer"))
 
 
 # =============================================================================
@@ -775,7 +782,11 @@ def _cross_axes(a, b, rest, kw):
     axisa, axisb, axisc, axis = _opts("numpy.cross", rest, kw, _CROSS_SPEC)
     if axis is not None:
         axisa = axisb = axisc = axis
-    if np.shape(a)[axisa] != 3 or np.shape(b)[axisb] != 3:
+    try:
+        three = np.shape(a)[axisa] == 3 and np.shape(b)[axisb] == 3
+    except IndexError:          # no such axis (a 0-d argument): no rule; the primal raises
+        return None
+    if not three:
         return None
     return axisa, axisb, axisc
 
@@ -1089,8 +1100,8 @@ def cholesky_rrule(a, **kw):
 
 def _qr_mode(a, rest, kw):
     mode, = _opts("numpy.linalg.qr", rest, kw, (("mode", "reduced"),))
-    m, n = np.shape(a)[-2:]
-    if mode == "complete" and m <= n:
+    shape = np.shape(a)         # fewer than 2 dimensions: the primal raises LinAlgError
+    if mode == "complete" and len(shape) >= 2 and shape[-2] <= shape[-1]:
         return "reduced"
     if mode not in ("reduced", "r"):
         raise ValueError(f"numpy.linalg.qr: the rule differentiates mode='reduced' and mode='r' "
@@ -1192,8 +1203,8 @@ def _svd_opts(a, rest, kw):
     full, uv, herm = _opts("numpy.linalg.svd", rest, kw, _SVD_SPEC)
     if herm:
         raise ValueError("numpy.linalg.svd: the rule cannot honour hermitian=True; call it without")
-    m, n = np.shape(a)[-2:]
-    if uv and full and m != n:
+    shape = np.shape(a)         # fewer than 2 dimensions: the primal raises LinAlgError
+    if uv and full and len(shape) >= 2 and shape[-2] != shape[-1]:
         raise ValueError("numpy.linalg.svd: the rule differentiates the thin SVD; pass "
                          "full_matrices=False (the extra columns of U or V are not unique)")
     return uv

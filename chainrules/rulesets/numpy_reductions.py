@@ -324,9 +324,13 @@ def _var_jvp(x, Δx, axes, keepdims, dof):
 
 
 def var_frule(tangents, x, *args, **kwargs):
+    Ω = np.var(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
+<<<<<<< HEAD
     Ω = np.var(x, *args, **kwargs)
     x = plain(x)
+=======
+>>>>>>> t11-props
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -334,9 +338,12 @@ def var_frule(tangents, x, *args, **kwargs):
 
 
 def var_rrule(x, *args, **kwargs):
-    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     Ω = np.var(x, *args, **kwargs)
+<<<<<<< HEAD
     x = plain(x)
+=======
+    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
+>>>>>>> t11-props
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -346,7 +353,8 @@ def var_rrule(x, *args, **kwargs):
             return (NO, project(ZERO)) + rest
         ȳ = np.real(unthunk(ȳ))
         d = x - np.mean(x, axis=axes, keepdims=True)
-        return (NO, project(d * unreduce(ȳ * (2 / dof), shape, axes, keepdims))) + rest
+        # np.divide: N - ddof = 0 gives inf/nan with NumPy's warning, as the primal does
+        return (NO, project(d * unreduce(np.divide(2 * ȳ, dof), shape, axes, keepdims))) + rest
     return Ω, var_pullback
 
 
@@ -358,9 +366,13 @@ def _safe(Ω):
 
 
 def std_frule(tangents, x, *args, **kwargs):
+    Ω = np.std(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
+<<<<<<< HEAD
     Ω = np.std(x, *args, **kwargs)
     x = plain(x)
+=======
+>>>>>>> t11-props
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -369,9 +381,12 @@ def std_frule(tangents, x, *args, **kwargs):
 
 
 def std_rrule(x, *args, **kwargs):
-    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     Ω = np.std(x, *args, **kwargs)
+<<<<<<< HEAD
     x = plain(x)
+=======
+    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
+>>>>>>> t11-props
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -888,9 +903,13 @@ def _ufunc_method(method, fname, rules, names):
         return opts
 
     def method_frule(tangents, x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)      # NumPy's own error: accumulate refuses a 0-d array
         return frule(tangents[:2], x, **method_opts(args, kwargs))
 
     def method_rrule(x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)
         res = rrule(x, **method_opts(args, kwargs))
         if res is None:
             return None

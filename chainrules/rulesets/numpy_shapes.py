@@ -358,8 +358,10 @@ def _repeat_adjoint(ȳ, x, args, kwargs):
     repeats = _arg(args, kwargs, 0, "repeats")
     axis = _arg(args, kwargs, 1, "axis")
     shape = np.shape(x)
-    base = (int(np.prod(shape)),) if axis is None else shape
-    ax = 0 if axis is None else int(axis) % len(shape)
+    if axis is None or not shape:       # NumPy repeats a 0-d array as a 1-element vector
+        base, ax = (int(np.prod(shape)),), 0
+    else:
+        base, ax = shape, int(axis) % len(shape)
     ȳ = np.asarray(ȳ)
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         r = int(np.ravel(repeats)[0])

@@ -160,7 +160,9 @@ class _OrderStat:
         if self.valid is not None:
             v = np.where(self.valid, v, 0)
         w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
-        ā = np.bincount(idx, weights=w, minlength=nrows * self.n)
+        ā = np.bincount(idx, weights=w.real, minlength=nrows * self.n)
+        if w.dtype.kind == "c":     # the median of complex numbers (in NumPy's lexicographic order)
+            ā = ā + 1j * np.bincount(idx, weights=w.imag, minlength=nrows * self.n)
         inv = np.argsort(self.perm)
         return np.transpose(ā.reshape(self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
 
@@ -273,7 +275,7 @@ def _median_frule(fname, fn, nan, tangents, a, rest, kw):
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
-    if _zero(ȧ) or np.asarray(a).dtype.kind != "f":
+    if _zero(ȧ) or np.asarray(a).dtype.kind not in "fc":
         return y, ZERO
     ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))

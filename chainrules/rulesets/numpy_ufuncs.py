@@ -246,22 +246,25 @@ for _f, _d in _UNARY:
 # ----- Linear unary functions: the pushforward is f itself, and so is the
 #       pullback (each is its own adjoint) ----------------------------------
 
-def _linear_unary(f, name=None):
+def _linear_unary(f, name=None, key=None, types=()):
+    """The rules of the linear map f, registered for `key` (default f), which
+    computes Ω: x.conj() keeps a 0-d array where np.conjugate gives a scalar."""
+    key = f if key is None else key
     name = name or f.__name__
 
     def linear_frule(tangents, x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, **kwargs)
+        Ω = key(x, **kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        return Ω, f(dense(Δx))
+        return Ω, _like(Ω, f(dense(Δx)))
 
     def linear_rrule(x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = f(x, **kwargs)
+        Ω = key(x, **kwargs)
         project = ProjectTo(x)
 
         def linear_pullback(ȳ):
@@ -274,8 +277,8 @@ def _linear_unary(f, name=None):
             return NO, x̄ if type(x̄) is np.ndarray else project(x̄)
         return Ω, linear_pullback
 
-    _unary_rules[f] = (register_frule(f)(named_rule(linear_frule, name)),
-                       register_rrule(f)(named_rule(linear_rrule, name)))
+    _unary_rules[key] = (register_frule(key, *types)(named_rule(linear_frule, name)),
+                         register_rrule(key, *types)(named_rule(linear_rrule, name)))
 
 
 for _f in (np.negative, np.positive, np.conjugate, np.deg2rad, np.radians, np.rad2deg, np.degrees):
@@ -293,20 +296,11 @@ def _safe_abs(z):
 # abs / absolute / fabs: sign(x) for real x (abs'(0) = 0, as ChainRules);
 # for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z| (0 at z = 0).
 
-@register_frule(np.absolute)
-@register_frule(np.fabs)
-def abs_frule(tangents, x, **kwargs):
-    if kwargs:
-        _check_kwargs("abs", kwargs)
-    Ω = np.absolute(x, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    x, Δx = _array_like(x), dense(Δx)
-    if _is_complex(x):
-        return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
-    return Ω, np.sign(x) * Δx
+def _abs_rules(f, name):
+    """The rules of absolute and fabs; each computes its own primal (fabs
+    refuses complex numbers)."""
 
+<<<<<<< HEAD
 
 @register_rrule(np.absolute)
 @register_rrule(np.fabs)
@@ -322,13 +316,42 @@ def abs_rrule(x, **kwargs):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
         ȳ = np.real(ȳ)
+=======
+    def abs_frule(tangents, x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, **kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        x, Δx = _array_like(x), dense(Δx)
+>>>>>>> t11-props
         if _is_complex(x):
-            return NO, project(ȳ * (x / _safe_abs(x)))
-        return NO, project(np.sign(x) * ȳ)
-    return Ω, abs_pullback
+            return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
+        return Ω, np.sign(x) * Δx
+
+    def abs_rrule(x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, **kwargs)
+        project = ProjectTo(x)
+        x = _array_like(x)
+
+        def abs_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return NO, project(ZERO)
+            ȳ = np.real(unthunk(ȳ))
+            if _is_complex(x):
+                return NO, project(ȳ * (x / _safe_abs(x)))
+            return NO, project(np.sign(x) * ȳ)
+        return Ω, abs_pullback
+
+    _unary_rules[f] = (register_frule(f)(named_rule(abs_frule, name)),
+                       register_rrule(f)(named_rule(abs_rrule, name)))
 
 
-_unary_rules[np.absolute] = (abs_frule, abs_rrule)
+_abs_rules(np.absolute, "absolute")
+_abs_rules(np.fabs, "fabs")
 
 
 # sign: piecewise constant for real x (derivative zero).  For complex z NumPy
@@ -806,8 +829,7 @@ _register_dunders()
 
 # The ndarray methods that are these functions: x.conj(), x.conjugate().
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
-    register_frule(_m, np.ndarray)(_unary_rules[np.conjugate][0])
-    register_rrule(_m, np.ndarray)(_unary_rules[np.conjugate][1])
+    _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
 
 
 # ----- Zero derivative: piecewise constant functions of real numbers -----------
