@@ -326,11 +326,7 @@ def _var_jvp(x, Δx, axes, keepdims, dof):
 def var_frule(tangents, x, *args, **kwargs):
     Ω = np.var(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
-<<<<<<< HEAD
-    Ω = np.var(x, *args, **kwargs)
     x = plain(x)
-=======
->>>>>>> t11-props
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -339,11 +335,8 @@ def var_frule(tangents, x, *args, **kwargs):
 
 def var_rrule(x, *args, **kwargs):
     Ω = np.var(x, *args, **kwargs)
-<<<<<<< HEAD
-    x = plain(x)
-=======
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
->>>>>>> t11-props
+    x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -368,11 +361,7 @@ def _safe(Ω):
 def std_frule(tangents, x, *args, **kwargs):
     Ω = np.std(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
-<<<<<<< HEAD
-    Ω = np.std(x, *args, **kwargs)
     x = plain(x)
-=======
->>>>>>> t11-props
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
@@ -382,11 +371,8 @@ def std_frule(tangents, x, *args, **kwargs):
 
 def std_rrule(x, *args, **kwargs):
     Ω = np.std(x, *args, **kwargs)
-<<<<<<< HEAD
-    x = plain(x)
-=======
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
->>>>>>> t11-props
+    x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 

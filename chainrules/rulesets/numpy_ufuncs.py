@@ -300,23 +300,6 @@ def _abs_rules(f, name):
     """The rules of absolute and fabs; each computes its own primal (fabs
     refuses complex numbers)."""
 
-<<<<<<< HEAD
-
-@register_rrule(np.absolute)
-@register_rrule(np.fabs)
-def abs_rrule(x, **kwargs):
-    if kwargs:
-        _check_kwargs("abs", kwargs)
-    Ω = np.absolute(x, **kwargs)
-    project = ProjectTo(x)
-    x = _array_like(x)
-
-    def abs_pullback(ȳ):
-        ȳ = seed(ȳ, "absolute")
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return NO, project(ZERO)
-        ȳ = np.real(ȳ)
-=======
     def abs_frule(tangents, x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
@@ -325,7 +308,6 @@ def abs_rrule(x, **kwargs):
         if isinstance(Δx, AbstractZero):
             return Ω, ZERO
         x, Δx = _array_like(x), dense(Δx)
->>>>>>> t11-props
         if _is_complex(x):
             return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
         return Ω, np.sign(x) * Δx
@@ -338,9 +320,10 @@ def abs_rrule(x, **kwargs):
         x = _array_like(x)
 
         def abs_pullback(ȳ):
+            ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
-            ȳ = np.real(unthunk(ȳ))
+            ȳ = np.real(ȳ)
             if _is_complex(x):
                 return NO, project(ȳ * (x / _safe_abs(x)))
             return NO, project(np.sign(x) * ȳ)
