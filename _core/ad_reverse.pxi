@@ -439,7 +439,7 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
         return _AD_NOT_FLAT
     argv[0] = <PyObject*>_ad_rev_config
     argv[1] = <PyObject*>f
-    res = _rrule_impl(argv, n + 2, NULL)
+    res = cr_fast_impls[1](argv, n + 2, NULL)     # _rrule_impl, or its debug-mode check
     if type(res) is not tuple or PyTuple_GET_SIZE(res) != 2:
         return _AD_NOT_FLAT                 # no rule here (the generic engine looks further)
     Ω = (<tuple>res)[0]

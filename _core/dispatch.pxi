@@ -521,6 +521,50 @@ rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
 
 cr_fast_impls[0] = _frule_impl
 cr_fast_impls[1] = _rrule_impl
+
+
+# ----- debug mode -----------------------------------------------------------
+# While it is on, frule and rrule (and chainrules.ad, which calls them through
+# the same pointers) go through chainrules._debug, which checks the mutation
+# contract.  Off, the pointers are the plain implementations: no cost at all.
+
+cdef object _debug_hooks = None
+
+
+cdef object _frule_debug_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    config, tangents, f, xs = _parse_call("frule", pos)
+    return _debug_hooks.checked_frule(_frule_plain, config, tangents, f, xs, kwargs)
+
+
+cdef object _rrule_debug_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
+    pos, kwargs = _split_kwargs(args, nargs, kwnames)
+    config, _, f, xs = _parse_call("rrule", pos)
+    return _debug_hooks.checked_rrule(_rrule_plain, config, f, xs, kwargs)
+
+
+def _frule_plain(config, tangents, f, xs, kwargs):
+    """frule without the debug checks (for chainrules._debug)."""
+    return _frule_general(config, tangents, f, xs, kwargs)
+
+
+def _rrule_plain(config, f, xs, kwargs):
+    """rrule without the debug checks (for chainrules._debug)."""
+    return _rrule_general(config, f, xs, kwargs)
+
+
+def _set_debug_hooks(hooks):
+    """Debug mode on (hooks: an object with checked_frule and checked_rrule)
+    or off (None)."""
+    global _debug_hooks
+    _debug_hooks = hooks
+    if hooks is None:
+        cr_fast_impls[0] = _frule_impl
+        cr_fast_impls[1] = _rrule_impl
+    else:
+        cr_fast_impls[0] = _frule_debug_impl
+        cr_fast_impls[1] = _rrule_debug_impl
+
 frule = cr_make_fast(0, None, _FRULE_DOC, "chainrules._core")
 rrule = cr_make_fast(1, None, _RRULE_DOC, "chainrules._core")
 

@@ -62,13 +62,14 @@ from chainrules._core import (  # noqa: E402
 
 # The rule sets register themselves on import.
 from chainrules import rulesets as _rulesets  # noqa: E402,F401
+from chainrules._debug import MutationError, debug_mode  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",
     "scalar_rule", "register_frule", "register_rrule", "non_differentiable", "opt_out",
-    "derivatives_given_output", "RuleOverwriteWarning",
+    "derivatives_given_output", "RuleOverwriteWarning", "debug_mode", "MutationError",
     "AbstractTangent", "AbstractZero", "ZeroTangent", "NoTangent", "NO_FIELDS",
     "AbstractThunk", "Thunk", "thunk", "unthunk", "InplaceableThunk",
     "StructuralTangent", "Tangent", "MutableTangent",

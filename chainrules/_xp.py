@@ -1,0 +1,129 @@
+"""The array namespace of a rule's arguments (the Python array API standard).
+
+A rule body computes with `xp = namespace(*args)`: NumPy itself for
+ndarrays (subclasses too), NumPy scalars and Python numbers (a type check,
+no call); for other arrays the namespace their library declares:
+`x.__array_namespace__()` (JAX, array-api-strict, values tracked by
+`chainrules.ad`), else the one `array_api_compat.array_namespace` gives
+(PyTorch, CuPy, Dask).  Python numbers take the namespace of the arrays they
+meet; arrays of two libraries are a TypeError naming both.
+
+Nothing here imports an array library: a library is only ever reached through
+an array of it that the caller passed.
+
+Names: a rule body uses the standard's names that NumPy >= 2.0 also has
+(`xp.concat`, `xp.permute_dims`, `xp.pow`, `xp.acos`, `xp.matrix_transpose`,
+`xp.vecdot`, `xp.isdtype`, …).  For the few it lacks on its floor
+(`astype`, `cumulative_sum` came with NumPy 2.1) use the functions below.
+"""
+
+import numpy as np
+
+__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "NamespaceError"]
+
+# Types answered without a call.  Python numbers are neutral (they take the
+# namespace of the arrays they meet); NumPy's own types are NumPy's.
+_NEUTRAL = (int, float, complex, bool, type(None))
+_ns_of_type = {np.ndarray: np, np.float64: np, np.float32: np, np.complex128: np,
+               np.complex64: np, np.int64: np, np.bool_: np}
+
+
+class NamespaceError(TypeError):
+    """Arrays of two libraries in one call, or an argument whose library
+    has no array API namespace."""
+
+
+def _compat_namespace(x):
+    try:
+        import array_api_compat
+    except ImportError:
+        return None
+    try:
+        return array_api_compat.array_namespace(x)
+    except TypeError:
+        return None
+
+
+def _namespace_of_type(t, x):
+    """The namespace of an array of type t (x one of them), or None for a
+    neutral value (a Python number, a string, None, a tangent type)."""
+    if issubclass(t, (np.ndarray, np.generic)):
+        return np
+    if issubclass(t, _NEUTRAL) or t.__module__.startswith("chainrules"):
+        # chainrules' own tangent types are neutral; its tracked values are
+        # not (they declare __array_namespace__ and are found below)
+        if not hasattr(t, "__array_namespace__"):
+            return None
+    get = getattr(t, "__array_namespace__", None)
+    if get is not None:
+        return get(x)
+    xp = _compat_namespace(x)
+    if xp is not None:
+        _ns_of_type[t] = xp         # torch.Tensor, dask.array.Array: one namespace per type
+    return xp
+
+
+def _library(xp):
+    name = getattr(xp, "__name__", None) or type(xp).__name__
+    return name
+
+
+def namespace(*xs):
+    """The array namespace of the arrays among xs (NumPy if there are none).
+
+    Lists and tuples are looked into (one level), as NumPy functions take
+    them.  Raises NamespaceError when two libraries meet."""
+    xp = None
+    for x in xs:
+        t = type(x)
+        found = _ns_of_type.get(t)
+        if found is None:
+            if t is list or t is tuple:
+                if not x:
+                    continue
+                found = namespace(*x)
+                if found is np and not any(_namespace_of_type(type(e), e) for e in x):
+                    continue            # a list of numbers is neutral too
+            elif issubclass(t, _NEUTRAL):
+                continue
+            else:
+                found = _namespace_of_type(t, x)
+                if found is None:
+                    continue
+        if xp is None or found is xp:
+            xp = found
+        elif _same(xp, found):
+            continue
+        else:
+            raise NamespaceError(f"arrays of two libraries in one call: {_library(xp)} and "
+                                 f"{_library(found)}; convert one of them first")
+    return np if xp is None else xp
+
+
+def _same(a, b):
+    """array_api_compat.numpy and numpy are the same library (arrays of both
+    are ndarrays)."""
+    names = {getattr(a, "__name__", ""), getattr(b, "__name__", "")}
+    return names <= {"numpy", "array_api_compat.numpy"}
+
+
+def is_numpy(xp):
+    """xp is NumPy (itself or array_api_compat's wrapper): the rule may use
+    NumPy's own functions and the compiled fast paths."""
+    return xp is np or getattr(xp, "__name__", "") == "array_api_compat.numpy"
+
+
+def astype(xp, x, dtype):
+    """x as dtype (xp.astype where the namespace has it: NumPy < 2.1 lacks it)."""
+    f = getattr(xp, "astype", None)
+    if f is not None:
+        return f(x, dtype)
+    return x.astype(dtype)
+
+
+def cumulative_sum(xp, x, axis=None):
+    """xp.cumulative_sum (NumPy < 2.1: np.cumsum)."""
+    f = getattr(xp, "cumulative_sum", None)
+    if f is not None:
+        return f(x, axis=axis)
+    return xp.cumsum(x, axis=axis)
