@@ -10,6 +10,7 @@ from cpython.tuple cimport PyTuple_GET_SIZE
 from libc.math cimport isnan, isinf, isfinite, INFINITY, NAN
 cimport cython
 
+import math as _math
 import dataclasses as _dataclasses
 import threading as _threading
 import numpy as _np

@@ -91,6 +91,9 @@ def _ad_strip_all(x):
     return _ad_strip(x)
 
 
+cdef object _ad_namespace_of = None       # chainrules.ad._namespace.tracked_namespace
+
+
 cdef class Tracked:
     """Tracked: base class of the values the reference AD engines trace,
     `Dual` (forward mode) and `Var` (reverse mode).
@@ -190,21 +193,46 @@ cdef class Tracked:
 
     __hash__ = None
 
+    # the primal's own attributes where it has them (a torch tensor's dtype is
+    # torch's), NumPy's answer for Python numbers
     @property
     def shape(self):
-        return _np.shape(_ad_strip(self))
+        p = _ad_strip(self)
+        return p.shape if hasattr(p, "shape") else _np.shape(p)
 
     @property
     def ndim(self):
-        return _np.ndim(_ad_strip(self))
+        p = _ad_strip(self)
+        return p.ndim if hasattr(p, "ndim") else _np.ndim(p)
 
     @property
     def size(self):
-        return _np.size(_ad_strip(self))
+        p = _ad_strip(self)
+        n = getattr(p, "size", None)
+        if n is None:
+            return _np.size(p)
+        return _math.prod(p.shape) if callable(n) else n       # torch: size() is a method
 
     @property
     def dtype(self):
-        return _np.result_type(_ad_strip(self))
+        p = _ad_strip(self)
+        return p.dtype if hasattr(p, "dtype") else _np.result_type(p)
+
+    @property
+    def device(self):
+        return getattr(_ad_strip(self), "device", "cpu")
+
+    def __array_namespace__(self, *, api_version=None):
+        """The namespace of the primal's library, seen through the engines:
+        NumPy for NumPy values (its functions reach the engines through
+        __array_ufunc__/__array_function__), for other libraries a namespace
+        whose functions use their rules on tracked values
+        (`chainrules.ad._namespace`)."""
+        global _ad_namespace_of
+        if _ad_namespace_of is None:
+            from chainrules.ad._namespace import tracked_namespace
+            _ad_namespace_of = tracked_namespace
+        return _ad_namespace_of(_ad_strip(self))
 
     def __len__(self):
         return len(_ad_strip(self))
