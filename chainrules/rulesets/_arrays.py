@@ -91,10 +91,83 @@ def once(fn):
 
 def register(fs, frule, rrule, *types):
     """Register the same frule and rrule for each function in `fs` (a
-    function and the ndarray methods that take the same arguments)."""
+    function and the ndarray methods that take the same arguments), guarded
+    for np.matrix arguments (`matrix_safe`)."""
     for f in fs:
-        register_frule(f, *types)(frule)
-        register_rrule(f, *types)(rrule)
+        fr, rr = matrix_safe(f, frule, rrule)
+        register_frule(f, *types)(fr)
+        register_rrule(f, *types)(rr)
+
+
+def _has_matrix(args):
+    for a in args:
+        if isinstance(a, np.matrix):
+            return True
+    return False
+
+
+def _unmatrix(args):
+    return tuple(np.asarray(a) if isinstance(a, np.matrix) else a for a in args)
+
+
+def _same_result(f, Ω, Ωp):
+    """NumPy's result for the np.matrix arguments (Ω) holds the numbers of
+    the plain arrays' (Ωp), whatever its shape; else the rule would
+    differentiate another function than the one called."""
+    same = np.size(Ω) == np.size(Ωp) and np.array_equal(np.ravel(Ω), np.ravel(Ωp), equal_nan=True)
+    if not same:
+        raise TypeError(f"{_name(f)}: NumPy computes another result for np.matrix arguments than for "
+                        "their arrays (np.matrix keeps two dimensions), which the rule does not "
+                        "differentiate; call it with np.asarray(m)")
+
+
+def _name(f):
+    mod = getattr(f, "__module__", None) or "numpy"
+    return f"{mod.lstrip('_').split('.')[0]}.{getattr(f, '__name__', f)}"
+
+
+def matrix_safe(f, frule, rrule):
+    """The rules of f, for np.matrix arguments too: a reduction of a matrix
+    is a matrix (cumsum of a 2×2 matrix is 1×4), so the rules run on the
+    plain arrays and the results are checked to be the same numbers; the
+    tangents are plain ndarrays of Ω's shape.  Other arguments: the rules
+    themselves, one type check added."""
+
+    def matrix_frule(tangents, *args, **kwargs):
+        if not _has_matrix(args):
+            return frule(tangents, *args, **kwargs)
+        Ω = f(*args, **kwargs)
+        res = frule((tangents[0],) + _unmatrix(tangents[1:]), *_unmatrix(args), **kwargs)
+        if res is None:
+            return None
+        Ωp, ΔΩ = res
+        _same_result(f, Ω, Ωp)
+        if isinstance(unthunk(ΔΩ), np.ndarray):
+            ΔΩ = np.reshape(unthunk(ΔΩ), np.shape(Ω))
+        return Ω, ΔΩ
+
+    def matrix_rrule(*args, **kwargs):
+        if not _has_matrix(args):
+            return rrule(*args, **kwargs)
+        Ω = f(*args, **kwargs)
+        res = rrule(*_unmatrix(args), **kwargs)
+        if res is None:
+            return None
+        Ωp, pullback = res
+        _same_result(f, Ω, Ωp)
+        shape = np.shape(Ωp)
+
+        def matrix_pullback(ȳ):
+            ȳ = seed(ȳ, _name(f))
+            if isinstance(ȳ, np.ndarray) and np.size(ȳ) == np.prod(shape, dtype=int):
+                ȳ = np.reshape(np.asarray(ȳ), shape)
+            return pullback(ȳ)
+        return Ω, matrix_pullback
+
+    for name in ("__name__", "__qualname__", "__doc__"):
+        setattr(matrix_frule, name, getattr(frule, name, None))
+        setattr(matrix_rrule, name, getattr(rrule, name, None))
+    return matrix_frule, matrix_rrule
 
 
 def output_parts(ȳ, n, name="a tuple-valued function"):

@@ -37,6 +37,7 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    register as _register,
 )
 
 
@@ -240,12 +241,10 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
 # quantile
 # =============================================================================
 
-@register_frule(np.quantile, object, object, ...)
 def quantile_frule(tangents, a, q, *rest, **kw):
     return _quantile_frule("numpy.quantile", np.quantile, 1, tangents, a, q, rest, kw)
 
 
-@register_rrule(np.quantile, object, object, ...)
 def quantile_rrule(a, q, *rest, **kw):
     return _quantile_rrule("numpy.quantile", np.quantile, 1, a, q, rest, kw)
 
@@ -254,12 +253,10 @@ def quantile_rrule(a, q, *rest, **kw):
 # percentile
 # =============================================================================
 
-@register_frule(np.percentile, object, object, ...)
 def percentile_frule(tangents, a, q, *rest, **kw):
     return _quantile_frule("numpy.percentile", np.percentile, 100, tangents, a, q, rest, kw)
 
 
-@register_rrule(np.percentile, object, object, ...)
 def percentile_rrule(a, q, *rest, **kw):
     return _quantile_rrule("numpy.percentile", np.percentile, 100, a, q, rest, kw)
 
@@ -299,12 +296,10 @@ def _median_rrule(fname, fn, nan, a, rest, kw):
     return y, median_pullback
 
 
-@register_frule(np.median, object, ...)
 def median_frule(tangents, a, *rest, **kw):
     return _median_frule("numpy.median", np.median, False, tangents, a, rest, kw)
 
 
-@register_rrule(np.median, object, ...)
 def median_rrule(a, *rest, **kw):
     return _median_rrule("numpy.median", np.median, False, a, rest, kw)
 
@@ -315,32 +310,26 @@ def median_rrule(a, *rest, **kw):
 # NumPy) a zero one
 # =============================================================================
 
-@register_frule(np.nanmedian, object, ...)
 def nanmedian_frule(tangents, a, *rest, **kw):
     return _median_frule("numpy.nanmedian", np.nanmedian, True, tangents, a, rest, kw)
 
 
-@register_rrule(np.nanmedian, object, ...)
 def nanmedian_rrule(a, *rest, **kw):
     return _median_rrule("numpy.nanmedian", np.nanmedian, True, a, rest, kw)
 
 
-@register_frule(np.nanquantile, object, object, ...)
 def nanquantile_frule(tangents, a, q, *rest, **kw):
     return _quantile_frule("numpy.nanquantile", np.nanquantile, 1, tangents, a, q, rest, kw, nan=True)
 
 
-@register_rrule(np.nanquantile, object, object, ...)
 def nanquantile_rrule(a, q, *rest, **kw):
     return _quantile_rrule("numpy.nanquantile", np.nanquantile, 1, a, q, rest, kw, nan=True)
 
 
-@register_frule(np.nanpercentile, object, object, ...)
 def nanpercentile_frule(tangents, a, q, *rest, **kw):
     return _quantile_frule("numpy.nanpercentile", np.nanpercentile, 100, tangents, a, q, rest, kw, nan=True)
 
 
-@register_rrule(np.nanpercentile, object, object, ...)
 def nanpercentile_rrule(a, q, *rest, **kw):
     return _quantile_rrule("numpy.nanpercentile", np.nanpercentile, 100, a, q, rest, kw, nan=True)
 
@@ -538,3 +527,14 @@ def corrcoef_rrule(x, *rest, **kw):
         return out
 
     return r, corrcoef_pullback
+
+
+# np.matrix arguments: the rules run on the plain arrays (see _arrays.matrix_safe)
+for _f, _fr, _rr, _types in (
+        (np.quantile, quantile_frule, quantile_rrule, (object, object, ...)),
+        (np.percentile, percentile_frule, percentile_rrule, (object, object, ...)),
+        (np.median, median_frule, median_rrule, (object, ...)),
+        (np.nanmedian, nanmedian_frule, nanmedian_rrule, (object, ...)),
+        (np.nanquantile, nanquantile_frule, nanquantile_rrule, (object, object, ...)),
+        (np.nanpercentile, nanpercentile_frule, nanpercentile_rrule, (object, object, ...))):
+    _register([_f], _fr, _rr, *_types)

@@ -108,6 +108,7 @@ def test_named_rule_renames_the_rule_and_its_pullback():
 # primal's dtype and shape (what ProjectTo gives).
 
 import chainrules as cr  # noqa: E402
+import chainrules.testing  # noqa: E402,F401
 from chainrules.rulesets.numpy_ufuncs import _UNARY  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
@@ -272,3 +273,31 @@ def test_the_seed_helper():
         seed(None, "numpy.sum")
     with pytest.raises(TypeError, match="got a str"):
         seed(Thunk(lambda: "s"), "f")
+
+
+# ----- np.matrix through reductions: the matrix's result, the arrays' derivative -----------
+
+def test_cumsum_and_cumprod_of_a_matrix_without_axis_are_differentiated_as_its_array():
+    m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    for f, want in ((np.cumsum, [[4.0, 3.0], [2.0, 1.0]]),
+                    (np.cumprod, [[33.0, 16.0], [10.0, 6.0]])):
+        y, pb = cr.rrule(f, m)
+        assert type(y) is np.matrix and np.array_equal(y, f(m))      # NumPy's own result
+        x̄ = cr.unthunk(pb(np.ones(y.shape))[1])
+        assert type(x̄) is np.ndarray
+        np.testing.assert_allclose(x̄, want)
+        Ω, ẏ = cr.frule((cr.NoTangent(), np.ones((2, 2))), f, m)
+        assert np.shape(ẏ) == np.shape(Ω) == (1, 4)
+        cr.testing.test_rrule(f, np.asarray(m))                       # the arrays' rule is right
+
+
+def test_a_reduction_whose_matrix_result_differs_from_the_arrays_is_refused():
+    m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    for call in (lambda: cr.rrule(np.median, m), lambda: cr.rrule(np.quantile, m, 0.5),
+                 lambda: cr.frule((cr.NoTangent(), np.ones((2, 2))), np.median, m)):
+        with pytest.raises(TypeError, match=r"numpy\.(median|quantile): NumPy computes another "
+                                            r"result for np.matrix arguments"):
+            call()
+    y, pb = cr.rrule(np.sum, m, 0)                     # the same numbers: fine, matrix-shaped Ω
+    assert type(y) is np.matrix
+    np.testing.assert_allclose(cr.unthunk(pb(np.ones((1, 2)))[1]), np.ones((2, 2)))
