@@ -259,13 +259,21 @@ def zero_of(y):
 
 # ----- the API -----------------------------------------------------------------
 
+def _owned(d):
+    """A derivative the caller may write into: a rule's read-only broadcast
+    view (the ones of x + np.ones(4)) is copied."""
+    if isinstance(d, np.ndarray) and not d.flags.writeable:
+        return d.copy()
+    return d
+
+
 def _finish_derivative(tag, y):
     omega, domega = extract(y, tag)
-    return domega
+    return _owned(domega)
 
 
 def _derivative_by_rule(f, x):
-    return jvp(f, (x,), (1.0,))[1]
+    return _owned(jvp(f, (x,), (1.0,))[1])
 
 
 def derivative(f, x):
@@ -293,7 +301,7 @@ def derivative(f, x):
     if type(x) is float:
         return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
     one = 1.0 if isinstance(p, (float, np.floating)) else complex(1.0)
-    return jvp(f, (x,), (one,))[1]
+    return _owned(jvp(f, (x,), (one,))[1])
 
 
 def jvp(f, primals, tangents):
@@ -365,7 +373,7 @@ def jacobian_input(x):
     p = _ad_strip_all(x)
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError(f"jacobian(f, x): x must be a number or a float/complex array, got {_describe(x)}")
-    dtype = np.result_type(p, float)
+    dtype = np.result_type(p, 0.0)        # float32 stays float32; integers become float64
     if dtype.kind not in "fc":
         raise TypeError(f"jacobian(f, x): x must be a float or complex array, got dtype {np.result_type(p)}")
     if isinstance(x, Tracked):

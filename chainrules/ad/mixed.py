@@ -5,6 +5,8 @@ rules (and, for scalar functions, their partials written as code,
 `chainrules.ad._nested`).
 """
 
+import numpy as np
+
 from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
 from chainrules.ad.reverse import gradient, jacobian_reverse
 
@@ -56,4 +58,7 @@ def hessian(f, x):
         -0.479425538604203"""
     x, shape, dtype = jacobian_input(x)
     cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype)]
-    return stack_jacobian(cols, shape, shape)
+    h = stack_jacobian(cols, shape, shape)
+    if dtype != np.float64 and isinstance(h, (np.ndarray, np.number)):
+        h = h.astype(dtype, copy=False)     # x's precision (float32 in, float32 out)
+    return h

@@ -391,3 +391,23 @@ def test_complex_acosh_keeps_its_branch_under_nesting(acosh):
     z = -2 + 0.1j
     expected = -z / (np.sqrt(z - 1) * np.sqrt(z + 1)) ** 3     # d²/dz² acosh, principal branch
     test_approx(ad.derivative(lambda s: ad.derivative(acosh, s), z), expected)
+
+
+# ----- precision and ownership of the results (issue 11 leftovers) ---------------------------
+
+def test_hessian_keeps_float32():
+    x = np.array([0.5, 0.2], dtype=np.float32)
+    h = ad.hessian(lambda w: np.sum(np.sin(w) ** 2), x)
+    assert h.dtype == np.float32
+    np.testing.assert_allclose(h, np.diag(2 * np.cos(2 * x.astype(float))), rtol=1e-5)
+    hs = ad.hessian(lambda w: np.sin(w) ** 2, np.float32(0.5))
+    assert type(hs) is np.float32
+    assert ad.hessian(lambda w: np.sum(w ** 3), np.array([1, 2])).dtype == np.float64   # ints: float64
+
+
+def test_a_derivative_array_is_the_callers_to_write_into():
+    for x in (0.5, np.float32(0.5), np.float64(0.5)):
+        d = ad.derivative(lambda s: s + np.ones(4), x)
+        assert d.flags.writeable
+        d[0] = 7.0                          # no error, and no rule's shared buffer changed
+        np.testing.assert_array_equal(ad.derivative(lambda s: s + np.ones(4), x), np.ones(4))
