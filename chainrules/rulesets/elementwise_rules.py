@@ -1,7 +1,7 @@
 """The frule and rrule of every row of the element-wise table
 (`elementwise.py`), for any array namespace.
 
-A rule finds `xp = namespace(x, y, Ω)` and computes Ω (the primal itself),
+A rule finds `xp = namespace(x, y)` and computes Ω (the primal itself),
 the pushforward and the pullback with `xp`'s functions and the array
 operators only: the same body runs on NumPy, array-api-strict, PyTorch, JAX
 and Dask arrays and returns that library's arrays (a Dask array stays lazy).
@@ -15,11 +15,15 @@ real part for a real argument and gives NoTangent() to integer and boolean
 ones.  A Python-number argument is a 0-d array of Ω's dtype for the partials;
 its cotangent is, on NumPy, the Python float/complex ProjectTo makes and,
 elsewhere, a 0-d array of that library (turning it into a Python number would
-pull a lazy or device value to the host).
+pull a lazy or device value to the host).  NumPy arrays given to another
+library's function (jnp.sin(ndarray)) are computed with in that library, and
+their cotangents are its arrays.
 
 A namespace lacking a function the rule needs is a TypeError naming it;
 arrays of two libraries are the NamespaceError of `namespace`.
 """
+
+import numpy as np
 
 from chainrules._core import (
     AbstractZero,
@@ -48,13 +52,24 @@ def _complex(xp, a):
     return xp.isdtype(a.dtype, "complex floating")
 
 
+def _of_namespace(xp, Ω):
+    """Is the output Ω an array of xp?  Not when the arguments are Python
+    numbers or NumPy arrays given to another library's function (jnp.sin of
+    an ndarray): the rule then computes in Ω's namespace."""
+    return not is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
+
+
 def _arr(xp, v, Ω):
     """v for the partials' arithmetic: a Python number as a 0-d array of Ω's
-    dtype (of its own kind when Ω is an integer array); arrays as they are."""
+    dtype (of its own kind when Ω is an integer array), a NumPy array given to
+    another library's function as that library's array; arrays of xp as they
+    are."""
     if isinstance(v, _NUMBERS):
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
         return xp.asarray(v, dtype=Ω.dtype)
+    if not is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
+        return xp.asarray(v)
     return v
 
 
@@ -63,6 +78,8 @@ def _tangent(xp, Δ, x):
     arrays of x's dtype)."""
     if isinstance(Δ, _NUMBERS):
         return xp.asarray(Δ, dtype=x.dtype if not isinstance(Δ, complex) or _complex(xp, x) else None)
+    if not is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
+        return xp.asarray(Δ)
     return Δ
 
 
@@ -129,7 +146,6 @@ class _NumpyProject:
             return NO
         if isinstance(x̄, AbstractZero):
             return x̄
-        import numpy as np
         return self.project(unbroadcast(np, x̄, self.shape))
 
 
@@ -204,11 +220,13 @@ def _unary_rules(f, row, name):
     def unary_frule(tangents, x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
+        xp = namespace(x)
         Ω = f(x, **kwargs)
         Δx = unthunk(tangents[1])
         if isinstance(Δx, AbstractZero) or row.zero:
             return Ω, ZERO
-        xp = namespace(x, Ω)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
         try:
             xa = _arr(xp, x, Ω)
             if not _inexact(xp, xa) and not isinstance(x, _NUMBERS):
@@ -227,8 +245,10 @@ def _unary_rules(f, row, name):
     def unary_rrule(x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
+        xp = namespace(x)
         Ω = f(x, **kwargs)
-        xp = namespace(x, Ω)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
         xa = _arr(xp, x, Ω)
         project = _projector(xp, x, xa)
         cplx = complex_rule is not None and _complex(xp, xa)
@@ -279,9 +299,11 @@ def _binary_rules(f, row, name, reflected):
     def binary_frule(tangents, x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
+        xp = namespace(x, y)            # arrays of two libraries: NamespaceError, before any work
         Ω = f(x, y, **kwargs)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
         Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
-        xp = namespace(x, y, Ω)
         try:
             xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
             ΔΩ = None
@@ -299,8 +321,10 @@ def _binary_rules(f, row, name, reflected):
     def binary_rrule(x, y, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
+        xp = namespace(x, y)
         Ω = f(x, y, **kwargs)
-        xp = namespace(x, y, Ω)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
         xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
         px, py = _projector(xp, x, xa), _projector(xp, y, ya)
         cplx = _inexact(xp, Ω) and _complex(xp, Ω)
