@@ -24,7 +24,11 @@ import numpy as np
 from chainrules.rulesets.elementwise import TABLE
 from chainrules.rulesets.elementwise_rules import register_name, register_row
 
-__all__ = ["LIBRARIES", "register_namespace", "register_operators"]
+__all__ = ["LIBRARIES", "REGISTERED", "register_namespace", "register_operators"]
+
+# the other libraries' functions and dunders given the table's rules here
+# (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
+REGISTERED: set = set()
 
 # NumPy's own functions: they keep the NumPy rules (numpy_ufuncs.py)
 _NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
@@ -41,7 +45,9 @@ def register_namespace(module):
     rows (and as their NumPy names); NumPy's own functions are left alone."""
     for row in TABLE.values():
         for n in dict.fromkeys((row.name,) + row.numpy):
-            register_name(module, n, row, _NUMPY_OWN)
+            f = register_name(module, n, row, _NUMPY_OWN)
+            if f is not None:
+                REGISTERED.add(f)
 
 
 def register_operators(array_type, label):
@@ -54,14 +60,17 @@ def register_operators(array_type, label):
         forward = getattr(array_type, f"__{op}__", None)
         if forward is not None:
             register_row(forward, row, name=f"{label}.__{op}__")
+            REGISTERED.add(forward)
         reflected = getattr(array_type, f"__r{op}__", None)
         if reflected is not None and reflected is not forward:
             register_row(reflected, row, name=f"{label}.__r{op}__", reflected=True)
+            REGISTERED.add(reflected)
     for op, row in _UNARY_OPS:
         register_row(getattr(operator, op), row, array_type, name=f"operator.{op}")
         dunder = getattr(array_type, f"__{op}__", None)
         if dunder is not None:
             register_row(dunder, row, name=f"{label}.__{op}__")
+            REGISTERED.add(dunder)
 
 
 # ----- one function per library --------------------------------------------------

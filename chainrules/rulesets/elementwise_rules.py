@@ -44,19 +44,43 @@ _NUMBERS = (int, float, complex)
 
 # ----- arrays, dtypes and projections with xp -------------------------------------
 
+# dtype -> (inexact, complex), and namespace -> is it NumPy's: asked on every
+# call, answered once (array_api_compat's isdtype is Python code)
+_kinds: dict = {}
+_numpy_namespaces: dict = {}
+
+
+def _kind(xp, dtype):
+    k = _kinds.get(dtype)
+    if k is None:
+        k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
+        try:
+            _kinds[dtype] = k
+        except TypeError:           # an unhashable dtype: not cached
+            pass
+    return k
+
+
 def _inexact(xp, a):
-    return xp.isdtype(a.dtype, ("real floating", "complex floating"))
+    return _kind(xp, a.dtype)[0]
 
 
 def _complex(xp, a):
-    return xp.isdtype(a.dtype, "complex floating")
+    return _kind(xp, a.dtype)[1]
+
+
+def _is_numpy(xp):
+    r = _numpy_namespaces.get(xp)
+    if r is None:
+        r = _numpy_namespaces[xp] = is_numpy(xp)
+    return r
 
 
 def _of_namespace(xp, Ω):
     """Is the output Ω an array of xp?  Not when the arguments are Python
     numbers or NumPy arrays given to another library's function (jnp.sin of
     an ndarray): the rule then computes in Ω's namespace."""
-    return not is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
+    return not _is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
 
 
 def _arr(xp, v, Ω):
@@ -68,7 +92,7 @@ def _arr(xp, v, Ω):
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
         return xp.asarray(v, dtype=Ω.dtype)
-    if not is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
+    if not _is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
         return xp.asarray(v)
     return v
 
@@ -78,7 +102,7 @@ def _tangent(xp, Δ, x):
     arrays of x's dtype)."""
     if isinstance(Δ, _NUMBERS):
         return xp.asarray(Δ, dtype=x.dtype if not isinstance(Δ, complex) or _complex(xp, x) else None)
-    if not is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
+    if not _is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
         return xp.asarray(Δ)
     return Δ
 
@@ -126,7 +150,7 @@ class _Project:
 
 
 def _projector(xp, x, xa):
-    if is_numpy(xp):
+    if _is_numpy(xp):
         return _NumpyProject(x)
     return _Project(xp, x, xa)
 
@@ -176,7 +200,7 @@ def _fit(xp, Ω, ΔΩ):
             ΔΩ = xp.real(ΔΩ)
         if ΔΩ.dtype != Ω.dtype:
             ΔΩ = astype(xp, ΔΩ, Ω.dtype)
-    return like(Ω, ΔΩ) if is_numpy(xp) else ΔΩ
+    return like(Ω, ΔΩ) if _is_numpy(xp) else ΔΩ
 
 
 def _seed(xp, name, ȳ, Ω):
