@@ -19,7 +19,7 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 
 import numpy as np
 
-__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "NamespaceError"]
+__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError"]
 
 # Types answered without a call.  Python numbers are neutral (they take the
 # namespace of the arrays they meet); NumPy's own types are NumPy's.
@@ -127,3 +127,18 @@ def cumulative_sum(xp, x, axis=None):
     if f is not None:
         return f(x, axis=axis)
     return xp.cumsum(x, axis=axis)
+
+
+def unbroadcast(xp, ȳ, shape):
+    """The cotangent ȳ of a broadcast result summed back to an argument of
+    `shape`: xp.sum over the axes broadcasting added or stretched."""
+    shape = tuple(shape)
+    have = tuple(ȳ.shape)
+    if have == shape:
+        return ȳ
+    lead = len(have) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and have[lead + i] != 1)
+    if axes:
+        ȳ = xp.sum(ȳ, axis=axes, keepdims=True)
+    return xp.reshape(ȳ, shape)

@@ -2,9 +2,12 @@
 
 The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
-`scipy_special` is registered when `scipy.special` is imported: at once if it
-already is, else by an import hook the first time it is (importing SciPy costs
-~0.2 s and starts its BLAS threads; a program that never uses it pays nothing).
+The rules for other libraries are registered when that library is imported
+(`ON_IMPORT`: `scipy.special`, and the array libraries of
+`elementwise_interop.LIBRARIES`): at once if it already is, else by an import
+hook the first time it is (importing SciPy costs ~0.2 s and starts its BLAS
+threads, PyTorch and JAX much more; a program that never uses them pays
+nothing).
 """
 
 import importlib
@@ -21,43 +24,60 @@ from chainrules.rulesets import numpy_fft  # noqa: E402,F401
 from chainrules.rulesets import numpy_statistics  # noqa: E402,F401
 from chainrules.rulesets import higher_order  # noqa: E402,F401
 
+from chainrules.rulesets import elementwise_interop  # noqa: E402
+
 _SCIPY_RULES = "chainrules.rulesets.scipy_special"
 
 
-class _RegisterAfter(importlib.abc.Loader):
-    """The loader of `scipy.special`, wrapped: once the module has run, the
-    rules for it are registered.  Everything else is the real loader's."""
+def _scipy_special(module):
+    importlib.import_module(_SCIPY_RULES)
 
-    def __init__(self, loader):
+
+# module name -> the function registering the rules for it, called with the
+# module once it has been imported (and again if it is reloaded)
+ON_IMPORT = {"scipy.special": _scipy_special, **elementwise_interop.LIBRARIES}
+_pending = set()        # the names the hook still waits for
+
+
+class _RegisterAfter(importlib.abc.Loader):
+    """A module's loader, wrapped: once the module has run, the rules for it
+    are registered.  Everything else is the real loader's."""
+
+    def __init__(self, loader, register):
         self._loader = loader
+        self._register = register
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        importlib.import_module(_SCIPY_RULES)
+        self._register(module)
 
     def __getattr__(self, name):            # get_resource_reader, is_package, ...
         return getattr(self._loader, name)
 
 
-class _ScipySpecialHook(importlib.abc.MetaPathFinder):
-    """Finds `scipy.special` with the other finders and wraps its loader;
-    removes itself from `sys.meta_path` once used."""
+class _OnImportHook(importlib.abc.MetaPathFinder):
+    """Finds the modules of ON_IMPORT with the other finders and wraps their
+    loaders; removes itself from `sys.meta_path` once none is pending."""
 
     def find_spec(self, name, path, target=None):
-        if name != "scipy.special":
+        if name not in _pending:
             return None
-        _remove_hook()
+        _pending.discard(name)
+        if not _pending:
+            _remove_hook()
         spec = _find_with(name, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _RegisterAfter(spec.loader)
+            spec.loader = _RegisterAfter(spec.loader, ON_IMPORT[name])
         return spec
 
 
 def _find_with(name, path, target):
     for finder in sys.meta_path:
+        if isinstance(finder, _OnImportHook):
+            continue
         find = getattr(finder, "find_spec", None)
         if find is not None:
             spec = find(name, path, target)
@@ -67,10 +87,14 @@ def _find_with(name, path, target):
 
 
 def _remove_hook():
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ScipySpecialHook)]
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _OnImportHook)]
 
 
-if "scipy.special" in sys.modules:
-    importlib.import_module(_SCIPY_RULES)
-else:
-    sys.meta_path.insert(0, _ScipySpecialHook())
+for _name, _register in ON_IMPORT.items():
+    if _name in sys.modules:
+        _register(sys.modules[_name])
+    else:
+        _pending.add(_name)
+if _pending:
+    sys.meta_path.insert(0, _OnImportHook())
+del _name, _register

@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import chainrules as cr
 from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rrule, unthunk
 from chainrules.finite_differences import central_fdm
+from chainrules.rulesets import elementwise_interop
 from chainrules.testing import rand_tangent, test_approx
 from chainrules.testing.finite_difference_calls import fd_jvp, materialize
 
@@ -394,6 +395,8 @@ def test_every_registered_function_is_covered():
     covered = {_key(r.f) for r in RECIPES}
     for fs in NOT_ARRAY_RULES.values():
         covered.update(_key(f) for f in fs)
+    # other libraries' element-wise functions: test_elementwise_interop.py
+    covered.update(_key(f) for f in elementwise_interop.REGISTERED)
     missing = [_name(f) for f in cr._core._registered_functions()
                if _key(f) not in covered and not _from_a_test(f)]
     assert not missing, f"registered functions without a recipe here: {missing}"

@@ -1,0 +1,298 @@
+"""The element-wise derivatives: ONE table, keyed by the array API standard's
+names (https://data-apis.org/array-api/latest/API_specification/elementwise_functions.html).
+
+A row gives, for one function of one or two arguments, its partial
+derivatives written with the functions of an array namespace `xp`:
+
+    ∂(xp, x, Ω)         for a unary function,
+    ∂(xp, x, y, Ω)      for a binary one, one per argument,
+
+in terms of the output Ω where that is cheaper (exp → Ω, tanh → 1 - Ω²,
+sqrt → 1/(2Ω)).  A partial is `None` where it is zero (no work), `ONE` or
+`NEG_ONE` where it is ±1 (no multiply).  For real arguments, and for complex
+ones when the function is holomorphic, the rules are
+
+    pushforward  ΔΩ = Σᵢ ∂ᵢ·Δxᵢ,      pullback  x̄ᵢ = conj(∂ᵢ)·ȳ
+
+(ChainRules' convention: complex numbers as R², a holomorphic f pulls back
+with conj(f')).  The functions that are not holomorphic on complex arguments
+(abs, real, imag, conj, sign) give their complex pushforward and pullback by
+hand, `complex_rule = (jvp(xp, z, Ω, Δz), vjp(xp, z, Ω, ȳ))`.  The
+conventions are those of the NumPy rules (numpy_ufuncs.py): abs'(0) = 0,
+sqrt'(0) = inf, maximum/minimum give a tie to y.
+
+Each row also names the NumPy functions it corresponds to (np.arcsin and
+np.asin for asin).  A row not in the standard (exp2, cbrt, fmod, ...) is
+there because a NumPy ufunc or a C scalar row has that derivative too.
+
+The rules built from the table (any namespace, broadcasting, projection)
+are in `elementwise_rules.py`; their registration for each array library in
+`elementwise_interop.py`.  A new element-wise function is one row here.
+"""
+
+import math
+
+__all__ = ["Row", "TABLE", "ONE", "NEG_ONE", "STANDARD", "row_for_numpy_name"]
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+class _Unit:
+    """The partial ±1: the rules skip the multiply (and the pullback of
+    add may return ȳ itself)."""
+    __slots__ = ("sign",)
+
+    def __init__(self, sign):
+        self.sign = sign
+
+    def __repr__(self):
+        return "ONE" if self.sign > 0 else "NEG_ONE"
+
+
+ONE = _Unit(1)
+NEG_ONE = _Unit(-1)
+
+
+class Row:
+    """One element-wise function: its name in the standard, its partials,
+    whether it is holomorphic, its complex rule if it is not, and the names of
+    the NumPy functions with this derivative."""
+    __slots__ = ("name", "partials", "holomorphic", "complex_rule", "numpy", "standard")
+
+    def __init__(self, name, partials, holomorphic, complex_rule, numpy, standard):
+        self.name = name
+        self.partials = partials
+        self.holomorphic = holomorphic
+        self.complex_rule = complex_rule
+        self.numpy = numpy
+        self.standard = standard
+
+    @property
+    def arity(self):
+        return len(self.partials)
+
+    @property
+    def zero(self):
+        """A zero derivative everywhere (round, floor, ...)."""
+        return self.complex_rule is None and all(d is None for d in self.partials)
+
+    def __repr__(self):
+        return f"<Row {self.name}/{self.arity}>"
+
+
+TABLE: dict = {}
+
+
+def _row(name, *partials, holomorphic=False, complex_rule=None, numpy=None, standard=True):
+    TABLE[name] = Row(name, partials, holomorphic, complex_rule,
+                      (name,) if numpy is None else tuple(numpy), standard)
+
+
+# ----- helpers the partials share ---------------------------------------------
+
+def _is_complex(xp, v):
+    dtype = getattr(v, "dtype", None)
+    if dtype is None:
+        return isinstance(v, complex)
+    return xp.isdtype(dtype, "complex floating")
+
+
+def _as_dtype(xp, cond, like):
+    """A boolean mask as 0/1 of like's dtype (the standard has no bool·float)."""
+    return xp.astype(cond, like.dtype)
+
+
+def _div_nonzero(xp, num, den):
+    """num/den, and 0 where den == 0 (no 0/0 = NaN)."""
+    nonzero = den != 0
+    safe = xp.where(nonzero, den, xp.ones_like(den))
+    return xp.where(nonzero, num / safe, xp.zeros_like(num / safe))
+
+
+def _complex_of(xp, r, z):
+    """The real array r as an array of the complex dtype of z."""
+    return xp.astype(r, z.dtype)
+
+
+# ----- the non-holomorphic functions on complex arguments, by hand ---------------
+
+# abs: ΔΩ = Re(conj(z)·Δz)/|z|, z̄ = Re(ȳ)·z/|z|; both 0 at z = 0.
+def _abs_jvp(xp, z, Ω, Δz):
+    return _div_nonzero(xp, xp.real(xp.conj(z) * Δz), Ω)
+
+
+def _abs_vjp(xp, z, Ω, ȳ):
+    ȳ = xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ
+    return _div_nonzero(xp, _complex_of(xp, ȳ, z) * z, _complex_of(xp, Ω, z))
+
+
+# real / imag: R-linear projections; their adjoints put a real cotangent back
+# into the real or the imaginary part.
+def _real_jvp(xp, z, Ω, Δz):
+    return xp.real(Δz) if _is_complex(xp, Δz) else Δz
+
+
+def _real_vjp(xp, z, Ω, ȳ):
+    return _complex_of(xp, xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ, z)
+
+
+def _imag_jvp(xp, z, Ω, Δz):
+    return xp.imag(Δz) if _is_complex(xp, Δz) else xp.zeros_like(Ω)
+
+
+def _imag_vjp(xp, z, Ω, ȳ):
+    return _complex_of(xp, xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ, z) * 1j
+
+
+# conj: R-linear and its own adjoint.
+def _conj_jvp(xp, z, Ω, Δz):
+    return xp.conj(Δz) if _is_complex(xp, Δz) else Δz
+
+
+def _conj_vjp(xp, z, Ω, ȳ):
+    return xp.conj(ȳ) if _is_complex(xp, ȳ) else ȳ
+
+
+# sign(z) = z/|z|: the projection orthogonal to Ω, over |z|, its own adjoint;
+# 0 at z = 0.
+def _sign_jvp(xp, z, Ω, Δz):
+    Δz = Δz if _is_complex(xp, Δz) else _complex_of(xp, Δz, z)
+    along = _complex_of(xp, xp.real(xp.conj(Ω) * Δz), z)
+    r = _complex_of(xp, xp.abs(z), z)
+    return _div_nonzero(xp, Δz - Ω * along, r)
+
+
+# ----- partials the table shares -----------------------------------------------
+
+def _pow_dx(xp, x, p, Ω):
+    # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
+    # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
+    zero = x == 0
+    safe = xp.where(zero, xp.ones_like(x), x)
+    at0 = p * xp.pow(xp.where(zero, x, xp.ones_like(x)), p - 1)
+    at0 = xp.where(p == 0, xp.zeros_like(at0), at0)
+    return xp.where(zero, at0, p * (Ω / safe))
+
+
+def _pow_dp(xp, x, p, Ω):
+    # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
+    # the complex derivative); 0 at x = 0.
+    if _is_complex(xp, x):
+        logx = xp.log(xp.where(x == 0, xp.ones_like(x), x))
+    elif _is_complex(xp, p):
+        logx = xp.log(xp.astype(xp.where(x == 0, xp.ones_like(x), x), p.dtype))
+    else:
+        logx = xp.log(xp.abs(xp.where(x == 0, xp.ones_like(x), x)))
+    d = Ω * logx
+    return xp.where(x == 0, xp.zeros_like(d), d)
+
+
+def _remainder_dy(xp, x, y, Ω):
+    # Ω = x - q·y with q an integer: read q from Ω itself
+    return -xp.round((x - Ω) / y)
+
+
+def _nan_mask(xp, x, y):
+    return (x > y) | xp.isnan(y)
+
+
+def _not_nan_mask(xp, x, y):
+    return (x < y) | xp.isnan(y)
+
+
+# ----- unary ----------------------------------------------------------------------
+#     name        ∂(xp, x, Ω)
+
+_row("sin",       lambda xp, x, Ω: xp.cos(x), holomorphic=True)
+_row("cos",       lambda xp, x, Ω: -xp.sin(x), holomorphic=True)
+_row("tan",       lambda xp, x, Ω: 1 + Ω * Ω, holomorphic=True)
+_row("asin",      lambda xp, x, Ω: 1 / xp.sqrt(1 - x * x), holomorphic=True, numpy=("arcsin", "asin"))
+_row("acos",      lambda xp, x, Ω: -1 / xp.sqrt(1 - x * x), holomorphic=True, numpy=("arccos", "acos"))
+_row("atan",      lambda xp, x, Ω: 1 / (1 + x * x), holomorphic=True, numpy=("arctan", "atan"))
+_row("sinh",      lambda xp, x, Ω: xp.cosh(x), holomorphic=True)
+_row("cosh",      lambda xp, x, Ω: xp.sinh(x), holomorphic=True)
+_row("tanh",      lambda xp, x, Ω: 1 - Ω * Ω, holomorphic=True)
+_row("asinh",     lambda xp, x, Ω: 1 / xp.sqrt(x * x + 1), holomorphic=True, numpy=("arcsinh", "asinh"))
+# 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut
+_row("acosh",     lambda xp, x, Ω: 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1)), holomorphic=True,
+     numpy=("arccosh", "acosh"))
+_row("atanh",     lambda xp, x, Ω: 1 / (1 - x * x), holomorphic=True, numpy=("arctanh", "atanh"))
+_row("exp",       lambda xp, x, Ω: Ω, holomorphic=True)
+_row("expm1",     lambda xp, x, Ω: Ω + 1, holomorphic=True)
+_row("log",       lambda xp, x, Ω: 1 / x, holomorphic=True)
+_row("log1p",     lambda xp, x, Ω: 1 / (x + 1), holomorphic=True)
+_row("log2",      lambda xp, x, Ω: 1 / (x * _LN2), holomorphic=True)
+_row("log10",     lambda xp, x, Ω: 1 / (x * _LN10), holomorphic=True)
+_row("sqrt",      lambda xp, x, Ω: 0.5 / Ω, holomorphic=True)
+_row("square",    lambda xp, x, Ω: 2 * x, holomorphic=True)
+_row("reciprocal", lambda xp, x, Ω: -Ω * Ω, holomorphic=True)
+_row("negative",  NEG_ONE, holomorphic=True)
+_row("positive",  ONE, holomorphic=True)
+# the non-holomorphic ones: the partial for real x, the complex rule by hand
+_row("abs",       lambda xp, x, Ω: xp.sign(x), complex_rule=(_abs_jvp, _abs_vjp),
+     numpy=("absolute", "abs"))
+_row("real",      ONE, complex_rule=(_real_jvp, _real_vjp))
+_row("imag",      None, complex_rule=(_imag_jvp, _imag_vjp))
+_row("conj",      ONE, complex_rule=(_conj_jvp, _conj_vjp), numpy=("conjugate", "conj"))
+_row("sign",      None, complex_rule=(_sign_jvp, _sign_jvp))
+# piecewise constant: a zero derivative
+for _name, _np_names in [("round", ("round", "rint")), ("floor", None), ("ceil", None), ("trunc", None)]:
+    _row(_name, None, numpy=_np_names)
+# not in the standard: NumPy ufuncs and C scalar rows with these derivatives
+_row("exp2",      lambda xp, x, Ω: Ω * _LN2, holomorphic=True, standard=False)
+_row("cbrt",      lambda xp, x, Ω: 1 / (3 * Ω * Ω), standard=False)
+_row("fabs",      lambda xp, x, Ω: xp.sign(x), standard=False)
+_row("deg2rad",   lambda xp, x, Ω: math.pi / 180, numpy=("deg2rad", "radians"), standard=False)
+_row("rad2deg",   lambda xp, x, Ω: 180 / math.pi, numpy=("rad2deg", "degrees"), standard=False)
+_row("erf",       lambda xp, x, Ω: (2 / math.sqrt(math.pi)) * xp.exp(-x * x), numpy=(), standard=False)
+_row("erfc",      lambda xp, x, Ω: (-2 / math.sqrt(math.pi)) * xp.exp(-x * x), numpy=(), standard=False)
+
+
+# ----- binary ---------------------------------------------------------------------
+#     name        ∂Ω/∂x (xp, x, y, Ω)                        ∂Ω/∂y
+
+_row("add",       ONE,                                        ONE, holomorphic=True)
+_row("subtract",  ONE,                                        NEG_ONE, holomorphic=True)
+_row("multiply",  lambda xp, x, y, Ω: y,                      lambda xp, x, y, Ω: x, holomorphic=True)
+_row("divide",    lambda xp, x, y, Ω: 1 / y,                  lambda xp, x, y, Ω: -Ω / y, holomorphic=True,
+     numpy=("divide", "true_divide"))
+_row("pow",       _pow_dx,                                    _pow_dp, holomorphic=True,
+     numpy=("power", "pow", "float_power"))
+_row("atan2",     lambda xp, x, y, Ω: y / (x * x + y * y),    lambda xp, x, y, Ω: -x / (x * x + y * y),
+     numpy=("arctan2", "atan2"))
+_row("hypot",     lambda xp, x, y, Ω: _div_nonzero(xp, x, Ω), lambda xp, x, y, Ω: _div_nonzero(xp, y, Ω))
+_row("logaddexp", lambda xp, x, y, Ω: xp.exp(x - Ω),          lambda xp, x, y, Ω: xp.exp(y - Ω))
+# ties go to y (ChainRules' max/min); NaN follows the primal's choice
+_row("maximum",   lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω),
+                  lambda xp, x, y, Ω: _as_dtype(xp, ~(x > y), Ω))
+_row("minimum",   lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω),
+                  lambda xp, x, y, Ω: _as_dtype(xp, ~(x < y), Ω))
+_row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
+                  None)
+# remainder: Ω = x - q·y with q piecewise constant
+_row("remainder", ONE,                                        _remainder_dy, numpy=("remainder", "mod"))
+_row("floor_divide", None,                                    None)
+# nextafter(x, y) is x moved by one ulp: the identity in x
+_row("nextafter", ONE,                                        None)
+# not in the standard
+_row("fmod",      ONE,                                        _remainder_dy, standard=False)
+_row("fmax",      lambda xp, x, y, Ω: _as_dtype(xp, _nan_mask(xp, x, y), Ω),
+                  lambda xp, x, y, Ω: _as_dtype(xp, ~_nan_mask(xp, x, y), Ω), standard=False)
+_row("fmin",      lambda xp, x, y, Ω: _as_dtype(xp, _not_nan_mask(xp, x, y), Ω),
+                  lambda xp, x, y, Ω: _as_dtype(xp, ~_not_nan_mask(xp, x, y), Ω), standard=False)
+_row("logaddexp2", lambda xp, x, y, Ω: xp.exp2(x - Ω),        lambda xp, x, y, Ω: xp.exp2(y - Ω),
+     standard=False)
+# ldexp(x, e) = x·2**e; the exponent is an integer (no tangent)
+_row("ldexp",     lambda xp, x, e, Ω: xp.ldexp(xp.ones_like(Ω), e), None, standard=False)
+
+del _name, _np_names
+
+STANDARD = frozenset(name for name, r in TABLE.items() if r.standard)
+
+_BY_NUMPY_NAME = {n: r for r in TABLE.values() for n in r.numpy}
+
+
+def row_for_numpy_name(name):
+    """The row of the NumPy function of this name (np.arcsin → asin), or None."""
+    return _BY_NUMPY_NAME.get(name)

@@ -1,0 +1,134 @@
+"""The element-wise rules registered for the functions and operators of other
+array libraries, when each library is imported.
+
+`LIBRARIES` maps a module name to the function that registers the rules for
+it; `chainrules.rulesets` calls that function once the module has been
+imported (at once if it already is, else from an import hook): chainrules
+never imports an array library itself.
+
+For every row of the element-wise table (`elementwise.py`), the function of
+that name (and of the row's NumPy names) in the library's namespace gets the
+rules of `elementwise_rules.py`; so do the `operator` functions and the array
+type's dunders (`x.__add__`, the reflected `x.__radd__`, `x.__neg__`, ...).
+NumPy's own ufuncs keep their NumPy rules, except on Dask arrays (which
+array_api_compat's Dask namespace hands to NumPy's ufuncs): there the generic
+rules, which keep the array lazy, are registered for the Dask array type.
+"""
+
+import operator
+import sys
+import warnings
+
+import numpy as np
+
+from chainrules.rulesets.elementwise import TABLE
+from chainrules.rulesets.elementwise_rules import register_name, register_row
+
+__all__ = ["LIBRARIES", "REGISTERED", "register_namespace", "register_operators"]
+
+# the other libraries' functions and dunders given the table's rules here
+# (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
+REGISTERED: set = set()
+
+# NumPy's own functions: they keep the NumPy rules (numpy_ufuncs.py)
+_NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
+                       if (f := getattr(np, n, None)) is not None)
+
+# operator function / dunder stem -> row
+_BINARY_OPS = [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+               ("pow", "pow"), ("mod", "remainder"), ("floordiv", "floor_divide")]
+_UNARY_OPS = [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]
+
+
+def register_namespace(module):
+    """Register the table's rules for the functions of `module` named as the
+    rows (and as their NumPy names); NumPy's own functions are left alone."""
+    for row in TABLE.values():
+        for n in dict.fromkeys((row.name,) + row.numpy):
+            f = register_name(module, n, row, _NUMPY_OWN)
+            if f is not None:
+                REGISTERED.add(f)
+
+
+def register_operators(array_type, label):
+    """Register the table's rules for `operator.add(x, y)`… where x or y is an
+    `array_type`, and for the type's dunders (`__add__`, `__radd__`, …)."""
+    for op, row in _BINARY_OPS:
+        f = getattr(operator, op)
+        for types in ((array_type, object), (object, array_type)):
+            register_row(f, row, *types, name=f"operator.{op}")
+        forward = getattr(array_type, f"__{op}__", None)
+        if forward is not None:
+            register_row(forward, row, name=f"{label}.__{op}__")
+            REGISTERED.add(forward)
+        reflected = getattr(array_type, f"__r{op}__", None)
+        if reflected is not None and reflected is not forward:
+            register_row(reflected, row, name=f"{label}.__r{op}__", reflected=True)
+            REGISTERED.add(reflected)
+    for op, row in _UNARY_OPS:
+        register_row(getattr(operator, op), row, array_type, name=f"operator.{op}")
+        dunder = getattr(array_type, f"__{op}__", None)
+        if dunder is not None:
+            register_row(dunder, row, name=f"{label}.__{op}__")
+            REGISTERED.add(dunder)
+
+
+# ----- one function per library --------------------------------------------------
+
+def _array_api_strict(module):
+    register_namespace(module)
+    array_type = getattr(sys.modules.get("array_api_strict._array_object"), "Array", None)
+    if array_type is not None:
+        register_operators(array_type, "array_api_strict.Array")
+
+
+def _torch(module):
+    register_namespace(module)
+    register_operators(module.Tensor, "torch.Tensor")
+
+
+def _jax_numpy(module):
+    register_namespace(module)
+    # jax.Array declares the dunders; the concrete ArrayImpl has its own
+    for modname, typename in (("jax._src.basearray", "Array"), ("jax._src.array", "ArrayImpl")):
+        array_type = getattr(sys.modules.get(modname), typename, None)
+        if array_type is not None:
+            register_operators(array_type, f"jax.{typename}")
+
+
+def _dask_array(module):
+    register_namespace(module)
+    register_operators(module.Array, "dask.array.Array")
+    # NumPy's ufuncs on Dask arrays (array_api_compat's Dask namespace is made
+    # of some of them): the generic rules, which keep the array lazy
+    for row in TABLE.values():
+        for n in dict.fromkeys((row.name,) + row.numpy):
+            f = getattr(np, n, None)
+            if isinstance(f, np.ufunc) and f.nin == row.arity:
+                if row.arity == 1:
+                    register_row(f, row, module.Array, name=f"numpy.{n}")
+                else:
+                    register_row(f, row, module.Array, object, name=f"numpy.{n}")
+                    register_row(f, row, object, module.Array, name=f"numpy.{n}")
+
+
+def _registering(fn, label):
+    def register(module):
+        try:
+            fn(module)
+        except Exception as e:          # never break the user's import of the library
+            warnings.warn(f"chainrules: registering the rules for {label} failed: {e!r}",
+                          RuntimeWarning, stacklevel=2)
+    register.__name__ = register.__qualname__ = f"register_{label.replace('.', '_')}"
+    return register
+
+
+LIBRARIES = {name: _registering(fn, name) for name, fn in [
+    ("array_api_strict", _array_api_strict),
+    ("array_api_compat.numpy", register_namespace),
+    ("array_api_compat.torch", register_namespace),
+    ("array_api_compat.dask.array", register_namespace),
+    ("torch", _torch),
+    ("jax.numpy", _jax_numpy),
+    ("dask.array", _dask_array),
+]}

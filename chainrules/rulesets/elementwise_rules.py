@@ -1,0 +1,426 @@
+"""The frule and rrule of every row of the element-wise table
+(`elementwise.py`), for any array namespace.
+
+A rule finds `xp = namespace(x, y)` and computes Ω (the primal itself),
+the pushforward and the pullback with `xp`'s functions and the array
+operators only: the same body runs on NumPy, array-api-strict, PyTorch, JAX
+and Dask arrays and returns that library's arrays (a Dask array stays lazy).
+
+- frule:    ΔΩ = Σᵢ ∂ᵢ·Δxᵢ, broadcast to Ω's shape and cast to its dtype;
+- pullback: x̄ᵢ = project(unbroadcast(conj(∂ᵢ)·ȳ)) for real and holomorphic
+  arguments, the row's complex rule for the others.
+
+The projection keeps each argument's dtype (float32 stays float32), takes the
+real part for a real argument and gives NoTangent() to integer and boolean
+ones.  A Python-number argument is a 0-d array of Ω's dtype for the partials;
+its cotangent is, on NumPy, the Python float/complex ProjectTo makes and,
+elsewhere, a 0-d array of that library (turning it into a Python number would
+pull a lazy or device value to the host).  NumPy arrays given to another
+library's function (jnp.sin(ndarray)) are computed with in that library, and
+their cotangents are its arrays.
+
+A namespace lacking a function the rule needs is a TypeError naming it;
+arrays of two libraries are the NamespaceError of `namespace`.
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    ProjectTo,
+    Thunk,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules._xp import namespace, is_numpy, astype, unbroadcast
+from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
+from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
+
+__all__ = ["rules_for", "register_row", "register_name"]
+
+_NUMBERS = (int, float, complex)
+
+
+# ----- arrays, dtypes and projections with xp -------------------------------------
+
+# dtype -> (inexact, complex), and namespace -> is it NumPy's: asked on every
+# call, answered once (array_api_compat's isdtype is Python code)
+_kinds: dict = {}
+_numpy_namespaces: dict = {}
+
+
+def _kind(xp, dtype):
+    k = _kinds.get(dtype)
+    if k is None:
+        k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
+        try:
+            _kinds[dtype] = k
+        except TypeError:           # an unhashable dtype: not cached
+            pass
+    return k
+
+
+def _inexact(xp, a):
+    return _kind(xp, a.dtype)[0]
+
+
+def _complex(xp, a):
+    return _kind(xp, a.dtype)[1]
+
+
+def _is_numpy(xp):
+    r = _numpy_namespaces.get(xp)
+    if r is None:
+        r = _numpy_namespaces[xp] = is_numpy(xp)
+    return r
+
+
+def _of_namespace(xp, Ω):
+    """Is the output Ω an array of xp?  Not when the arguments are Python
+    numbers or NumPy arrays given to another library's function (jnp.sin of
+    an ndarray): the rule then computes in Ω's namespace."""
+    return not _is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
+
+
+def _arr(xp, v, Ω):
+    """v for the partials' arithmetic: a Python number as a 0-d array of Ω's
+    dtype (of its own kind when Ω is an integer array), a NumPy array given to
+    another library's function as that library's array; arrays of xp as they
+    are."""
+    if isinstance(v, _NUMBERS):
+        if isinstance(v, bool) or not _inexact(xp, Ω):
+            return xp.asarray(v)
+        return xp.asarray(v, dtype=Ω.dtype)
+    if not _is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
+        return xp.asarray(v)
+    return v
+
+
+def _tangent(xp, Δ, x):
+    """An input tangent for the partials' arithmetic (Python numbers as 0-d
+    arrays of x's dtype)."""
+    if isinstance(Δ, _NUMBERS):
+        return xp.asarray(Δ, dtype=x.dtype if not isinstance(Δ, complex) or _complex(xp, x) else None)
+    if not _is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
+        return xp.asarray(Δ)
+    return Δ
+
+
+def _broadcast_shape(a, b):
+    """The broadcast of two shapes, or None when they do not broadcast."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for p, q in zip(a, b):
+        if p != q and p != 1 and q != 1:
+            return None
+        out.append(q if p == 1 else p)
+    return tuple(out)
+
+
+class _Project:
+    """The projection onto an argument's tangent space in a namespace other
+    than NumPy's: the shape (summing broadcast axes), the real part for a real
+    argument, the dtype.  `kind` 0: no tangent (integers, booleans)."""
+    __slots__ = ("xp", "shape", "dtype", "real", "kind")
+
+    def __init__(self, xp, x, xa):
+        self.xp = xp
+        self.shape = tuple(xa.shape)
+        if isinstance(x, bool) or not _inexact(xp, xa) and not isinstance(x, _NUMBERS):
+            self.kind = 0
+            return
+        self.kind = 1
+        self.real = not isinstance(x, complex) and (isinstance(x, _NUMBERS) or not _complex(xp, xa))
+        self.dtype = None if isinstance(x, _NUMBERS) else xa.dtype
+
+    def __call__(self, x̄):
+        if self.kind == 0:
+            return NO
+        if isinstance(x̄, AbstractZero):
+            return x̄
+        xp = self.xp
+        x̄ = unbroadcast(xp, x̄, self.shape)
+        if self.real and _complex(xp, x̄):
+            x̄ = xp.real(x̄)
+        if self.dtype is not None and x̄.dtype != self.dtype:
+            x̄ = astype(xp, x̄, self.dtype)
+        return x̄
+
+
+def _projector(xp, x, xa):
+    if _is_numpy(xp):
+        return _NumpyProject(x)
+    return _Project(xp, x, xa)
+
+
+class _NumpyProject:
+    """ProjectTo(x) after summing the broadcast axes (NumPy: the projection
+    the NumPy rules make, so a Python float gets a Python float)."""
+    __slots__ = ("project", "shape", "kind")
+
+    def __init__(self, x):
+        self.project = ProjectTo(x)
+        self.kind = self.project.kind
+        self.shape = tuple(getattr(x, "shape", ()))
+
+    def __call__(self, x̄):
+        if self.kind == 0:
+            return NO
+        if isinstance(x̄, AbstractZero):
+            return x̄
+        return self.project(unbroadcast(np, x̄, self.shape))
+
+
+def _zero_for(project):
+    return ZERO if project.kind else NO
+
+
+def _times(xp, d, v):
+    if d is ONE:
+        return v
+    if d is NEG_ONE:
+        return -v
+    return d * v
+
+
+def _conj(xp, d):
+    if d is ONE or d is NEG_ONE or isinstance(d, float) or not _complex(xp, d):
+        return d
+    return xp.conj(d)
+
+
+def _fit(xp, Ω, ΔΩ):
+    """ΔΩ with Ω's shape and dtype (the real part for a real Ω)."""
+    if tuple(ΔΩ.shape) != tuple(Ω.shape):
+        ΔΩ = xp.broadcast_to(ΔΩ, tuple(Ω.shape))
+    if ΔΩ.dtype != Ω.dtype and _inexact(xp, Ω):
+        if _complex(xp, ΔΩ) and not _complex(xp, Ω):
+            ΔΩ = xp.real(ΔΩ)
+        if ΔΩ.dtype != Ω.dtype:
+            ΔΩ = astype(xp, ΔΩ, Ω.dtype)
+    return like(Ω, ΔΩ) if _is_numpy(xp) else ΔΩ
+
+
+def _seed(xp, name, ȳ, Ω):
+    """The incoming cotangent as an array of Ω's shape (a smaller one, a
+    scalar seed say, is spread over it); one that does not broadcast to Ω is
+    a ValueError naming the function."""
+    ȳ = unthunk(ȳ)
+    if isinstance(ȳ, _NUMBERS):
+        ȳ = xp.asarray(ȳ, dtype=Ω.dtype if not isinstance(ȳ, complex) else None)
+    elif type(ȳ) is not type(Ω):
+        namespace(ȳ, Ω)                 # arrays of two libraries: NamespaceError
+    shape, target = tuple(getattr(ȳ, "shape", ())), tuple(Ω.shape)
+    if shape != target:
+        if _broadcast_shape(shape, target) != target:
+            raise ValueError(f"pullback of {name}: a cotangent of shape {shape} does not fit the "
+                             f"output of shape {target}")
+        ȳ = xp.broadcast_to(ȳ, target)
+    return ȳ
+
+
+def _missing(name, xp, e):
+    """A namespace without a function the rule needs: a TypeError naming it."""
+    if getattr(e, "obj", None) is xp:
+        return TypeError(f"{name}: the array namespace {getattr(xp, '__name__', xp)!r} has no "
+                         f"function {e.name!r}, which the rule needs")
+    return e
+
+
+def _check_kwargs(name, kwargs):
+    reject_out(name, kwargs)
+    if kwargs.get("where", True) is not True:
+        raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
+
+
+# ----- unary rules -------------------------------------------------------------------
+
+def _unary_rules(f, row, name):
+    (d,) = row.partials
+    complex_rule = row.complex_rule
+
+    def unary_frule(tangents, x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        xp = namespace(x)
+        Ω = f(x, **kwargs)
+        Δx = unthunk(tangents[1])
+        if isinstance(Δx, AbstractZero) or row.zero:
+            return Ω, ZERO
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
+        try:
+            xa = _arr(xp, x, Ω)
+            if not _inexact(xp, xa) and not isinstance(x, _NUMBERS):
+                return Ω, ZERO
+            Δx = _tangent(xp, Δx, xa)
+            if complex_rule is not None and _complex(xp, xa):
+                ΔΩ = complex_rule[0](xp, xa, Ω, Δx)
+            elif d is None:
+                return Ω, ZERO
+            else:
+                ΔΩ = _times(xp, d(xp, xa, Ω) if callable(d) else d, Δx)
+            return Ω, _fit(xp, Ω, ΔΩ)
+        except AttributeError as e:
+            raise _missing(name, xp, e) from e
+
+    def unary_rrule(x, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        xp = namespace(x)
+        Ω = f(x, **kwargs)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
+        xa = _arr(xp, x, Ω)
+        project = _projector(xp, x, xa)
+        cplx = complex_rule is not None and _complex(xp, xa)
+        if project.kind == 0 or row.zero or (d is None and not cplx):
+            zero = _zero_for(project)
+
+            def unary_zero_pullback(ȳ):
+                if not isinstance(ȳ, AbstractZero):
+                    _seed(xp, name, ȳ, Ω)         # a seed that does not fit is still an error
+                return NO, zero
+            return Ω, unary_zero_pullback
+
+        def unary_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, ZERO
+            ȳ = _seed(xp, name, ȳ, Ω)
+            try:
+                if cplx:
+                    return NO, project(complex_rule[1](xp, xa, Ω, ȳ))
+                return NO, project(_times(xp, _conj(xp, d(xp, xa, Ω) if callable(d) else d), ȳ))
+            except AttributeError as e:
+                raise _missing(name, xp, e) from e
+        return Ω, unary_pullback
+
+    ident = _ident(name)
+    return named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
+
+
+# ----- binary rules ------------------------------------------------------------------
+
+def _partial(xp, d, x, y, Ω):
+    return d(xp, x, y, Ω) if callable(d) else d
+
+
+def _binary_rules(f, row, name, reflected):
+    """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
+    row's function of (y, x) (x.__radd__(y) is y + x)."""
+    dx, dy = row.partials
+    if reflected:
+        dx, dy = dy, dx
+
+        def partial_at(d, x, y, Ω, xp):
+            return d(xp, y, x, Ω) if callable(d) else d
+    else:
+        def partial_at(d, x, y, Ω, xp):
+            return d(xp, x, y, Ω) if callable(d) else d
+
+    def binary_frule(tangents, x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        xp = namespace(x, y)            # arrays of two libraries: NamespaceError, before any work
+        Ω = f(x, y, **kwargs)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
+        Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
+        try:
+            xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
+            ΔΩ = None
+            if dx is not None and not isinstance(Δx, AbstractZero) and _has_tangent(xp, x, xa):
+                ΔΩ = _times(xp, partial_at(dx, xa, ya, Ω, xp), _tangent(xp, Δx, xa))
+            if dy is not None and not isinstance(Δy, AbstractZero) and _has_tangent(xp, y, ya):
+                t = _times(xp, partial_at(dy, xa, ya, Ω, xp), _tangent(xp, Δy, ya))
+                ΔΩ = t if ΔΩ is None else ΔΩ + t
+            if ΔΩ is None:
+                return Ω, ZERO
+            return Ω, _fit(xp, Ω, ΔΩ)
+        except AttributeError as e:
+            raise _missing(name, xp, e) from e
+
+    def binary_rrule(x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        xp = namespace(x, y)
+        Ω = f(x, y, **kwargs)
+        if not _of_namespace(xp, Ω):
+            xp = namespace(Ω)
+        xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
+        px, py = _projector(xp, x, xa), _projector(xp, y, ya)
+        cplx = _inexact(xp, Ω) and _complex(xp, Ω)
+
+        def cotangent(d, project, seed):
+            if d is None or project.kind == 0:
+                return _zero_for(project)
+            if d is ONE and tuple(project.shape) == tuple(Ω.shape):
+                return project(seed)              # add: ȳ itself, nothing to compute
+
+            def binary_cotangent():
+                try:
+                    p = partial_at(d, xa, ya, Ω, xp)
+                    return project(_times(xp, _conj(xp, p) if cplx else p, seed))
+                except AttributeError as e:
+                    raise _missing(name, xp, e) from e
+            return Thunk(named_rule(binary_cotangent, _ident(name)))
+
+        def binary_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, _zero_for(px), _zero_for(py)
+            ȳ = _seed(xp, name, ȳ, Ω)
+            return NO, cotangent(dx, px, ȳ), cotangent(dy, py, ȳ)
+        return Ω, binary_pullback
+
+    ident = _ident(name)
+    return named_rule(binary_frule, ident), named_rule(binary_rrule, ident)
+
+
+def _ident(name):
+    """The name a rule's code gets (tracebacks): `jax.numpy.sin` → `sin`."""
+    return name.rsplit(".", 1)[-1]
+
+
+def _has_tangent(xp, v, va):
+    return not isinstance(v, bool) and (isinstance(v, _NUMBERS) or _inexact(xp, va))
+
+
+# ----- building and registering ------------------------------------------------------
+
+def rules_for(f, row, name=None, reflected=False):
+    """(frule, rrule) of the function f, whose derivatives are the table row
+    `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x)."""
+    if isinstance(row, str):
+        row = TABLE[row]
+    name = name or getattr(f, "__name__", row.name)
+    if row.arity == 1:
+        return _unary_rules(f, row, name)
+    return _binary_rules(f, row, name, reflected)
+
+
+def register_row(f, row, *types, name=None, reflected=False):
+    """Register the rules of the table row `row` for f (restricted to the
+    argument `types`, as register_frule takes them)."""
+    fr, rr = rules_for(f, row, name, reflected)
+    register_frule(f, *types)(fr)
+    register_rrule(f, *types)(rr)
+    return fr, rr
+
+
+def register_name(module, name, row, skip=()):
+    """Register the row's rules for `module.<name>`, if the module has such a
+    function and it is not one of `skip` (NumPy's own ufuncs keep their
+    rules).  Returns the function, or None."""
+    f = getattr(module, name, None)
+    if f is None or not callable(f) or isinstance(f, type):
+        return None
+    try:
+        if f in skip:
+            return None
+        hash(f)
+    except TypeError:
+        return None
+    register_row(f, row, name=f"{getattr(module, '__name__', '')}.{name}".lstrip("."))
+    return f

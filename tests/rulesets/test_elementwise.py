@@ -1,0 +1,394 @@
+"""The element-wise table (chainrules/rulesets/elementwise.py) and the rules
+built from it (elementwise_rules.py) on NumPy arrays: every C scalar row
+agrees with the table's partials, every row with a NumPy function agrees
+with the NumPy rule, and the generic rules pass the testing kit's finite
+difference checks (float64, float32, complex, broadcasting, Python numbers,
+edge points)."""
+
+import builtins
+import cmath
+import math
+import operator
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules import NoTangent, ZeroTangent, unthunk
+from chainrules._core import _scalar_rows
+from chainrules.rulesets.elementwise import NEG_ONE, ONE, STANDARD, TABLE, row_for_numpy_name
+from chainrules.rulesets.elementwise_rules import register_row, rules_for
+from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
+
+cnp = pytest.importorskip("array_api_compat.numpy")
+
+RNG = np.random.default_rng(12)
+NT = NoTangent()
+F32 = dict(rtol=3e-2, atol=3e-2)
+
+# ----- points in each row's domain ---------------------------------------------
+
+UNARY_POINTS = {"acosh": [1.5, 3.0], "asin": [0.3, -0.6], "acos": [0.3, -0.6], "atanh": [0.3, -0.6],
+                "log": [0.5, 2.0], "log2": [0.5, 2.0], "log10": [0.5, 2.0], "sqrt": [0.5, 2.0],
+                "log1p": [0.5, -0.5], "cbrt": [2.0, -8.0], "reciprocal": [1.5, -2.0],
+                "round": [2.3, -1.7], "floor": [2.5, -1.5], "ceil": [2.5, -1.5], "trunc": [2.5, -1.5]}
+BINARY_POINTS = {"pow": [(1.5, 2.5), (2.0, -1.0)], "remainder": [(7.5, 2.0), (-7.5, 2.0)],
+                 "fmod": [(7.5, 2.0), (-7.5, 2.0)], "floor_divide": [(7.5, 2.0)], "ldexp": [(1.5, 3)],
+                 "maximum": [(1.5, 2.5), (2.5, 1.5)], "minimum": [(1.5, 2.5), (2.5, 1.5)],
+                 "fmax": [(1.5, 2.5), (2.5, 1.5)], "fmin": [(1.5, 2.5), (2.5, 1.5)]}
+COMPLEX_POINTS = [0.5 + 0.3j, -1.2 + 0.7j]
+
+
+def _points(row):
+    if row.arity == 1:
+        return UNARY_POINTS.get(row.name, [0.3, -0.7])
+    return BINARY_POINTS.get(row.name, [(1.5, -2.5), (0.7, 0.4)])
+
+
+def _partials(row, f, args):
+    """The table's partials of `row` at args (xp = NumPy, 0-d arrays; Ω = f(*args))."""
+    Ω = np.asarray(f(*args))
+    xs = [np.asarray(a, dtype=Ω.dtype) if not isinstance(a, int) or row.name != "ldexp" else np.asarray(a)
+          for a in args]
+    out = []
+    for d in row.partials:
+        if d is None:
+            out.append(0.0)
+        elif d is ONE or d is NEG_ONE:
+            out.append(float(d.sign))
+        else:
+            out.append(complex(d(np, *xs, Ω)))
+    return out
+
+
+# ----- every C scalar row agrees with the table ----------------------------------
+
+# C-row functions whose table row has another name
+_ROW_OF = {operator.add: "add", operator.iadd: "add", operator.sub: "subtract", operator.isub: "subtract",
+           operator.mul: "multiply", operator.imul: "multiply", operator.truediv: "divide",
+           operator.itruediv: "divide", operator.floordiv: "floor_divide", operator.ifloordiv: "floor_divide",
+           operator.mod: "remainder", operator.imod: "remainder", operator.pow: "pow", operator.ipow: "pow",
+           builtins.pow: "pow", operator.neg: "negative", operator.pos: "positive", operator.abs: "abs",
+           builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum",
+           math.degrees: "rad2deg", math.radians: "deg2rad", math.remainder: "remainder"}
+# C rows with no table row, and why
+_NOT_IN_TABLE = {
+    (math.gamma, 1): "Γ' = Γ·ψ needs digamma, which no array namespace has (scipy.special's rules)",
+    (math.lgamma, 1): "ψ: as gamma",
+    (math.log, 2): "log(x, base) is not an element-wise function of the standard",
+    (cmath.log, 2): "as math.log(x, base)",
+    (math.hypot, 1): "hypot(x) = |x|: the n-ary math.hypot, not the binary hypot",
+}
+
+
+def _row_of(f, arity):
+    name = _ROW_OF.get(f)
+    row = TABLE.get(name) if name else (row_for_numpy_name(f.__name__) or TABLE.get(f.__name__))
+    return row if row is not None and row.arity == arity else None
+
+
+def _c_rows():
+    return [(f, n) for f, r in _scalar_rows().items() for n in r.arities]
+
+
+C_ROWS = sorted(_c_rows(), key=lambda fa: (getattr(fa[0], "__module__", None) or "numpy", fa[0].__name__, fa[1]))
+
+
+def _c_derivatives(f, args):
+    """The C row's partials at args: the frule with one unit tangent at a time."""
+    out = []
+    for i in range(len(args)):
+        if f in (math.ldexp, np.ldexp) and i == 1:
+            out.append(0.0)
+            continue
+        unit = 1.0 + 0j if isinstance(args[i], complex) else 1.0
+        tangents = tuple(unit if j == i else (NT if f in (math.ldexp, np.ldexp) else 0.0)
+                         for j in range(len(args)))
+        out.append(complex(unthunk(cr.frule((NT,) + tangents, f, *args)[1])))
+    return out
+
+
+def test_every_c_row_has_a_table_row_or_a_reason():
+    missing = [(f, n) for f, n in C_ROWS if _row_of(f, n) is None and (f, n) not in _NOT_IN_TABLE]
+    assert not missing, f"C scalar rows without a table row: {missing}"
+    assert len(C_ROWS) > 100
+
+
+def _complex_ok(f, row):
+    if not row.holomorphic or f in (operator.floordiv, operator.ifloordiv, operator.mod, operator.imod):
+        return False
+    if getattr(f, "__module__", None) == "math" or f in (builtins.max, builtins.min):
+        return False
+    if isinstance(f, np.ufunc):
+        return any(t.startswith("D" * f.nin) for t in f.types)
+    return True
+
+
+@pytest.mark.parametrize("f,arity", [fa for fa in C_ROWS if fa not in _NOT_IN_TABLE],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_c_row_agrees_with_the_table(f, arity):
+    row = _row_of(f, arity)
+    points = _points(row)
+    if arity == 1:
+        points = [(p,) for p in points]
+    for args in points:
+        got, want = _c_derivatives(f, args), _partials(row, f, args)
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-12), (f, args, got, want)
+    if _complex_ok(f, row):
+        for z in COMPLEX_POINTS:
+            args = (z,) * arity if arity == 1 else (z, 0.8 - 0.2j)
+            got, want = _c_derivatives(f, args), _partials(row, f, args)
+            assert np.allclose(got, want, rtol=1e-12, atol=1e-12), (f, args, got, want)
+
+
+def test_the_table_has_the_standard_functions():
+    names = {"abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
+             "log1p", "log2", "log10", "negative", "positive", "real", "imag", "conj", "sin", "sinh", "sqrt",
+             "square", "tan", "tanh", "sign", "round", "floor", "ceil", "trunc", "add", "subtract",
+             "multiply", "divide", "pow", "atan2", "hypot", "logaddexp", "maximum", "minimum", "copysign"}
+    assert names <= STANDARD
+    assert all(TABLE[n].zero for n in ("round", "floor", "ceil", "trunc", "floor_divide"))
+    assert not any(TABLE[n].holomorphic for n in ("abs", "real", "imag", "conj", "sign"))
+
+
+# ----- every row with a NumPy function agrees with the NumPy rule ---------------
+
+def _numpy_cases():
+    cases = []
+    for row in TABLE.values():
+        for n in dict.fromkeys(row.numpy):
+            f = getattr(np, n, None)
+            if f is not None:
+                cases.append((row, f, n))
+    return cases
+
+
+def _array_points(row, dtype=np.float64):
+    if row.arity == 1:
+        x = np.asarray(_points(row) + [p * 0.9 for p in _points(row)], dtype=dtype)
+        if np.dtype(dtype).kind == "c":
+            x = x + 0.3j
+        return (x,)
+    x, y = (np.asarray(v, dtype=float) for v in zip(*_points(row)))
+    if row.name == "ldexp":
+        return x, np.asarray(y, dtype=int)
+    if np.dtype(dtype).kind == "c":
+        return x + 0.2j, y - 0.3j
+    return x, y
+
+
+def _compare_rules(f, row, args):
+    fr, rr = rules_for(f, row)
+    ȳ = np.asarray(RNG.standard_normal(np.shape(f(*args))), dtype=np.result_type(f(*args)))
+    Ω, pb = rr(*args)
+    Ωn, pbn = cr.rrule(f, *args)
+    assert np.array_equal(Ω, Ωn, equal_nan=True)
+    for got, want in zip(pb(ȳ)[1:], pbn(ȳ)[1:]):
+        _same_tangent(unthunk(got), unthunk(want))
+    Δ = tuple(np.asarray(RNG.standard_normal(np.shape(a)), dtype=np.result_type(a))
+              if np.result_type(a).kind in "fc" else NT for a in args)
+    _same_tangent(unthunk(fr((NT,) + Δ, *args)[1]), unthunk(cr.frule((NT,) + Δ, f, *args)[1]))
+
+
+def _same_tangent(got, want):
+    """Equal tangents: NoTangent only with NoTangent, ZeroTangent as zeros,
+    arrays of the same dtype and values."""
+    if isinstance(got, NoTangent) or isinstance(want, NoTangent):
+        assert type(got) is type(want), (got, want)
+        return
+    if isinstance(got, ZeroTangent) or isinstance(want, ZeroTangent):
+        other = want if isinstance(got, ZeroTangent) else got
+        assert isinstance(other, ZeroTangent) or np.all(np.asarray(other) == 0), (got, want)
+        return
+    assert np.asarray(got).dtype == np.asarray(want).dtype, (got, want)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True), (got, want)
+
+
+@pytest.mark.parametrize("row,f,n", _numpy_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_row_agrees_with_the_numpy_rule(row, f, n):
+    _compare_rules(f, row, _array_points(row))
+    if (row.holomorphic or row.complex_rule) and isinstance(f, np.ufunc) \
+            and any(t.startswith("D" * f.nin) for t in f.types) or n in ("real", "imag"):
+        _compare_rules(f, row, _array_points(row, np.complex128))
+
+
+EDGES = [
+    ("abs", np.absolute, (np.array([0.0, -1.5, 2.0]),)),
+    ("abs", np.absolute, (np.array([0j, 1 - 1j]),)),
+    ("sign", np.sign, (np.array([0j, 0.3 - 0.4j]),)),
+    ("sqrt", np.sqrt, (np.array([0.0, 4.0]),)),
+    ("pow", np.power, (np.array([0.0, 0.0, 0.0, 0.0, -2.0]), np.array([0.0, 1.0, 2.0, 0.5, 3.0]))),
+    ("maximum", np.maximum, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]))),
+    ("minimum", np.minimum, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]))),
+    ("hypot", np.hypot, (np.array([0.0, 3.0]), np.array([0.0, -4.0]))),
+    ("log", np.log, (np.array([-1.0, 0.0]),)),
+]
+
+
+@pytest.mark.parametrize("name,f,args", EDGES, ids=[e[0] for e in EDGES])
+def test_edge_points_as_the_numpy_rules(name, f, args):
+    with np.errstate(all="ignore"):
+        _compare_rules(f, TABLE[name], args)
+
+
+def test_conventions_at_zero():
+    _, pb = rules_for(np.sqrt, "sqrt")[1](np.array([0.0, 4.0]))
+    with np.errstate(divide="ignore"):
+        assert np.array_equal(pb(np.ones(2))[1], [np.inf, 0.25])
+    _, pb = rules_for(np.abs, "abs")[1](np.array([0.0, -2.0]))
+    assert np.array_equal(pb(np.ones(2))[1], [0.0, -1.0])
+    _, pb = rules_for(np.maximum, "maximum")[1](np.array([1.0]), np.array([1.0]))
+    assert [float(unthunk(c)[0]) for c in pb(np.ones(1))[1:]] == [0.0, 1.0]      # a tie goes to y
+
+
+# ----- the generic rules against finite differences (array_api_compat.numpy) --------
+
+def _primal(row):
+    """A function computing the row with array_api_compat's NumPy namespace
+    (NumPy's own ufuncs keep their rules; this one gets the generic ones)."""
+    fn = getattr(cnp, row.name, None)
+    for n in row.numpy:
+        fn = fn or getattr(np, n, None)
+    if fn is None:          # erf, erfc: math's, element by element
+        fn = np.vectorize(getattr(math, row.name), otypes=[float])
+
+    def primal(*args):
+        return fn(*args)
+    primal.__name__ = primal.__qualname__ = row.name
+    return primal
+
+
+def _both(f, *args, **kw):
+    test_frule(f, *args, **kw)
+    test_rrule(f, *args, **kw)
+
+
+def _domain_array(row, shape, dtype=np.float64):
+    lo, hi = {"acosh": (1.3, 2.0), "log1p": (0.2, 0.8)}.get(row.name, (0.2, 0.8))
+    x = RNG.uniform(lo, hi, shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * RNG.uniform(0.2, 0.6, shape)
+    return np.asarray(x, dtype=dtype)
+
+
+DIFFERENTIABLE = [r for r in TABLE.values() if not r.zero]
+UNARY = [r for r in DIFFERENTIABLE if r.arity == 1]
+BINARY = [r for r in DIFFERENTIABLE if r.arity == 2]
+COMPLEX_UNARY = [r for r in UNARY if r.holomorphic or r.complex_rule]
+COMPLEX_BINARY = [r for r in BINARY if r.holomorphic]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("row", UNARY, ids=lambda r: r.name)
+def test_unary_float64(registry, row, shape):
+    f = _primal(row)
+    register_row(f, row)
+    _both(f, _domain_array(row, shape))
+
+
+@pytest.mark.parametrize("row", [r for r in UNARY if r.name not in ("erf", "erfc")], ids=lambda r: r.name)
+def test_unary_float32_keeps_dtype(registry, row):
+    f = _primal(row)
+    register_row(f, row)
+    x = _domain_array(row, (2, 3), np.float32)
+    _both(f, x, **F32)
+    dx = unthunk(cr.rrule(f, x)[1](np.ones((2, 3), np.float32))[1])
+    assert isinstance(dx, ZeroTangent) if row.partials[0] is None else dx.dtype == np.float32
+
+
+@pytest.mark.parametrize("row", COMPLEX_UNARY, ids=lambda r: r.name)
+def test_unary_complex(registry, row):
+    f = _primal(row)
+    register_row(f, row)
+    _both(f, _domain_array(row, (3,), np.complex128))
+    _both(f, _domain_array(row, (), np.complex128))
+
+
+def _binary_pair(row, sx, sy, dtype=np.float64):
+    x, y = _domain_array(row, sx, dtype), _domain_array(row, sy, dtype) + 1.0
+    if row.name == "ldexp":
+        y = RNG.integers(-3, 4, sy)
+    return x, y
+
+
+PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (2, 3)), ((3, 1), (4,)), ((1, 3), (2, 1))]
+
+
+@pytest.mark.parametrize("sx,sy", PAIRS, ids=str)
+@pytest.mark.parametrize("row", BINARY, ids=lambda r: r.name)
+def test_binary_broadcasting(registry, row, sx, sy):
+    f = _primal(row)
+    register_row(f, row)
+    x, y = _binary_pair(row, sx, sy)
+    if row.name == "ldexp":
+        _both(f, x, PrimalAndTangent(y, NT))
+    else:
+        _both(f, x, y)
+        _both(f, y, x)
+
+
+@pytest.mark.parametrize("row", [r for r in BINARY if r.name != "ldexp"], ids=lambda r: r.name)
+def test_binary_float32_and_python_numbers(registry, row):
+    f = _primal(row)
+    register_row(f, row)
+    x, y = _binary_pair(row, (3,), (3,), np.float32)
+    _both(f, x, y, **F32)
+    _both(f, x, 1.7, **F32)            # a Python float: a Python float cotangent
+    _both(f, 1.7, y, **F32)
+    _, pb = cr.rrule(f, x, 1.7)
+    x̄, c̄ = (unthunk(c) for c in pb(np.ones(3, np.float32))[1:])
+    assert x̄.dtype == np.float32
+    assert isinstance(c̄, ZeroTangent) if row.partials[1] is None else type(c̄) is float
+
+
+@pytest.mark.parametrize("row", COMPLEX_BINARY, ids=lambda r: r.name)
+def test_binary_complex(registry, row):
+    f = _primal(row)
+    register_row(f, row)
+    x, y = _binary_pair(row, (3,), (2, 1), np.complex128)
+    _both(f, x, y)
+    _both(f, x, 0.5 - 0.2j)
+    # a real argument with a complex one: its cotangent stays real
+    _, pb = cr.rrule(f, x.real.copy(), y)
+    assert unthunk(pb(np.ones((2, 3), complex))[1]).dtype == np.float64
+
+
+def test_integer_arguments_have_no_tangent(registry):
+    f = _primal(TABLE["multiply"])
+    register_row(f, TABLE["multiply"])
+    _, pb = cr.rrule(f, np.arange(3), np.ones(3))
+    x̄, ȳ = pb(np.ones(3))[1:]
+    assert x̄ == NT and np.array_equal(unthunk(ȳ), [0.0, 1.0, 2.0])
+    g = _primal(TABLE["sin"])
+    register_row(g, TABLE["sin"])
+    assert cr.rrule(g, np.arange(3))[1](np.ones(3)) == (NT, NT)
+
+
+def test_edge_points_against_finite_differences(registry):
+    for name, args in [("abs", (np.array([-1.5, 0.7]),)), ("sign", (np.array([0.3 - 0.4j, -1 + 0.2j]),)),
+                       ("pow", (np.array([-2.0, 1.5]), PrimalAndTangent(np.array([3.0, 2.0]), NT))),
+                       ("maximum", (np.array([1.0, 3.0]), np.array([2.0, 2.0])))]:
+        f = _primal(TABLE[name])
+        register_row(f, TABLE[name])
+        (test_frule if name == "pow" else _both)(f, *args)   # pow: x < 0, the exponent held fixed
+
+
+def test_bad_seed_and_bad_keywords_name_the_function(registry):
+    f = _primal(TABLE["sin"])
+    register_row(f, TABLE["sin"])
+    _, pb = cr.rrule(f, np.ones(3))
+    with pytest.raises(ValueError, match="sin"):
+        pb(np.ones(4))
+    with pytest.raises(TypeError, match="out="):
+        cr.rrule(f, np.ones(3), out=np.empty(3))
+
+
+def test_array_api_compat_numpy_functions_have_rules():
+    # array_api_compat's NumPy namespace: NumPy's ufuncs (their NumPy rules) and
+    # its own wrappers (the generic rules)
+    x = _domain_array(TABLE["sin"], (3,))
+    for name in ("sin", "sign", "pow", "atan2", "maximum", "abs"):
+        f = getattr(cnp, name)
+        assert cr.rrule(f, *((x,) if TABLE[name].arity == 1 else (x, x + 1))) is not None, name
+    test_rrule(cnp.sign, x + 0.3j)
+    test_frule(cnp.sign, x - 0.5j)
