@@ -29,6 +29,7 @@ from chainrules.testing.testers import (
     _describe_call,
     _fd_primals,
     _fname,
+    _primal_call,
     _Report,
     _safe_copy,
     _specs,
@@ -223,8 +224,8 @@ def rrule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, back
     if order == 2:
         o2 = Order2(bname, fdm, rtol, atol, to_arg=lambda v: _convert_in(v, b), to_out=to_numpy,
                     zeros_like=_zeros_like(b))
-        check_rrule_order2(o2, report, lambda a: rrule(*head, bf, *a, **_safe_copy(fkwargs)), specs, xs_b,
-                           ybar_b, omega, _DIFF)
+        check_rrule_order2(o2, report, lambda a: rrule(*head, bf, *a, **_safe_copy(fkwargs)),
+                           _primal_call(f, fkwargs), specs, xs_b, ybar_b, omega, _DIFF)
     report.raise_if_failed()
 
 
@@ -278,5 +279,5 @@ def frule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, back
         o2 = Order2(bname, fdm, rtol, atol, to_arg=lambda v: _convert_in(v, b), to_out=to_numpy,
                     zeros_like=_zeros_like(b))
         check_frule_order2(o2, report, lambda dxs, a: frule(*head, dxs, bf, *a, **_safe_copy(fkwargs)),
-                           specs, xs_b, tangents_b, omega, _DIFF)
+                           _primal_call(f, fkwargs), specs, xs_b, tangents_b, omega, _DIFF)
     report.raise_if_failed()

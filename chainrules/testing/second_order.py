@@ -3,9 +3,13 @@
 For an rrule: with a seed ȳ and a direction v (drawn from a generator seeded
 by the function's name), the derivative along v of x ↦ pullback_x(ȳ),
 computed by `chainrules.ad.jvp` running the rule and its pullback on tracked
-values, must equal central finite differences of the same map; and the
-pullback must be linear in ȳ.  For an frule, likewise x ↦ ΔΩ(x, ẋ), and ΔΩ
-must be linear in ẋ.  Only the arguments with a tangent (`differentiable`
+values, must equal central finite differences of the same map; that
+derivative must be the primal's: paired with a random w it equals the mixed
+second derivative ∂²/∂v∂w ⟨ȳ, f(x)⟩ of f itself, by second-order finite
+differences (this catches a pullback right at x0 only, e.g. cos(x0) frozen as
+a constant, which the first two checks cannot see); and the pullback must be
+linear in ȳ.  For an frule, likewise x ↦ ΔΩ(x, ẋ) against f's mixed second
+derivative along v and ẋ, and ΔΩ must be linear in ẋ.  Only the arguments with a tangent (`differentiable`
 mode) move; the others are held fixed.  When chainrules.ad cannot
 differentiate the rule (its body converts a tracked value, calls a function
 without a rule, or the rule refuses tracked arguments), the check fails
@@ -20,9 +24,14 @@ from chainrules import AbstractZero, NoTangent, StructuralTangent, unthunk
 from chainrules.testing.check_result import _short, test_approx
 from chainrules.testing.finite_difference_calls import promote
 from chainrules.testing.rand_tangent import rand_tangent
+from chainrules.finite_differences import central_fdm, to_vec
 from chainrules.finite_differences import jvp as fd_jvp
 
 __all__ = ["Order2", "check_rrule_order2", "check_frule_order2"]
+
+# Second derivatives of the primal by finite differences: 7 points keep them to
+# about 1e-11 relative in double precision (5 points: 1e-9, the default tolerance).
+FDM2 = central_fdm(7, 2, max_range=1e-2)
 
 _HINT = ("order=2 runs the rule on values tracked by chainrules.ad (forward mode) and differentiates "
          "its result: a rule body that converts its inputs (np.asarray, float(), .item()), refuses "
@@ -88,21 +97,20 @@ def _parts(t, n):
 
 
 def _differentiate(o2, report, who, g, primals, directions):
-    """(AD jvp, FD jvp) of g at primals along directions, or None after reporting
-    why chainrules.ad could not differentiate the rule."""
+    """(AD jvp, FD jvp) of g at primals along directions; the AD jvp is None
+    after reporting why chainrules.ad could not differentiate the rule."""
     from chainrules import ad  # noqa: PLC0415 - the testers work without the AD loaded
 
     args = tuple(o2.to_arg(p) for p in primals)
     dirs = tuple(o2.to_arg(v) for v in directions)
+    d_ad = None
     try:
-        _, d_ad = ad.jvp(g, args, dirs)
+        d_ad = o2.to_out(ad.jvp(g, args, dirs)[1])
     except _NoRuleForTracked as e:
         report.fail(f"order 2: the {who} of {o2.name} is not differentiable: {e}")
-        return None
     except Exception as e:  # noqa: BLE001 - every failure of the AD is the finding
         report.fail(f"order 2: the {who} of {o2.name} is not differentiable by chainrules.ad: "
                     f"{type(e).__name__}: {e} ({_HINT})")
-        return None
 
     def g_numpy(*xs):
         return o2.to_out(g(*(o2.to_arg(x) for x in xs)))
@@ -114,18 +122,42 @@ def _differentiate(o2, report, who, g, primals, directions):
         if hasattr(e, "add_note"):
             e.add_note(f"order 2: while computing finite differences of the {who} of {o2.name}")
         raise
-    return o2.to_out(d_ad), d_fd
+    return d_ad, d_fd
+
+
+def _mixed_second_derivative(phi, primals, d1, d2):
+    """∂²/∂s∂t phi(x + s·d1 + t·d2) at 0, by polarization of second derivatives
+    along lines: (S(d1 + d2) − S(d1 − d2)) / 4 with S(d) = d²/dt² phi(x + t·d)."""
+    def along(d):
+        return FDM2(lambda t: phi([p + t * di for p, di in zip(primals, d)]), 0.0)
+
+    plus = [a + b for a, b in zip(d1, d2)]
+    minus = [a - b for a, b in zip(d1, d2)]
+    return (along(plus) - along(minus)) / 4
+
+
+def _real_dot(a, b):
+    """The real inner product ⟨a, b⟩ (complex numbers as R²) of two values of one layout."""
+    a, b = unthunk(a), unthunk(b)
+    if isinstance(a, (AbstractZero, NoTangent)) or isinstance(b, (AbstractZero, NoTangent)):
+        return 0.0
+    return float(np.dot(to_vec(a)[0], to_vec(b)[0]))
+
+
+def _scale(values):
+    return max([1.0] + [float(np.max(np.abs(to_vec(v)[0]), initial=0.0)) for v in values])
 
 
 class _NoRuleForTracked(TypeError):
     pass
 
 
-def check_rrule_order2(o2, report, call_rrule, specs, xs, ybar, omega, diff_mode):
+def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, omega, diff_mode):
     """The order=2 checks of test_rrule.  `call_rrule(xs)` runs the rule (None
-    when there is none); `specs` are the tester's arguments (index 0 is f);
-    `xs`/`ybar` the rule's arguments and seed (a backend's arrays for
-    `backend=`); `omega` and the specs' primals are NumPy values."""
+    when there is none), `call_primal(xs)` the NumPy function; `specs` are the
+    tester's arguments (index 0 is f); `xs`/`ybar` the rule's arguments and
+    seed (a backend's arrays for `backend=`); `omega` and the specs' primals
+    are NumPy values."""
     active = [s for s in specs[1:] if s.mode == diff_mode]
     if not active:
         return
@@ -167,21 +199,40 @@ def check_rrule_order2(o2, report, call_rrule, specs, xs, ybar, omega, diff_mode
             args[s.index - 1] = v
         return cotangents(args, ybar)
 
-    out = _differentiate(o2, report, "rrule (x ↦ pullback_x(ȳ))", pullback_at, primals, directions)
-    if out is None:
-        return
-    d_ad, d_fd = out
+    d_ad, d_fd = _differentiate(o2, report, "rrule (x ↦ pullback_x(ȳ))", pullback_at, primals, directions)
     n = len(active)
-    for s, got, want in zip(active, _parts(d_ad, n), _parts(d_fd, n)):
-        report.check(test_approx, got, want,
-                     f"order 2: cotangent of {s.label}: the derivative of x ↦ pullback_x(ȳ) along a random "
-                     "direction, by chainrules.ad through the rule (got), differs from finite differences "
-                     "(expected): the pullback is right at this x but not as a function of x", **o2.tol())
+    d_fd = _parts(d_fd, n)
+    if d_ad is not None:
+        for s, got, want in zip(active, _parts(d_ad, n), d_fd):
+            report.check(test_approx, got, want,
+                         f"order 2: cotangent of {s.label}: the derivative of x ↦ pullback_x(ȳ) along a random "
+                         "direction, by chainrules.ad through the rule (got), differs from finite differences "
+                         "of the same map (expected)", **o2.tol())
+
+    # ... and it is the primal's second derivative: ⟨w, D_v pullback_x(ȳ)⟩ = ∂²⟨ȳ, f(x)⟩/∂v∂w.
+    primals = [promote(p) for p in primals]
+    ybar_np = promote(o2.to_out(unthunk(ybar)))
+    ws = [rand_tangent(p, o2.rng) for p in primals]
+
+    def phi(vals):
+        args = [promote(s.primal) for s in specs[1:]]
+        for s, v in zip(active, vals):
+            args[s.index - 1] = v
+        return _real_dot(ybar_np, call_primal(args))
+
+    got = sum(_real_dot(w, d) for w, d in zip(ws, d_fd))
+    want = _mixed_second_derivative(phi, primals, directions, ws)
+    report.check(test_approx, got, want,
+                 f"order 2: the derivative of x ↦ pullback_x(ȳ) along v, paired with w, (got) differs from "
+                 f"the mixed second derivative ∂²⟨ȳ, {o2.name}(x)⟩/∂v∂w by finite differences of the primal "
+                 "(expected), v and w random: the pullback is right at this x but not as a function of x",
+                 rtol=o2.rtol, atol=o2.atol * _scale(ws + list(d_fd)))
 
 
-def check_frule_order2(o2, report, call_frule, specs, xs, tangents, omega, diff_mode):
+def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents, omega, diff_mode):
     """The order=2 checks of test_frule.  `call_frule(tangents, xs)` runs the
-    rule (None when there is none); `tangents` start with Δself."""
+    rule (None when there is none), `call_primal(xs)` the NumPy function;
+    `tangents` start with Δself."""
     active = [s for s in specs[1:] if s.mode == diff_mode]
     if not active:
         return
@@ -225,14 +276,30 @@ def check_frule_order2(o2, report, call_frule, specs, xs, tangents, omega, diff_
             args[s.index - 1] = v
         return pushforward(args, tuple(tangents))
 
-    out = _differentiate(o2, report, "frule (x ↦ ΔΩ(x, ẋ))", pushforward_at, primals, directions)
-    if out is None:
-        return
-    d_ad, d_fd = out
-    report.check(test_approx, d_ad, d_fd,
-                 "order 2: the derivative of x ↦ ΔΩ(x, ẋ) along a random direction, by chainrules.ad "
-                 "through the rule (got), differs from finite differences (expected): the pushforward is "
-                 "right at this x but not as a function of x", **o2.tol())
+    d_ad, d_fd = _differentiate(o2, report, "frule (x ↦ ΔΩ(x, ẋ))", pushforward_at, primals, directions)
+    if d_ad is not None:
+        report.check(test_approx, d_ad, d_fd,
+                     "order 2: the derivative of x ↦ ΔΩ(x, ẋ) along a random direction, by chainrules.ad "
+                     "through the rule (got), differs from finite differences of the same map (expected)",
+                     **o2.tol())
+
+    # ... and it is the primal's second derivative along v and ẋ.
+    primals = [promote(p) for p in primals]
+    dxs = [promote(s.tangent) for s in active]
+    out_vec, back = to_vec(promote(omega))
+
+    def f_vec(vals):
+        args = [promote(s.primal) for s in specs[1:]]
+        for s, v in zip(active, vals):
+            args[s.index - 1] = v
+        return to_vec(call_primal(args))[0]
+
+    want = back(_mixed_second_derivative(f_vec, primals, directions, dxs))
+    report.check(test_approx, d_fd, want,
+                 f"order 2: the derivative of x ↦ ΔΩ(x, ẋ) along v (got) differs from the mixed second "
+                 f"derivative ∂²{o2.name}(x)/∂v∂ẋ by finite differences of the primal (expected), v random: "
+                 "the pushforward is right at this x but not as a function of x",
+                 rtol=o2.rtol, atol=o2.atol * _scale([want]))
 
 
 def _combine(a, d1, d2):
