@@ -47,7 +47,8 @@ class Backend:
         if lib == "dask":
             return importlib.import_module("dask.array").Array
         if lib == "array_api_strict":
-            return importlib.import_module("array_api_strict")._array_object.Array
+            xps = importlib.import_module("array_api_strict")
+            return type(xps.asarray(0.0))
         return None
 
     def is_array(self, x):
@@ -113,8 +114,9 @@ def to_backend(x, xp):
     """to_backend(x, xp) -> x with every NumPy array in it converted to an array
     of the namespace `xp` (a module or its name), dtype and shape kept.
 
-    Arrays inside tuples, lists and dicts are converted; numbers and other
-    values are kept.  Dask arrays are made with `from_array` (up to two chunks
+    NumPy float and complex scalars become 0-d arrays (the library's
+    reductions return those); arrays inside tuples, lists and dicts are
+    converted; Python numbers and other values are kept.  Dask arrays are made with `from_array` (up to two chunks
     per axis, so that a rule meets a real chunked array); torch with
     `torch.asarray` (a copy, float64 kept); JAX needs 64-bit mode (a
     ValueError says how to enable it).
@@ -131,6 +133,8 @@ def _convert_in(x, b):
     if isinstance(x, np.ndarray):
         _check_dtype(x, f"to_backend(x, {b.name})")
         return _array_in(x, b)
+    if isinstance(x, np.generic) and x.dtype.kind in "fc" and b.library != "numpy":
+        return _array_in(np.asarray(x), b)
     t = type(x)
     if t is list:
         return [_convert_in(v, b) for v in x]
@@ -147,7 +151,7 @@ def _array_in(x, b):
         return np.array(x, copy=True)
     if lib == "torch":
         torch = importlib.import_module("torch")
-        return torch.asarray(np.ascontiguousarray(x), copy=True)
+        return torch.asarray(np.array(x, copy=True, order="C"), copy=True)
     if lib == "jax":
         if x.dtype.itemsize == 8 and x.dtype.kind in "fiu" or x.dtype == np.complex128:
             _require_x64(f"to_backend(x, {b.name})")
