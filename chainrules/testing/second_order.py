@@ -9,8 +9,9 @@ second derivative ∂²/∂v∂w ⟨ȳ, f(x)⟩ of f itself, by second-order fin
 differences (this catches a pullback right at x0 only, e.g. cos(x0) frozen as
 a constant, which the first two checks cannot see); and the pullback must be
 linear in ȳ.  For an frule, likewise x ↦ ΔΩ(x, ẋ) against f's mixed second
-derivative along v and ẋ, and ΔΩ must be linear in ẋ.  Only the arguments with a tangent (`differentiable`
-mode) move; the others are held fixed.  When chainrules.ad cannot
+derivative along v and ẋ, and ΔΩ must be linear in ẋ.  Only the arguments
+with a tangent (`differentiable` mode) move; the others are held fixed.
+When chainrules.ad cannot
 differentiate the rule (its body converts a tracked value, calls a function
 without a rule, or the rule refuses tracked arguments), the check fails
 saying so: that is the finding, not something to skip.

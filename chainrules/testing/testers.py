@@ -236,9 +236,11 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     zero input tangents give a zero ΔΩ; `add_inplace` agrees with `+`.
 
     `order=2` also checks that the frule is differentiable: the derivative
-    of x ↦ ΔΩ(x, ẋ) along a random direction, by `chainrules.ad` running
-    the rule on tracked values, equals finite differences of that map, and
-    ΔΩ is linear in ẋ.  A rule chainrules.ad cannot differentiate fails.
+    of x ↦ ΔΩ(x, ẋ) along a random direction v, by `chainrules.ad` running
+    the rule on tracked values, equals finite differences of that map and
+    the mixed second derivative ∂²f/∂v∂ẋ of the primal (second-order finite
+    differences, with their own error estimate added to atol); ΔΩ is linear
+    in ẋ.  A rule chainrules.ad cannot differentiate fails.
 
     `backend=` (a namespace such as `array_api_strict`, `torch`,
     `jax.numpy`, `dask.array`, `array_api_compat.numpy`, or its name) runs
@@ -352,8 +354,12 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     direction v drawn from a fixed seed, the derivative along v of
     x ↦ pullback_x(ȳ), computed by `chainrules.ad.jvp` running `rrule` and
     its pullback on tracked values, equals central finite differences of
-    the same map; and the pullback is linear in ȳ (pullback(a·ȳ1 + ȳ2) =
-    a·pullback(ȳ1) + pullback(ȳ2)).  Tolerances as at first order.  A rule
+    the same map; paired with a random w it equals the mixed second
+    derivative ∂²⟨ȳ, f(x)⟩/∂v∂w of the primal (so a pullback right at x0
+    only fails); and the pullback is linear in ȳ (pullback(a·ȳ1 + ȳ2) =
+    a·pullback(ȳ1) + pullback(ȳ2)).  Tolerances as at first order (plus
+    the estimated error of the second differences).  Only the arguments
+    with a tangent move; ∂self and ints are held fixed.  A rule
     chainrules.ad cannot differentiate (NoRuleError, a tracked value
     converted by np.asarray/float(), a rule refusing tracked arguments)
     fails, naming the function.
