@@ -11,8 +11,13 @@ parametrisations.  Arguments are drawn tangents by `rand_tangent`, or given
 one with `PrimalAndTangent(x, ẋ)`; `PrimalAndTangent(x, NoTangent())` marks x
 non-differentiable.  Pass `TestConfig()` first to test rules that need a
 RuleConfig.  Finite differences come from `chainrules.finite_differences`.
+
+`order=2` also checks that a rule is differentiable (by `chainrules.ad`);
+`backend=` runs the check on another array library's arrays, which
+`to_backend` and `to_numpy` convert to and from NumPy.
 """
 
+from chainrules.testing.backends import to_backend, to_numpy
 from chainrules.testing.check_result import default_tolerance, test_approx
 from chainrules.testing.config import TestConfig
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
@@ -30,6 +35,9 @@ __all__ = [
     # building inputs
     "rand_tangent",
     "PrimalAndTangent",
+    # other array libraries (backend=)
+    "to_backend",
+    "to_numpy",
     # configs for rules that call back into AD
     "TestConfig",
 ]

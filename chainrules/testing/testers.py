@@ -42,6 +42,7 @@ from chainrules.testing.check_result import (
 from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
 from chainrules.testing.rand_tangent import rand_tangent, reseed_for
+from chainrules.testing.second_order import Order2, check_frule_order2, check_rrule_order2
 
 __all__ = ["test_frule", "test_rrule", "test_scalar"]
 
@@ -197,6 +198,18 @@ def _tolerances(rtol, atol, *values):
     return rtol, atol
 
 
+def _primal_call(f, fkwargs):
+    """f called on a list of arguments (the oracle of the order=2 checks)."""
+    def call(args):
+        return materialize(f(*args, **_safe_copy(fkwargs)))
+    return call
+
+
+def _check_order(who, order):
+    if isinstance(order, bool) or order not in (1, 2):
+        raise ValueError(f"{who}: order must be 1 or 2, got {order!r}")
+
+
 def _with_note(e, note):
     if hasattr(e, "add_note"):
         e.add_note(note)
@@ -205,8 +218,10 @@ def _with_note(e, note):
 
 # ----- test_frule --------------------------------------------------------
 
-def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None):
-    """test_frule([config,] f, *args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None)
+def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None, order=1,
+               backend=None, backend_f=None):
+    """test_frule([config,] f, *args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None,
+    order=1, backend=None, backend_f=None)
 
     Test the frule of `f` at `args` against finite differences.  An argument
     is a primal (its tangent drawn by `rand_tangent`) or
@@ -220,12 +235,37 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
     equals the FD jvp and has the type, dtype and shape of a tangent of Ω;
     zero input tangents give a zero ΔΩ; `add_inplace` agrees with `+`.
 
+    `order=2` also checks that the frule is differentiable: the derivative
+    of x ↦ ΔΩ(x, ẋ) along a random direction v, by `chainrules.ad` running
+    the rule on tracked values, equals finite differences of that map and
+    the mixed second derivative ∂²f/∂v∂ẋ of the primal (second-order finite
+    differences, with their own error estimate added to atol); ΔΩ is linear
+    in ẋ.  A rule chainrules.ad cannot differentiate fails.
+
+    `backend=` (a namespace such as `array_api_strict`, `torch`,
+    `jax.numpy`, `dask.array`, `array_api_compat.numpy`, or its name) runs
+    the check on that library instead: every NumPy array argument and
+    tangent goes through `to_backend`, `f` is replaced by
+    `getattr(backend, f.__name__)` (or `backend_f`), Ω and ΔΩ must be arrays
+    of that library (Dask: lazy, nothing computed by the rule) of the
+    primal's dtype and shape, and their values are compared with f on the
+    NumPy arrays and with finite differences.  JAX needs 64-bit mode.
+
     Example::
 
         test_frule(math.sin, 1.0)
         test_frule(np.sum, PrimalAndTangent(np.ones(3), np.arange(3.0)), fkwargs={"axis": 0})
+        test_frule(np.sin, np.ones(3), order=2)
+        test_frule(np.sin, np.ones(3), backend="array_api_strict")
     """
     config, f, inputs = _split_config("test_frule", args)
+    _check_order("test_frule", order)
+    if backend is not None:
+        from chainrules.testing.backend_testers import frule_on_backend  # noqa: PLC0415
+        return frule_on_backend(config, f, inputs, rtol=rtol, atol=atol, fkwargs=fkwargs, fdm=fdm,
+                                order=order, backend=backend, backend_f=backend_f)
+    if backend_f is not None:
+        raise TypeError("test_frule: backend_f= needs backend=")
     reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
@@ -282,15 +322,19 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
 
     acc = rand_tangent(omega) if output_tangent is None else output_tangent
     report.check(check_add_inplace, acc, domega_ad, "ΔΩ of the frule", rtol, atol)
+    if order == 2:
+        check_frule_order2(Order2(_fname(f), fdm, rtol, atol), report,
+                           lambda dxs, a: frule(*head, dxs, f, *a, **_safe_copy(fkwargs)),
+                           _primal_call(f, fkwargs), specs, _safe_copy(xs), tangents, omega, _DIFF)
     report.raise_if_failed()
 
 
 # ----- test_rrule --------------------------------------------------------
 
 def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
-               check_thunked_output_tangent=True, fdm=None):
+               check_thunked_output_tangent=True, fdm=None, order=1, backend=None, backend_f=None):
     """test_rrule([config,] f, *args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
-    check_thunked_output_tangent=True, fdm=None)
+    check_thunked_output_tangent=True, fdm=None, order=1, backend=None, backend_f=None)
 
     Test the rrule of `f` at `args` against finite differences.  Arguments as
     in `test_frule`; an argument's tangent is the accumulator of its
@@ -306,12 +350,48 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     `ZeroTangent()`) where due; `Thunk(lambda: ȳ)` as seed gives the same
     answer; a `ZeroTangent()` seed gives zeros; `add_inplace` agrees with `+`.
 
+    `order=2` also checks that the rule is differentiable: with ȳ and a
+    direction v drawn from a fixed seed, the derivative along v of
+    x ↦ pullback_x(ȳ), computed by `chainrules.ad.jvp` running `rrule` and
+    its pullback on tracked values, equals central finite differences of
+    the same map; paired with a random w it equals the mixed second
+    derivative ∂²⟨ȳ, f(x)⟩/∂v∂w of the primal (so a pullback right at x0
+    only fails); and the pullback is linear in ȳ (pullback(a·ȳ1 + ȳ2) =
+    a·pullback(ȳ1) + pullback(ȳ2)).  Tolerances as at first order (plus
+    the estimated error of the second differences).  Only the arguments
+    with a tangent move; ∂self and ints are held fixed.  A rule
+    chainrules.ad cannot differentiate (NoRuleError, a tracked value
+    converted by np.asarray/float(), a rule refusing tracked arguments)
+    fails, naming the function.
+
+    `backend=` (a namespace: `array_api_strict`, `torch`, `jax.numpy`,
+    `dask.array`, `array_api_compat.numpy`…, or its name as a string) runs
+    the check on that library: NumPy array arguments and seeds are
+    converted with `to_backend`, `f` is replaced by
+    `getattr(backend, f.__name__)` or `backend_f`; Ω and the cotangents
+    must be arrays of that library (Dask: still lazy, and the rule and its
+    pullback compute nothing) with the primal's dtype and shape, and their
+    values (`to_numpy`) are compared with f on the NumPy arrays and with
+    finite differences.  The add_inplace check is left to the NumPy run.
+    JAX needs 64-bit mode (a ValueError says how to turn it on).
+
     Example::
 
         test_rrule(operator.mul, 2.0, np.ones(3))
         test_rrule(TestConfig(), map_rule_user, np.ones(2))
+        test_rrule(np.sin, np.ones(3), order=2)
+        test_rrule(np.sin, np.ones(3), backend=array_api_strict)
     """
     config, f, inputs = _split_config("test_rrule", args)
+    _check_order("test_rrule", order)
+    if backend is not None:
+        from chainrules.testing.backend_testers import rrule_on_backend  # noqa: PLC0415
+        return rrule_on_backend(config, f, inputs, rtol=rtol, atol=atol, fkwargs=fkwargs, fdm=fdm,
+                                order=order, backend=backend, backend_f=backend_f,
+                                output_tangent=output_tangent,
+                                check_thunked_output_tangent=check_thunked_output_tangent)
+    if backend_f is not None:
+        raise TypeError("test_rrule: backend_f= needs backend=")
     reseed_for(f)
     fkwargs = dict(fkwargs or {})
     fdm = DEFAULT_FDM if fdm is None else fdm
@@ -423,6 +503,9 @@ def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
             if not zero:
                 report.fail(f"cotangent of {s.label}: the seed ZeroTangent() must give a zero, got "
                             f"{_short(unthunk(cts3[s.index]))}")
+    if order == 2:
+        check_rrule_order2(Order2(_fname(f), fdm, rtol, atol), report, run_rrule, _primal_call(f, fkwargs),
+                           specs, _safe_copy(xs), ybar, omega, _DIFF)
     report.raise_if_failed()
 
 

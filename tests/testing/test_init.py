@@ -6,7 +6,8 @@ import chainrules.testing as crt
 
 def test_testing_exports():
     assert set(crt.__all__) == {"test_frule", "test_rrule", "test_scalar", "test_approx",
-                                "default_tolerance", "rand_tangent", "PrimalAndTangent", "TestConfig"}
+                                "default_tolerance", "rand_tangent", "PrimalAndTangent", "TestConfig",
+                                "to_backend", "to_numpy"}
     for name in crt.__all__:
         assert getattr(crt, name) is not None
 
