@@ -32,6 +32,10 @@ extensions = [
     "ruleset_reference",
 ]
 
+# The docstrings write code in single backquotes (`frule`, `x.conj()`), as
+# Markdown does: render it as code rather than as reST's default title reference.
+default_role = "code"
+
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
@@ -54,10 +58,43 @@ numpydoc_show_class_members = False  # members are listed by autodoc itself
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()   # style checks are not warnings here; parse errors still are
 
+# Docstrings of chainrules.ad and chainrules.testing that reST misreads.  Those
+# files are being edited by the array-API work (issue 12) at the same time, so
+# rather than editing them here the few spellings are rewritten as the pages are
+# read; each entry names the object, so that nothing else is touched.  Remove an
+# entry once its docstring is fixed at the source.
+_DOCSTRING_FIXES = {
+    # "`RuleConfig`s": a plural glued to the closing backquote
+    "chainrules.ad": [("`RuleConfig`s", "`RuleConfig` objects")],
+    # "f(*args)" in running text opens an emphasis
+    "chainrules.ad.gradient": [("gradient(f, *args): the gradient of the real scalar f(*args)",
+                                "`gradient(f, *args)`: the gradient of the real scalar `f(*args)`")],
+    "chainrules.testing.test_frule": [("Ω equals f(*args)", "Ω equals `f(*args)`")],
+    "chainrules.testing.test_rrule": [("Ω equals f(*args)", "Ω equals `f(*args)`")],
+    # "|a − e|" is a substitution reference in reST
+    "chainrules.testing.test_approx": [("(|a − e| ≤ atol + rtol·|e|,", "(`|a − e| ≤ atol + rtol·|e|`,")],
+}
+
+
+def _fix_docstring(app, what, name, obj, options, lines):
+    for old, new in _DOCSTRING_FIXES.get(name, ()):
+        text = "\n".join(lines)
+        if old not in text:
+            raise ValueError(f"conf.py: the docstring of {name} no longer contains {old!r}; "
+                             "drop the entry from _DOCSTRING_FIXES")
+        lines[:] = text.replace(old, new).split("\n")
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _fix_docstring, priority=100)
+
+
 # Every doctest starts from the names the pages use without importing them.
 doctest_global_setup = """
 import math, cmath, operator
 import numpy as np
 import chainrules as cr
 """
-doctest_test_doctest_blocks = "default"   # run the `>>>` examples of docstrings too
+# The `>>>` examples of docstrings are run by `pytest --doctest-modules` (tests/test_docs.py),
+# in their modules' namespaces; here only the pages' {doctest} blocks run.
+doctest_test_doctest_blocks = ""

@@ -80,7 +80,7 @@ def jvp(fdm, f, *pairs):
 
     The Jacobian-vector product J·ẋ of `Ω = f(x1, x2, ...)` by finite
     differences: the derivative of ε ↦ f(x + εẋ) at 0, as a tangent of Ω.
-    Tangents may be numbers, arrays, `Tangent`s, primal-like values or zeros.
+    Tangents may be numbers, arrays, `Tangent` values, primal-like values or zeros.
 
     Example::
 
