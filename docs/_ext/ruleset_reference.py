@@ -17,6 +17,7 @@ Sphinx.
 import importlib
 import os
 import sys
+import types
 from collections import defaultdict
 
 # Importing these registers rules (chainrules/rulesets/__init__.py installs an
@@ -38,40 +39,67 @@ def _import_optional():
     return imported, missing
 
 
-def _qualified_name(f):
-    """(group, name): the module a function belongs to and its dotted name."""
-    import numpy as np
-    owner = getattr(f, "__objclass__", None)        # method descriptors: np.ndarray.sum
-    if owner is not None:
-        mod = owner.__module__
-        qual = f"{owner.__qualname__}.{f.__name__}"
-    else:
-        mod = getattr(f, "__module__", None)
-        qual = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-    if isinstance(f, np.ufunc) or (isinstance(mod, str) and mod.startswith("numpy")):
-        # NumPy's private submodules (numpy._core.fromnumeric) are not where users find them
-        public = "numpy"
-        for sub in ("linalg", "fft"):
-            if isinstance(mod, str) and mod.startswith(f"numpy.{sub}"):
-                public = f"numpy.{sub}"
-        mod = public
+# The modules a user imports the functions from, most specific first where one
+# object is exported by several.
+_PUBLIC_MODULES = ["math", "cmath", "operator", "functools", "itertools", "builtins",
+                   "numpy.linalg", "numpy.fft", "numpy", "scipy.special"]
+
+
+def _module_name(f):
+    """The public module that exports f under its own name, else its __module__."""
+    name = getattr(f, "__name__", None)
+    for modname in _PUBLIC_MODULES:
+        mod = sys.modules.get(modname)
+        if mod is not None and name and getattr(mod, name, None) is f:
+            return modname
+    mod = getattr(f, "__module__", None)
     if not isinstance(mod, str):
-        mod = "builtins"
-    mod = mod.lstrip("_")
-    if mod.startswith("scipy.special"):
-        mod = "scipy.special"
-    if "." in qual:                                  # a method: its class is the group
-        owner_name, _, _ = qual.rpartition(".")
-        return f"{mod}.{owner_name}", f"{mod}.{qual}"
-    return mod, f"{mod}.{qual}" if mod != "builtins" else qual
+        return "builtins"
+    if mod.startswith("chainrules"):
+        return "chainrules"
+    for modname in _PUBLIC_MODULES:
+        if mod.startswith(modname + ".") or mod.startswith("_" + modname):
+            return modname
+    return mod
+
+
+def _dotted(mod, name):
+    return name if mod == "builtins" else f"{mod}.{name}"
+
+
+def _qualified_name(f):
+    """(group, name): where a function belongs on the page and its dotted name.
+    Methods (np.ndarray.sum, np.add.reduce, float.conjugate) are grouped by
+    their class."""
+    self_ = getattr(f, "__self__", None)        # a bound method: np.add.reduce
+    if self_ is not None and not isinstance(self_, types.ModuleType):
+        _, owner = _qualified_name(self_)
+        cls = type(self_)
+        return _dotted(_module_name(cls), cls.__qualname__), f"{owner}.{f.__name__}"
+    cls = getattr(f, "__objclass__", None)       # a method descriptor: np.ndarray.sum
+    if cls is not None:
+        group = _dotted(_module_name(cls), cls.__qualname__)
+        return group, f"{group}.{f.__name__}"
+    mod = _module_name(f)
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return mod, _dotted(mod, name)
+
+
+def _type_name(t):
+    if t is None or t is object:
+        return "any"
+    if isinstance(t, tuple):
+        return " or ".join(_type_name(u) for u in t)
+    mod = _module_name(t)
+    return _dotted("numpy" if mod.startswith("numpy") else mod, t.__qualname__)
 
 
 def _types_text(rule):
-    names = ["any" if t is None else getattr(t, "__name__", repr(t)) for t in rule.types]
+    names = [_type_name(t) for t in rule.types]
+    if not names:
+        return "(any arguments)" if rule.varargs else "(no arguments)"
     if rule.varargs:
         names.append("…")
-    if not names:
-        return "any arguments"
     return "(" + ", ".join(names) + ")"
 
 
