@@ -496,6 +496,7 @@ frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
 
     Example::
 
+        >>> import math
         >>> frule((NoTangent(), 1.0), math.sin, 3.0)
         (0.1411200080598672, -0.9899924966004454)
 
@@ -513,6 +514,7 @@ rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
 
     Example::
 
+        >>> import math
         >>> y, pb = rrule(math.sin, 3.0)
         >>> pb(1.0)
         (NoTangent(), -0.9899924966004454)

@@ -269,6 +269,7 @@ cdef class Tangent(StructuralTangent):
 
     Example::
 
+        >>> from collections import namedtuple
         >>> Point = namedtuple("Point", "x y")
         >>> t = Tangent[Point](x=1.0)
         >>> t.y
