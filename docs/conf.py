@@ -26,7 +26,6 @@ extensions = [
     "myst_parser",
     "numpydoc",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "ruleset_reference",
@@ -53,7 +52,6 @@ html_static_path = []
 # autodoc + numpydoc: the API pages document each module's __all__.
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"          # signatures come from the docstrings (Cython embeds them)
-autosummary_generate = False
 numpydoc_show_class_members = False  # members are listed by autodoc itself
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()   # style checks are not warnings here; parse errors still are

@@ -138,6 +138,8 @@ def collect():
         frules, rrules = _core._rules_of(f)
         row = _core._scalar_row(f)
         arities = tuple(row.arities) if row is not None else ()
+        if not (frules or rrules or arities):
+            continue                # a table whose rules were removed: it answers nothing
         group, name = _qualified_name(f)
         groups[group].append((name, _rules_text(frules, arities), _rules_text(rrules, arities)))
     return {g: sorted(rows) for g, rows in sorted(groups.items())}

@@ -29,9 +29,12 @@ def test_every_registered_function_has_a_row(registry):
     text = ext.render()                      # imports scipy.special: its rules register
     import scipy.special
     rows = [line for line in text.splitlines() if line.startswith("| `")]
-    assert len(rows) == len(_core._registered_functions())
+    answering = [f for f in _core._registered_functions()
+                 if any(_core._rules_of(f)) or _core._scalar_row(f) is not None]
+    assert len(rows) == len(answering)
     names = {row.split("`")[1] for row in rows}
-    assert len(names) == len(rows), "two functions share a name"
+    public = [row for row in rows if "<locals>" not in row.split("`")[1]]
+    assert len({row.split("`")[1] for row in public}) == len(public), "two functions share a name"
     for expected in ["math.sin", "numpy.sin", "numpy.linalg.svd", "numpy.ndarray.sum",
                      "numpy.add.reduce", "scipy.special.erf", "scipy.special.logsumexp",
                      "abs", "map"]:
