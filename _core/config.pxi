@@ -26,7 +26,7 @@ cdef class RuleConfig:
 
 
 def rrule_via_ad(config, f, *args, **kwargs):
-    """rrule_via_ad(config, f, *args) -> (Ω, pullback): differentiate f in
+    """`rrule_via_ad(config, f, *args)` -> `(Ω, pullback)`: differentiate f in
     reverse mode with the AD engine that supplied `config`."""
     if not isinstance(config, RuleConfig):
         raise TypeError(f"rrule_via_ad({_fname(f)}): the first argument must be a RuleConfig, "
@@ -38,7 +38,7 @@ def rrule_via_ad(config, f, *args, **kwargs):
 
 
 def frule_via_ad(config, tangents, f, *args, **kwargs):
-    """frule_via_ad(config, tangents, f, *args) -> (Ω, ΔΩ): differentiate f
+    """`frule_via_ad(config, tangents, f, *args)` -> `(Ω, ΔΩ)`: differentiate f
     in forward mode with the AD engine that supplied `config`."""
     if not isinstance(config, RuleConfig):
         raise TypeError(f"frule_via_ad({_fname(f)}): the first argument must be a RuleConfig, "

@@ -496,6 +496,7 @@ frule([config,] tangents, f, *args, **kwargs) -> (Ω, ΔΩ) or None
 
     Example::
 
+        >>> import math
         >>> frule((NoTangent(), 1.0), math.sin, 3.0)
         (0.1411200080598672, -0.9899924966004454)
 
@@ -513,6 +514,7 @@ rrule([config,] f, *args, **kwargs) -> (Ω, pullback) or None
 
     Example::
 
+        >>> import math
         >>> y, pb = rrule(math.sin, 3.0)
         >>> pb(1.0)
         (NoTangent(), -0.9899924966004454)
@@ -757,7 +759,7 @@ cdef _add_rule(object f, str which, int kind, object fn, tuple types, object con
 
 
 def register_frule(f, *types, config=None, instances=False):
-    """@register_frule(f, *types, config=None, instances=False)
+    """`@register_frule(f, *types, config=None, instances=False)`
 
     Register the decorated function as the forward rule of `f`.  It is called
     as `rule(tangents, *args, **kwargs)` and returns `(Ω, ΔΩ)` (or None to
@@ -780,7 +782,7 @@ def register_frule(f, *types, config=None, instances=False):
 
 
 def register_rrule(f, *types, config=None, instances=False):
-    """@register_rrule(f, *types, config=None, instances=False)
+    """`@register_rrule(f, *types, config=None, instances=False)`
 
     Register the decorated function as the reverse rule of `f`: called as
     `rule(*args, **kwargs)`, it returns `(Ω, pullback)` with
@@ -797,7 +799,7 @@ def register_rrule(f, *types, config=None, instances=False):
 
 
 def non_differentiable(f, *types, instances=False):
-    """non_differentiable(f, *types): `f` has no derivative: its frule gives
+    """`non_differentiable(f, *types)`: `f` has no derivative: its frule gives
     NoTangent() and its pullback NoTangent() for every input."""
     _add_rule(f, "f", RK_NONDIFF, None, types, None, instances)
     _add_rule(f, "r", RK_NONDIFF, None, types, None, instances)
@@ -805,7 +807,7 @@ def non_differentiable(f, *types, instances=False):
 
 
 def opt_out(f, *types, config=None, instances=False, frule=True, rrule=True):
-    """opt_out(f, *types): make `frule`/`rrule` return None for this signature
+    """`opt_out(f, *types)`: make `frule`/`rrule` return None for this signature
     although a broader rule would catch it (the AD then differentiates through
     the primal)."""
     if frule:
@@ -1013,7 +1015,7 @@ def scalar_rule(f, partials=None):
 
 
 def derivatives_given_output(omega, f, *args):
-    """derivatives_given_output(Ω, f, *args): the partials of a scalar rule at
+    """`derivatives_given_output(Ω, f, *args)`: the partials of a scalar rule at
     `args` given the output Ω, as one tuple per output, e.g. ((cos(x),),) for
     sin.  None when f has no scalar rule."""
     cdef _RuleTable tab = _lookup_table(f)

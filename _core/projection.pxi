@@ -38,6 +38,7 @@ cdef class ProjectTo:
       plain ndarray of its dtype and shape.
     - bools, integer NumPy values, strings, None: NoTangent().
     - tuples and namedtuples: element-wise, giving a Tangent.
+
     Zeros pass through; thunks are unthunked."""
     cdef readonly int kind
     cdef readonly object dtype

@@ -269,6 +269,7 @@ cdef class Tangent(StructuralTangent):
 
     Example::
 
+        >>> from collections import namedtuple
         >>> Point = namedtuple("Point", "x y")
         >>> t = Tangent[Point](x=1.0)
         >>> t.y
@@ -280,7 +281,7 @@ cdef class Tangent(StructuralTangent):
 
 
 cdef class MutableTangent(StructuralTangent):
-    """MutableTangent[P](**fields): the tangent of a mutable object; fields can
+    """`MutableTangent[P](**fields)`: the tangent of a mutable object; fields can
     be set (`t.x = 1.0`, `t["x"] = 1.0`) as the AD accumulates into it."""
 
     def __setattr__(self, str name, value):

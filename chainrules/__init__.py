@@ -3,7 +3,14 @@
 `frule` / `rrule` for the functions of math, cmath, operator, the builtins
 and NumPy, the tangent types they speak in, a rule-testing kit
 (`chainrules.testing`, `chainrules.finite_differences`) and reference AD
-engines (`chainrules.ad`).  See DESIGN.md for the protocol.
+engines (`chainrules.ad`).
+
+Documentation: the site built from `docs/` in the source tree (`.ci/docs`
+builds it to `docs/_build/html`): an introduction to frule, rrule and the
+tangent types, guides for rule authors and AD authors, the conventions at
+non-differentiable points, the rule-set reference and the API.  In Python,
+`help(chainrules.frule)`, `help(chainrules.rrule)` and
+`help(chainrules.register_rrule)` give the protocol.
 """
 
 import importlib.util as _importlib_util

@@ -1,4 +1,4 @@
-"""`python -m chainrules`: the seed example of DESIGN.md, worked and printed."""
+"""`python -m chainrules`: the seed example (docs/introduction.md), worked and printed."""
 
 import math
 import operator

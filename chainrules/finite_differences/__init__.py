@@ -5,7 +5,7 @@ that every rule is tested against (FiniteDifferences.jl for Python).
   q-th derivative of a scalar function from p points, adaptive step;
   `m(f, x)` estimates it at x.
 - `to_vec(x) -> (v, back)`: flatten numbers, complex numbers (two reals), NumPy
-  arrays, tuples, lists, dicts, dataclasses and `Tangent`s to a float vector.
+  arrays, tuples, lists, dicts, dataclasses and `Tangent` values to a float vector.
 - `jvp`, `vjp` (J′ᵀ·ȳ, FiniteDifferences.jl's `j′vp`), `grad`, `jacobian`.
 """
 

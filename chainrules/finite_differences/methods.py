@@ -122,8 +122,10 @@ class FiniteDifferenceMethod:
 
     Example::
 
+        >>> import math
         >>> m = central_fdm(5, 1)
-        >>> m(math.sin, 1.0) - math.cos(1.0)      # about 1e-14
+        >>> abs(m(math.sin, 1.0) - math.cos(1.0)) < 1e-12
+        True
 
     See also: `central_fdm`, `forward_fdm`, `backward_fdm`, `estimate_step`."""
 
@@ -287,7 +289,9 @@ def _make(grid_fn, direction):
 
     Example::
 
-        >>> {direction}_fdm(5, 1)(math.sin, 1.0)     # ≈ cos(1.0)
+        >>> import math
+        >>> abs({direction}_fdm(5, 1)(math.sin, 1.0) - math.cos(1.0)) < 1e-10
+        True
     """
     return fdm
 

@@ -42,7 +42,7 @@ def to_vec(x):
     same type, dtype and shape as x (np.float32 stays np.float32, a tuple
     stays a tuple).  Supports numbers, NumPy scalars and arrays of any shape
     (0-d and empty included), tuples, namedtuples, lists, dicts, dataclasses
-    and `Tangent`s; integers, bools, strings, None and integer arrays are left
+    and `Tangent` values; integers, bools, strings, None and integer arrays are left
     untouched.
 
     Example::

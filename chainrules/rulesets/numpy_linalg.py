@@ -5,7 +5,7 @@ cholesky, qr, svd, svdvals, eigh, eigvalsh, norm, vector_norm, matrix_norm,
 pinv, lstsq, matrix_power, and the NumPy 2 spellings matmul, tensordot,
 cross, vecdot).
 
-Conventions (ChainRules'; see DESIGN.md):
+Conventions (ChainRules'; docs/conventions.md gathers them for every rule set):
 
 - Complex arrays are treated as R²: the frule applies J, the pullback applies
   Jᵀ, which for holomorphic maps is the conjugate transpose of the derivative

@@ -1,0 +1,209 @@
+"""Sphinx extension: the rule-set reference, written from the registry.
+
+At `builder-inited` (before any page is read) it imports chainrules and the
+optional libraries whose import registers more rules (scipy.special), walks
+`chainrules._core._registered_functions()` and writes
+`reference/rulesets.md`: every function with a rule, grouped by the module it
+belongs to, with what answers `frule` and `rrule` for it (a row of the C
+scalar table, a Python rule and the argument types it is registered for,
+`non_differentiable`, `opt_out`, a rule that needs a RuleConfig).  The page is
+generated on every build, so it cannot drift from the code; it is not
+committed (.gitignore).
+
+`python docs/_ext/ruleset_reference.py OUT.md` writes the same page without
+Sphinx.
+"""
+
+import importlib
+import os
+import sys
+import types
+from collections import defaultdict
+
+# Importing these registers rules (chainrules/rulesets/__init__.py installs an
+# import hook for each); a library that is not installed is named on the page.
+OPTIONAL_LIBRARIES = ["scipy.special"]
+
+_KIND = {0: "rule", 1: "non-differentiable", 2: "opt-out (no rule)"}
+
+
+def _import_optional():
+    imported, missing = [], []
+    for name in OPTIONAL_LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+        else:
+            imported.append(name)
+    return imported, missing
+
+
+# The modules a user imports the functions from, most specific first where one
+# object is exported by several.
+_PUBLIC_MODULES = ["math", "cmath", "operator", "functools", "itertools", "builtins",
+                   "numpy.linalg", "numpy.fft", "numpy", "scipy.special"]
+
+
+def _module_name(f):
+    """The public module that exports f under its own name, else its __module__."""
+    name = getattr(f, "__name__", None)
+    for modname in _PUBLIC_MODULES:
+        mod = sys.modules.get(modname)
+        if mod is not None and name and getattr(mod, name, None) is f:
+            return modname
+    mod = getattr(f, "__module__", None)
+    if not isinstance(mod, str):
+        return "builtins"
+    if mod.startswith("chainrules"):
+        return "chainrules"
+    for modname in _PUBLIC_MODULES:
+        if mod.startswith(modname + ".") or mod.startswith("_" + modname):
+            return modname
+    return mod
+
+
+def _dotted(mod, name):
+    return name if mod == "builtins" else f"{mod}.{name}"
+
+
+def _qualified_name(f):
+    """(group, name): where a function belongs on the page and its dotted name.
+    Methods (np.ndarray.sum, np.add.reduce, float.conjugate) are grouped by
+    their class."""
+    self_ = getattr(f, "__self__", None)        # a bound method: np.add.reduce
+    if self_ is not None and not isinstance(self_, types.ModuleType):
+        _, owner = _qualified_name(self_)
+        cls = type(self_)
+        return _dotted(_module_name(cls), cls.__qualname__), f"{owner}.{f.__name__}"
+    cls = getattr(f, "__objclass__", None)       # a method descriptor: np.ndarray.sum
+    if cls is not None:
+        group = _dotted(_module_name(cls), cls.__qualname__)
+        return group, f"{group}.{f.__name__}"
+    mod = _module_name(f)
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return mod, _dotted(mod, name)
+
+
+def _type_name(t):
+    if t is None or t is object:
+        return "any"
+    if isinstance(t, tuple):
+        return " or ".join(_type_name(u) for u in t)
+    mod = _module_name(t)
+    return _dotted("numpy" if mod.startswith("numpy") else mod, t.__qualname__)
+
+
+def _types_text(rule):
+    names = [_type_name(t) for t in rule.types]
+    if not names:
+        return "(any arguments)" if rule.varargs else "(no arguments)"
+    if rule.varargs:
+        names.append("…")
+    return "(" + ", ".join(names) + ")"
+
+
+def _config_text(rule):
+    if rule.config is None:
+        return ""
+    caps = sorted(rule.config)
+    return ", needs a RuleConfig" + (f" with {' and '.join(caps)}" if caps else "")
+
+
+def _where(rule):
+    mod = getattr(rule.fn, "__module__", None) or ""
+    if mod.startswith("chainrules.rulesets."):
+        return f" in `{mod.rpartition('.')[2]}`"
+    if mod.startswith("chainrules"):
+        return f" in `{mod}`"
+    return ""
+
+
+def _rules_text(rules, row_arities):
+    parts = []
+    if row_arities:
+        n = " or ".join(str(a) for a in row_arities)
+        parts.append(f"C table ({n} scalar argument{'s' if row_arities != (1,) else ''})")
+    for rule in rules:
+        parts.append(f"{_KIND.get(rule.kind, 'rule')} {_types_text(rule)}{_config_text(rule)}"
+                     f"{_where(rule)}")
+    return "<br>".join(parts) if parts else "—"
+
+
+def collect():
+    """{group: [(name, frule text, rrule text)]} for every registered function."""
+    from chainrules import _core
+    groups = defaultdict(list)
+    for f in _core._registered_functions():
+        frules, rrules = _core._rules_of(f)
+        row = _core._scalar_row(f)
+        arities = tuple(row.arities) if row is not None else ()
+        if not (frules or rrules or arities):
+            continue                # a table whose rules were removed: it answers nothing
+        group, name = _qualified_name(f)
+        groups[group].append((name, _rules_text(frules, arities), _rules_text(rrules, arities)))
+    return {g: sorted(rows) for g, rows in sorted(groups.items())}
+
+
+def render():
+    import chainrules  # noqa: F401  (registers the rule sets)
+    imported, missing = _import_optional()
+    groups = collect()
+    total = sum(len(rows) for rows in groups.values())
+    lines = [
+        "# Rule-set reference",
+        "",
+        "<!-- generated by docs/_ext/ruleset_reference.py at build time; do not edit -->",
+        "",
+        f"Every function that `frule` or `rrule` answers for: {total} functions in "
+        f"{len(groups)} groups, read from the registry of chainrules {chainrules.__version__} "
+        "when this site was built.",
+        "",
+        "- **C table**: a row of the compiled scalar table (Python and NumPy scalars, "
+        "real and, where the function allows, complex); its derivative is computed in C.",
+        "- **rule (types)**: a rule written in Python, used when the positional arguments "
+        "are instances of these types (`any`: every type; `…`: more arguments may "
+        "follow). The most specific registration wins; a user's registration beats a C row.",
+        "- **non-differentiable**: the tangent is `NoTangent()` for every argument.",
+        "- **opt-out**: `frule`/`rrule` return `None` there (the AD differentiates the primal).",
+        "- **needs a RuleConfig**: a rule that calls back into the AD "
+        "(`rrule_via_ad`/`frule_via_ad`); only an AD's config reaches it.",
+        "",
+        "The module named after each rule is the file of `chainrules/rulesets/` that holds it.",
+    ]
+    if imported:
+        lines += ["", "Rules registered on import of: " + ", ".join(f"`{m}`" for m in imported)
+                  + " (imported by this build)."]
+    if missing:
+        lines += ["", "Not installed when this page was built, so their rules are not listed: "
+                  + ", ".join(f"`{m}`" for m in missing) + "."]
+    for group, rows in groups.items():
+        lines += ["", f"## `{group}`", "", "| function | frule | rrule |", "|---|---|---|"]
+        for name, fr, rr in rows:
+            lines.append(f"| `{name}` | {fr} | {rr} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(path):
+    text = render()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    old = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            old = fh.read()
+    if old != text:                      # unchanged: keep the mtime, Sphinx need not re-read it
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _on_builder_inited(app):
+    write(os.path.join(app.srcdir, "reference", "rulesets.md"))
+
+
+def setup(app):
+    app.connect("builder-inited", _on_builder_inited)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    write(sys.argv[1])
