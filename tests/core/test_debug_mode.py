@@ -97,7 +97,8 @@ def test_lists_and_objects_inside_arguments(debug):
     xs = [np.array([1.0, 2.0]), np.array([3.0])]
     _, pb = rrule(np.concatenate, xs)
     xs[1][0] = 5.0
-    with pytest.raises(MutationError, match=r"numpy.concatenate: argument 1 \(arrays\) .*arrays\[1\]\[0\] was 3.0, is 5.0"):
+    # (NumPy < 2.1 gives np.concatenate no signature: the argument has no name then)
+    with pytest.raises(MutationError, match=r"numpy.concatenate: argument 1 (\(arrays\) )?.*\[1\]\[0\] was 3.0, is 5.0"):
         pb(np.ones(3))
     xs = [1.0, 2.0, 3.0]
     _, pb = rrule(np.sum, xs)
