@@ -74,3 +74,6 @@ if "scipy.special" in sys.modules:
     importlib.import_module(_SCIPY_RULES)
 else:
     sys.meta_path.insert(0, _ScipySpecialHook())
+
+# the array-API rules of other libraries, registered when each is imported
+from chainrules.rulesets.array_api import _hooks  # noqa: E402,F401
