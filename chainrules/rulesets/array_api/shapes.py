@@ -348,7 +348,8 @@ def sort_rules(f, name="sort"):
         opts = options(name, names, args, kwargs, known, {"axis": -1, "descending": False, "stable": True})
         xp = namespace(x)
         axis = normalize_axes(name, opts["axis"], x.ndim)[0]
-        perm = xp.argsort(x, axis=axis, descending=bool(opts["descending"]), stable=True)
+        # descending and stable: an ascending stable sort of -x keeps ties in order
+        perm = xp.argsort(-x if opts["descending"] else x, axis=axis, stable=True)
         return xp, axis, perm
 
     def sort_frule(tangents, x, *args, **kwargs):
