@@ -153,6 +153,8 @@ def cast(xp, v, like):
         v = astype(xp, v, like.dtype)
     if isinstance(like, np.generic) and type(v) is np.ndarray and v.ndim == 0:
         v = v[()]
+    elif type(like) is np.ndarray and isinstance(v, np.generic):
+        v = np.asarray(v)
     return v
 
 
