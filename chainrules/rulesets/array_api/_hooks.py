@@ -5,6 +5,7 @@ branch's own; the shared hook table of chainrules/rulesets/__init__.py calls
 
 import importlib.abc
 import sys
+import warnings
 
 from chainrules.rulesets.array_api import MODULES, register_for
 
@@ -24,7 +25,11 @@ class _RegisterAfter(importlib.abc.Loader):
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        register_for(self._name, module)
+        try:
+            register_for(self._name, module)
+        except Exception as e:      # noqa: BLE001 - never break the user's import
+            warnings.warn(f"chainrules: the array-API rules for {self._name} could not be registered: "
+                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=2)
 
     def __getattr__(self, name):            # get_resource_reader, is_package, ...
         return getattr(self._loader, name)
