@@ -290,7 +290,7 @@ def min_rules(f, name="min"):
 # ----- cumulative_sum ---------------------------------------------------------------------------------
 
 def _along(axis, nd, sl):
-    return (slice(None),) * axis + (sl,)
+    return (slice(None),) * axis + (sl, Ellipsis)
 
 
 def _scan_axis(fname, x, axis):

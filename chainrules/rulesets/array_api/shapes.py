@@ -43,8 +43,9 @@ __all__ = ["register", "register_getitem", "TABLE"]
 
 
 def _along(axis, sl):
-    """An index selecting `sl` along `axis` (everything along the others)."""
-    return (slice(None),) * axis + (sl,)
+    """An index selecting `sl` along `axis` (everything along the others; the
+    standard wants every axis named or an Ellipsis)."""
+    return (slice(None),) * axis + (sl, Ellipsis)
 
 
 
