@@ -51,6 +51,7 @@ def _bilinear(fname, f, n_opts_fallback, known, defaults, forward_f, adjoints):
         return namespace(a, b), opts
 
     def bilinear_frule(tangents, a, b, *args, **kwargs):
+        namespace(a, b)                     # two libraries: a NamespaceError naming both
         Ω = f(a, b, *args, **kwargs)
         xp, opts = setup(a, b, args, kwargs)
         Δa, Δb = tangents[1], tangents[2]
@@ -62,6 +63,7 @@ def _bilinear(fname, f, n_opts_fallback, known, defaults, forward_f, adjoints):
         return Ω, ZERO if ΔΩ is None else cast(xp, ΔΩ, Ω)
 
     def bilinear_rrule(a, b, *args, **kwargs):
+        namespace(a, b)
         Ω = f(a, b, *args, **kwargs)
         xp, opts = setup(a, b, args, kwargs)
         pa, pb = Projector(xp, a), Projector(xp, b)
@@ -126,7 +128,12 @@ def _tensordot_axes(a, b, axes):
 
 
 def _tensordot_forward(xp, a, b, opts):
-    return xp.tensordot(a, b, axes=opts["axes"])
+    return xp.tensordot(a, b, axes=_axes_option(opts))
+
+
+def _axes_option(opts):
+    """tensordot's axes (PyTorch's `dims`, read as `axis` by the aliases)."""
+    return opts["axis"] if opts.get("axis") is not None else opts["axes"]
 
 
 def _inverse(order):
@@ -134,7 +141,7 @@ def _inverse(order):
 
 
 def _tensordot_adjoints(xp, ȳ, a, b, opts):
-    ca, cb = _tensordot_axes(a, b, opts["axes"])
+    ca, cb = _tensordot_axes(a, b, _axes_option(opts))
     fa = [i for i in range(a.ndim) if i not in ca]
     fb = [i for i in range(b.ndim) if i not in cb]
     na = len(fa)
@@ -156,7 +163,7 @@ def _tensordot_adjoints(xp, ȳ, a, b, opts):
 
 
 def tensordot_rules(f, name="tensordot"):
-    return _bilinear(name, f, ("axes",), ("axes",), {"axes": 2}, _tensordot_forward, _tensordot_adjoints)
+    return _bilinear(name, f, ("axes",), ("axes", "axis"), {"axes": 2}, _tensordot_forward, _tensordot_adjoints)
 
 
 # ----- vecdot: Σ conj(a)·b along an axis ------------------------------------------------------------

@@ -148,6 +148,7 @@ def _joiner(fname, f, pieces):
     names = positional_names(f, 1, ("axis",))
 
     def join_frule(tangents, arrays, *args, **kwargs):
+        namespace(*arrays)                  # two libraries: a NamespaceError naming both
         Ω = f(arrays, *args, **kwargs)
         parts = sequence_parts(tangents[1], arrays, fname)
         if parts is None:
@@ -156,6 +157,7 @@ def _joiner(fname, f, pieces):
         return Ω, cast(xp, f(parts, *args, **kwargs), Ω)
 
     def join_rrule(arrays, *args, **kwargs):
+        namespace(*arrays)
         Ω = f(arrays, *args, **kwargs)
         opts = options(fname, names, args, kwargs, ("axis",), {"axis": 0})
         xp = namespace(*arrays)
@@ -234,11 +236,11 @@ def where_rules(f, name="where"):
         if len(rest) != 2:
             return None                     # where(condition) alone gives indices
         x1, x2 = rest
+        xp = namespace(condition, x1, x2)
         Ω = f(condition, x1, x2)
         Δ1, Δ2 = tangents[2], tangents[3]
         if is_zero(Δ1) and is_zero(Δ2):
             return Ω, ZERO
-        xp = namespace(condition, x1, x2)
         z = xp.zeros_like(Ω)
         Δ1 = z if is_zero(Δ1) else cast(xp, _as_array(xp, Δ1, Ω), Ω)
         Δ2 = z if is_zero(Δ2) else cast(xp, _as_array(xp, Δ2, Ω), Ω)
@@ -248,8 +250,8 @@ def where_rules(f, name="where"):
         if len(rest) != 2:
             return None
         x1, x2 = rest
-        Ω = f(condition, x1, x2)
         xp = namespace(condition, x1, x2)
+        Ω = f(condition, x1, x2)
         p1, p2 = Projector(xp, x1), Projector(xp, x2)
         s1, s2 = _shape(x1), _shape(x2)
 
@@ -293,8 +295,8 @@ def clip_rules(f, name="clip"):
         return xp, _as_array(xp, opts["min"], x), _as_array(xp, opts["max"], x)
 
     def clip_frule(tangents, x, *args, **kwargs):
-        Ω = f(x, *args, **kwargs)
         xp, lo, hi = bounds(x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
         masks = _clip_masks(xp, x, lo, hi)
         ΔΩ = None
         for Δ, m in zip(tangents[1:], masks):
@@ -305,8 +307,8 @@ def clip_rules(f, name="clip"):
         return Ω, ZERO if ΔΩ is None else ΔΩ
 
     def clip_rrule(x, *args, **kwargs):
-        Ω = f(x, *args, **kwargs)
         xp, lo, hi = bounds(x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
         primals = (x,) + tuple(args[:2])
         projects = [Projector(xp, p) for p in primals]
         shapes = [_shape(p) for p in primals]

@@ -78,3 +78,11 @@ CASES = [
 @pytest.mark.parametrize("fname,args,kwargs", CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(CASES)])
 def test_other_libraries(backend, fname, args, kwargs):
     compare_with_numpy(backend, fname, args, kwargs)
+
+
+@pytest.mark.interop
+def test_other_libraries_float32(backend):
+    a, b = array((2, 3), np.float32), array((3, 4), np.float32)
+    compare_with_numpy(backend, "matmul", (a, b), {}, rtol=1e-5, atol=1e-6)
+    compare_with_numpy(backend, "tensordot", (a, b), {"axes": 1}, rtol=1e-5, atol=1e-6)
+    compare_with_numpy(backend, "vecdot", (a, a), {}, rtol=1e-5, atol=1e-6)

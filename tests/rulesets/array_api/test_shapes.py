@@ -171,7 +171,10 @@ CASES = [
     ("concat", ([array((2, 3)), array((1, 3))],), {"axis": 0}),
     ("stack", ([array((2, 3)), array((2, 3))],), {"axis": 1}),
     ("where", (np.asarray([[True, False, True], [False, True, True]]), array((2, 3)), array((1, 3))), {}),
+    ("where", (np.asarray([True, False, True]), array((2, 3)), 2.0), {}),
     ("clip", (np.asarray([[-2.0, -0.5, 0.0], [0.5, 1.5, 3.0]]),), {"min": -1.0, "max": 1.0}),
+    ("clip", (np.asarray([[-2.0, -0.5, 0.0], [0.5, 1.5, 3.0]]), np.asarray([-1.0, 0.0, 0.5]),
+              np.asarray([[1.0], [2.0]])), {}),
     ("sort", (np.asarray([[2.0, 1.0, 2.0], [0.5, 3.0, 1.0]]),), {"axis": 1}),
     ("take", (array((4, 3)), np.asarray([0, 2, 2, 3])), {"axis": 0}),
 ]
@@ -181,6 +184,15 @@ CASES = [
 @pytest.mark.parametrize("fname,args,kwargs", CASES, ids=[c[0] for c in CASES])
 def test_other_libraries(backend, fname, args, kwargs):
     compare_with_numpy(backend, fname, args, kwargs)
+
+
+@pytest.mark.interop
+def test_other_libraries_float32(backend):
+    x = array((3, 4), np.float32)
+    for fname, args, kw in [("reshape", (x, (12,)), {}), ("flip", (x,), {"axis": 0}),
+                            ("concat", ([x, x],), {"axis": 1}), ("take", (x, np.asarray([2, 0, 2])), {"axis": 0}),
+                            ("sort", (x,), {"axis": 1}), ("where", (x > 1, x, x * 2), {})]:
+        compare_with_numpy(backend, fname, args, kw, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.interop
