@@ -43,7 +43,7 @@ def _compat_torch(module):
     register(module)
     torch = sys.modules.get("torch")
     if torch is not None:
-        _torch(torch)
+        register_for("torch", torch)
 
 
 def _strict(module):
@@ -77,9 +77,13 @@ MODULES = {
 }
 
 
+_DONE = set()
+
+
 def register_for(module_name, module):
     """Register the rules for the imported module `module_name` (one of
-    MODULES; any other name does nothing).  Safe to call again."""
+    MODULES; any other name does nothing).  Calling it again does nothing."""
     action = MODULES.get(module_name)
-    if action is not None:
+    if action is not None and module_name not in _DONE:
+        _DONE.add(module_name)
         action(module)

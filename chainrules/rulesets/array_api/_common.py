@@ -245,16 +245,23 @@ def _is_numpys_own(f):
     return id(f) in _NUMPY_OBJECTS
 
 
+_REGISTERED = {}        # id -> function: each gets its rules once (libraries re-export each other's)
+
+
 def register_table(table, functions):
     """Register each factory of `table` ({standard name: factory(f, name) ->
     (frule, rrule)}) on the function of that name in `functions` (a module or
-    a dict).  Returns the names registered."""
+    a dict), once per function object.  Returns the names registered."""
     get = functions.get if isinstance(functions, dict) else (lambda n: getattr(functions, n, None))
     done = []
     for name, factory in table.items():
         f = get(name)
         if f is None or not callable(f) or _is_numpys_own(f):
             continue
+        if _REGISTERED.get(id(f)) is f:
+            done.append(name)
+            continue
+        _REGISTERED[id(f)] = f
         frule, rrule = factory(f, name)
         register_frule(f)(named_rule(frule, name))
         register_rrule(f)(named_rule(rrule, name))
