@@ -77,7 +77,7 @@ MODULES = {
 }
 
 
-_DONE = set()
+_DONE: set = set()
 
 
 def register_for(module_name, module):

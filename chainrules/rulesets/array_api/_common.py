@@ -25,7 +25,7 @@ from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
 
 __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", "as_seed",
            "zeros", "cast", "device_kw", "unbroadcast", "is_complex", "normalize_axes", "sequence_tangent",
-           "sequence_parts", "register_table", "namespace"]
+           "sequence_parts", "register_table", "registered", "mark_registered", "namespace"]
 
 # Other libraries' names for the standard's options (PyTorch's dim/keepdim).
 ALIASES = {"dim": "axis", "dims": "axis", "keepdim": "keepdims", "shifts": "shift", "a_min": "min", "a_max": "max"}
@@ -245,7 +245,17 @@ def _is_numpys_own(f):
     return id(f) in _NUMPY_OBJECTS
 
 
-_REGISTERED = {}        # id -> function: each gets its rules once (libraries re-export each other's)
+# id -> function: each gets its rules once (libraries re-export each other's)
+_REGISTERED: dict = {}
+
+
+def registered():
+    """The functions that have array-API rules (registered by this package)."""
+    return list(_REGISTERED.values())
+
+
+def mark_registered(f):
+    _REGISTERED[id(f)] = f
 
 
 def register_table(table, functions):

@@ -27,6 +27,7 @@ from chainrules.rulesets.array_api._common import (
     cast,
     device_kw,
     is_zero,
+    mark_registered,
     namespace,
     normalize_axes,
     options,
@@ -554,6 +555,7 @@ def register_getitem(array_type):
     register_frule(operator.getitem, array_type, object)(named_rule(frule, "getitem"))
     register_rrule(operator.getitem, array_type, object)(named_rule(rrule, "getitem"))
     method = array_type.__getitem__
+    mark_registered(method)
     frule, rrule = _getitem_rules(method)
     register_frule(method)(named_rule(frule, "getitem"))
     register_rrule(method)(named_rule(rrule, "getitem"))
