@@ -4,7 +4,7 @@ The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
 The rules for other libraries are registered when that library is imported
 (`ON_IMPORT`: `scipy.special`, and the array libraries of
-`elementwise_interop.LIBRARIES`): at once if it already is, else by an import
+`elementwise_interop.LIBRARIES` and `array_api.MODULES`): at once if it already is, else by an import
 hook the first time it is (importing SciPy costs ~0.2 s and starts its BLAS
 threads, PyTorch and JAX much more; a program that never uses them pays
 nothing).
@@ -13,6 +13,7 @@ nothing).
 import importlib
 import importlib.abc
 import sys
+import warnings
 
 from chainrules.rulesets import nondiff  # noqa: E402,F401
 from chainrules.rulesets import python_scalars  # noqa: E402,F401
@@ -25,6 +26,7 @@ from chainrules.rulesets import numpy_statistics  # noqa: E402,F401
 from chainrules.rulesets import higher_order  # noqa: E402,F401
 
 from chainrules.rulesets import elementwise_interop  # noqa: E402
+from chainrules.rulesets import array_api as _array_api  # noqa: E402
 
 _SCIPY_RULES = "chainrules.rulesets.scipy_special"
 
@@ -35,7 +37,28 @@ def _scipy_special(module):
 
 # module name -> the function registering the rules for it, called with the
 # module once it has been imported (and again if it is reloaded)
-ON_IMPORT = {"scipy.special": _scipy_special, **elementwise_interop.LIBRARIES}
+def _array_api_rules(name):
+    def register(module):
+        try:
+            _array_api.register_for(name, module)
+        except Exception as e:          # never break the user's import of the library
+            warnings.warn(f"chainrules: registering the array-API rules for {name} failed: {e!r}",
+                          RuntimeWarning, stacklevel=2)
+    return register
+
+
+def _all_of(*fs):
+    def register(module):
+        for f in fs:
+            f(module)
+    return register
+
+
+ON_IMPORT = {"scipy.special": _scipy_special}
+for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]):
+    ON_IMPORT[_name] = _all_of(*([elementwise_interop.LIBRARIES[_name]]
+                                 if _name in elementwise_interop.LIBRARIES else []),
+                               *([_array_api_rules(_name)] if _name in _array_api.MODULES else []))
 _pending = set()        # the names the hook still waits for
 
 

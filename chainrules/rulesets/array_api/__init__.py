@@ -1,0 +1,89 @@
+"""Rules for the functions of the array API standard in every array library
+(https://data-apis.org/array-api/latest/): one rule body per function,
+computed with the namespace of its arguments, registered on each library's
+function of that name when the library is imported (never by importing it
+ourselves).
+
+- `reductions`: sum, prod, mean, var, std, max, min, cumulative_sum;
+- `shapes`: reshape, permute_dims, matrix_transpose, expand_dims, squeeze,
+  flip, roll, broadcast_to, concat, stack, where, clip, sort, take, and
+  `__getitem__` of each array type;
+- `linalg`: matmul, tensordot, vecdot.
+
+`register_for(module_name, module)` registers them for one imported module;
+the import hook calls it.  NumPy's own functions keep their NumPy rules
+(`array_api_compat.numpy` re-exports some of them: those are left alone).
+"""
+
+import sys
+
+from chainrules.rulesets.array_api import linalg, reductions, shapes
+
+__all__ = ["register_for", "MODULES", "register"]
+
+# PyTorch's own functions that mean what the standard's do (read with the
+# aliases dim/keepdim/dims/shifts).  Not: var/std (correction 1 by default),
+# max/min/sort (a (values, indices) tuple with a dim), take (flat indices).
+TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "broadcast_to", "concat",
+               "stack", "where", "clip", "matmul", "tensordot")
+
+
+def register(functions):
+    """Register every rule of the package on the functions of `functions` (a
+    namespace or a dict {standard name: function}); returns the names."""
+    return reductions.register(functions) + shapes.register(functions) + linalg.register(functions)
+
+
+def _torch(module):
+    register({name: getattr(module, name) for name in TORCH_NAMES if hasattr(module, name)})
+    shapes.register_getitem(module.Tensor)
+
+
+def _compat_torch(module):
+    register(module)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        register_for("torch", torch)
+
+
+def _strict(module):
+    register(module)
+    array = getattr(sys.modules.get("array_api_strict._array_object"), "Array", None)
+    shapes.register_getitem(array if array is not None else type(module.asarray(0.0)))
+
+
+def _jax_numpy(module):
+    register(module)
+    shapes.register_getitem(module.ndarray)          # jax.Array
+    impl = getattr(sys.modules.get("jax._src.array"), "ArrayImpl", None)
+    if impl is not None and impl.__getitem__ is not module.ndarray.__getitem__:
+        shapes.register_getitem(impl)
+
+
+def _dask_array(module):
+    register(module)
+    shapes.register_getitem(module.Array)
+
+
+# module name -> what registers its rules once it is imported
+MODULES = {
+    "array_api_strict": _strict,
+    "array_api_compat.numpy": register,
+    "array_api_compat.torch": _compat_torch,
+    "torch": _torch,
+    "jax.numpy": _jax_numpy,
+    "dask.array": _dask_array,
+    "array_api_compat.dask.array": register,
+}
+
+
+_DONE: set = set()
+
+
+def register_for(module_name, module):
+    """Register the rules for the imported module `module_name` (one of
+    MODULES; any other name does nothing).  Calling it again does nothing."""
+    action = MODULES.get(module_name)
+    if action is not None and module_name not in _DONE:
+        _DONE.add(module_name)
+        action(module)

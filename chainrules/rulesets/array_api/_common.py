@@ -1,0 +1,279 @@
+"""What every array-API rule shares: reading its options, projecting a
+cotangent onto its argument, zeros, unbroadcast, and registering a table of
+rule factories on a library's functions.
+
+Everything here computes with `xp`, the namespace of the rule's arguments
+(chainrules/_xp.py): no NumPy call on another library's arrays, no `.item()`,
+no branch on an array's values (a Dask array stays lazy; an AD tracing the
+rule sees every operation).
+"""
+
+import inspect
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    StructuralTangent,
+    Tangent,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules._xp import astype, is_numpy, namespace
+from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
+
+__all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", "as_seed",
+           "zeros", "cast", "device_kw", "unbroadcast", "is_complex", "normalize_axes", "sequence_tangent",
+           "sequence_parts", "register_table", "registered", "mark_registered", "namespace"]
+
+# Other libraries' names for the standard's options (PyTorch's dim/keepdim).
+ALIASES = {"dim": "axis", "dims": "axis", "keepdim": "keepdims", "shifts": "shift", "a_min": "min", "a_max": "max"}
+
+
+def is_zero(t):
+    return isinstance(t, AbstractZero)
+
+
+# ----- options --------------------------------------------------------------------------------
+
+def positional_names(f, n_arrays, fallback):
+    """The names of f's positional parameters after its `n_arrays` array
+    arguments (read from its signature; `fallback`, the standard's order,
+    when it has none, as PyTorch's builtins)."""
+    try:
+        params = list(inspect.signature(f).parameters.values())[n_arrays:]
+    except (TypeError, ValueError):
+        return tuple(fallback)
+    names = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name == "xp":
+            break
+        names.append(ALIASES.get(p.name, p.name))
+    return tuple(names)
+
+
+def options(fname, names, args, kwargs, known, defaults):
+    """The options of a call by the standard's names: positional ones after
+    the arrays matched to `names`, keywords renamed by ALIASES; an option the
+    rule does not know is a TypeError naming it (never a wrong derivative)."""
+    if len(args) > len(names):
+        raise TypeError(f"{fname}: the rule takes at most {len(names)} positional options after the "
+                        f"array, got {len(args)}")
+    opts = dict(defaults)
+    for name, v in zip(names, args):
+        opts[name] = v
+    for k, v in kwargs.items():
+        opts[ALIASES.get(k, k)] = v
+    for k, v in opts.items():
+        if k not in known and v is not None:
+            raise TypeError(f"{fname}: the rule cannot honour the argument {k}=; call the primal without it")
+    return opts
+
+
+def normalize_axes(fname, axis, ndim):
+    """The sorted tuple of non-negative axes `axis` (None, int or sequence)
+    names in an array of `ndim` dimensions."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = [int(a) for a in axis]
+    else:
+        axes = [int(axis)]
+    if ndim == 0:
+        if any(a not in (0, -1) for a in axes):
+            raise ValueError(f"{fname}: axis {axis} is out of range for a 0-d array")
+        return ()
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{fname}: axis {a} is out of range for an array of {ndim} dimensions")
+    return tuple(sorted(a % ndim for a in axes))
+
+
+# ----- dtypes, projection, seeds ----------------------------------------------------------------
+
+def is_complex(xp, x):
+    return xp.isdtype(x.dtype, "complex floating")
+
+
+def _is_inexact(xp, x):
+    return xp.isdtype(x.dtype, ("real floating", "complex floating"))
+
+
+class Projector:
+    """ProjectTo for an array of any library: the cotangent of `x` in x's
+    dtype (the real part for a real x) and shape; NoTangent for integer and
+    boolean arrays; a Python number's cotangent is a 0-d array of the
+    namespace (float for an int or a float, complex for a complex)."""
+
+    __slots__ = ("xp", "dtype", "shape", "kind", "scalar")
+
+    def __init__(self, xp, x):
+        self.xp = xp
+        self.scalar = isinstance(x, np.generic)
+        if isinstance(x, bool) or x is None:
+            self.kind = 0
+        elif isinstance(x, (int, float, complex)):
+            self.kind = 2
+            self.dtype = "complex" if isinstance(x, complex) else "real"
+            self.shape = ()
+        elif _is_inexact(xp, x):
+            self.kind = 1
+            self.dtype = x.dtype
+            self.shape = tuple(x.shape)
+        else:
+            self.kind = 0
+
+    def __call__(self, dx):
+        if self.kind == 0:
+            return NO
+        if isinstance(dx, AbstractZero):
+            return ZERO
+        xp = self.xp
+        if self.kind == 2:
+            dx = dx if self.dtype == "complex" or not is_complex(xp, dx) else xp.real(dx)
+            return dx[()] if type(dx) is np.ndarray and dx.ndim == 0 else dx
+        if is_complex(xp, dx) and not xp.isdtype(self.dtype, "complex floating"):
+            dx = xp.real(dx)
+        if dx.dtype != self.dtype:
+            dx = astype(xp, dx, self.dtype)
+        if tuple(dx.shape) != self.shape:
+            dx = xp.broadcast_to(dx, self.shape)
+        if self.scalar:
+            return dx[()] if type(dx) is np.ndarray else dx
+        return np.asarray(dx) if isinstance(dx, np.generic) else dx
+
+
+def cast(xp, v, like):
+    """v in the dtype of the array `like` (the real part for a real one): a
+    tangent in its primal's dtype; a NumPy scalar's tangent a NumPy scalar."""
+    if is_complex(xp, v) and not is_complex(xp, like):
+        v = xp.real(v)
+    if v.dtype != like.dtype:
+        v = astype(xp, v, like.dtype)
+    if isinstance(like, np.generic) and type(v) is np.ndarray and v.ndim == 0:
+        v = v[()]
+    elif type(like) is np.ndarray and isinstance(v, np.generic):
+        v = np.asarray(v)
+    return v
+
+
+def as_seed(xp, ȳ, name, Ω):
+    """The pullback's seed as an array of xp with Ω's dtype family: unthunked
+    and checked (a TypeError naming `name` for a non-tangent), a Python
+    number made an array of xp (the real part when Ω is real)."""
+    ȳ = seed(ȳ, name)
+    if isinstance(ȳ, AbstractZero):
+        return ȳ
+    if isinstance(ȳ, (int, float, complex, np.generic)) and not is_numpy(xp):
+        real = not is_complex(xp, Ω)
+        v = ȳ.real if real else ȳ
+        return xp.asarray(v, dtype=Ω.dtype, **device_kw(xp, Ω))
+    if isinstance(ȳ, (int, float, complex)):
+        return xp.asarray(ȳ)
+    namespace(Ω, ȳ)         # a NamespaceError naming both libraries
+    return ȳ
+
+
+def device_kw(xp, like):
+    if is_numpy(xp):
+        return {}
+    d = getattr(like, "device", None)
+    return {} if d is None else {"device": d}
+
+
+def zeros(xp, shape, like):
+    """Zeros of `shape` with the dtype and device of the array `like`."""
+    return xp.zeros(tuple(shape), dtype=like.dtype, **device_kw(xp, like))
+
+
+def unbroadcast(xp, g, shape):
+    """g summed back to `shape` (the shape of an argument that broadcasting
+    grew to g's shape)."""
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+    if axes:
+        g = xp.sum(g, axis=axes, keepdims=True)
+    return xp.reshape(g, shape)
+
+
+# ----- sequences of arrays (concat's and stack's argument) ----------------------------------
+
+def sequence_tangent(primal, parts):
+    """The tangent of a tuple or list of arrays from its parts' tangents."""
+    if all(p is NO for p in parts):
+        return NO
+    if all(isinstance(p, AbstractZero) for p in parts):
+        return ZERO
+    return Tangent[type(primal)](*parts)
+
+
+def sequence_parts(Δ, arrays, name):
+    """The tangents of the arrays of a sequence (a Tangent[tuple] or list),
+    zeros materialised; None when they are all zero."""
+    Δ = unthunk(Δ)
+    if isinstance(Δ, AbstractZero):
+        return None
+    if not isinstance(Δ, (StructuralTangent, tuple, list)):
+        raise TypeError(f"{name}: the tangent of a sequence of arrays must be a tuple, a list or a "
+                        f"Tangent, got a {type(Δ).__name__}")
+    parts = [unthunk(p) for p in Δ]
+    if len(parts) != len(arrays):
+        raise ValueError(f"{name}: {len(arrays)} arrays but {len(parts)} tangents")
+    if all(isinstance(p, AbstractZero) for p in parts):
+        return None
+    xp = namespace(*arrays)
+    return [xp.zeros_like(a) if isinstance(p, AbstractZero) else p for p, a in zip(parts, arrays)]
+
+
+# ----- registration ---------------------------------------------------------------------------------
+
+_NUMPY_OBJECTS = None
+
+
+def _is_numpys_own(f):
+    """f is one of NumPy's own functions (array_api_compat.numpy re-exports
+    some): those keep their NumPy rules in this step."""
+    global _NUMPY_OBJECTS
+    if _NUMPY_OBJECTS is None:
+        _NUMPY_OBJECTS = {id(v) for v in vars(np).values() if callable(v)}
+        _NUMPY_OBJECTS |= {id(v) for v in vars(np.ndarray).values() if callable(v)}
+    return id(f) in _NUMPY_OBJECTS
+
+
+# id -> function: each gets its rules once (libraries re-export each other's)
+_REGISTERED: dict = {}
+
+
+def registered():
+    """The functions that have array-API rules (registered by this package)."""
+    return list(_REGISTERED.values())
+
+
+def mark_registered(f):
+    _REGISTERED[id(f)] = f
+
+
+def register_table(table, functions):
+    """Register each factory of `table` ({standard name: factory(f, name) ->
+    (frule, rrule)}) on the function of that name in `functions` (a module or
+    a dict), once per function object.  Returns the names registered."""
+    get = functions.get if isinstance(functions, dict) else (lambda n: getattr(functions, n, None))
+    done = []
+    for name, factory in table.items():
+        f = get(name)
+        if f is None or not callable(f) or _is_numpys_own(f):
+            continue
+        if _REGISTERED.get(id(f)) is f:
+            done.append(name)
+            continue
+        _REGISTERED[id(f)] = f
+        frule, rrule = factory(f, name)
+        register_frule(f)(named_rule(frule, name))
+        register_rrule(f)(named_rule(rrule, name))
+        done.append(name)
+    return done

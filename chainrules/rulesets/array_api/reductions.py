@@ -1,0 +1,365 @@
+"""Rules for the array API standard's reductions and scan, computed with the
+namespace of their argument: sum, prod, mean, var, std, max, min,
+cumulative_sum (`axis` None / int / tuple / negative, `keepdims`, `dtype`,
+`correction`, `include_initial`).
+
+Conventions, as the NumPy rules (chainrules/rulesets/numpy_reductions.py):
+- prod is exact with zeros, with no division by zero: one zero in a slice
+  gives that element the product of the others, two or more give zeros.
+- max/min give the whole cotangent to ONE extreme element per slice, the
+  first (what the standard's argmax/argmin pick), written with a one-hot
+  comparison (the standard has no scatter).
+- var/std: the pullback is 2(x - μ)·Re(ȳ)/(N - correction); std at a constant
+  slice (Ω = 0) has cotangent 0 there.
+- Options get no tangent; an option the rule cannot honour is a TypeError.
+"""
+
+from chainrules.rulesets.array_api._common import (
+    NO,
+    ZERO,
+    Projector,
+    as_seed,
+    cast,
+    device_kw,
+    is_complex,
+    is_zero,
+    namespace,
+    normalize_axes,
+    options,
+    positional_names,
+    register_table,
+    zeros,
+)
+from chainrules._xp import astype, cumulative_sum as _cumsum
+
+__all__ = ["register", "TABLE"]
+
+
+# ----- helpers ------------------------------------------------------------------------------------
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def _reduce(fn, v, axes, keepdims, **kw):
+    """fn(v, axis=axes) for a non-empty tuple of axes; v itself (cast by
+    `dtype=`) for none (some libraries read axis=() as every axis)."""
+    if not axes:
+        return v
+    return fn(v, axis=axes, keepdims=keepdims, **kw)
+
+
+def _unreduce(xp, ȳ, shape, axes, keepdims):
+    """The cotangent of a reduction over `axes` spread over the input's shape."""
+    if not keepdims and axes:
+        ȳ = xp.reshape(ȳ, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    return xp.broadcast_to(ȳ, tuple(shape))
+
+
+def _real_if(xp, v, real):
+    return xp.real(v) if real and is_complex(xp, v) else v
+
+
+
+
+def _reduction(fname, f, names_fallback, known, defaults, body):
+    """The frule and rrule of a reduction `f`: `body(xp, x, Ω, axes, opts)`
+    gives (pushforward(Δx), adjoint(ȳ)) where the adjoint returns the
+    cotangent of x before projection."""
+    names = positional_names(f, 1, names_fallback)
+
+    def setup(x, args, kwargs):
+        Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
+        opts = options(fname, names, args, kwargs, known, defaults)
+        xp = namespace(x)
+        axes = normalize_axes(fname, opts["axis"], x.ndim)
+        return xp, Ω, axes, opts
+
+    def reduction_frule(tangents, x, *args, **kwargs):
+        xp, Ω, axes, opts = setup(x, args, kwargs)
+        Δx = tangents[1]
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        forward, _ = body(xp, x, Ω, axes, opts)
+        return Ω, cast(xp, forward(Δx), Ω)
+
+    def reduction_rrule(x, *args, **kwargs):
+        xp, Ω, axes, opts = setup(x, args, kwargs)
+        project = Projector(xp, x)
+        rest = (NO,) * len(args)
+
+        def reduction_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, fname, Ω)
+            if is_zero(ȳ) or not project.kind:
+                return (NO, project(ZERO)) + rest
+            _, adjoint = body(xp, x, Ω, axes, opts)
+            return (NO, project(adjoint(ȳ))) + rest
+        return Ω, reduction_pullback
+
+    return reduction_frule, reduction_rrule
+
+
+_AXIS = ("axis", "keepdims")            # positional order of PyTorch's builtins (dim, keepdim)
+_SUM_KNOWN = ("axis", "dtype", "keepdims")
+_SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
+
+
+# ----- sum, mean: linear ---------------------------------------------------------------------------
+
+def _sum_body(xp, x, Ω, axes, opts):
+    keepdims = opts["keepdims"]
+
+    def forward(Δx):
+        return _reduce(xp.sum, Δx, axes, keepdims)
+
+    def adjoint(ȳ):
+        return _unreduce(xp, ȳ, x.shape, axes, keepdims)
+    return forward, adjoint
+
+
+def _mean_body(xp, x, Ω, axes, opts):
+    keepdims = opts["keepdims"]
+    n = max(_count(x.shape, axes), 1)
+
+    def forward(Δx):
+        return _reduce(xp.mean, Δx, axes, keepdims)
+
+    def adjoint(ȳ):
+        return _unreduce(xp, ȳ / n, x.shape, axes, keepdims)
+    return forward, adjoint
+
+
+def sum_rules(f, name="sum"):
+    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body)
+
+
+def mean_rules(f, name="mean"):
+    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False}, _mean_body)
+
+
+# ----- prod: exact with zeros ------------------------------------------------------------------------
+# ∂Ω/∂xᵢ = P/xᵢ in a slice with no zero (P the product), P' (the product of
+# the non-zeros) at the one zero of a slice with one zero, 0 elsewhere.  No
+# branch on the values: the same `where`s for every slice.
+
+def _prod_partials(xp, x, axes):
+    zero = x == 0
+    one = xp.ones_like(x)
+    x1 = xp.where(zero, one, x)
+    nz = _reduce(xp.sum, xp.where(zero, one, xp.zeros_like(x)), axes, True)
+    p = _reduce(xp.prod, x1, axes, True)
+    alone = zero & (nz == 1)
+    return xp.where(nz == 0, p / x1, xp.where(alone, p * one, xp.zeros_like(x)))
+
+
+def _prod_body(xp, x, Ω, axes, opts):
+    keepdims = opts["keepdims"]
+
+    def forward(Δx):
+        return _reduce(xp.sum, _prod_partials(xp, x, axes) * Δx, axes, keepdims)
+
+    def adjoint(ȳ):
+        d = _prod_partials(xp, x, axes)
+        return _unreduce(xp, ȳ, x.shape, axes, keepdims) * (xp.conj(d) if is_complex(xp, d) else d)
+    return forward, adjoint
+
+
+def prod_rules(f, name="prod"):
+    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body)
+
+
+# ----- var, std ----------------------------------------------------------------------------------------
+# var = Σ|x - μ|²/(N - c): the terms through μ cancel (Σ(x - μ) = 0), so the
+# pullback is 2(x - μ)·Re(ȳ)/(N - c); std = √var divides by 2Ω.
+
+def _var_jvp(xp, d, Δx, axes, keepdims, dof):
+    t = xp.real(xp.conj(d) * Δx) if is_complex(xp, d) else d * Δx
+    return _reduce(xp.sum, t, axes, keepdims) * (2 / dof if dof else float("nan"))
+
+
+def _deviation(xp, x, axes):
+    return x - _reduce(xp.mean, x, axes, True)
+
+
+def _var_body(xp, x, Ω, axes, opts):
+    keepdims = opts["keepdims"]
+    dof = _count(x.shape, axes) - opts["correction"]
+
+    def forward(Δx):
+        return _var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof)
+
+    def adjoint(ȳ):
+        scale = _real_if(xp, ȳ, True) * (2 / dof if dof else float("nan"))
+        return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
+    return forward, adjoint
+
+
+def _std_body(xp, x, Ω, axes, opts):
+    keepdims = opts["keepdims"]
+    dof = _count(x.shape, axes) - opts["correction"]
+    at0 = Ω == 0
+    safe = xp.where(at0, xp.ones_like(Ω), Ω)
+
+    def forward(Δx):
+        v = _var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof)
+        return xp.where(at0, xp.zeros_like(v), v / (2 * safe))
+
+    def adjoint(ȳ):
+        ȳ = _real_if(xp, ȳ, True)
+        scale = xp.where(at0, xp.zeros_like(ȳ), ȳ / safe) * (1 / dof if dof else float("nan"))
+        return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
+    return forward, adjoint
+
+
+_VAR_KNOWN = ("axis", "correction", "keepdims")
+_VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False}
+
+
+def var_rules(f, name="var"):
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body)
+
+
+def std_rules(f, name="std"):
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body)
+
+
+# ----- max, min: the cotangent goes to the first extreme element ------------------------------------
+
+def _to_last(xp, x, axes):
+    """x with `axes` moved to the end and flattened into one: (kept..., K),
+    and the permutation used."""
+    nd = x.ndim
+    keep = [a for a in range(nd) if a not in axes]
+    order = tuple(keep + list(axes))
+    xt = xp.permute_dims(x, order) if order != tuple(range(nd)) else x
+    kept = tuple(x.shape[a] for a in keep)
+    return xp.reshape(xt, kept + (_count(x.shape, axes),)), order
+
+
+def _from_last(xp, v, shape, order):
+    """Undo `_to_last` for an array of the input's size."""
+    v = xp.reshape(v, tuple(shape[a] for a in order))
+    if order == tuple(range(len(order))):
+        return v
+    inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return xp.permute_dims(v, inverse)
+
+
+def _first_extreme(xp, x, axes, arg):
+    """(x as (kept..., K), a one-hot mask of the first extreme element of
+    each slice, the permutation)."""
+    xt, order = _to_last(xp, x, axes)
+    k = arg(xt, axis=-1)
+    mask = xp.arange(xt.shape[-1], **device_kw(xp, x)) == xp.expand_dims(k, axis=-1)
+    return xt, mask, order
+
+
+def _chooser_body(argname):
+    def body(xp, x, Ω, axes, opts):
+        keepdims = opts["keepdims"]
+        arg = getattr(xp, argname)
+
+        def forward(Δx):
+            _, mask, _ = _first_extreme(xp, x, axes, arg)
+            Δt, _ = _to_last(xp, xp.broadcast_to(Δx, tuple(x.shape)), axes)
+            ΔΩ = xp.sum(xp.where(mask, Δt, xp.zeros_like(Δt)), axis=-1)
+            return xp.reshape(ΔΩ, tuple(Ω.shape))
+
+        def adjoint(ȳ):
+            xt, mask, order = _first_extreme(xp, x, axes, arg)
+            g = xp.expand_dims(xp.reshape(cast(xp, ȳ, x), tuple(xt.shape[:-1])), axis=-1)
+            x̄t = xp.where(mask, g, xp.zeros_like(xt))
+            return _from_last(xp, x̄t, x.shape, order)
+        return forward, adjoint
+    return body
+
+
+def max_rules(f, name="max"):
+    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
+                      _chooser_body("argmax"))
+
+
+def min_rules(f, name="min"):
+    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
+                      _chooser_body("argmin"))
+
+
+# ----- cumulative_sum ---------------------------------------------------------------------------------
+
+def _along(axis, nd, sl):
+    return (slice(None),) * axis + (sl, Ellipsis)
+
+
+def _scan_axis(fname, x, axis):
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"{fname}: axis is required for an array of {x.ndim} dimensions")
+        return 0
+    return normalize_axes(fname, axis, x.ndim)[0]
+
+
+def cumulative_sum_rules(f, name="cumulative_sum"):
+    names = positional_names(f, 1, ("axis",))
+    known = ("axis", "dtype", "include_initial")
+    defaults = {"axis": None, "dtype": None, "include_initial": False}
+
+    def setup(x, args, kwargs):
+        Ω = f(x, *args, **kwargs)
+        opts = options(name, names, args, kwargs, known, defaults)
+        return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"])
+
+    def cumulative_sum_frule(tangents, x, *args, **kwargs):
+        xp, Ω, axis, initial = setup(x, args, kwargs)
+        Δx = tangents[1]
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        ΔΩ = _cumsum(xp, xp.broadcast_to(Δx, tuple(x.shape)), axis)
+        if initial:
+            shape = list(ΔΩ.shape)
+            shape[axis] = 1
+            first = zeros(xp, shape, ΔΩ)
+            ΔΩ = xp.concat([first, ΔΩ], axis=axis)
+        return Ω, cast(xp, ΔΩ, Ω)
+
+    def cumulative_sum_rrule(x, *args, **kwargs):
+        xp, Ω, axis, initial = setup(x, args, kwargs)
+        project = Projector(xp, x)
+        rest = (NO,) * len(args)
+
+        def cumulative_sum_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, name, Ω)
+            if is_zero(ȳ) or not project.kind:
+                return (NO, project(ZERO)) + rest
+            g = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            if initial:
+                g = g[_along(axis, x.ndim, slice(1, None))]
+            # x̄ᵢ = Σ_{k ≥ i} ȳₖ: a cumulative sum from the end
+            x̄ = xp.flip(_cumsum(xp, xp.flip(g, axis=axis), axis), axis=axis)
+            return (NO, project(x̄)) + rest
+        return Ω, cumulative_sum_pullback
+
+    return cumulative_sum_frule, cumulative_sum_rrule
+
+
+# ----- the table --------------------------------------------------------------------------------------
+
+TABLE = {
+    "sum": sum_rules,
+    "prod": prod_rules,
+    "mean": mean_rules,
+    "var": var_rules,
+    "std": std_rules,
+    "max": max_rules,
+    "min": min_rules,
+    "cumulative_sum": cumulative_sum_rules,
+}
+
+
+def register(functions):
+    """Register the reductions' rules on the functions of these names in
+    `functions` (an array namespace, or a dict {standard name: function});
+    returns the names registered."""
+    return register_table(TABLE, functions)

@@ -1,0 +1,588 @@
+"""Rules for the array API standard's shape, joining, selection and
+indexing functions, computed with the namespace of their arguments:
+reshape, permute_dims, matrix_transpose, expand_dims, squeeze, flip, roll,
+broadcast_to, concat, stack, where, clip, sort, take and `__getitem__`.
+
+All but where, clip and sort are linear in the array: the frule applies the
+function itself to the tangent (with the caller's own arguments), the
+pullback its adjoint.  The standard has no scatter, so the adjoints that
+put ȳ back at selected places are written with standard operations:
+- basic indexing (ints, slices, None, Ellipsis): ȳ padded with zeros along
+  each axis (`concat`; a step k interleaves k - 1 zeros), no copy of x's size
+  beyond the result;
+- take and integer-array (or boolean) indexing: a one-hot comparison
+  `arange(n) == index` contracted with ȳ, so repeated indices add up.
+Conventions, as the NumPy rules (chainrules/rulesets/numpy_shapes.py):
+clip gives the cotangent to x at the bounds; sort moves the cotangent with
+the stable permutation that sorts.  Indices, axes and shapes get NoTangent.
+"""
+
+import operator
+
+from chainrules.rulesets.array_api._common import (
+    NO,
+    ZERO,
+    Projector,
+    as_seed,
+    cast,
+    device_kw,
+    is_zero,
+    mark_registered,
+    namespace,
+    normalize_axes,
+    options,
+    positional_names,
+    register_table,
+    sequence_parts,
+    sequence_tangent,
+    unbroadcast,
+    zeros,
+)
+from chainrules._xp import astype
+
+__all__ = ["register", "register_getitem", "TABLE"]
+
+
+def _along(axis, sl):
+    """An index selecting `sl` along `axis` (everything along the others; the
+    standard wants every axis named or an Ellipsis)."""
+    return (slice(None),) * axis + (sl, Ellipsis)
+
+
+
+
+# ----- linear in x: the frule is f on the tangent, the pullback an adjoint -------------------------
+
+def _linear(fname, f, fallback, known, defaults, adjoint):
+    """Rules for f(x, *options), linear in x: `adjoint(xp, ȳ, x, Ω, opts)`."""
+    names = positional_names(f, 1, fallback)
+
+    def linear_frule(tangents, x, *args, **kwargs):
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        return Ω, f(cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), *args, **kwargs)
+
+    def linear_rrule(x, *args, **kwargs):
+        Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
+        opts = options(fname, names, args, kwargs, known, defaults)
+        xp = namespace(x)
+        project = Projector(xp, x)
+        rest = (NO,) * len(args)
+
+        def linear_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, fname, Ω)
+            if is_zero(ȳ) or not project.kind:
+                return (NO, project(ZERO)) + rest
+            return (NO, project(adjoint(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x, Ω, opts))) + rest
+        return Ω, linear_pullback
+
+    return linear_frule, linear_rrule
+
+
+def _reshape_back(xp, ȳ, x, Ω, opts):
+    return xp.reshape(ȳ, tuple(x.shape))
+
+
+def _permute_back(xp, ȳ, x, Ω, opts):
+    axes = [int(a) % x.ndim for a in opts["axes"]]
+    inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+    return xp.permute_dims(ȳ, inverse)
+
+
+def _transpose_back(xp, ȳ, x, Ω, opts):
+    return xp.matrix_transpose(ȳ)
+
+
+def _flip_back(xp, ȳ, x, Ω, opts):
+    return xp.flip(ȳ, axis=opts["axis"])
+
+
+def _roll_back(xp, ȳ, x, Ω, opts):
+    shift = opts["shift"]
+    back = tuple(-int(s) for s in shift) if isinstance(shift, (tuple, list)) else -int(shift)
+    return xp.roll(ȳ, back, axis=opts["axis"])
+
+
+def _broadcast_back(xp, ȳ, x, Ω, opts):
+    return unbroadcast(xp, ȳ, tuple(x.shape))
+
+
+def reshape_rules(f, name="reshape"):
+    return _linear(name, f, ("shape",), ("shape", "copy"), {}, _reshape_back)
+
+
+def permute_dims_rules(f, name="permute_dims"):
+    return _linear(name, f, ("axes",), ("axes",), {}, _permute_back)
+
+
+def matrix_transpose_rules(f, name="matrix_transpose"):
+    return _linear(name, f, (), (), {}, _transpose_back)
+
+
+def expand_dims_rules(f, name="expand_dims"):
+    return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
+
+
+def squeeze_rules(f, name="squeeze"):
+    return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
+
+
+def flip_rules(f, name="flip"):
+    return _linear(name, f, ("axis",), ("axis",), {"axis": None}, _flip_back)
+
+
+def roll_rules(f, name="roll"):
+    return _linear(name, f, ("shift", "axis"), ("shift", "axis"), {"axis": None}, _roll_back)
+
+
+def broadcast_to_rules(f, name="broadcast_to"):
+    return _linear(name, f, ("shape",), ("shape",), {}, _broadcast_back)
+
+
+# ----- concat, stack: the cotangent is cut back into the arrays' pieces ------------------------------
+
+def _joiner(fname, f, pieces):
+    """Rules for f(arrays, axis=...): `pieces(xp, ȳ, arrays, axis)` cuts ȳ."""
+    names = positional_names(f, 1, ("axis",))
+
+    def join_frule(tangents, arrays, *args, **kwargs):
+        namespace(*arrays)                  # two libraries: a NamespaceError naming both
+        Ω = f(arrays, *args, **kwargs)
+        parts = sequence_parts(tangents[1], arrays, fname)
+        if parts is None:
+            return Ω, ZERO
+        xp = namespace(*arrays)
+        return Ω, cast(xp, f(parts, *args, **kwargs), Ω)
+
+    def join_rrule(arrays, *args, **kwargs):
+        namespace(*arrays)
+        Ω = f(arrays, *args, **kwargs)
+        opts = options(fname, names, args, kwargs, ("axis",), {"axis": 0})
+        xp = namespace(*arrays)
+        projects = [Projector(xp, a) for a in arrays]
+        rest = (NO,) * len(args)
+
+        def join_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, fname, Ω)
+            if is_zero(ȳ):
+                return (NO, sequence_tangent(arrays, [p(ZERO) for p in projects])) + rest
+            ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            cut = pieces(xp, ȳ, arrays, opts["axis"])
+            return (NO, sequence_tangent(arrays, [p(g) for p, g in zip(projects, cut)])) + rest
+        return Ω, join_pullback
+
+    return join_frule, join_rrule
+
+
+def _concat_pieces(xp, ȳ, arrays, axis):
+    if axis is None:
+        sizes = [_size(a.shape) for a in arrays]
+        cuts, start = [], 0
+        for a, n in zip(arrays, sizes):
+            cuts.append(xp.reshape(ȳ[start:start + n], tuple(a.shape)))
+            start += n
+        return cuts
+    axis = int(axis) % ȳ.ndim
+    cuts, start = [], 0
+    for a in arrays:
+        n = a.shape[axis]
+        cuts.append(ȳ[_along(axis, slice(start, start + n))])
+        start += n
+    return cuts
+
+
+def _stack_pieces(xp, ȳ, arrays, axis):
+    axis = int(axis) % ȳ.ndim
+    return [ȳ[_along(axis, i)] for i in range(len(arrays))]
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def concat_rules(f, name="concat"):
+    return _joiner(name, f, _concat_pieces)
+
+
+def stack_rules(f, name="stack"):
+    return _joiner(name, f, _stack_pieces)
+
+
+# ----- where, clip ------------------------------------------------------------------------------------
+
+def _as_array(xp, v, like):
+    """A Python number as a 0-d array of xp in the dtype of `like`."""
+    if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+        return xp.asarray(v, dtype=like.dtype, **device_kw(xp, like))
+    return v
+
+
+def _shape(v):
+    return () if isinstance(v, (int, float, complex)) else tuple(v.shape)
+
+
+def _masked(xp, mask, v, shape):
+    """v where mask holds, 0 elsewhere, summed back to `shape`."""
+    return unbroadcast(xp, xp.where(mask, v, xp.zeros_like(v)), shape)
+
+
+def where_rules(f, name="where"):
+    def where_frule(tangents, condition, *rest):
+        if len(rest) != 2:
+            return None                     # where(condition) alone gives indices
+        x1, x2 = rest
+        xp = namespace(condition, x1, x2)
+        Ω = f(condition, x1, x2)
+        Δ1, Δ2 = tangents[2], tangents[3]
+        if is_zero(Δ1) and is_zero(Δ2):
+            return Ω, ZERO
+        z = xp.zeros_like(Ω)
+        Δ1 = z if is_zero(Δ1) else cast(xp, _as_array(xp, Δ1, Ω), Ω)
+        Δ2 = z if is_zero(Δ2) else cast(xp, _as_array(xp, Δ2, Ω), Ω)
+        return Ω, xp.where(condition, Δ1, Δ2)
+
+    def where_rrule(condition, *rest):
+        if len(rest) != 2:
+            return None
+        x1, x2 = rest
+        xp = namespace(condition, x1, x2)
+        Ω = f(condition, x1, x2)
+        p1, p2 = Projector(xp, x1), Projector(xp, x2)
+        s1, s2 = _shape(x1), _shape(x2)
+
+        def where_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, name, Ω)
+            if is_zero(ȳ):
+                return NO, NO, p1(ZERO), p2(ZERO)
+            ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            x̄1 = p1(_masked(xp, condition, ȳ, s1)) if p1.kind else NO
+            x̄2 = p2(_masked(xp, ~condition, ȳ, s2)) if p2.kind else NO
+            return NO, NO, x̄1, x̄2
+        return Ω, where_pullback
+
+    return where_frule, where_rrule
+
+
+def _clip_masks(xp, x, lo, hi):
+    """Where Ω is x, lo and hi (x at the bounds: ChainRules' clamp)."""
+    above = None if lo is None else x >= lo
+    if hi is None:
+        below = None
+    elif above is None:
+        below = x <= hi
+    else:
+        below = xp.where(above, x <= hi, lo <= hi)
+    if above is None and below is None:
+        return xp.ones_like(x) == 1, None, None
+    if above is None:
+        return below, None, ~below
+    if below is None:
+        return above, ~above, None
+    return above & below, ~above & below, ~below
+
+
+def clip_rules(f, name="clip"):
+    names = positional_names(f, 1, ("min", "max"))
+
+    def bounds(x, args, kwargs):
+        opts = options(name, names, args, kwargs, ("min", "max"), {"min": None, "max": None})
+        xp = namespace(x, opts["min"], opts["max"])
+        return xp, _as_array(xp, opts["min"], x), _as_array(xp, opts["max"], x)
+
+    def clip_frule(tangents, x, *args, **kwargs):
+        xp, lo, hi = bounds(x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
+        masks = _clip_masks(xp, x, lo, hi)
+        ΔΩ = None
+        for Δ, m in zip(tangents[1:], masks):
+            if is_zero(Δ) or m is None:
+                continue
+            t = xp.where(m, cast(xp, _as_array(xp, Δ, Ω), Ω), xp.zeros_like(Ω))
+            ΔΩ = t if ΔΩ is None else ΔΩ + t
+        return Ω, ZERO if ΔΩ is None else ΔΩ
+
+    def clip_rrule(x, *args, **kwargs):
+        xp, lo, hi = bounds(x, args, kwargs)
+        Ω = f(x, *args, **kwargs)
+        primals = (x,) + tuple(args[:2])
+        projects = [Projector(xp, p) for p in primals]
+        shapes = [_shape(p) for p in primals]
+
+        def clip_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, name, Ω)
+            if is_zero(ȳ):
+                return (NO,) + tuple(p(ZERO) for p in projects)
+            ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            masks = _clip_masks(xp, x, lo, hi)
+            return (NO,) + tuple(p(ZERO) if m is None or not p.kind else p(_masked(xp, m, ȳ, s))
+                                 for p, m, s in zip(projects, masks, shapes))
+        return Ω, clip_pullback
+
+    return clip_frule, clip_rrule
+
+
+# ----- sort: the cotangent follows the permutation ---------------------------------------------------
+
+def _gather(xp, v, perm, axis):
+    """v[..., perm[..., j], ...] along `axis` (take_along_axis; a one-hot
+    contraction where the namespace lacks it)."""
+    take = getattr(xp, "take_along_axis", None)
+    if take is not None:
+        return take(v, perm, axis=axis)
+    vt = xp.moveaxis(v, axis, -1) if hasattr(xp, "moveaxis") else v
+    pt = xp.moveaxis(perm, axis, -1) if hasattr(xp, "moveaxis") else perm
+    n = vt.shape[-1]
+    onehot = xp.expand_dims(pt, axis=-1) == xp.arange(n, **device_kw(xp, v))
+    out = xp.sum(xp.where(onehot, xp.expand_dims(vt, axis=-2), xp.zeros_like(xp.expand_dims(vt, axis=-2))),
+                 axis=-1)
+    return xp.moveaxis(out, -1, axis) if hasattr(xp, "moveaxis") else out
+
+
+def sort_rules(f, name="sort"):
+    names = positional_names(f, 1, ("axis",))
+    known = ("axis", "descending", "stable")
+
+    def setup(x, args, kwargs):
+        opts = options(name, names, args, kwargs, known, {"axis": -1, "descending": False, "stable": True})
+        xp = namespace(x)
+        axis = normalize_axes(name, opts["axis"], x.ndim)[0]
+        # descending and stable: an ascending stable sort of -x keeps ties in order
+        perm = xp.argsort(-x if opts["descending"] else x, axis=axis, stable=True)
+        return xp, axis, perm
+
+    def sort_frule(tangents, x, *args, **kwargs):
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        xp, axis, perm = setup(x, args, kwargs)
+        return Ω, _gather(xp, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), perm, axis)
+
+    def sort_rrule(x, *args, **kwargs):
+        Ω = f(x, *args, **kwargs)
+        xp, axis, perm = setup(x, args, kwargs)
+        project = Projector(xp, x)
+        rest = (NO,) * len(args)
+
+        def sort_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, name, Ω)
+            if is_zero(ȳ) or not project.kind:
+                return (NO, project(ZERO)) + rest
+            inverse = xp.argsort(perm, axis=axis)
+            return (NO, project(_gather(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), inverse, axis))) + rest
+        return Ω, sort_pullback
+
+    return sort_frule, sort_rrule
+
+
+# ----- take: a one-hot contraction, repeated indices add up ---------------------------------------
+
+def _onehot(xp, index, n, like):
+    """(m, n) matrix in like's dtype: row i is e_{index[i]} (negative
+    indices count from the end)."""
+    index = xp.reshape(index, (-1,))
+    index = xp.where(index < 0, index + n, index)
+    hit = xp.expand_dims(index, axis=1) == xp.expand_dims(xp.arange(n, **device_kw(xp, like)), axis=0)
+    return astype(xp, hit, like.dtype)
+
+
+def take_rules(f, name="take"):
+    names = positional_names(f, 2, ("axis",))
+
+    def take_frule(tangents, x, indices, *args, **kwargs):
+        Ω = f(x, indices, *args, **kwargs)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        return Ω, f(cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), indices, *args, **kwargs)
+
+    def take_rrule(x, indices, *args, **kwargs):
+        Ω = f(x, indices, *args, **kwargs)
+        opts = options(name, names, args, kwargs, ("axis",), {"axis": None})
+        xp = namespace(x)
+        project = Projector(xp, x)
+        axis = opts["axis"]
+        rest = (NO,) * len(args)
+
+        def take_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, name, Ω)
+            if is_zero(ȳ) or not project.kind:
+                return (NO, project(ZERO), NO) + rest
+            g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
+            if axis is None:                # the flattened x
+                m = _onehot(xp, indices, _size(x.shape), g)
+                x̄ = xp.reshape(xp.reshape(g, (1, -1)) @ m, tuple(x.shape))
+                return (NO, project(x̄), NO) + rest
+            a = normalize_axes(name, axis, x.ndim)[0]
+            m = _onehot(xp, indices, x.shape[a], g)
+            x̄ = xp.tensordot(g, m, axes=((a,), (0,)))           # the axis now last
+            order = tuple(range(a)) + (x.ndim - 1,) + tuple(range(a, x.ndim - 1))
+            return (NO, project(xp.permute_dims(x̄, order)), NO) + rest
+        return Ω, take_pullback
+
+    return take_frule, take_rrule
+
+
+# ----- __getitem__ ------------------------------------------------------------------------------------
+
+def _basic_plan(idx, shape):
+    """For a basic index (ints, slices, None, Ellipsis): a list with one
+    entry per entry of the expanded index, ("none",), ("int", i) or
+    ("slice", start, step, m), or None for any other index."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    entries = []
+    for e in idx:
+        if e is None or e is Ellipsis or isinstance(e, slice):
+            entries.append(e)
+        elif isinstance(e, bool):
+            return None
+        else:
+            try:
+                entries.append(operator.index(e))
+            except TypeError:
+                return None
+    consumed = sum(1 for e in entries if e is not None and e is not Ellipsis)
+    if sum(1 for e in entries if e is Ellipsis) > 1 or consumed > len(shape):
+        return None                         # the primal has raised already
+    if Ellipsis in entries:
+        k = entries.index(Ellipsis)
+        entries[k:k + 1] = [slice(None)] * (len(shape) - consumed)
+    else:
+        entries += [slice(None)] * (len(shape) - consumed)
+    plan, axis = [], 0
+    for e in entries:
+        if e is None:
+            plan.append(("none",))
+            continue
+        n = shape[axis]
+        if isinstance(e, slice):
+            start, stop, step = e.indices(n)
+            plan.append(("slice", start, step, len(range(start, stop, step)), n))
+        else:
+            plan.append(("int", e % n if n else e, 1, 1, n))
+        axis += 1
+    return plan
+
+
+def _pad(xp, g, axis, start, step, m, n):
+    """The adjoint of taking elements start, start + step, … (m of them) of
+    an axis of length n: g put at those places, zeros elsewhere."""
+    if m == 0:
+        shape = list(g.shape)
+        shape[axis] = n
+        return zeros(xp, shape, g)
+    if step < 0:
+        g = xp.flip(g, axis=axis)
+        start, step = start + (m - 1) * step, -step
+    if step > 1:
+        z = xp.zeros_like(g)
+        g = xp.stack([g] + [z] * (step - 1), axis=axis + 1)
+        shape = list(g.shape)
+        shape[axis:axis + 2] = [m * step]
+        g = xp.reshape(g, tuple(shape))[_along(axis, slice(0, (m - 1) * step + 1))]
+    length = (m - 1) * step + 1
+    parts = []
+    for k in (start, n - start - length):
+        shape = list(g.shape)
+        shape[axis] = k
+        parts.append(zeros(xp, shape, g) if k else None)
+    pieces = [p for p in (parts[0], g, parts[1]) if p is not None]
+    return pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=axis)
+
+
+def _basic_adjoint(xp, ȳ, plan):
+    kept = [1 if e[0] == "int" else e[3] for e in plan if e[0] != "none"]
+    g = xp.reshape(ȳ, tuple(kept))
+    for axis, e in enumerate(e for e in plan if e[0] != "none"):
+        _, start, step, m, n = e
+        if not (start == 0 and step == 1 and m == n):
+            g = _pad(xp, g, axis, start, step, m, n)
+    return g
+
+
+def _advanced_adjoint(xp, ȳ, x, idx):
+    """The adjoint of any other index the library takes: the flat positions
+    of the selected elements (the same index applied to arange), then a
+    one-hot contraction: repeated positions add up."""
+    size = _size(x.shape)
+    ids = xp.reshape(xp.arange(size, **device_kw(xp, x)), tuple(x.shape))[idx]
+    m = _onehot(xp, ids, size, ȳ)
+    return xp.reshape(xp.reshape(ȳ, (1, -1)) @ m, tuple(x.shape))
+
+
+def _getitem_rules(get):
+    def getitem_frule(tangents, x, idx):
+        Ω = get(x, idx)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        return Ω, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)[idx]
+
+    def getitem_rrule(x, idx):
+        Ω = get(x, idx)
+        xp = namespace(x)
+        project = Projector(xp, x)
+        plan = _basic_plan(idx, tuple(x.shape))
+
+        def getitem_pullback(ȳ):
+            ȳ = as_seed(xp, ȳ, "__getitem__", Ω)
+            if is_zero(ȳ) or not project.kind:
+                return NO, project(ZERO), NO
+            g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
+            x̄ = _basic_adjoint(xp, g, plan) if plan is not None else _advanced_adjoint(xp, g, x, idx)
+            return NO, project(x̄), NO
+        return Ω, getitem_pullback
+
+    return getitem_frule, getitem_rrule
+
+
+def register_getitem(array_type):
+    """Register the indexing rules on `array_type.__getitem__` and on
+    `operator.getitem` for arrays of that type."""
+    from chainrules._core import register_frule, register_rrule
+    from chainrules.rulesets._arrays import named_rule
+    frule, rrule = _getitem_rules(operator.getitem)
+    register_frule(operator.getitem, array_type, object)(named_rule(frule, "getitem"))
+    register_rrule(operator.getitem, array_type, object)(named_rule(rrule, "getitem"))
+    method = array_type.__getitem__
+    mark_registered(method)
+    frule, rrule = _getitem_rules(method)
+    register_frule(method)(named_rule(frule, "getitem"))
+    register_rrule(method)(named_rule(rrule, "getitem"))
+
+
+# ----- the table --------------------------------------------------------------------------------------
+
+TABLE = {
+    "reshape": reshape_rules,
+    "permute_dims": permute_dims_rules,
+    "matrix_transpose": matrix_transpose_rules,
+    "expand_dims": expand_dims_rules,
+    "squeeze": squeeze_rules,
+    "flip": flip_rules,
+    "roll": roll_rules,
+    "broadcast_to": broadcast_to_rules,
+    "concat": concat_rules,
+    "stack": stack_rules,
+    "where": where_rules,
+    "clip": clip_rules,
+    "sort": sort_rules,
+    "take": take_rules,
+}
+
+
+def register(functions):
+    """Register the rules of this file on the functions of these names in
+    `functions` (an array namespace, or a dict {standard name: function});
+    returns the names registered."""
+    return register_table(TABLE, functions)
