@@ -29,6 +29,7 @@ from chainrules._core import (
     AbstractZero,
     ProjectTo,
     Thunk,
+    pullback_seed,
     register_frule,
     register_rrule,
     unthunk,
@@ -206,8 +207,9 @@ def _fit(xp, Ω, ΔΩ):
 def _seed(xp, name, ȳ, Ω):
     """The incoming cotangent as an array of Ω's shape (a smaller one, a
     scalar seed say, is spread over it); one that does not broadcast to Ω is
-    a ValueError naming the function."""
-    ȳ = unthunk(ȳ)
+    a ValueError naming the function; one that is not a tangent (None, a
+    str) a TypeError naming it."""
+    ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, _NUMBERS):
         ȳ = xp.asarray(ȳ, dtype=Ω.dtype if not isinstance(ȳ, complex) else None)
     elif type(ȳ) is not type(Ω):
