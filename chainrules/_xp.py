@@ -114,7 +114,10 @@ def is_numpy(xp):
 
 
 def astype(xp, x, dtype):
-    """x as dtype (xp.astype where the namespace has it: NumPy < 2.1 lacks it)."""
+    """x as dtype (xp.astype where the namespace has it: NumPy < 2.1 lacks it,
+    and NumPy 2.0's refuses NumPy scalars, whose own .astype does the same)."""
+    if xp is np:
+        return x.astype(dtype) if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x, dtype=dtype)
     f = getattr(xp, "astype", None)
     if f is not None:
         return f(x, dtype)

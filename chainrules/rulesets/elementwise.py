@@ -32,6 +32,8 @@ are in `elementwise_rules.py`; their registration for each array library in
 
 import math
 
+from chainrules._xp import astype
+
 __all__ = ["Row", "TABLE", "ONE", "NEG_ONE", "STANDARD", "row_for_numpy_name"]
 
 _LN2 = math.log(2.0)
@@ -100,7 +102,7 @@ def _is_complex(xp, v):
 
 def _as_dtype(xp, cond, like):
     """A boolean mask as 0/1 of like's dtype (the standard has no bool·float)."""
-    return xp.astype(cond, like.dtype)
+    return astype(xp, cond, like.dtype)
 
 
 def _div_nonzero(xp, num, den):
@@ -112,7 +114,7 @@ def _div_nonzero(xp, num, den):
 
 def _complex_of(xp, r, z):
     """The real array r as an array of the complex dtype of z."""
-    return xp.astype(r, z.dtype)
+    return astype(xp, r, z.dtype)
 
 
 # ----- the non-holomorphic functions on complex arguments, by hand ---------------
@@ -181,7 +183,7 @@ def _pow_dp(xp, x, p, Ω):
     if _is_complex(xp, x):
         logx = xp.log(xp.where(x == 0, xp.ones_like(x), x))
     elif _is_complex(xp, p):
-        logx = xp.log(xp.astype(xp.where(x == 0, xp.ones_like(x), x), p.dtype))
+        logx = xp.log(astype(xp, xp.where(x == 0, xp.ones_like(x), x), p.dtype))
     else:
         logx = xp.log(xp.abs(xp.where(x == 0, xp.ones_like(x), x)))
     d = Ω * logx

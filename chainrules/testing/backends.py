@@ -193,7 +193,13 @@ def to_numpy(x):
         try:
             return np.array(x, copy=True)
         except (TypeError, ValueError, RuntimeError):
+            pass
+        try:
             return np.from_dlpack(x).copy()
+        except BufferError:
+            # a read-only array (a broadcast view, say) cannot go through
+            # DLPack before NumPy 2.1: copy it in its own library first
+            return np.from_dlpack(x.__array_namespace__().asarray(x, copy=True)).copy()
     return x
 
 

@@ -57,6 +57,8 @@ def _fname(f):
     if name is None:
         return f"{type(f).__name__} object"
     mod = getattr(f, "__module__", None)
+    if mod is None and isinstance(f, np.ufunc):
+        mod = "numpy"                   # NumPy < 2.1: ufuncs have no __module__
     if isinstance(mod, str) and mod not in ("builtins", "__main__") and not mod.startswith("test"):
         return f"{mod.lstrip('_')}.{name}"
     return str(name)

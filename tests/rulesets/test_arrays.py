@@ -293,8 +293,15 @@ def test_cumsum_and_cumprod_of_a_matrix_without_axis_are_differentiated_as_its_a
 
 def test_a_reduction_whose_matrix_result_differs_from_the_arrays_is_refused():
     m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
-    for call in (lambda: cr.rrule(np.median, m), lambda: cr.rrule(np.quantile, m, 0.5),
-                 lambda: cr.frule((cr.NoTangent(), np.ones((2, 2))), np.median, m)):
+    calls = [lambda: cr.rrule(np.median, m), lambda: cr.frule((cr.NoTangent(), np.ones((2, 2))), np.median, m)]
+    try:
+        np.quantile(m, 0.5)
+    except ValueError:                  # NumPy 2.0 itself fails on a matrix: the rule fails as the primal does
+        with pytest.raises(ValueError, match="not aligned"):
+            cr.rrule(np.quantile, m, 0.5)
+    else:
+        calls.append(lambda: cr.rrule(np.quantile, m, 0.5))
+    for call in calls:
         with pytest.raises(TypeError, match=r"numpy\.(median|quantile): NumPy computes another "
                                             r"result for np.matrix arguments"):
             call()
