@@ -265,7 +265,7 @@ def test_approx(actual, expected, msg="", rtol=None, atol=None):
         raise AssertionError(head + "\n".join("  " + f for f in c.failures))
 
 
-test_approx.__test__ = False  # pytest: a helper, not a test
+test_approx.__test__ = False  # type: ignore[attr-defined]  # pytest: a helper, not a test
 
 
 # ----- the type of a tangent -------------------------------------------------
