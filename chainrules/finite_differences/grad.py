@@ -8,6 +8,8 @@ pullback.  Results are tangents: numbers and arrays of the primal's type,
 without a tangent space.
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from chainrules.finite_differences.methods import FiniteDifferenceMethod
@@ -75,7 +77,7 @@ def _name(f):
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
-def jvp(fdm, f, *pairs):
+def jvp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *pairs: tuple[Any, Any]) -> Any:
     """jvp(fdm, f, (x1, ẋ1), (x2, ẋ2), ...) -> ΔΩ
 
     The Jacobian-vector product J·ẋ of `Ω = f(x1, x2, ...)` by finite
@@ -108,7 +110,7 @@ def jvp(fdm, f, *pairs):
     return flat.ly.tangent(np.atleast_1d(np.asarray(fdm(along, 0.0, eps=flat.eps), dtype=np.float64)))
 
 
-def vjp(fdm, f, ybar, *xs):
+def vjp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], ybar: Any, *xs: Any) -> tuple[Any, ...]:
     """vjp(fdm, f, ȳ, x1, x2, ...) -> (x̄1, x̄2, ...)
 
     The vector-Jacobian product Jᵀ·ȳ of `Ω = f(x1, ...)` by finite differences
@@ -145,7 +147,7 @@ def vjp(fdm, f, ybar, *xs):
 j_vp = vjp
 
 
-def jacobian(fdm, f, *xs):
+def jacobian(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *xs: Any) -> tuple[Any, ...]:
     """jacobian(fdm, f, x1, x2, ...) -> (J1, J2, ...)
 
     The Jacobians of `f` with respect to each argument by finite differences,
@@ -170,7 +172,7 @@ def jacobian(fdm, f, *xs):
     return tuple(out)
 
 
-def grad(fdm, f, *xs):
+def grad(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *xs: Any) -> tuple[Any, ...]:
     """grad(fdm, f, x1, x2, ...) -> (∇1, ∇2, ...)
 
     The gradient of a real-valued f with respect to each argument, by finite

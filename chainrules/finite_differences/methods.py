@@ -21,6 +21,7 @@ FiniteDifferences.jl (`estimate_step`) for the scheme this follows.
 from fractions import Fraction
 from functools import lru_cache
 from math import factorial, isfinite
+from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
 
@@ -132,8 +133,9 @@ class FiniteDifferenceMethod:
     __slots__ = ("grid", "q", "coefs", "coefs_neighbourhood", "condition", "factor", "max_range",
                  "grad_mult", "f_error_mult", "bound_estimator", "_grid_fn")
 
-    def __init__(self, grid, q, *, adapt=1, condition=DEFAULT_CONDITION, factor=DEFAULT_FACTOR,
-                 max_range=float("inf"), _grid_fn=None):
+    def __init__(self, grid: Iterable[int], q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+                 factor: float = DEFAULT_FACTOR, max_range: float = float("inf"),
+                 _grid_fn: Callable[[int], tuple[int, ...]] | None = None) -> None:
         grid = tuple(int(g) for g in grid)
         p = len(grid)
         _check_p_q(p, q)
@@ -162,11 +164,12 @@ class FiniteDifferenceMethod:
                 max_range=max_range, _grid_fn=_grid_fn)
 
     @property
-    def p(self):
+    def p(self) -> int:
         """The number of grid points."""
         return len(self.grid)
 
-    def __call__(self, f, x, step=None, *, eps=None):
+    def __call__(self, f: Callable[[Any], Any], x: float | np.floating[Any], step: float | None = None, *,
+                 eps: float | None = None) -> Any:
         """m(f, x[, step], eps=None): the q-th derivative of f at the real number x.
 
         `eps`: the machine epsilon assumed for the inputs of f when no better
@@ -190,7 +193,7 @@ class FiniteDifferenceMethod:
         out = acc / step ** self.q
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"FiniteDifferenceMethod(grid={list(self.grid)}, q={self.q}, "
                 f"coefs={[round(c, 12) for c in self.coefs]})")
 
@@ -254,7 +257,8 @@ def _estimate_magnitudes(m, f, x, eps):
     return _max_abs(derivs), _max_abs(fs), fs
 
 
-def estimate_step(m, f, x, *, eps=None):
+def estimate_step(m: FiniteDifferenceMethod, f: Callable[[Any], Any], x: float | np.floating[Any], *,
+                  eps: float | None = None) -> tuple[float, float]:
     """estimate_step(m, f, x, *, eps=None) -> (step, accuracy)
 
     The step that minimises the bound on the error of `m` at x, and that bound
@@ -275,8 +279,16 @@ def estimate_step(m, f, x, *, eps=None):
     return _limit_step(m, eps, step, acc)
 
 
-def _make(grid_fn, direction):
-    def fdm(p, q, *, adapt=1, condition=DEFAULT_CONDITION, factor=DEFAULT_FACTOR, max_range=float("inf")):
+class FdmFactory(Protocol):
+    """The signature of `central_fdm`, `forward_fdm` and `backward_fdm`."""
+
+    def __call__(self, p: int, q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+                 factor: float = DEFAULT_FACTOR, max_range: float = float("inf")) -> FiniteDifferenceMethod: ...
+
+
+def _make(grid_fn: Callable[[int], tuple[int, ...]], direction: str) -> FdmFactory:
+    def fdm(p: int, q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+            factor: float = DEFAULT_FACTOR, max_range: float = float("inf")) -> FiniteDifferenceMethod:
         return FiniteDifferenceMethod(grid_fn(p), q, adapt=adapt, condition=condition, factor=factor,
                                       max_range=max_range, _grid_fn=grid_fn)
     fdm.__name__ = fdm.__qualname__ = f"{direction}_fdm"
