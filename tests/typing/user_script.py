@@ -108,6 +108,9 @@ def tangents() -> Point:
     assert_type(cr.unthunk(cr.Thunk(lambda: 2.0)), Any)
     assert_type(cr.NO_FIELDS, cr.NoTangent)
     assert_type(cr.ProjectTo(1.0), cr.ProjectTo)
+    assert_type(cr.debug_mode(), bool)
+    with cr.debug_mode(False):
+        pass
     return moved
 
 
