@@ -105,6 +105,9 @@ def tangents() -> Point:
     moved = Point(1.0, 2.0) + t         # P + Tangent[P] rebuilds a P
     assert_type(moved, Point)
     assert_type(cr.ZeroTangent() + t, Any)
+    pair = cr.Tangent[tuple[float, float]](1.0, 2.0)   # the primal type, parameterised
+    assert_type(pair, cr.Tangent[tuple[float, float]])
+    assert_type((1.0, 2.0) + pair, tuple[float, float])
     assert_type(cr.unthunk(cr.Thunk(lambda: 2.0)), Any)
     assert_type(cr.NO_FIELDS, cr.NoTangent)
     assert_type(cr.ProjectTo(1.0), cr.ProjectTo)
