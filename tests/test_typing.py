@@ -56,9 +56,9 @@ def test_mypy_strict_passes_on_the_package_and_the_user_script(mypy_cache):
     assert proc.stdout.startswith("Success: no issues found"), proc.stdout
 
 
-def test_the_user_script_runs():
+def test_the_user_script_runs(tmp_path):
     proc = subprocess.run([sys.executable, "-P", str(USER_SCRIPT)], capture_output=True, text=True,
-                          cwd=ROOT / "tests")
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
