@@ -33,8 +33,7 @@ class ForwardConfig(RuleConfig):
     def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
                      **kwargs: Any) -> tuple[Any, Any]:
         from chainrules.ad.forward import frule_via_ad
-        result: tuple[Any, Any] = frule_via_ad(tangents, f, args, kwargs)
-        return result
+        return frule_via_ad(tangents, f, args, kwargs)
 
     def __repr__(self) -> str:
         return "ForwardConfig()"
@@ -48,8 +47,7 @@ class ReverseConfig(RuleConfig):
 
     def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         from chainrules.ad.reverse import rrule_via_ad
-        result: tuple[Any, Pullback] = rrule_via_ad(f, args, kwargs)
-        return result
+        return rrule_via_ad(f, args, kwargs)
 
     def __repr__(self) -> str:
         return "ReverseConfig()"
