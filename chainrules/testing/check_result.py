@@ -48,7 +48,7 @@ def default_tolerance(*values: Any) -> float:
         if isinstance(v, AbstractThunk):
             continue
         if isinstance(v, (np.ndarray, np.generic)):
-            dt = v.dtype
+            dt: np.dtype[Any] = v.dtype
             if dt.kind in "fc":
                 bits = min(bits, np.finfo(dt).bits)
             elif dt.kind == "O":
