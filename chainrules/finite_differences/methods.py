@@ -43,21 +43,21 @@ DEFAULT_CONDITION = 10.0
 DEFAULT_FACTOR = 1.0
 
 
-def _central_grid(p):
+def _central_grid(p: int) -> tuple[int, ...]:
     if p % 2:
         return tuple(range(-(p // 2), p // 2 + 1))
     return tuple(range(-(p // 2), 0)) + tuple(range(1, p // 2 + 1))
 
 
-def _forward_grid(p):
+def _forward_grid(p: int) -> tuple[int, ...]:
     return tuple(range(p))
 
 
-def _backward_grid(p):
+def _backward_grid(p: int) -> tuple[int, ...]:
     return tuple(range(1 - p, 1))
 
 
-def _exact_coefs(grid, q):
+def _exact_coefs(grid: tuple[int, ...], q: int) -> tuple[float, ...]:
     """Solve Σᵢ cᵢ gᵢʲ = q!·δⱼᵩ (j = 0..p−1) exactly; Gaussian elimination on Fractions."""
     p = len(grid)
     a = [[Fraction(g) ** j for g in grid] + [Fraction(factorial(q) if j == q else 0)] for j in range(p)]
@@ -72,7 +72,7 @@ def _exact_coefs(grid, q):
 
 
 @lru_cache(maxsize=None)
-def _coefs_mults(grid, q):
+def _coefs_mults(grid: tuple[int, ...], q: int) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...], float, float]:
     """(coefs, neighbourhood coefs, ∇f magnitude multiplier, f error multiplier)."""
     p = len(grid)
     coefs = _exact_coefs(grid, q)
@@ -91,7 +91,7 @@ def _coefs_mults(grid, q):
     return coefs, neighbourhood, grad_mult, f_error_mult
 
 
-def _float_eps(x):
+def _float_eps(x: Any) -> float:
     """Machine epsilon of the floating type of x (float64 for Python numbers)."""
     dt = np.result_type(x)
     if dt.kind not in "fc":
@@ -99,11 +99,11 @@ def _float_eps(x):
     return float(np.finfo(dt).eps)
 
 
-def _max_abs(values):
+def _max_abs(values: Iterable[Any]) -> float:
     return max((float(np.max(np.abs(v))) if np.size(v) else 0.0) for v in values)
 
 
-def _spacing_at(magnitude, values):
+def _spacing_at(magnitude: float, values: list[Any]) -> float:
     """The round-off error of one evaluation: the float spacing at `magnitude`,
     in the precision of the values f returned."""
     dt = np.result_type(*[np.asarray(v) for v in values])
@@ -181,11 +181,11 @@ class FiniteDifferenceMethod:
             step = estimate_step(self, f, x, eps=eps)[0]
         return self._estimate(self._evaluate(f, x, step), step, self.coefs)
 
-    def _evaluate(self, f, x, step):
+    def _evaluate(self, f: Callable[[Any], Any], x: Any, step: float) -> list[Any]:
         t = type(x)
         return [f(t(x + g * step)) for g in self.grid]
 
-    def _estimate(self, fs, step, coefs):
+    def _estimate(self, fs: list[Any], step: float, coefs: tuple[float, ...]) -> Any:
         acc = 0.0
         for c, v in zip(coefs, fs):
             if c != 0:
@@ -198,7 +198,7 @@ class FiniteDifferenceMethod:
                 f"coefs={[round(c, 12) for c in self.coefs]})")
 
 
-def _at_least_double(v):
+def _at_least_double(v: Any) -> Any:
     """An evaluation of f in at least double precision: float32 values must not
     be summed in float32, where the differences cancel to noise."""
     if isinstance(v, (int, float, complex)):
@@ -207,7 +207,7 @@ def _at_least_double(v):
     return a.astype(np.result_type(a.dtype, np.float64), copy=False)
 
 
-def _check_p_q(p, q):
+def _check_p_q(p: int, q: int) -> None:
     if q < 0:
         raise ValueError(f"the order of the derivative (q) must be non-negative, got {q}")
     if q >= p:
@@ -215,7 +215,7 @@ def _check_p_q(p, q):
                          f"(q = {q})")
 
 
-def _as_real_point(x):
+def _as_real_point(x: Any) -> Any:
     if isinstance(x, np.floating):
         return x
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (complex, np.complexfloating)):
@@ -225,7 +225,7 @@ def _as_real_point(x):
     return float(x)
 
 
-def _step_acc(m, grad_magnitude, f_error):
+def _step_acc(m: FiniteDifferenceMethod, grad_magnitude: float, f_error: float) -> tuple[float, float]:
     p, q = m.p, m.q
     c1 = f_error * m.f_error_mult * m.factor
     c2 = grad_magnitude * m.grad_mult
@@ -234,11 +234,11 @@ def _step_acc(m, grad_magnitude, f_error):
     return step, acc
 
 
-def _default_step_acc(m, eps):
+def _default_step_acc(m: FiniteDifferenceMethod, eps: float) -> tuple[float, float]:
     return _step_acc(m, m.condition, eps)
 
 
-def _limit_step(m, eps, step, acc):
+def _limit_step(m: FiniteDifferenceMethod, eps: float, step: float, acc: float) -> tuple[float, float]:
     step_max = m.max_range / max(abs(g) for g in m.grid)
     if step > step_max:
         step, acc = step_max, float("nan")
@@ -249,7 +249,8 @@ def _limit_step(m, eps, step, acc):
     return step, acc
 
 
-def _estimate_magnitudes(m, f, x, eps):
+def _estimate_magnitudes(m: FiniteDifferenceMethod, f: Callable[[Any], Any], x: Any,
+                         eps: float) -> tuple[float, float, list[Any]]:
     """(max |f⁽ᵖ⁾|, max |f|) near x, from the bound estimator m."""
     step = estimate_step(m, f, x, eps=eps)[0]
     fs = m._evaluate(f, x, step)
