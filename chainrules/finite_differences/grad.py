@@ -25,7 +25,7 @@ from chainrules.finite_differences.to_vec import (
 __all__ = ["jvp", "vjp", "j_vp", "grad", "jacobian"]
 
 
-def _check_fdm(fdm, who):
+def _check_fdm(fdm: object, who: str) -> None:
     if not isinstance(fdm, FiniteDifferenceMethod):
         raise TypeError(f"{who}(fdm, f, ...): fdm must be a finite difference method such as "
                         f"central_fdm(5, 1), got {type(fdm).__name__}")
@@ -33,7 +33,7 @@ def _check_fdm(fdm, who):
         raise ValueError(f"{who}: fdm must estimate first derivatives (q = 1), got q = {fdm.q}")
 
 
-def _eps_of(layout):
+def _eps_of(layout: Any) -> float:
     """The largest machine epsilon among the floating leaves: the precision
     the inputs are perturbed in."""
     eps = float(np.finfo(np.float64).eps)
@@ -52,7 +52,7 @@ def _eps_of(layout):
 class _Flat:
     """f as a map from the real vector of its arguments to the real vector of its output."""
 
-    def __init__(self, f, xs):
+    def __init__(self, f: Callable[..., Any], xs: tuple[Any, ...]) -> None:
         self.f = f
         self.lx = layout_of(tuple(xs))
         self.x0 = self.lx.flatten(tuple(xs))
@@ -60,7 +60,7 @@ class _Flat:
         self.ly = layout_of(self.y0)
         self.eps = _eps_of(self.lx)
 
-    def __call__(self, v):
+    def __call__(self, v: Any) -> Any:
         y = self.f(*self.lx.unflatten(v))
         out = self.ly.flatten(y)
         if out.shape[0] != self.ly.size:
@@ -68,12 +68,12 @@ class _Flat:
                              f"when its input was perturbed")
         return out
 
-    def arg_tangents(self, v):
+    def arg_tangents(self, v: Any) -> tuple[Any, ...]:
         """Split a vector in the argument layout into one tangent per argument."""
         return tuple(c.tangent(part) for c, part in zip(self.lx.children, self.lx._split(v)))
 
 
-def _name(f):
+def _name(f: object) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
@@ -104,7 +104,7 @@ def jvp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *pairs: tuple[Any, A
         return flat.ly.tangent(np.zeros(flat.ly.size))
     x0 = flat.x0
 
-    def along(eps):
+    def along(eps: float) -> Any:
         return flat(x0 + eps * dv)
 
     return flat.ly.tangent(np.atleast_1d(np.asarray(fdm(along, 0.0, eps=flat.eps), dtype=np.float64)))
@@ -136,7 +136,7 @@ def vjp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], ybar: Any, *xs: Any)
     if np.any(yv):
         x0 = flat.x0
         for j in range(n):
-            def along(eps, j=j):
+            def along(eps: float, j: int = j) -> float:
                 v = x0.copy()
                 v[j] += eps
                 return float(np.dot(yv, flat(v)))
@@ -160,7 +160,7 @@ def jacobian(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *xs: Any) -> tu
     J = np.zeros((m, n))
     x0 = flat.x0
     for j in range(n):
-        def along(eps, j=j):
+        def along(eps: float, j: int = j) -> Any:
             v = x0.copy()
             v[j] += eps
             return flat(v)

@@ -59,7 +59,7 @@ def to_vec(x: Any) -> tuple[np.ndarray[Any, np.dtype[np.float64]], Callable[[np.
     return layout.flatten(x), layout.unflatten
 
 
-def layout_of(x):
+def layout_of(x: Any) -> Any:
     """The `_Layout` of x: how x maps to a real vector."""
     if isinstance(x, AbstractThunk):
         x = unthunk(x)
