@@ -13,6 +13,7 @@ cimport cython
 import math as _math
 import dataclasses as _dataclasses
 import threading as _threading
+import typing as _typing
 import numpy as _np
 
 cdef extern from *:

@@ -99,6 +99,11 @@ cdef class StructuralTangent(AbstractTangent):
         key = (cls, P)
         sub = _structural_classes.get(key)
         if sub is None:
+            # Tangent[tuple[float, float]]: a parameterised generic (the spelling a type
+            # checker asks for, chainrules/_core.pyi) is the tangent of its origin class.
+            origin = _typing.get_origin(P)
+            if isinstance(origin, type):
+                return cls[origin]
             with _structural_lock:
                 sub = _structural_classes.get(key)
                 if sub is None:

@@ -70,6 +70,8 @@ from chainrules._core import (  # noqa: E402
 # The rule sets register themselves on import.
 from chainrules import rulesets as _rulesets  # noqa: E402,F401
 from chainrules._debug import MutationError, debug_mode  # noqa: E402
+# the shapes of pullbacks and rules, for annotations
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -83,4 +85,5 @@ __all__ = [
     "NotImplementedTangent", "NotImplementedTangentError", "not_implemented",
     "ProjectTo", "add_inplace", "is_inplaceable_destination", "canonicalize", "backing",
     "construct", "zero_tangent", "ignore_derivatives",
+    "Pullback", "FruleFunction", "RruleFunction",
 ]

@@ -22,6 +22,7 @@ argument and where it changed:
 import inspect
 import os
 import types
+from typing import Literal, overload
 
 import numpy as np
 
@@ -265,20 +266,20 @@ class _DebugModeSwitch:
 
     __slots__ = ("previous",)
 
-    def __init__(self, previous):
+    def __init__(self, previous: bool) -> None:
         self.previous = previous
 
-    def __enter__(self):
+    def __enter__(self) -> "_DebugModeSwitch":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _set(self.previous)
         return False
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return _on
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<chainrules debug mode {'on' if _on else 'off'}>"
 
 
@@ -288,7 +289,11 @@ def _set(on):
     _core._set_debug_hooks(_Checks if _on else None)
 
 
-def debug_mode(enabled=None):
+@overload
+def debug_mode(enabled: None = None) -> bool: ...
+@overload
+def debug_mode(enabled: bool) -> _DebugModeSwitch: ...
+def debug_mode(enabled: bool | None = None) -> bool | _DebugModeSwitch:
     """Whether debug mode is on (no argument), or turn it on or off.
 
     In debug mode `frule`, `rrule` and `chainrules.ad` check the mutation

@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import operator
 import types
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -41,6 +42,8 @@ from chainrules._core import (
 )
 
 __all__ = ["wrap", "dispatch", "NoRuleError", "EscapedTrackedValueError"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -402,7 +405,7 @@ def split_callee(f, tag, leaf):
     return None
 
 
-def populate_dropin(namespace, module):
+def populate_dropin(namespace: dict[str, Any], module: types.ModuleType) -> list[str]:
     """Fill a drop-in namespace (chainrules.ad.math, .cmath) with every public
     name of `module`, its functions wrapped (`Wrapped`); returns `__all__`."""
     from chainrules._core import Wrapped
@@ -416,7 +419,9 @@ def populate_dropin(namespace, module):
     return names
 
 
-def wrap(f):
+# Typed as returning f's own type: on plain values the wrapper is f, and on tracked
+# values it stands for f (the annotations users wrote stay useful).
+def wrap(f: _F) -> _F:
     """wrap(f) -> f, callable on tracked values by its rule.
 
     On plain values the wrapper is f.  On values tracked by chainrules.ad the
@@ -431,7 +436,7 @@ def wrap(f):
     Rules registered later for f are used too: the lookup happens per call."""
     if type(f) is Wrapped:
         return f
-    return Wrapped(f)
+    return Wrapped(f)  # type: ignore[return-value]
 
 
 # ----- the dispatcher ------------------------------------------------------------
@@ -452,7 +457,7 @@ UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.mu
 _REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
               operator.truediv: "__rtruediv__"}
 
-ENGINES = {}     # the tracked type -> its engine's apply(top, kind, f, args, kwargs)
+ENGINES: dict[type, Any] = {}   # the tracked type -> its engine's apply(top, kind, f, args, kwargs)
 
 
 # Values that hold no tracked value inside: an operation whose arguments are

@@ -16,7 +16,10 @@ Example::
     (NoTangent(), 1.3817732906760363)
 """
 
+from typing import Any, Callable
+
 from chainrules._core import RuleConfig
+from chainrules._protocols import Pullback
 
 __all__ = ["ForwardConfig", "ReverseConfig", "FORWARD", "REVERSE"]
 
@@ -27,11 +30,12 @@ class ForwardConfig(RuleConfig):
     own frule when it has one."""
     has_forward_mode = True
 
-    def frule_via_ad(self, tangents, f, *args, **kwargs):
+    def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:
         from chainrules.ad.forward import frule_via_ad
         return frule_via_ad(tangents, f, args, kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ForwardConfig()"
 
 
@@ -41,11 +45,11 @@ class ReverseConfig(RuleConfig):
     has one.  The pullback's ∂self is the tangent of f's closure variables."""
     has_reverse_mode = True
 
-    def rrule_via_ad(self, f, *args, **kwargs):
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         from chainrules.ad.reverse import rrule_via_ad
         return rrule_via_ad(f, args, kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ReverseConfig()"
 
 

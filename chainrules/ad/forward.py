@@ -13,6 +13,7 @@ with `config="forward"` apply, and `frule_via_ad` is this engine.
 
 import dataclasses
 import types
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -48,6 +49,8 @@ from chainrules.ad._tracing import (
 from chainrules.ad.config import FORWARD
 
 __all__ = ["derivative", "jvp", "jacobian_forward", "frule_via_ad"]
+
+_T = TypeVar("_T")
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -276,7 +279,7 @@ def _derivative_by_rule(f, x):
     return _owned(jvp(f, (x,), (1.0,))[1])
 
 
-def derivative(f, x):
+def derivative(f: Callable[[Any], Any], x: float | complex | np.number[Any]) -> Any:
     """derivative(f, x) -> df/dx at the scalar x (real or complex), by forward mode.
 
     f may return a number, an array, or a tuple/list/dict of them; the
@@ -294,7 +297,7 @@ def derivative(f, x):
         return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
     p = _ad_strip_all(x)
     if type(p) is int:
-        x = float(x) if p is x else x
+        x = float(x) if p is x else x  # type: ignore[arg-type]  # (x is the int p here)
     elif not isinstance(p, (float, complex, np.floating, np.complexfloating)) or isinstance(p, bool):
         raise TypeError(f"derivative(f, x): x must be a real or complex scalar, got {_describe(x)}; "
                         "use jvp or jacobian for arrays and containers")
@@ -304,7 +307,7 @@ def derivative(f, x):
     return _owned(jvp(f, (x,), (one,))[1])
 
 
-def jvp(f, primals, tangents):
+def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[_T, Any]:
     """jvp(f, primals, tangents) -> (Ω, ΔΩ): f(*primals) and its
     Jacobian-vector product with `tangents` (one per primal: numbers, arrays,
     or structural tangents of tuples, lists, dicts and dataclasses).

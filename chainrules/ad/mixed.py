@@ -5,6 +5,8 @@ rules (and, for scalar functions, their partials written as code,
 `chainrules.ad._nested`).
 """
 
+from typing import Any, Callable, Literal
+
 import numpy as np
 
 from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
@@ -13,7 +15,7 @@ from chainrules.ad.reverse import gradient, jacobian_reverse
 __all__ = ["jacobian", "hvp", "hessian"]
 
 
-def jacobian(f, x, *, mode="reverse"):
+def jacobian(f: Callable[[Any], Any], x: Any, *, mode: Literal["forward", "reverse"] = "reverse") -> Any:
     """jacobian(f, x, mode="reverse") -> ∂f(x)/∂x, an array of shape
     `np.shape(f(x)) + np.shape(x)` (a number when both are scalars).
 
@@ -34,7 +36,7 @@ def jacobian(f, x, *, mode="reverse"):
     raise ValueError(f"jacobian: mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-def hvp(f, x, v):
+def hvp(f: Callable[[Any], Any], x: Any, v: Any) -> Any:
     """hvp(f, x, v) -> H·v, the Hessian of the real scalar f at x times v,
     by forward-over-reverse: the directional derivative of `gradient(f, ·)`
     at x along v.  x and v: numbers, arrays, or matching containers.
@@ -46,7 +48,7 @@ def hvp(f, x, v):
     return jvp(lambda z: gradient(f, z), (x,), (v,))[1]
 
 
-def hessian(f, x):
+def hessian(f: Callable[[Any], Any], x: Any) -> Any:
     """hessian(f, x) -> the Hessian of the real scalar f at x (a number or a
     float array), by forward-over-reverse, one `hvp` per element of x: shape
     `np.shape(x) + np.shape(x)`.

@@ -18,9 +18,11 @@ with `config="reverse"` apply, and `rrule_via_ad` is this engine.
 
 import dataclasses
 import types
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from chainrules._protocols import Pullback
 from chainrules._core import (
     AbstractZero,
     NoTangent,
@@ -55,6 +57,8 @@ from chainrules.ad.forward import zero_of
 from chainrules.rulesets._arrays import unbroadcast
 
 __all__ = ["gradient", "value_and_gradient", "vjp", "jacobian_reverse", "rrule_via_ad"]
+
+_T = TypeVar("_T")
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -513,7 +517,7 @@ def _value_and_gradient_by_rule(f, x):
     return omega, grads[0]
 
 
-def gradient(f, *args):
+def gradient(f: Callable[..., Any], *args: Any) -> Any:
     """gradient(f, *args): the gradient of the real scalar f(*args) with
     respect to each argument, by reverse mode.
 
@@ -538,7 +542,7 @@ def gradient(f, *args):
     return grads[0] if len(args) == 1 else grads
 
 
-def value_and_gradient(f, *args):
+def value_and_gradient(f: Callable[..., _T], *args: Any) -> tuple[_T, Any]:
     """value_and_gradient(f, *args) -> (f(*args), gradient): as `gradient`,
     with the value."""
     if len(args) == 1 and type(args[0]) is float:
@@ -561,7 +565,7 @@ def _value_and_gradient(f, args):
     return omega, pullback(1.0)
 
 
-def vjp(f, *args):
+def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
     """vjp(f, *args) -> (Ω, pullback): Ω = f(*args) and the function
     `pullback(ȳ)` giving the vector-Jacobian products, a tuple with one
     cotangent per argument.  ȳ has the structure of Ω (a `Tangent`, tuple or

@@ -8,6 +8,8 @@ pullback.  Results are tangents: numbers and arrays of the primal's type,
 without a tangent space.
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from chainrules.finite_differences.methods import FiniteDifferenceMethod
@@ -23,7 +25,7 @@ from chainrules.finite_differences.to_vec import (
 __all__ = ["jvp", "vjp", "j_vp", "grad", "jacobian"]
 
 
-def _check_fdm(fdm, who):
+def _check_fdm(fdm: object, who: str) -> None:
     if not isinstance(fdm, FiniteDifferenceMethod):
         raise TypeError(f"{who}(fdm, f, ...): fdm must be a finite difference method such as "
                         f"central_fdm(5, 1), got {type(fdm).__name__}")
@@ -31,7 +33,7 @@ def _check_fdm(fdm, who):
         raise ValueError(f"{who}: fdm must estimate first derivatives (q = 1), got q = {fdm.q}")
 
 
-def _eps_of(layout):
+def _eps_of(layout: Any) -> float:
     """The largest machine epsilon among the floating leaves: the precision
     the inputs are perturbed in."""
     eps = float(np.finfo(np.float64).eps)
@@ -50,7 +52,7 @@ def _eps_of(layout):
 class _Flat:
     """f as a map from the real vector of its arguments to the real vector of its output."""
 
-    def __init__(self, f, xs):
+    def __init__(self, f: Callable[..., Any], xs: tuple[Any, ...]) -> None:
         self.f = f
         self.lx = layout_of(tuple(xs))
         self.x0 = self.lx.flatten(tuple(xs))
@@ -58,7 +60,7 @@ class _Flat:
         self.ly = layout_of(self.y0)
         self.eps = _eps_of(self.lx)
 
-    def __call__(self, v):
+    def __call__(self, v: Any) -> Any:
         y = self.f(*self.lx.unflatten(v))
         out = self.ly.flatten(y)
         if out.shape[0] != self.ly.size:
@@ -66,16 +68,16 @@ class _Flat:
                              f"when its input was perturbed")
         return out
 
-    def arg_tangents(self, v):
+    def arg_tangents(self, v: Any) -> tuple[Any, ...]:
         """Split a vector in the argument layout into one tangent per argument."""
         return tuple(c.tangent(part) for c, part in zip(self.lx.children, self.lx._split(v)))
 
 
-def _name(f):
+def _name(f: object) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
-def jvp(fdm, f, *pairs):
+def jvp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *pairs: tuple[Any, Any]) -> Any:
     """jvp(fdm, f, (x1, ẋ1), (x2, ẋ2), ...) -> ΔΩ
 
     The Jacobian-vector product J·ẋ of `Ω = f(x1, x2, ...)` by finite
@@ -102,13 +104,13 @@ def jvp(fdm, f, *pairs):
         return flat.ly.tangent(np.zeros(flat.ly.size))
     x0 = flat.x0
 
-    def along(eps):
+    def along(eps: float) -> Any:
         return flat(x0 + eps * dv)
 
     return flat.ly.tangent(np.atleast_1d(np.asarray(fdm(along, 0.0, eps=flat.eps), dtype=np.float64)))
 
 
-def vjp(fdm, f, ybar, *xs):
+def vjp(fdm: FiniteDifferenceMethod, f: Callable[..., Any], ybar: Any, *xs: Any) -> tuple[Any, ...]:
     """vjp(fdm, f, ȳ, x1, x2, ...) -> (x̄1, x̄2, ...)
 
     The vector-Jacobian product Jᵀ·ȳ of `Ω = f(x1, ...)` by finite differences
@@ -134,7 +136,7 @@ def vjp(fdm, f, ybar, *xs):
     if np.any(yv):
         x0 = flat.x0
         for j in range(n):
-            def along(eps, j=j):
+            def along(eps: float, j: int = j) -> float:
                 v = x0.copy()
                 v[j] += eps
                 return float(np.dot(yv, flat(v)))
@@ -145,7 +147,7 @@ def vjp(fdm, f, ybar, *xs):
 j_vp = vjp
 
 
-def jacobian(fdm, f, *xs):
+def jacobian(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *xs: Any) -> tuple[Any, ...]:
     """jacobian(fdm, f, x1, x2, ...) -> (J1, J2, ...)
 
     The Jacobians of `f` with respect to each argument by finite differences,
@@ -158,7 +160,7 @@ def jacobian(fdm, f, *xs):
     J = np.zeros((m, n))
     x0 = flat.x0
     for j in range(n):
-        def along(eps, j=j):
+        def along(eps: float, j: int = j) -> Any:
             v = x0.copy()
             v[j] += eps
             return flat(v)
@@ -170,7 +172,7 @@ def jacobian(fdm, f, *xs):
     return tuple(out)
 
 
-def grad(fdm, f, *xs):
+def grad(fdm: FiniteDifferenceMethod, f: Callable[..., Any], *xs: Any) -> tuple[Any, ...]:
     """grad(fdm, f, x1, x2, ...) -> (∇1, ∇2, ...)
 
     The gradient of a real-valued f with respect to each argument, by finite

@@ -21,6 +21,7 @@ FiniteDifferences.jl (`estimate_step`) for the scheme this follows.
 from fractions import Fraction
 from functools import lru_cache
 from math import factorial, isfinite
+from typing import Any, Callable, Iterable, Protocol
 
 import numpy as np
 
@@ -42,21 +43,21 @@ DEFAULT_CONDITION = 10.0
 DEFAULT_FACTOR = 1.0
 
 
-def _central_grid(p):
+def _central_grid(p: int) -> tuple[int, ...]:
     if p % 2:
         return tuple(range(-(p // 2), p // 2 + 1))
     return tuple(range(-(p // 2), 0)) + tuple(range(1, p // 2 + 1))
 
 
-def _forward_grid(p):
+def _forward_grid(p: int) -> tuple[int, ...]:
     return tuple(range(p))
 
 
-def _backward_grid(p):
+def _backward_grid(p: int) -> tuple[int, ...]:
     return tuple(range(1 - p, 1))
 
 
-def _exact_coefs(grid, q):
+def _exact_coefs(grid: tuple[int, ...], q: int) -> tuple[float, ...]:
     """Solve Σᵢ cᵢ gᵢʲ = q!·δⱼᵩ (j = 0..p−1) exactly; Gaussian elimination on Fractions."""
     p = len(grid)
     a = [[Fraction(g) ** j for g in grid] + [Fraction(factorial(q) if j == q else 0)] for j in range(p)]
@@ -71,7 +72,7 @@ def _exact_coefs(grid, q):
 
 
 @lru_cache(maxsize=None)
-def _coefs_mults(grid, q):
+def _coefs_mults(grid: tuple[int, ...], q: int) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...], float, float]:
     """(coefs, neighbourhood coefs, ∇f magnitude multiplier, f error multiplier)."""
     p = len(grid)
     coefs = _exact_coefs(grid, q)
@@ -90,7 +91,7 @@ def _coefs_mults(grid, q):
     return coefs, neighbourhood, grad_mult, f_error_mult
 
 
-def _float_eps(x):
+def _float_eps(x: Any) -> float:
     """Machine epsilon of the floating type of x (float64 for Python numbers)."""
     dt = np.result_type(x)
     if dt.kind not in "fc":
@@ -98,11 +99,11 @@ def _float_eps(x):
     return float(np.finfo(dt).eps)
 
 
-def _max_abs(values):
+def _max_abs(values: Iterable[Any]) -> float:
     return max((float(np.max(np.abs(v))) if np.size(v) else 0.0) for v in values)
 
 
-def _spacing_at(magnitude, values):
+def _spacing_at(magnitude: float, values: list[Any]) -> float:
     """The round-off error of one evaluation: the float spacing at `magnitude`,
     in the precision of the values f returned."""
     dt = np.result_type(*[np.asarray(v) for v in values])
@@ -132,8 +133,9 @@ class FiniteDifferenceMethod:
     __slots__ = ("grid", "q", "coefs", "coefs_neighbourhood", "condition", "factor", "max_range",
                  "grad_mult", "f_error_mult", "bound_estimator", "_grid_fn")
 
-    def __init__(self, grid, q, *, adapt=1, condition=DEFAULT_CONDITION, factor=DEFAULT_FACTOR,
-                 max_range=float("inf"), _grid_fn=None):
+    def __init__(self, grid: Iterable[int], q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+                 factor: float = DEFAULT_FACTOR, max_range: float = float("inf"),
+                 _grid_fn: Callable[[int], tuple[int, ...]] | None = None) -> None:
         grid = tuple(int(g) for g in grid)
         p = len(grid)
         _check_p_q(p, q)
@@ -162,11 +164,12 @@ class FiniteDifferenceMethod:
                 max_range=max_range, _grid_fn=_grid_fn)
 
     @property
-    def p(self):
+    def p(self) -> int:
         """The number of grid points."""
         return len(self.grid)
 
-    def __call__(self, f, x, step=None, *, eps=None):
+    def __call__(self, f: Callable[[Any], Any], x: float | np.floating[Any], step: float | None = None, *,
+                 eps: float | None = None) -> Any:
         """m(f, x[, step], eps=None): the q-th derivative of f at the real number x.
 
         `eps`: the machine epsilon assumed for the inputs of f when no better
@@ -178,11 +181,11 @@ class FiniteDifferenceMethod:
             step = estimate_step(self, f, x, eps=eps)[0]
         return self._estimate(self._evaluate(f, x, step), step, self.coefs)
 
-    def _evaluate(self, f, x, step):
+    def _evaluate(self, f: Callable[[Any], Any], x: Any, step: float) -> list[Any]:
         t = type(x)
         return [f(t(x + g * step)) for g in self.grid]
 
-    def _estimate(self, fs, step, coefs):
+    def _estimate(self, fs: list[Any], step: float, coefs: tuple[float, ...]) -> Any:
         acc = 0.0
         for c, v in zip(coefs, fs):
             if c != 0:
@@ -190,12 +193,12 @@ class FiniteDifferenceMethod:
         out = acc / step ** self.q
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"FiniteDifferenceMethod(grid={list(self.grid)}, q={self.q}, "
                 f"coefs={[round(c, 12) for c in self.coefs]})")
 
 
-def _at_least_double(v):
+def _at_least_double(v: Any) -> Any:
     """An evaluation of f in at least double precision: float32 values must not
     be summed in float32, where the differences cancel to noise."""
     if isinstance(v, (int, float, complex)):
@@ -204,7 +207,7 @@ def _at_least_double(v):
     return a.astype(np.result_type(a.dtype, np.float64), copy=False)
 
 
-def _check_p_q(p, q):
+def _check_p_q(p: int, q: int) -> None:
     if q < 0:
         raise ValueError(f"the order of the derivative (q) must be non-negative, got {q}")
     if q >= p:
@@ -212,7 +215,7 @@ def _check_p_q(p, q):
                          f"(q = {q})")
 
 
-def _as_real_point(x):
+def _as_real_point(x: Any) -> Any:
     if isinstance(x, np.floating):
         return x
     if isinstance(x, (bool, np.bool_)) or isinstance(x, (complex, np.complexfloating)):
@@ -222,7 +225,7 @@ def _as_real_point(x):
     return float(x)
 
 
-def _step_acc(m, grad_magnitude, f_error):
+def _step_acc(m: FiniteDifferenceMethod, grad_magnitude: float, f_error: float) -> tuple[float, float]:
     p, q = m.p, m.q
     c1 = f_error * m.f_error_mult * m.factor
     c2 = grad_magnitude * m.grad_mult
@@ -231,11 +234,11 @@ def _step_acc(m, grad_magnitude, f_error):
     return step, acc
 
 
-def _default_step_acc(m, eps):
+def _default_step_acc(m: FiniteDifferenceMethod, eps: float) -> tuple[float, float]:
     return _step_acc(m, m.condition, eps)
 
 
-def _limit_step(m, eps, step, acc):
+def _limit_step(m: FiniteDifferenceMethod, eps: float, step: float, acc: float) -> tuple[float, float]:
     step_max = m.max_range / max(abs(g) for g in m.grid)
     if step > step_max:
         step, acc = step_max, float("nan")
@@ -246,7 +249,8 @@ def _limit_step(m, eps, step, acc):
     return step, acc
 
 
-def _estimate_magnitudes(m, f, x, eps):
+def _estimate_magnitudes(m: FiniteDifferenceMethod, f: Callable[[Any], Any], x: Any,
+                         eps: float) -> tuple[float, float, list[Any]]:
     """(max |f⁽ᵖ⁾|, max |f|) near x, from the bound estimator m."""
     step = estimate_step(m, f, x, eps=eps)[0]
     fs = m._evaluate(f, x, step)
@@ -254,7 +258,8 @@ def _estimate_magnitudes(m, f, x, eps):
     return _max_abs(derivs), _max_abs(fs), fs
 
 
-def estimate_step(m, f, x, *, eps=None):
+def estimate_step(m: FiniteDifferenceMethod, f: Callable[[Any], Any], x: float | np.floating[Any], *,
+                  eps: float | None = None) -> tuple[float, float]:
     """estimate_step(m, f, x, *, eps=None) -> (step, accuracy)
 
     The step that minimises the bound on the error of `m` at x, and that bound
@@ -275,8 +280,16 @@ def estimate_step(m, f, x, *, eps=None):
     return _limit_step(m, eps, step, acc)
 
 
-def _make(grid_fn, direction):
-    def fdm(p, q, *, adapt=1, condition=DEFAULT_CONDITION, factor=DEFAULT_FACTOR, max_range=float("inf")):
+class FdmFactory(Protocol):
+    """The signature of `central_fdm`, `forward_fdm` and `backward_fdm`."""
+
+    def __call__(self, p: int, q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+                 factor: float = DEFAULT_FACTOR, max_range: float = float("inf")) -> FiniteDifferenceMethod: ...
+
+
+def _make(grid_fn: Callable[[int], tuple[int, ...]], direction: str) -> FdmFactory:
+    def fdm(p: int, q: int, *, adapt: int = 1, condition: float = DEFAULT_CONDITION,
+            factor: float = DEFAULT_FACTOR, max_range: float = float("inf")) -> FiniteDifferenceMethod:
         return FiniteDifferenceMethod(grid_fn(p), q, adapt=adapt, condition=condition, factor=factor,
                                       max_range=max_range, _grid_fn=grid_fn)
     fdm.__name__ = fdm.__qualname__ = f"{direction}_fdm"

@@ -16,6 +16,7 @@ The same layout also reads a tangent of x into a vector aligned with `v`
 
 import copy
 import dataclasses
+from typing import Any, Callable
 
 import numpy as np
 
@@ -34,7 +35,7 @@ __all__ = ["to_vec"]
 _EMPTY = np.zeros(0)
 
 
-def to_vec(x):
+def to_vec(x: Any) -> tuple[np.ndarray[Any, np.dtype[np.float64]], Callable[[np.ndarray[Any, Any]], Any]]:
     """to_vec(x) -> (v, back)
 
     `v`: the differentiable content of x as a 1-D float64 array (complex
@@ -58,7 +59,7 @@ def to_vec(x):
     return layout.flatten(x), layout.unflatten
 
 
-def layout_of(x):
+def layout_of(x: Any) -> Any:
     """The `_Layout` of x: how x maps to a real vector."""
     if isinstance(x, AbstractThunk):
         x = unthunk(x)

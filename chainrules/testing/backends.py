@@ -11,6 +11,7 @@ return (`torch`, `array_api_compat.torch`, `jax.numpy`, `dask.array`,
 
 import importlib
 import types
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def _check_dtype(x, who):
                         "complex128, integer and bool arrays are converted)")
 
 
-def to_backend(x, xp):
+def to_backend(x: Any, xp: str | types.ModuleType) -> Any:
     """to_backend(x, xp) -> x with every NumPy array in it converted to an array
     of the namespace `xp` (a module or its name), dtype and shape kept.
 
@@ -165,7 +166,7 @@ def _array_in(x, b):
     return b.xp.asarray(x)
 
 
-def to_numpy(x):
+def to_numpy(x: Any) -> Any:
     """to_numpy(x) -> x with every array of another library in it (torch,
     JAX, Dask, array-api-strict, anything with `__dlpack__` or `__array__`)
     converted to a NumPy array; thunks are unthunked, zeros and numbers kept,

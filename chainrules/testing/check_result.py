@@ -10,6 +10,7 @@ the structure, both values and their difference.
 
 import copy
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ __all__ = ["test_approx", "default_tolerance"]
 _TOLERANCE_BY_BITS = {64: 1e-9, 32: 1e-4, 16: 1e-2}
 
 
-def default_tolerance(*values):
+def default_tolerance(*values: Any) -> float:
     """default_tolerance(*values) -> float
 
     The default rtol and atol of the testers for these values (primals and
@@ -47,7 +48,7 @@ def default_tolerance(*values):
         if isinstance(v, AbstractThunk):
             continue
         if isinstance(v, (np.ndarray, np.generic)):
-            dt = v.dtype
+            dt: np.dtype[Any] = v.dtype
             if dt.kind in "fc":
                 bits = min(bits, np.finfo(dt).bits)
             elif dt.kind == "O":
@@ -241,7 +242,8 @@ class _Comparison:
                         f"difference {d:.3g}{rel}{where}; rtol={self.rtol:g}, atol={self.atol:g}")
 
 
-def test_approx(actual, expected, msg="", rtol=None, atol=None):
+def test_approx(actual: Any, expected: Any, msg: str = "", rtol: float | None = None,
+                atol: float | None = None) -> None:
     """test_approx(actual, expected, msg="", rtol=None, atol=None)
 
     Assert that two tangents are approximately equal: numbers and arrays
@@ -265,7 +267,7 @@ def test_approx(actual, expected, msg="", rtol=None, atol=None):
         raise AssertionError(head + "\n".join("  " + f for f in c.failures))
 
 
-test_approx.__test__ = False  # pytest: a helper, not a test
+test_approx.__test__ = False  # type: ignore[attr-defined]  # pytest: a helper, not a test
 
 
 # ----- the type of a tangent -------------------------------------------------

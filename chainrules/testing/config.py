@@ -6,7 +6,11 @@ back to finite differences for functions without a rule, so that higher-order
 rules (`map`, `sum(f, xs)`, `functools.reduce`…) can be tested without an AD.
 """
 
+from typing import Any, Callable
+
 from chainrules import NoTangent, RuleConfig, frule, rrule, unthunk
+from chainrules._protocols import Pullback
+from chainrules.finite_differences import FiniteDifferenceMethod
 from chainrules.testing.finite_difference_calls import DEFAULT_FDM
 from chainrules.testing.rand_tangent import rand_tangent
 from chainrules.finite_differences import jvp, vjp
@@ -29,10 +33,10 @@ class TestConfig(RuleConfig):
     has_reverse_mode = True
     has_forward_mode = True
 
-    def __init__(self, fdm=None):
+    def __init__(self, fdm: FiniteDifferenceMethod | None = None) -> None:
         self.fdm = DEFAULT_FDM if fdm is None else fdm
 
-    def rrule_via_ad(self, f, *args, **kwargs):
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         res = rrule(self, f, *args, **kwargs)
         if res is not None:
             return res
@@ -48,7 +52,8 @@ class TestConfig(RuleConfig):
 
         return y, fd_pullback
 
-    def frule_via_ad(self, tangents, f, *args, **kwargs):
+    def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:
         res = frule(self, tangents, f, *args, **kwargs)
         if res is not None:
             return res
@@ -63,5 +68,5 @@ class TestConfig(RuleConfig):
         pairs = [(x, dx) for x, dx in zip((f,) + args, tangents)]
         return y, jvp(self.fdm, lambda g, *xs: g(*xs, **kwargs), *pairs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TestConfig()"

@@ -1,5 +1,7 @@
 """PrimalAndTangent: an argument given together with its tangent (ChainRulesTestUtils' `x ⊢ ẋ`)."""
 
+from typing import Any, Iterator
+
 from chainrules import NoTangent
 
 __all__ = ["PrimalAndTangent"]
@@ -22,16 +24,16 @@ class PrimalAndTangent:
 
     __slots__ = ("primal", "tangent")
 
-    def __init__(self, primal, tangent):
+    def __init__(self, primal: Any, tangent: Any) -> None:
         self.primal = primal
         self.tangent = tangent
 
     @property
-    def non_differentiable(self):
+    def non_differentiable(self) -> bool:
         return isinstance(self.tangent, NoTangent)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter((self.primal, self.tangent))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PrimalAndTangent({self.primal!r}, {self.tangent!r})"

@@ -10,10 +10,15 @@ strings, None, functions and integer arrays have no tangent space and get
 import dataclasses
 
 import zlib
+from typing import Any
 
 import numpy as np
 
 from chainrules import AbstractTangent, NoTangent, Tangent, backing
+
+# Tangent subscripted with the type of a value (Tangent[type(x)]): a type checker reads
+# Tangent[...] as a type, which a runtime value cannot be.
+_Tangent: Any = Tangent
 
 __all__ = ["rand_tangent"]
 
@@ -36,7 +41,7 @@ def _number(rng):
     return round(float(rng.uniform(0.5, 3.0)) * float(rng.choice((-1.0, 1.0))), 2)
 
 
-def rand_tangent(x, rng=None):
+def rand_tangent(x: Any, rng: np.random.Generator | None = None) -> Any:
     """rand_tangent(x, rng=None) -> a random tangent of x
 
     - float → float; np.float32/np.float64 scalars keep their type; complex
@@ -92,15 +97,17 @@ def rand_tangent(x, rng=None):
         return NoTangent() if all(isinstance(t, NoTangent) for t in ts) else ts
     if isinstance(x, tuple):
         ts = [rand_tangent(v, rng) for v in x]
-        return NoTangent() if all(isinstance(t, NoTangent) for t in ts) else Tangent[type(x)](*ts)
+        return NoTangent() if all(isinstance(t, NoTangent) for t in ts) else _Tangent[type(x)](*ts)
     if isinstance(x, dict):
-        ts = {k: rand_tangent(v, rng) for k, v in x.items()}
-        return NoTangent() if all(isinstance(t, NoTangent) for t in ts.values()) else Tangent[type(x)](ts)
+        entries = {k: rand_tangent(v, rng) for k, v in x.items()}
+        if all(isinstance(t, NoTangent) for t in entries.values()):
+            return NoTangent()
+        return _Tangent[type(x)](entries)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         fields = {f.name: rand_tangent(getattr(x, f.name), rng) for f in dataclasses.fields(x)}
         if all(isinstance(t, NoTangent) for t in fields.values()):
             return NoTangent()
-        return Tangent[type(x)](**fields)
+        return _Tangent[type(x)](**fields)
     if isinstance(x, type) or callable(x):
         return NoTangent()
     try:
@@ -110,4 +117,4 @@ def rand_tangent(x, rng=None):
     fields = {k: rand_tangent(v, rng) for k, v in b.items()}
     if all(isinstance(t, NoTangent) for t in fields.values()):
         return NoTangent()
-    return Tangent[type(x)](**fields)
+    return _Tangent[type(x)](**fields)

@@ -18,6 +18,8 @@ is what its rule returns (`finite_difference_calls.materialize`).
 
 import copy
 import inspect
+import types
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -39,6 +41,7 @@ from chainrules.testing.check_result import (
     default_tolerance,
     test_approx,
 )
+from chainrules.finite_differences import FiniteDifferenceMethod
 from chainrules.testing.finite_difference_calls import DEFAULT_FDM, fd_jvp, fd_vjp, materialize
 from chainrules.testing.primal_and_tangent import PrimalAndTangent
 from chainrules.testing.rand_tangent import rand_tangent, reseed_for
@@ -220,8 +223,10 @@ def _with_note(e, note):
 
 # ----- test_frule --------------------------------------------------------
 
-def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None, order=1,
-               backend=None, backend_f=None):
+def test_frule(*args: Any, rtol: float | None = None, atol: float | None = None,
+               fkwargs: Mapping[str, Any] | None = None, fdm: FiniteDifferenceMethod | None = None,
+               output_tangent: Any = None, order: int = 1, backend: str | types.ModuleType | None = None,
+               backend_f: Callable[..., Any] | None = None) -> None:
     """test_frule([config,] f, *args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tangent=None,
     order=1, backend=None, backend_f=None)
 
@@ -333,8 +338,11 @@ def test_frule(*args, rtol=None, atol=None, fkwargs=None, fdm=None, output_tange
 
 # ----- test_rrule --------------------------------------------------------
 
-def test_rrule(*args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
-               check_thunked_output_tangent=True, fdm=None, order=1, backend=None, backend_f=None):
+def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
+               fkwargs: Mapping[str, Any] | None = None, output_tangent: Any = None,
+               check_thunked_output_tangent: bool = True, fdm: FiniteDifferenceMethod | None = None,
+               order: int = 1, backend: str | types.ModuleType | None = None,
+               backend_f: Callable[..., Any] | None = None) -> None:
     """test_rrule([config,] f, *args, rtol=None, atol=None, fkwargs=None, output_tangent=None,
     check_thunked_output_tangent=True, fdm=None, order=1, backend=None, backend_f=None)
 
@@ -521,7 +529,9 @@ def _one_like(x):
     return 1.0
 
 
-def test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None):
+def test_scalar(f: Callable[..., Any], z: complex | np.number[Any], *, rtol: float | None = None,
+                atol: float | None = None, fkwargs: Mapping[str, Any] | None = None,
+                fdm: FiniteDifferenceMethod | None = None) -> None:
     """test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None)
 
     Test the frule and rrule of a scalar function at the number z (a Python
@@ -539,7 +549,7 @@ def test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None):
                                                              np.complexfloating)):
         raise TypeError(f"test_scalar({_fname(f)}, z): z must be a real or complex number, "
                         f"got {type(z).__name__}")
-    kw = dict(rtol=rtol, atol=atol, fkwargs=fkwargs, fdm=fdm)
+    kw: dict[str, Any] = dict(rtol=rtol, atol=atol, fkwargs=fkwargs, fdm=fdm)
     fk = dict(fkwargs or {})
     is_complex = isinstance(z, (complex, np.complexfloating))
     dx = _one_like(z)
@@ -549,8 +559,10 @@ def test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None):
     header = f"test_scalar: {_fname(f)}({_short(z, 60)})"
     if is_complex:
         test_frule(f, PrimalAndTangent(z, dx * 1j), **kw)
-        _, real_t = frule((NoTangent(), 1.0), f, z, **fk)
-        _, cplx_t = frule((NoTangent(), dx), f, z, **fk)
+        real_res = frule((NoTangent(), 1.0), f, z, **fk)
+        cplx_res = frule((NoTangent(), dx), f, z, **fk)
+        assert real_res is not None and cplx_res is not None     # test_frule found the rule
+        real_t, cplx_t = real_res[1], cplx_res[1]
         test_approx(real_t, cplx_t, f"{header}: the frule gives another ΔΩ for the tangent 1.0 than "
                                     f"for 1+0j", rtol=r_tol, atol=a_tol)
     omega_complex = isinstance(omega, (complex, np.complexfloating))
@@ -558,14 +570,16 @@ def test_scalar(f, z, *, rtol=None, atol=None, fkwargs=None, fdm=None):
     test_rrule(f, PrimalAndTangent(z, dx), output_tangent=du, **kw)
     if omega_complex:
         test_rrule(f, PrimalAndTangent(z, dx), output_tangent=du * 1j, **kw)
-        _, pb = rrule(f, z, **fk)
-        _, real_c = pb(1.0)
-        _, pb = rrule(f, z, **fk)
-        _, cplx_c = pb(du)
+        res = rrule(f, z, **fk)
+        assert res is not None      # test_rrule found the rule
+        _, real_c = res[1](1.0)
+        res = rrule(f, z, **fk)
+        assert res is not None
+        _, cplx_c = res[1](du)
         test_approx(real_c, cplx_c, f"{header}: the pullback gives another cotangent for the seed 1.0 "
                                     f"than for 1+0j", rtol=r_tol, atol=a_tol)
 
 
 for _t in (test_frule, test_rrule, test_scalar):
-    _t.__test__ = False  # pytest: helpers, not tests, when imported into a test module
+    setattr(_t, "__test__", False)  # pytest: helpers, not tests, when imported into a test module
 del _t

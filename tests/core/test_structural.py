@@ -43,6 +43,17 @@ def test_tuple_tangent_indexing_and_length():
         Tangent[tuple](a=1.0)
 
 
+def test_a_parameterised_generic_is_the_tangent_of_its_origin():
+    # what mypy --strict asks for (Tangent[tuple[float, float]], not Tangent[tuple]) works
+    t = Tangent[tuple[float, float]](1.0, 2.0)
+    assert type(t) is Tangent[tuple] and t.primal_type is tuple
+    assert t == Tangent[tuple](1.0, 2.0)
+    assert (1.0, 2.0) + t == (2.0, 4.0)
+    d = MutableTangent[dict[str, float]](x=1.0)
+    assert type(d) is MutableTangent[dict] and d.backing == {"x": 1.0}
+    assert Tangent[list[float]].__name__ == "Tangent[list]"
+
+
 def test_namedtuple_tangent_by_name_and_position_absent_is_zero():
     t = Tangent[Point](x=1.0)
     assert t.x == 1.0 and t[0] == 1.0 and t["x"] == 1.0
