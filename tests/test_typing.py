@@ -19,6 +19,10 @@ import pytest
 
 import chainrules
 
+# mypy runs: the sanitizer job leaves them out (mypy is not the compiled core, and
+# under the ASan preload it takes minutes); every other job runs them.
+pytestmark = pytest.mark.typing
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 USER_SCRIPT = ROOT / "tests" / "typing" / "user_script.py"
 PYPROJECT = ROOT / "pyproject.toml"
