@@ -237,7 +237,15 @@ def unreduce(dy, shape, axes, keepdims, dtype=None):
     """The cotangent `dy` of a reduction over `axes` spread back over the
     input's `shape`: a read-only broadcast view (tangents are values; nothing
     is copied).  `dtype`, when given, is applied to the small `dy` first, so
-    the projection afterwards copies nothing."""
+    the projection afterwards copies nothing.  A tracked `dy` (the rule
+    differentiated by chainrules.ad) is spread with NumPy's functions, which
+    track it."""
+    if isinstance(dy, Tracked):
+        if dtype is not None and dtype.kind != "c" and dy.dtype.kind == "c":
+            dy = np.real(dy)
+        if not keepdims and axes:
+            dy = np.reshape(dy, [1 if i in axes else n for i, n in enumerate(shape)])
+        return np.broadcast_to(dy, shape)
     dy = np.asarray(dy)
     if dtype is not None and dy.dtype != dtype:
         if dtype.kind != "c" and dy.dtype.kind == "c":

@@ -31,6 +31,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
+    Tracked,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -78,7 +79,7 @@ def _keepdims(opts):
 
 
 def _shape_dtype(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic, Tracked)):      # tracked: a rule differentiated
         return x.shape, x.dtype
     a = np.asarray(x)
     return a.shape, a.dtype
@@ -219,6 +220,9 @@ def _exclusive_prod(x, axes):
 def _prod_partials(x, Ω, axes, keepdims, initial=None):
     """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
     products (times `initial`, a constant factor, when given)."""
+    if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
+        if np.all(_value(x) != 0):
+            return unreduce(Ω, x.shape, axes, keepdims) / x
     x = np.asarray(x)
     if np.all(x != 0):
         shape, _ = _shape_dtype(x)
@@ -392,10 +396,20 @@ _register([np.std] + _methods("std"), std_frule, std_rrule)
 
 # ----- max, min, ptp: the cotangent goes to one maximal element ------------------------------
 
+def _value(x):
+    """x's values as an array: a tracked x (the rule differentiated by
+    chainrules.ad) by its primal, for choices that have no derivative."""
+    while isinstance(x, Tracked):
+        x = x.primal
+    return np.asarray(x)
+
+
 def _arg_index(x, axes, argfn):
     """An index tuple picking, in each slice along `axes`, the element that
-    `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape."""
-    x = np.asarray(x)
+    `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape.  The
+    choice is made on x's values (a tracked x, in a rule differentiated, by
+    its primal: the index has no derivative)."""
+    x = _value(x)
     nd = x.ndim
     if nd == 0:
         return ()
