@@ -834,8 +834,8 @@ _register([np.average], average_frule, average_rrule)
 
 def _nanvar_setup(fname, x, args, kwargs):
     opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
-    x = np.asarray(x)
-    nan = np.isnan(x)
+    x = x if isinstance(x, Tracked) else np.asarray(x)
+    nan = np.isnan(_value(x))
     dof = np.sum(~nan, axis=axes, keepdims=True) - ddof
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(np.where(nan, 0, x), axis=axes, keepdims=True) / np.maximum(dof + ddof, 1)

@@ -121,7 +121,6 @@ CASES = [
 # (chainrules.ad refuses: the derivative would be lost).
 _PROD_ZERO = ("prod at a zero: _prod_partials takes the exclusive-product branch, which calls np.asarray(x) "
               "on the tracked x (numpy_reductions.py, _prod_partials)")
-_NANVAR = "nanvar/nanstd: _nanvar_setup calls np.asarray(x) on the tracked x (numpy_reductions.py)"
 _CUMPROD = ("cumprod: cumprod_frule/cumprod_pullback and _rows call np.asarray(x) on the tracked x "
             "(numpy_reductions.py)")
 _ORDER_STAT = ("median/quantile/percentile: _OrderStat.__init__ calls np.asarray(a) on the tracked a, and "
@@ -129,7 +128,6 @@ _ORDER_STAT = ("median/quantile/percentile: _OrderStat.__init__ calls np.asarray
 _COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy_statistics.py)"
 XFAIL = {
     **dict.fromkeys(["prod-zero", "prod-zero-axis0"], _PROD_ZERO),
-    **dict.fromkeys(["nanvar", "nanvar-nan", "nanstd", "nanstd-nan"], _NANVAR),
     **dict.fromkeys(["cumprod", "cumprod-zero-axis1", "cumprod-complex", "ndarray.cumprod", "multiply.accumulate"],
                     _CUMPROD),
     **dict.fromkeys(["median", "median-axis1", "nanmedian", "quantile", "quantile-axis1", "nanquantile",
