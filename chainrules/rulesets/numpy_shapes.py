@@ -49,6 +49,7 @@ from chainrules._core import (
 )
 from chainrules._core import _getitem_rrule
 from chainrules.rulesets._arrays import (
+    tracked_call,
     NO,
     ZERO,
     dense,
@@ -100,7 +101,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -113,7 +114,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
@@ -168,7 +169,7 @@ def _reshape(method):
 
     def reshape_frule(tangents, x, *args, **kwargs):
         order = _reshape_setup(x, args, kwargs, method)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -182,7 +183,7 @@ def _reshape(method):
             Ω = x.reshape(args[0])
         else:
             order = _reshape_setup(x, args, kwargs, method)
-            Ω = f(x, *args, **kwargs)
+            Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         project = ProjectTo(x)
         shape = x.shape if type(x) is np.ndarray else np.shape(x)
         dtype = project.dtype            # None unless x is a float/complex array

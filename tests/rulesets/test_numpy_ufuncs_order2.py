@@ -44,11 +44,7 @@ _METHOD = ("the np.ndarray method's rule is registered for np.ndarray arguments 
            "find no rule for a value tracked by chainrules.ad")
 _OPERATOR = ("the operator module's rules on arrays are registered for ndarray arguments: "
              "cr.rrule(operator.<op>, Dual, …) finds no rule")
-_ROUND_METHOD = ("ndarray.round's rule calls the unbound method np.ndarray.round(x), which refuses a tracked x: "
-                 "\"descriptor 'round' for 'numpy.ndarray' objects doesn't apply to a 'Dual' object\" "
-                 "(numpy_ufuncs.py)")
 XFAIL = {
-    "ndarray.round": _ROUND_METHOD,
     **{c.id: _METHOD for c in CASES if c.id.startswith("ndarray.") and c.id != "ndarray.round"},
     **{c.id: _OPERATOR for c in CASES if c.id.startswith("operator.")},
 }
