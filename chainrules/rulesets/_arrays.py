@@ -23,7 +23,7 @@ from chainrules._core import broadcast_view, unbroadcast
 # plain ndarray and refuses a seed that is not a tangent, naming the function.
 from chainrules._core import pullback_seed as seed
 
-__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "register", "methods", "output_parts",
+__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "tracked_call", "register", "methods", "output_parts",
            "seed", "plain",
            "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
@@ -76,6 +76,19 @@ def like(Ω, ΔΩ):
     elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
         return ΔΩ[()]
     return ΔΩ
+
+
+def tracked_call(f, x, args, kwargs):
+    """f(x, *args, **kwargs) for an x tracked by chainrules.ad (a rule
+    differentiated): an unbound np.ndarray method (np.ndarray.ravel) refuses
+    anything but an ndarray, so it is called as the tracked value's method, or
+    as NumPy's function of that name, both of which chainrules.ad tracks."""
+    if getattr(f, "__objclass__", None) is np.ndarray:
+        method = getattr(x, f.__name__, None)
+        if method is not None:
+            return method(*args, **kwargs)
+        return getattr(np, f.__name__)(x, *args, **kwargs)
+    return f(x, *args, **kwargs)
 
 
 def once(fn):
@@ -237,7 +250,15 @@ def unreduce(dy, shape, axes, keepdims, dtype=None):
     """The cotangent `dy` of a reduction over `axes` spread back over the
     input's `shape`: a read-only broadcast view (tangents are values; nothing
     is copied).  `dtype`, when given, is applied to the small `dy` first, so
-    the projection afterwards copies nothing."""
+    the projection afterwards copies nothing.  A tracked `dy` (the rule
+    differentiated by chainrules.ad) is spread with NumPy's functions, which
+    track it."""
+    if isinstance(dy, Tracked):
+        if dtype is not None and dtype.kind != "c" and dy.dtype.kind == "c":
+            dy = np.real(dy)
+        if not keepdims and axes:
+            dy = np.reshape(dy, [1 if i in axes else n for i, n in enumerate(shape)])
+        return np.broadcast_to(dy, shape)
     dy = np.asarray(dy)
     if dtype is not None and dy.dtype != dtype:
         if dtype.kind != "c" and dy.dtype.kind == "c":

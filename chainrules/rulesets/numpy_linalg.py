@@ -58,6 +58,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -254,7 +255,9 @@ def matmul_frule(tangents, a, b, **kw):
 def matmul_rrule(a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
+    a = a if isinstance(a, Tracked) else np.asarray(a)
+    b = b if isinstance(b, Tracked) else np.asarray(b)
     y = np.matmul(a, b, **kw) if kw else a @ b
 
     def matmul_pullback(ȳ):
@@ -357,7 +360,9 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
 def tensordot_rrule(a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
+    a = a if isinstance(a, Tracked) else np.asarray(a)
+    b = b if isinstance(b, Tracked) else np.asarray(b)
     y = np.tensordot(a, b, axes)
     ia, ib = _tensordot_axes(a, b, axes)
     nrest = (NO,) * len(rest)
@@ -392,7 +397,9 @@ register_frule(np.ndarray.dot, np.ndarray, object)(dot_frule)
 def dot_rrule(a, b, **kw):
     reject_out("numpy.dot", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
+    a = a if isinstance(a, Tracked) else np.asarray(a)
+    b = b if isinstance(b, Tracked) else np.asarray(b)
     y = np.dot(a, b)
     as_matmul = 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
     ia, ib = _dot_axes(a, b)
@@ -484,7 +491,8 @@ def vecdot_frule(tangents, x1, x2, **kw):
 def vecdot_rrule(x1, x2, **kw):
     axis = _vecdot_axis(kw)
     p1, p2 = ProjectTo(x1), ProjectTo(x2)
-    x1, x2 = np.asarray(x1), np.asarray(x2)
+    x1 = x1 if isinstance(x1, Tracked) else np.asarray(x1)      # tracked: as it is (see matmul_rrule)
+    x2 = x2 if isinstance(x2, Tracked) else np.asarray(x2)
     y = np.linalg.vecdot(x1, x2, **kw)
 
     def vecdot_pullback(ȳ):

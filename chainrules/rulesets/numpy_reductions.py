@@ -31,6 +31,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
+    Tracked,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -78,7 +79,7 @@ def _keepdims(opts):
 
 
 def _shape_dtype(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic, Tracked)):      # tracked: a rule differentiated
         return x.shape, x.dtype
     a = np.asarray(x)
     return a.shape, a.dtype
@@ -219,6 +220,9 @@ def _exclusive_prod(x, axes):
 def _prod_partials(x, Ω, axes, keepdims, initial=None):
     """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
     products (times `initial`, a constant factor, when given)."""
+    if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
+        if np.all(_value(x) != 0):
+            return unreduce(Ω, x.shape, axes, keepdims) / x
     x = np.asarray(x)
     if np.all(x != 0):
         shape, _ = _shape_dtype(x)
@@ -392,10 +396,20 @@ _register([np.std] + _methods("std"), std_frule, std_rrule)
 
 # ----- max, min, ptp: the cotangent goes to one maximal element ------------------------------
 
+def _value(x):
+    """x's values as an array: a tracked x (the rule differentiated by
+    chainrules.ad) by its primal, for choices that have no derivative."""
+    while isinstance(x, Tracked):
+        x = x.primal
+    return np.asarray(x)
+
+
 def _arg_index(x, axes, argfn):
     """An index tuple picking, in each slice along `axes`, the element that
-    `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape."""
-    x = np.asarray(x)
+    `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape.  The
+    choice is made on x's values (a tracked x, in a rule differentiated, by
+    its primal: the index has no derivative)."""
+    x = _value(x)
     nd = x.ndim
     if nd == 0:
         return ()
@@ -820,8 +834,8 @@ _register([np.average], average_frule, average_rrule)
 
 def _nanvar_setup(fname, x, args, kwargs):
     opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
-    x = np.asarray(x)
-    nan = np.isnan(x)
+    x = x if isinstance(x, Tracked) else np.asarray(x)
+    nan = np.isnan(_value(x))
     dof = np.sum(~nan, axis=axes, keepdims=True) - ddof
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(np.where(nan, 0, x), axis=axes, keepdims=True) / np.maximum(dof + ddof, 1)

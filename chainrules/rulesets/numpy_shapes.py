@@ -41,6 +41,7 @@ from chainrules._core import (
     StructuralTangent,
     Tangent,
     Thunk,
+    Tracked,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -48,6 +49,7 @@ from chainrules._core import (
 )
 from chainrules._core import _getitem_rrule
 from chainrules.rulesets._arrays import (
+    tracked_call,
     NO,
     ZERO,
     dense,
@@ -99,7 +101,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -112,7 +114,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
@@ -167,7 +169,7 @@ def _reshape(method):
 
     def reshape_frule(tangents, x, *args, **kwargs):
         order = _reshape_setup(x, args, kwargs, method)
-        Ω = f(x, *args, **kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -181,7 +183,7 @@ def _reshape(method):
             Ω = x.reshape(args[0])
         else:
             order = _reshape_setup(x, args, kwargs, method)
-            Ω = f(x, *args, **kwargs)
+            Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         project = ProjectTo(x)
         shape = x.shape if type(x) is np.ndarray else np.shape(x)
         dtype = project.dtype            # None unless x is a float/complex array
@@ -917,13 +919,25 @@ _register([np.clip] + _methods("clip"), clip_frule, clip_rrule)
 
 # ----- sort: the cotangent follows the permutation ----------------------------------------------
 
+def _dtype(x):
+    return x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
+
+
+def _values(x):
+    """x's values: a tracked x (the rule differentiated by chainrules.ad) by
+    its primal, for the permutations, which have no derivative."""
+    while isinstance(x, Tracked):
+        x = x.primal
+    return x
+
+
 def _sort_setup(x, args, kwargs):
     if _arg(args, kwargs, 2, "order") is not None:
         raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
     axis = _arg(args, kwargs, 0, "axis", -1)
-    xs = np.ravel(x) if axis is None else np.asarray(x)
+    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
-    perm = np.argsort(xs, axis=axis, kind="stable")
+    perm = np.argsort(_values(xs), axis=axis, kind="stable")
     return xs, axis, perm, np.take_along_axis(xs, perm, axis)
 
 
@@ -937,11 +951,11 @@ def _partition_setup(x, args, kwargs):
         raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
     kth = _arg(args, kwargs, 0, "kth")
     axis = _arg(args, kwargs, 1, "axis", -1)
-    xs = np.ravel(x) if axis is None else np.asarray(x)
+    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
     Ω = np.partition(xs, kth, axis)
-    rank = np.argsort(np.argsort(Ω, axis=axis, kind="stable"), axis=axis)
-    perm = np.take_along_axis(np.argsort(xs, axis=axis, kind="stable"), rank, axis)
+    rank = np.argsort(np.argsort(_values(Ω), axis=axis, kind="stable"), axis=axis)
+    perm = np.take_along_axis(np.argsort(_values(xs), axis=axis, kind="stable"), rank, axis)
     return xs, axis, perm, Ω
 
 
@@ -1038,7 +1052,7 @@ def take_rrule(x, indices, *args, **kwargs):
     Ω = np.take(x, indices, *args, **kwargs)
     project = ProjectTo(x)
     axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
-    shape, dtype = np.shape(x), np.asarray(x).dtype
+    shape, dtype = np.shape(x), _dtype(x)
     rest = (NO,) * len(args)
 
     def take_pullback(ȳ):
@@ -1083,7 +1097,7 @@ def take_along_axis_rrule(arr, indices, *args, **kwargs):
     Ω = np.take_along_axis(arr, indices, *args, **kwargs)
     project = ProjectTo(arr)
     axis = _arg(args, kwargs, 0, "axis", -1)
-    shape, dtype = np.shape(arr), np.asarray(arr).dtype
+    shape, dtype = np.shape(arr), _dtype(arr)
     rest = (NO,) * len(args)
 
     def take_along_axis_pullback(ȳ):

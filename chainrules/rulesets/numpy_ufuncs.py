@@ -38,6 +38,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
+    Tracked,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -55,6 +56,7 @@ from chainrules.rulesets._arrays import (
     like as _like,
     named_rule,
     reject_out,
+    tracked_call,
     broadcast_view,
     unbroadcast,
 )
@@ -826,12 +828,15 @@ def _zero_derivative(f, ndiff=1, name=None):
     def zero_frule(tangents, *args, **kwargs):
         if kwargs:
             reject_out(name, kwargs)
+        if args and isinstance(args[0], Tracked):
+            return tracked_call(f, args[0], args[1:], kwargs), ZERO
         return f(*args, **kwargs), ZERO
 
     def zero_rrule(*args, **kwargs):
         if kwargs:
             reject_out(name, kwargs)
-        Ω = f(*args, **kwargs)
+        Ω = f(*args, **kwargs) if not (args and isinstance(args[0], Tracked)) else \
+            tracked_call(f, args[0], args[1:], kwargs)
         zeros = (NO,) + tuple(ProjectTo(a)(ZERO) if i < ndiff else NO for i, a in enumerate(args))
 
         def zero_pullback(ȳ):

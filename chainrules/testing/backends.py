@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules import AbstractThunk, AbstractZero, NotImplementedTangent, NoTangent, unthunk
+from chainrules import AbstractThunk, AbstractZero, NotImplementedTangent, NoTangent, Tangent, unthunk
 
 __all__ = ["Backend", "resolve_backend", "to_backend", "to_numpy"]
 
@@ -185,6 +185,8 @@ def to_numpy(x: Any) -> Any:
         return tuple(to_numpy(v) for v in x)
     if t is dict:
         return {k: to_numpy(v) for k, v in x.items()}
+    if isinstance(x, Tangent) and x.primal_type in (list, tuple) and isinstance(x.backing, tuple):
+        return Tangent[x.primal_type](*(to_numpy(v) for v in x.backing))    # the cotangent of a sequence
     root = _root(t.__module__)
     if root == "torch":
         return x.detach().cpu().resolve_conj().resolve_neg().numpy().copy()

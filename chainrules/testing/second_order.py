@@ -137,10 +137,10 @@ def _mixed_second_derivative(phi, primals, d1, d2):
     a line (the adaptive step then shrinks), so their accuracy is measured, not assumed."""
     def estimate(m):
         def along(d):
-            return m(lambda t: phi([p + t * di for p, di in zip(primals, d)]), 0.0)
+            return m(lambda t: phi([_combine(t, di, p) for p, di in zip(primals, d)]), 0.0)
 
-        plus = [a + b for a, b in zip(d1, d2)]
-        minus = [a - b for a, b in zip(d1, d2)]
+        plus = [_combine(1.0, a, b) for a, b in zip(d1, d2)]
+        minus = [_combine(-1.0, b, a) for a, b in zip(d1, d2)]
         return (np.asarray(along(plus)) - np.asarray(along(minus))) / 4
 
     best, rough = estimate(FDM2), estimate(FDM2_ROUGH)
@@ -190,7 +190,7 @@ def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, ome
         try:
             c1 = cotangents(list(xs), ybar)
             c2 = cotangents(list(xs), ybar2)
-            c12 = cotangents(list(xs), a * unthunk(ybar) + ybar2)
+            c12 = cotangents(list(xs), _combine(a, unthunk(ybar), ybar2))
         except Exception as e:  # noqa: BLE001
             report.fail(f"order 2: the pullback of {o2.name} raised {type(e).__name__}: {e} on the seeds "
                         f"of the linearity check (ȳ, ȳ2, {a}·ȳ + ȳ2)")
@@ -267,7 +267,7 @@ def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents,
     for s in active:
         extra = o2.to_arg(rand_tangent(s.primal, o2.rng))
         t2[s.index] = extra
-        mixed[s.index] = a * unthunk(tangents[s.index]) + extra
+        mixed[s.index] = _combine(a, unthunk(tangents[s.index]), extra)
     try:
         d1 = pushforward(list(xs), tuple(tangents))
         d2 = pushforward(list(xs), tuple(t2))
@@ -330,7 +330,8 @@ def _differentiable_parts(omega, got, want):
 
 
 def _combine(a, d1, d2):
-    if isinstance(d1, tuple):
-        return tuple(_combine(a, u, v) for u, v in zip(d1, d2))
+    """a·d1 + d2, element-wise for tuples and lists (the tangents of sequences)."""
+    if isinstance(d1, (tuple, list)):
+        return type(d1)(_combine(a, u, v) for u, v in zip(d1, d2))
     return a * d1 + d2
 

@@ -1,0 +1,118 @@
+"""Every rule of issue 12 has an order-2 test: the registered functions of
+the element-wise, reduction, statistics and shape rule sets
+(numpy_ufuncs.py, numpy_reductions.py, numpy_statistics.py, numpy_shapes.py)
+and the products of numpy_linalg.py (matmul, tensordot, vecdot, dot) are
+found in the registry and compared with the functions the order-2 tests
+parametrize over; likewise the array-API rules' names (generic bodies and
+array-api-strict) and the element-wise table's rows on the other libraries.
+A new rule without an order-2 test fails here."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.rulesets.array_api import linalg, reductions, shapes
+
+from . import (test_elementwise_interop_order2, test_numpy_reductions_order2, test_numpy_shapes_order2,
+               test_numpy_ufuncs, test_numpy_ufuncs_order2)
+from .array_api import test_order2 as array_api_order2
+from .test_elementwise_interop import REAL_ROWS
+
+FAMILIES = {"numpy_ufuncs", "numpy_reductions", "numpy_statistics", "numpy_shapes"}
+PRODUCTS = [np.matmul, np.linalg.matmul, operator.matmul, np.ndarray.__matmul__, np.ndarray.__rmatmul__, np.dot,
+            np.ndarray.dot, np.tensordot, np.linalg.tensordot, np.vecdot, np.linalg.vecdot]
+
+
+def _key(f):
+    """A registered function's identity (a ufunc's bound method is a new object on every access)."""
+    owner = getattr(f, "__self__", None)
+    return (id(owner), f.__name__) if isinstance(owner, np.ufunc) else f
+
+
+def _name(f):
+    owner = getattr(f, "__self__", None)
+    prefix = f"{getattr(owner, '__name__', type(owner).__name__)}." if owner is not None and \
+        not isinstance(owner, type(np)) else f"{getattr(f, '__module__', '')}."
+    return prefix + getattr(f, "__qualname__", repr(f))
+
+
+def _rule_modules(f):
+    """The rule-set modules (short names) whose rules are registered for f;
+    the np.matrix guard of _arrays.register is looked through."""
+    out = set()
+    frules, rrules = cr._core._rules_of(f)
+    for r in frules + rrules:
+        fn = r.fn
+        mod = getattr(fn, "__module__", None) or ""
+        if mod == "chainrules.rulesets._arrays":
+            for cell in fn.__closure__ or ():
+                inner = getattr(cell.cell_contents, "__module__", None) or ""
+                if inner.startswith("chainrules.rulesets.") and inner != "chainrules.rulesets._arrays":
+                    mod = inner
+        out.add(mod.rsplit(".", 1)[-1])
+    return out
+
+
+def _from_a_test(f):
+    mod = getattr(f, "__module__", None) or ""
+    return mod.rsplit(".", 1)[-1].startswith("test_")
+
+
+def issue12_numpy_functions():
+    fs = [f for f in cr._core._registered_functions()
+          if _rule_modules(f) & FAMILIES and not _from_a_test(f)]
+    return fs + PRODUCTS
+
+
+def _parametrized(test):
+    """The callables a test function is parametrized over."""
+    out = []
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name == "parametrize":
+            for v in mark.args[1]:
+                out.extend(x for x in getattr(v, "values", (v,)) if callable(x))
+    return out
+
+
+def order2_numpy_functions():
+    covered = set()
+    for mod in (test_numpy_reductions_order2, test_numpy_shapes_order2, test_numpy_ufuncs_order2):
+        covered.update(_key(c.f) for c in mod.CASES)
+    for name, test in vars(test_numpy_ufuncs).items():
+        if name.startswith("test_") and "order_two" in name:
+            covered.update(_key(f) for f in _parametrized(test))
+    # test_numpy_ufuncs.test_tuple_outputs_order_two calls them directly
+    covered.update({np.modf, np.frexp, np.divmod})
+    return covered
+
+
+def test_every_numpy_rule_of_issue_12_has_an_order_two_test():
+    fs = issue12_numpy_functions()
+    assert len(fs) > 150, len(fs)          # the registry was read (a broken lookup would find nothing)
+    covered = order2_numpy_functions()
+    missing = sorted({_name(f) for f in fs if _key(f) not in covered})
+    assert not missing, f"registered rules of issue 12 without an order-2 test: {missing}"
+
+
+def test_the_coverage_test_finds_each_family():
+    found = set()
+    for f in issue12_numpy_functions():
+        found |= _rule_modules(f) & FAMILIES
+    assert found == FAMILIES
+
+
+def test_every_array_api_rule_has_an_order_two_test():
+    names = set(reductions.TABLE) | set(shapes.TABLE) | set(linalg.TABLE) | {"getitem"}
+    generic = {name for _, name, *_ in array_api_order2.SPECS}
+    strict = {name for _, name, *_ in array_api_order2.STRICT_SPECS}
+    assert not names - generic, f"array-API rules without a generic order-2 test: {sorted(names - generic)}"
+    assert not names - strict, f"array-API rules without an array-api-strict test: {sorted(names - strict)}"
+
+
+@pytest.mark.parametrize("lib", ["array_api_strict", "torch"])
+def test_every_element_wise_row_has_an_order_two_test_on(lib):
+    have = {r.name for r in REAL_ROWS} - test_elementwise_interop_order2.ABSENT[lib]
+    tested = {c.values[1] for c in test_elementwise_interop_order2.CASES if c.values[0] == lib}
+    assert have and not have - tested, sorted(have - tested)
