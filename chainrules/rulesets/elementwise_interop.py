@@ -24,11 +24,14 @@ import numpy as np
 from chainrules.rulesets.elementwise import TABLE
 from chainrules.rulesets.elementwise_rules import register_name, register_row
 
-__all__ = ["LIBRARIES", "REGISTERED", "register_namespace", "register_operators"]
+__all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators"]
 
 # the other libraries' functions and dunders given the table's rules here
 # (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
 REGISTERED: set = set()
+# the dunders among them, by the name they are shown under ("jax.Array.__add__"):
+# several libraries' dunders share a __qualname__ (JAX's `_operator_add`)
+LABELS: dict = {}
 
 # NumPy's own functions: they keep the NumPy rules (numpy_ufuncs.py)
 _NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
@@ -61,16 +64,19 @@ def register_operators(array_type, label):
         if forward is not None:
             register_row(forward, row, name=f"{label}.__{op}__")
             REGISTERED.add(forward)
+            LABELS[forward] = f"{label}.__{op}__"
         reflected = getattr(array_type, f"__r{op}__", None)
         if reflected is not None and reflected is not forward:
             register_row(reflected, row, name=f"{label}.__r{op}__", reflected=True)
             REGISTERED.add(reflected)
+            LABELS[reflected] = f"{label}.__r{op}__"
     for op, row in _UNARY_OPS:
         register_row(getattr(operator, op), row, array_type, name=f"operator.{op}")
         dunder = getattr(array_type, f"__{op}__", None)
         if dunder is not None:
             register_row(dunder, row, name=f"{label}.__{op}__")
             REGISTERED.add(dunder)
+            LABELS[dunder] = f"{label}.__{op}__"
 
 
 # ----- one function per library --------------------------------------------------

@@ -42,7 +42,13 @@ def _import_optional():
 # The modules a user imports the functions from, most specific first where one
 # object is exported by several.
 _PUBLIC_MODULES = ["math", "cmath", "operator", "functools", "itertools", "builtins",
-                   "numpy.linalg", "numpy.fft", "numpy", "scipy.special"]
+                   "numpy.linalg", "numpy.fft", "numpy", "scipy.special",
+                   # the array libraries' namespaces (rules registered when they are
+                   # imported): array-api-compat's wrappers share their __module__
+                   # across libraries, so each is named by the namespace exporting it
+                   "array_api_strict", "array_api_compat.numpy", "array_api_compat.torch",
+                   "array_api_compat.dask.array", "array_api_compat.cupy", "torch",
+                   "jax.numpy", "dask.array"]
 
 
 def _module_name(f):
@@ -71,6 +77,10 @@ def _qualified_name(f):
     """(group, name): where a function belongs on the page and its dotted name.
     Methods (np.ndarray.sum, np.add.reduce, float.conjugate) are grouped by
     their class."""
+    from chainrules.rulesets.elementwise_interop import LABELS
+    label = LABELS.get(f) if getattr(f, "__hash__", None) is not None else None
+    if label is not None:                        # an array library's dunder: jax.Array.__add__
+        return label.rsplit(".", 1)[0], label
     self_ = getattr(f, "__self__", None)        # a bound method: np.add.reduce
     if self_ is not None and not isinstance(self_, types.ModuleType):
         _, owner = _qualified_name(self_)

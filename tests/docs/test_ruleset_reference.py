@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import chainrules as cr
 from chainrules import _core
@@ -56,3 +57,17 @@ def test_the_rows_say_what_answers():
     assert "needs a RuleConfig with reverse" in row["map"]
     # what the reference says about math.sin is what the registry does
     assert cr.rrule(math.sin, 1.0) is not None and cr.rrule(np.sin, np.ones(2)) is not None
+
+
+@pytest.mark.interop
+def test_rows_are_named_apart_with_every_array_library_imported():
+    # array-api-compat's wrappers share a __module__ across libraries and JAX's
+    # dunders share a __qualname__: each is named by the namespace (or class) it
+    # is registered for, so no two rows read alike whatever the import order
+    for name in ("array_api_compat.numpy", "array_api_compat.torch", "array_api_compat.dask.array",
+                 "array_api_strict", "jax.numpy", "dask.array", "torch"):
+        pytest.importorskip(name)
+    rows = [line for line in _extension().render().splitlines() if line.startswith("| `")]
+    names = [row.split("`")[1] for row in rows if "<locals>" not in row.split("`")[1]]
+    assert len(set(names)) == len(names), sorted({n for n in names if names.count(n) > 1})
+    assert {"jax.Array.__add__", "jax.ArrayImpl.__add__", "torch.Tensor.__add__"} <= set(names)
