@@ -17,9 +17,12 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 (`astype`, `cumulative_sum` came with NumPy 2.1) use the functions below.
 """
 
+import functools
+
 import numpy as np
 
-__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError"]
+__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
+           "through_engines"]
 
 # Types answered without a call.  Python numbers are neutral (they take the
 # namespace of the arrays they meet); NumPy's own types are NumPy's.
@@ -142,3 +145,39 @@ def unbroadcast(xp, ȳ, shape):
     if axes:
         ȳ = xp.sum(ȳ, axis=axes, keepdims=True)
     return xp.reshape(ȳ, shape)
+
+
+def through_engines(f):
+    """f for a rule body: called on values tracked by `chainrules.ad` (the
+    rule evaluated inside a nested differentiation), it hands the call to the
+    engines (`chainrules.ad.wrap(f)`: f's own rule at the enclosing level)
+    instead of giving the tracked values to a library that cannot take them
+    (torch.sin, jnp.sin, array_api_strict.sin); on plain values it is f.
+
+    NumPy's ufuncs and functions and the `operator` functions reach the
+    engines through the tracked values' own protocols: returned as they are."""
+    if isinstance(f, np.ufunc) or getattr(f, "__module__", None) in ("_operator", "operator", "numpy"):
+        return f
+    from chainrules._core import Tracked, Wrapped
+    wrapped = Wrapped(f)
+
+    def holds(a):
+        if isinstance(a, Tracked):
+            return True
+        if type(a) is list or type(a) is tuple:
+            for e in a:
+                if isinstance(e, Tracked):
+                    return True
+        return False
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        for a in args:
+            if holds(a):
+                return wrapped(*args, **kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                if holds(a):
+                    return wrapped(*args, **kwargs)
+        return f(*args, **kwargs)
+    return call

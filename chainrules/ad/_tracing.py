@@ -25,6 +25,7 @@ import types
 
 import numpy as np
 
+from chainrules.ad import _foreign
 from chainrules._core import (
     AbstractTangent,
     AbstractZero,
@@ -83,6 +84,8 @@ def describe(args):
         p = _ad_strip_all(a)
         if isinstance(p, np.ndarray):
             out.append(f"ndarray[{p.dtype}, {p.shape}]")
+        elif _foreign.xp_of(p) is not None:
+            out.append(_foreign.describe(p))
         else:
             out.append(type(p).__name__)
     return ", ".join(out)
@@ -311,7 +314,10 @@ def is_differentiable_leaf(x):
         return False
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind in "fc"
-    return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
+    if isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool)):
+        return True
+    xp = _foreign.xp_of(x)          # an array of another library
+    return xp is not None and _foreign.is_inexact(xp, x)
 
 
 def is_real(x):
@@ -323,7 +329,10 @@ def is_real(x):
         return True
     if isinstance(p, (np.ndarray, np.generic)):
         return p.dtype.kind == "f"
-    return isinstance(p, (float, int)) and not isinstance(p, bool)
+    if isinstance(p, (float, int)):
+        return not isinstance(p, bool)
+    xp = _foreign.xp_of(p)
+    return xp is not None and _foreign.is_real_floating(xp, p)
 
 
 def project_real(g):
@@ -334,6 +343,10 @@ def project_real(g):
     p = _ad_strip_all(g)
     if isinstance(p, complex) or (isinstance(p, (np.ndarray, np.generic)) and p.dtype.kind == "c"):
         return np.real(g) if isinstance(g, Tracked) else p.real
+    xp = _foreign.xp_of(p)
+    if xp is not None and _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p):
+        # the namespace of g: a tracked g's records the real part
+        return g.__array_namespace__().real(g) if isinstance(g, Tracked) else xp.real(g)
     return g
 
 
@@ -346,7 +359,10 @@ def no_tangent_space(x):
         return True
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind not in "fc"
-    return isinstance(x, (AbstractZero, bool, int, str, bytes))
+    if isinstance(x, (AbstractZero, bool, int, str, bytes)):
+        return True
+    xp = _foreign.xp_of(x)
+    return xp is not None and not _foreign.is_inexact(xp, x)
 
 
 def const_tangent(x):
@@ -449,6 +465,29 @@ UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.mu
             operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,
             divmod: np.divmod, abs: np.absolute, pow: np.power}
 
+# The same operators on arrays of another library fall back to that library's
+# function of the standard (its rule is registered when the library is imported).
+XP_NAME_OF = {operator.add: "add", operator.sub: "subtract", operator.mul: "multiply",
+              operator.truediv: "divide", operator.floordiv: "floor_divide",
+              operator.mod: "remainder", operator.pow: "pow", operator.neg: "negative",
+              operator.pos: "positive", operator.abs: "abs", operator.matmul: "matmul",
+              abs: "abs", pow: "pow"}
+
+
+def library_function(f, primals):
+    """The function of the standard of the arrays' library standing for the
+    operator f, when an argument is an array of another library than NumPy;
+    else None."""
+    name = XP_NAME_OF.get(f)
+    if name is None:
+        return None
+    for a in primals:
+        xp = _foreign.xp_of(_ad_strip_all(a))
+        if xp is not None:
+            return getattr(xp, name, None)
+    return None
+
+
 _REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
               operator.truediv: "__rtruediv__"}
 
@@ -542,7 +581,46 @@ def nested_rule_error(f, e, mode):
 
 
 def is_array(x):
+    """A NumPy array or scalar (tracked or not)."""
     return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
+
+
+def check_libraries(args, who):
+    """Arrays of two libraries among a differentiation's inputs: a TypeError
+    naming both (the rules would meet them in one call)."""
+    found = {}
+    _libraries(args, found, 0)
+    if len(found) > 1:
+        a, b = list(found)[:2]
+        raise TypeError(f"{who}: the inputs hold arrays of two libraries, {a} and {b}; "
+                        "convert them to one library first")
+
+
+def _libraries(x, found, depth):
+    p = _ad_strip_all(x) if isinstance(x, Tracked) else x
+    if isinstance(p, (np.ndarray, np.generic)):
+        if not isinstance(p, np.generic):
+            found.setdefault("numpy", None)
+        return
+    if depth > _MAX_DEPTH:
+        return
+    t = type(p)
+    if t is list or isinstance(p, tuple):
+        for v in p:
+            _libraries(v, found, depth + 1)
+        return
+    if t is dict:
+        for v in p.values():
+            _libraries(v, found, depth + 1)
+        return
+    fields = dataclass_fields(p)
+    if fields is not None:
+        for v in fields.values():
+            _libraries(v, found, depth + 1)
+        return
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        found.setdefault(getattr(xp, "__name__", type(xp).__name__).replace("array_api_compat.", ""), None)
 
 
 def dataclass_fields(x):

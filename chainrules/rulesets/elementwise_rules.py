@@ -34,7 +34,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules._xp import namespace, is_numpy, astype, unbroadcast
+from chainrules._xp import namespace, is_numpy, astype, through_engines, unbroadcast
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 
@@ -52,11 +52,12 @@ _numpy_namespaces: dict = {}
 
 
 def _kind(xp, dtype):
-    k = _kinds.get(dtype)
+    key = (type(dtype), dtype)          # never compares dtypes of two libraries
+    k = _kinds.get(key)
     if k is None:
         k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
         try:
-            _kinds[dtype] = k
+            _kinds[key] = k
         except TypeError:           # an unhashable dtype: not cached
             pass
     return k
@@ -397,6 +398,7 @@ def rules_for(f, row, name=None, reflected=False):
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)
+    f = through_engines(f)                  # the body differentiable by chainrules.ad
     if row.arity == 1:
         return _unary_rules(f, row, name)
     return _binary_rules(f, row, name, reflected)

@@ -1,0 +1,107 @@
+"""Arrays of other libraries than NumPy as the engines' leaves.
+
+A value is an array of another library when `chainrules._xp.namespace`
+finds a namespace for it that is not NumPy's (array-api-strict and JAX
+declare `__array_namespace__`; PyTorch and Dask are found by
+array_api_compat).  The engines ask the few things below of such a value
+with its own namespace, so its tangents, zeros, projections and Jacobians
+stay arrays of that library (same dtype, same device, a Dask array lazy):
+nothing here converts to NumPy.
+"""
+
+import numpy as np
+
+from chainrules._xp import NamespaceError, astype, namespace
+
+__all__ = ["xp_of", "is_inexact", "is_real_floating", "zeros_like", "project", "describe",
+           "is_real_scalar", "unit_basis", "stack", "ones_like"]
+
+_PLAIN = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic, list, tuple, dict)
+
+
+def xp_of(p):
+    """The namespace of p when p (a plain value) is an array of a library
+    other than NumPy, else None."""
+    if isinstance(p, _PLAIN):
+        return None
+    try:
+        xp = namespace(p)
+    except NamespaceError:
+        return None
+    if xp is np or getattr(xp, "__name__", "") == "array_api_compat.numpy":
+        return None
+    return xp
+
+
+def _kind(xp, p, kind):
+    try:
+        return bool(xp.isdtype(p.dtype, kind))
+    except (AttributeError, TypeError):
+        return False
+
+
+def is_inexact(xp, p):
+    return _kind(xp, p, ("real floating", "complex floating"))
+
+
+def is_real_floating(xp, p):
+    return _kind(xp, p, "real floating")
+
+
+def zeros_like(xp, p):
+    return xp.zeros_like(p)
+
+
+def ones_like(xp, p):
+    return xp.ones_like(p)
+
+
+def project(xp, x, g):
+    """The cotangent g (of x's library, or a Python number) made fit for x:
+    x's library, x's dtype, the real part for a real x, x's shape."""
+    if isinstance(g, (int, float, complex)):
+        if isinstance(g, complex) and is_real_floating(xp, x):
+            g = g.real
+        return xp.full_like(x, g)
+    if is_real_floating(xp, x) and _kind(xp, g, "complex floating"):
+        g = xp.real(g)
+    if g.dtype != x.dtype:
+        g = astype(xp, g, x.dtype)
+    if tuple(g.shape) != tuple(x.shape):
+        g = xp.broadcast_to(g, tuple(x.shape))
+    return g
+
+
+def is_real_scalar(xp, p):
+    """p holds one real floating value (or an integer one)."""
+    return _size(p) == 1 and (is_real_floating(xp, p) or _kind(xp, p, "integral"))
+
+
+def _size(p):
+    n = 1
+    for d in p.shape:
+        n *= d
+    return n
+
+
+def describe(p):
+    name = getattr(type(p), "__module__", "").split(".")[0]
+    dtype = str(getattr(p, "dtype", "?")).split(".")[-1]
+    return f"{name} array[{dtype}, {tuple(p.shape)}]"
+
+
+def unit_basis(xp, p, dtype):
+    """The unit tangents of an array like p (of p's library and device)."""
+    shape = tuple(p.shape)
+    n = _size(p)
+    eye = xp.eye(n, dtype=dtype, device=getattr(p, "device", None)) if n else None
+    for j in range(n):
+        yield xp.reshape(eye[j, :], shape)
+
+
+def stack(xp, parts, out_shape, in_shape, axis):
+    """The Jacobian out_shape + in_shape from one part per input element
+    (axis=-1) or per output element (axis=0), in the parts' library."""
+    one = out_shape if axis == -1 else in_shape
+    jac = xp.stack([xp.reshape(q, one) for q in parts], axis=axis)
+    return xp.reshape(jac, out_shape + in_shape)
