@@ -160,6 +160,7 @@ def through_engines(f):
         return f
     from chainrules._core import Tracked, Wrapped
     wrapped = Wrapped(f)
+    wrapped._library_function = True       # never traced: a NoRuleError without a rule
 
     def holds(a):
         if isinstance(a, Tracked):

@@ -85,9 +85,15 @@ def _size(p):
 
 
 def describe(p):
-    name = getattr(type(p), "__module__", "").split(".")[0]
+    xp = xp_of(p)
+    name = getattr(xp, "__name__", "").replace("array_api_compat.", "") or type(p).__name__
     dtype = str(getattr(p, "dtype", "?")).split(".")[-1]
     return f"{name} array[{dtype}, {tuple(p.shape)}]"
+
+
+def a_(text):
+    """text with its article."""
+    return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 
 def unit_basis(xp, p, dtype):

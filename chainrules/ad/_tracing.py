@@ -386,9 +386,14 @@ def strip(x):
     return x
 
 
-def traceable(f):
+def traceable(f, wrapper=None):
     """Whether running f on tracked values can work: not a builtin or a ufunc
-    (compiled code converts its arguments to plain numbers)."""
+    (compiled code converts its arguments to plain numbers), nor a function of
+    an array library reached through a tracked value's namespace (`wrapper`
+    marked by `_namespace.library_function`: the library's code cannot take
+    tracked values)."""
+    if wrapper is not None and type(wrapper) is Wrapped and wrapper.__dict__.get("_library_function"):
+        return False
     return not isinstance(f, (types.BuiltinFunctionType, np.ufunc, type(operator.add)))
 
 

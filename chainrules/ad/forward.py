@@ -112,7 +112,7 @@ def apply(top, kind, f, args, kwargs):
     elif res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:
-        if kind == CALL and _tracing.traceable(call_f):
+        if kind == CALL and _tracing.traceable(call_f, f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "forward")
     if type(res) is not tuple or len(res) != 2:
@@ -480,7 +480,7 @@ def _describe(x):
     if isinstance(p, np.ndarray):
         return f"an array of shape {p.shape} and dtype {p.dtype}"
     if _foreign.xp_of(p) is not None:
-        return f"a {_foreign.describe(p)}"
+        return _foreign.a_(_foreign.describe(p))
     return f"a {type(p).__name__}"
 
 

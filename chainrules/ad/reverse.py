@@ -264,7 +264,7 @@ def apply(top, kind, f, args, kwargs):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
     if res is None:
-        if kind == CALL and _tracing.traceable(call_f):
+        if kind == CALL and _tracing.traceable(call_f, f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "reverse")
     if type(res) is not tuple or len(res) != 2:
@@ -493,8 +493,10 @@ def _real_scalar(omega, who):
     if xp is not None:
         if _foreign.is_real_scalar(xp, p):
             return
-        kind = "a complex" if _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p) else "an"
-        raise TypeError(f"{who}: f returned {kind} {_foreign.describe(p)}; a gradient needs a real "
+        what = _foreign.describe(p)
+        what = "a complex " + what if _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p) \
+            else _foreign.a_(what)
+        raise TypeError(f"{who}: f returned {what}; a gradient needs a real "
                         "scalar output (differentiate its real part, or use vjp or jacobian)")
     raise TypeError(f"{who}: f returned a {type(p).__name__}, not a number; a gradient needs a "
                     "real scalar output (use vjp for other outputs)")

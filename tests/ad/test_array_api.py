@@ -179,3 +179,53 @@ def test_hessian(lib):
         h = ad.hessian(f_sin, x)
     want = np.diag(2 * np.cos(X) - X * np.sin(X))
     np.testing.assert_allclose(lib.numpy(h), want, rtol=1e-10, atol=1e-12)
+
+
+# ----- bad input -----------------------------------------------------------------------
+
+def test_inputs_of_two_libraries_name_both(lib):
+    x = lib.array(X)
+    for run in (lambda: ad.gradient(lambda a, b: xp_of(a).sum(a * 2.0) + float(b.sum()), x, X),
+                lambda: ad.jvp(lambda a, b: a, (x, X), (x, X)),
+                lambda: ad.vjp(lambda a, b: a, x, X)):
+        with pytest.raises(TypeError, match=r"two libraries.*numpy|numpy.*two libraries") as e:
+            run()
+        assert lib.name.split("_")[0] in str(e.value).replace("jax.numpy", "jax")
+
+
+def test_an_array_of_another_library_inside_names_both(lib):
+    def f(x):
+        xp = xp_of(x)
+        return xp.sum(x * np.ones(4))
+    with pytest.raises(TypeError, match="two libraries") as e:
+        ad.gradient(f, lib.array(X))
+    assert "numpy" in str(e.value)
+
+
+def test_a_library_function_without_a_rule_is_a_no_rule_error(lib):
+    def f(x):
+        xp = xp_of(x)
+        return xp.sum(xp.cumulative_prod(x))
+
+    def g(x):
+        xp = xp_of(x)
+        return xp.linalg.vector_norm(x)
+    for h in (f, g):
+        name = "cumulative_prod" if h is f else "vector_norm"
+        with pytest.raises(ad.NoRuleError, match=f"reverse mode.*{name}"):
+            ad.gradient(h, lib.array(X))
+        with pytest.raises(ad.NoRuleError, match=f"forward mode.*{name}"):
+            ad.jvp(h, (lib.array(X),), (lib.array(X),))
+
+
+def test_gradient_of_a_non_scalar_output(lib):
+    with pytest.raises(TypeError, match=r"gradient: f returned an? .*array\[float64, \(4,\)\]; a gradient needs a real scalar"):
+        ad.gradient(lambda x: xp_of(x).sin(x), lib.array(X))
+
+
+def test_gradient_of_a_complex_output(lib):
+    def f(x):
+        xp = xp_of(x)
+        return xp.sum(x * xp.asarray(1j, dtype=xp.complex128))
+    with pytest.raises(TypeError, match="gradient: f returned a complex .*real scalar"):
+        ad.gradient(f, lib.array(X))
