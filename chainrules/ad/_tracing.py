@@ -590,6 +590,19 @@ def is_array(x):
     return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
 
 
+def holds_foreign(primals):
+    """An argument (or an element of a list or tuple argument) is an array of
+    another library than NumPy: its rules' bodies are differentiated as they
+    are (the nested registry `_nested` is NumPy's)."""
+    for a in primals:
+        if type(a) is list or type(a) is tuple:
+            if holds_foreign(a):
+                return True
+        elif _foreign.xp_of(_ad_strip_all(a)) is not None:
+            return True
+    return False
+
+
 def check_libraries(args, who):
     """Arrays of two libraries among a differentiation's inputs: a TypeError
     naming both (the rules would meet them in one call)."""

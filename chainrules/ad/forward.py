@@ -88,7 +88,8 @@ def apply(top, kind, f, args, kwargs):
         primals.append(p)
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
     nested = _tracing.top_tracked(primals) is not None
-    if nested:
+    k = None
+    if nested and not _tracing.holds_foreign(primals):
         # Nested differentiation: the rule would see values tracked by an
         # enclosing differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)

@@ -237,7 +237,8 @@ def apply(top, kind, f, args, kwargs):
         primals.append(_tracing.split(a, tag, leaf)[0])
     nested = _tracing.top_tracked(primals) is not None
     real = tuple(map(_tracing.is_real, leaves)) if nested else None
-    if nested:
+    k = None
+    if nested and not _tracing.holds_foreign(primals):
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):

@@ -27,6 +27,8 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
+    Dual,
+    Var,
     ProjectTo,
     Thunk,
     pullback_seed,
@@ -41,6 +43,7 @@ from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 __all__ = ["rules_for", "register_row", "register_name"]
 
 _NUMBERS = (int, float, complex)
+_TRACKED = (Dual, Var)      # the values chainrules.ad tracks (a rule differentiated by it)
 
 
 # ----- arrays, dtypes and projections with xp -------------------------------------
@@ -184,7 +187,9 @@ def _times(xp, d, v):
         return v
     if d is NEG_ONE:
         return -v
-    return d * v
+    if type(v) in _TRACKED and type(d) not in _TRACKED:
+        return v * d        # a library array times a tracked value: the tracked value's product
+    return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
 
 def _conj(xp, d):
