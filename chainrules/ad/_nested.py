@@ -38,6 +38,7 @@ import operator
 import numpy as np
 
 from chainrules.ad import _nested_rules
+from chainrules.rulesets import elementwise_interop as _elementwise_interop
 from chainrules._core import (
     AbstractZero,
     Dual,
@@ -245,6 +246,8 @@ def kind(f, primals):
     """How f is differentiated at nested tracked values: "partials", "linear",
     "locally linear", "multilinear", or None (by its rule)."""
     try:
+        if f in _elementwise_interop.NUMPY_ON_TRACKED:
+            return None         # the table's generic rule body (registered on Dual and Var)
         if lookup(f, primals) is not None:
             return "partials"
         if f in _nested_rules.RULES:

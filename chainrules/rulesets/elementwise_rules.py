@@ -163,19 +163,25 @@ def _projector(xp, x, xa):
 class _NumpyProject:
     """ProjectTo(x) after summing the broadcast axes (NumPy: the projection
     the NumPy rules make, so a Python float gets a Python float)."""
-    __slots__ = ("project", "shape", "kind")
+    __slots__ = ("project", "shape", "kind", "real")
 
     def __init__(self, x):
         self.project = ProjectTo(x)
         self.kind = self.project.kind
         self.shape = tuple(getattr(x, "shape", ()))
+        self.real = not np.iscomplexobj(x)
 
     def __call__(self, x̄):
         if self.kind == 0:
             return NO
         if isinstance(x̄, AbstractZero):
             return x̄
-        return self.project(unbroadcast(np, x̄, self.shape))
+        x̄ = unbroadcast(np, x̄, self.shape)
+        if type(x̄) in _TRACKED:
+            # a cotangent tracked by an enclosing differentiation (the rule
+            # differentiated): the real part for a real argument, with np.real's rule
+            return np.real(x̄) if self.real and np.iscomplexobj(x̄) else x̄
+        return self.project(x̄)
 
 
 def _zero_for(project):

@@ -61,3 +61,19 @@ TABLE = {"astype": astype_rules}
 def register(functions):
     """Register `astype`'s rules on the function of that name in `functions`."""
     return register_table(TABLE, functions)
+
+
+def _register_numpy():
+    """NumPy >= 2.1's own np.astype (the rule bodies call it through
+    `chainrules._xp.astype`): the same rule, registered at import."""
+    import numpy as np
+    from chainrules._core import register_frule, register_rrule
+    from chainrules.rulesets._arrays import named_rule
+    f = getattr(np, "astype", None)
+    if f is not None:
+        frule, rrule = astype_rules(f)
+        register_frule(f)(named_rule(frule, "astype"))
+        register_rrule(f)(named_rule(rrule, "astype"))
+
+
+_register_numpy()
