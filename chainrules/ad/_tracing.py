@@ -470,29 +470,6 @@ UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.mu
             operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,
             divmod: np.divmod, abs: np.absolute, pow: np.power}
 
-# The same operators on arrays of another library fall back to that library's
-# function of the standard (its rule is registered when the library is imported).
-XP_NAME_OF = {operator.add: "add", operator.sub: "subtract", operator.mul: "multiply",
-              operator.truediv: "divide", operator.floordiv: "floor_divide",
-              operator.mod: "remainder", operator.pow: "pow", operator.neg: "negative",
-              operator.pos: "positive", operator.abs: "abs", operator.matmul: "matmul",
-              abs: "abs", pow: "pow"}
-
-
-def library_function(f, primals):
-    """The function of the standard of the arrays' library standing for the
-    operator f, when an argument is an array of another library than NumPy;
-    else None."""
-    name = XP_NAME_OF.get(f)
-    if name is None:
-        return None
-    for a in primals:
-        xp = _foreign.xp_of(_ad_strip_all(a))
-        if xp is not None:
-            return getattr(xp, name, None)
-    return None
-
-
 _REFLECTED = {operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
               operator.truediv: "__rtruediv__"}
 
@@ -588,57 +565,6 @@ def nested_rule_error(f, e, mode):
 def is_array(x):
     """A NumPy array or scalar (tracked or not)."""
     return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
-
-
-def holds_foreign(primals):
-    """An argument (or an element of a list or tuple argument) is an array of
-    another library than NumPy: its rules' bodies are differentiated as they
-    are (the nested registry `_nested` is NumPy's)."""
-    for a in primals:
-        if type(a) is list or type(a) is tuple:
-            if holds_foreign(a):
-                return True
-        elif _foreign.xp_of(_ad_strip_all(a)) is not None:
-            return True
-    return False
-
-
-def check_libraries(args, who):
-    """Arrays of two libraries among a differentiation's inputs: a TypeError
-    naming both (the rules would meet them in one call)."""
-    found = {}
-    _libraries(args, found, 0)
-    if len(found) > 1:
-        a, b = list(found)[:2]
-        raise TypeError(f"{who}: the inputs hold arrays of two libraries, {a} and {b}; "
-                        "convert them to one library first")
-
-
-def _libraries(x, found, depth):
-    p = _ad_strip_all(x) if isinstance(x, Tracked) else x
-    if isinstance(p, (np.ndarray, np.generic)):
-        if not isinstance(p, np.generic):
-            found.setdefault("numpy", None)
-        return
-    if depth > _MAX_DEPTH:
-        return
-    t = type(p)
-    if t is list or isinstance(p, tuple):
-        for v in p:
-            _libraries(v, found, depth + 1)
-        return
-    if t is dict:
-        for v in p.values():
-            _libraries(v, found, depth + 1)
-        return
-    fields = dataclass_fields(p)
-    if fields is not None:
-        for v in fields.values():
-            _libraries(v, found, depth + 1)
-        return
-    xp = _foreign.xp_of(p)
-    if xp is not None:
-        found.setdefault(getattr(xp, "__name__", type(xp).__name__).replace("array_api_compat.", ""), None)
 
 
 def dataclass_fields(x):

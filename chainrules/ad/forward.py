@@ -89,7 +89,7 @@ def apply(top, kind, f, args, kwargs):
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
     nested = _tracing.top_tracked(primals) is not None
     k = None
-    if nested and not _tracing.holds_foreign(primals):
+    if nested and not _foreign.holds_foreign(primals):
         # Nested differentiation: the rule would see values tracked by an
         # enclosing differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
@@ -107,7 +107,7 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "forward") from e
             raise
-    if res is None and kind == OP and (g := _tracing.library_function(rule_f, primals)) is not None:
+    if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
         rule_f = g
         res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
     elif res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
@@ -328,7 +328,7 @@ def jvp(f, primals, tangents):
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
-    _tracing.check_libraries(primals, "jvp")
+    _foreign.check_libraries(primals, "jvp")
     if _tracing.has_rules(f):
         if _tracing.top_tracked(primals) is not None:
             # nested: the engine applies f's rule (a rule may not take tracked values)

@@ -238,7 +238,7 @@ def apply(top, kind, f, args, kwargs):
     nested = _tracing.top_tracked(primals) is not None
     real = tuple(map(_tracing.is_real, leaves)) if nested else None
     k = None
-    if nested and not _tracing.holds_foreign(primals):
+    if nested and not _foreign.holds_foreign(primals):
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
@@ -258,7 +258,7 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
             raise
-    if res is None and kind == OP and (g := _tracing.library_function(rule_f, primals)) is not None:
+    if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
         rule_f = g
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
     elif res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
@@ -568,7 +568,7 @@ def _value_and_gradient(f, args):
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
     for a in args:
         _check_input(a, "gradient")
-    _tracing.check_libraries(args, "gradient")
+    _foreign.check_libraries(args, "gradient")
     if not any(_has_leaf(a) for a in args):
         raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
                         "differentiate with respect to numbers, float/complex arrays, or containers "
@@ -593,7 +593,7 @@ def vjp(f, *args):
         (6.0,)"""
     for a in args:
         _check_input(a, "vjp")
-    _tracing.check_libraries(args, "vjp")
+    _foreign.check_libraries(args, "vjp")
     return _vjp(f, args)
 
 
