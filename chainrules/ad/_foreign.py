@@ -161,6 +161,11 @@ def holds_foreign(primals):
 def check_libraries(args, who):
     """Arrays of two libraries among a differentiation's inputs: a TypeError
     naming both (the rules would meet them in one call)."""
+    for a in args:
+        if type(a) not in _ONE_LIBRARY:
+            break
+    else:
+        return                      # NumPy arrays and numbers only: the common case, no walk
     found = {}
     _libraries(args, found, 0)
     if len(found) > 1:
@@ -169,8 +174,14 @@ def check_libraries(args, who):
                         "convert them to one library first")
 
 
+_SCALARS = (float, int, complex, bool, str, bytes, type(None))
+_ONE_LIBRARY = frozenset(_SCALARS + (np.ndarray, np.float64, np.float32, np.complex128, np.complex64))
+
+
 def _libraries(x, found, depth):
     p = _ad_strip_all(x) if isinstance(x, Tracked) else x
+    if type(p) in _SCALARS:
+        return
     if isinstance(p, (np.ndarray, np.generic)):
         if not isinstance(p, np.generic):
             found.setdefault("numpy", None)
