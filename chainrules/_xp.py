@@ -17,9 +17,12 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 (`astype`, `cumulative_sum` came with NumPy 2.1) use the functions below.
 """
 
+import functools
+
 import numpy as np
 
-__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError"]
+__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
+           "through_engines"]
 
 # Types answered without a call.  Python numbers are neutral (they take the
 # namespace of the arrays they meet); NumPy's own types are NumPy's.
@@ -94,6 +97,10 @@ def namespace(*xs):
             xp = found
         elif _same(xp, found):
             continue
+        elif getattr(found, "_xp", None) is xp:
+            xp = found                  # the library seen through chainrules.ad: tracked values win
+        elif getattr(xp, "_xp", None) is found:
+            continue
         else:
             raise NamespaceError(f"arrays of two libraries in one call: {_library(xp)} and "
                                  f"{_library(found)}; convert one of them first")
@@ -117,7 +124,10 @@ def astype(xp, x, dtype):
     """x as dtype (xp.astype where the namespace has it: NumPy < 2.1 lacks it,
     and NumPy 2.0's refuses NumPy scalars, whose own .astype does the same)."""
     if xp is np:
-        return x.astype(dtype) if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x, dtype=dtype)
+        if isinstance(x, np.generic):
+            return x.astype(dtype)
+        if isinstance(x, (bool, int, float, complex)):
+            return np.asarray(x, dtype=dtype)[()]
     f = getattr(xp, "astype", None)
     if f is not None:
         return f(x, dtype)
@@ -145,3 +155,40 @@ def unbroadcast(xp, ȳ, shape):
     if axes:
         ȳ = xp.sum(ȳ, axis=axes, keepdims=True)
     return xp.reshape(ȳ, shape)
+
+
+def through_engines(f):
+    """f for a rule body: called on values tracked by `chainrules.ad` (the
+    rule evaluated inside a nested differentiation), it hands the call to the
+    engines (`chainrules.ad.wrap(f)`: f's own rule at the enclosing level)
+    instead of giving the tracked values to a library that cannot take them
+    (torch.sin, jnp.sin, array_api_strict.sin); on plain values it is f.
+
+    NumPy's ufuncs and functions and the `operator` functions reach the
+    engines through the tracked values' own protocols: returned as they are."""
+    if isinstance(f, np.ufunc) or getattr(f, "__module__", None) in ("_operator", "operator", "numpy"):
+        return f
+    from chainrules._core import Tracked, Wrapped
+    wrapped = Wrapped(f)
+    wrapped._library_function = True       # never traced: a NoRuleError without a rule
+
+    def holds(a):
+        if isinstance(a, Tracked):
+            return True
+        if type(a) is list or type(a) is tuple:
+            for e in a:
+                if isinstance(e, Tracked):
+                    return True
+        return False
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        for a in args:
+            if holds(a):
+                return wrapped(*args, **kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                if holds(a):
+                    return wrapped(*args, **kwargs)
+        return f(*args, **kwargs)
+    return call

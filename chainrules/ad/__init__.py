@@ -29,8 +29,11 @@ Example::
 
 Nested differentiation is safe: every differentiation tags its values, and
 an operation on values of several tags is done for the innermost one.  Second
-derivatives need first derivatives that are themselves differentiable: scalar
-and element-wise functions use their partials written as code, linear,
+derivatives need first derivatives that are themselves differentiable: rules
+whose bodies compute with the namespace of their arguments (NumPy's
+element-wise ufuncs by the element-wise table, every rule of another array
+library) are differentiated as they are; Python scalar functions use their
+partials written as code, linear,
 locally linear and multilinear array functions are handled component-wise
 (`chainrules.ad._nested`); prod, cumprod, var, std and linalg.norm, solve,
 inv, det and slogdet have rules for this (`chainrules.ad._nested_rules`);
@@ -53,9 +56,11 @@ from chainrules.ad.forward import derivative, jvp
 from chainrules.ad.reverse import gradient, value_and_gradient, vjp
 from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
+from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
+_register_numpy_on_tracked(Dual, Var)      # nested: NumPy's ufuncs by the table's generic bodies
 
 __all__ = [
     # forward mode

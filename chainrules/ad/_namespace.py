@@ -17,12 +17,14 @@ each library, and a rule body written with `xp` is itself differentiated when
 it meets values tracked by an enclosing differentiation.
 """
 
+import types
+
 import numpy as np
 
 from chainrules._core import Tracked, Wrapped, _ad_strip_all
 from chainrules._xp import is_numpy, namespace
 
-__all__ = ["tracked_namespace", "TrackedNamespace"]
+__all__ = ["tracked_namespace", "TrackedNamespace", "library_function"]
 
 # Functions whose result has no derivative: called on the primals.
 _PLAIN = frozenset("""
@@ -80,17 +82,28 @@ class TrackedNamespace:
                                  f"function {name!r}") from None
         if name == "asarray":
             w = _asarray(a)
+        elif isinstance(a, types.ModuleType):
+            w = TrackedNamespace(a)                 # xp.linalg, xp.fft
         elif not callable(a) or isinstance(a, type):
             w = a                                   # dtypes, constants, classes
         elif name in _PLAIN:
             w = _plain(a)
         else:
-            w = Wrapped(a)
+            w = library_function(a)
         setattr(self, name, w)                      # looked up once
         return w
 
     def __repr__(self):
         return f"<array namespace {self.__name__}>"
+
+
+def library_function(f):
+    """`Wrapped(f)` for a function of an array library: on tracked values
+    it uses f's rule, and without one it is a NoRuleError naming f (the
+    library's code cannot take tracked values, so it is never traced)."""
+    w = Wrapped(f)
+    w._library_function = True
+    return w
 
 
 def _asarray(f):

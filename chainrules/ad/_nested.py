@@ -7,7 +7,7 @@ enclosing differentiation, the rule would receive tracked values, which the
 C kernels of the scalar table cannot take and many array rules convert with
 `np.asarray`.  Three kinds of functions are handled without that:
 
-- scalar and element-wise functions (math, cmath, operators, ufuncs): their
+- scalar functions (math, cmath, operators on Python numbers): their
   partials written as code, `∂ᵢ(*xs, Ω)`, with functions that are themselves
   differentiated by the enclosing engine (as ForwardDiff does with DiffRules'
   expressions); called only for the arguments that carry a tangent;
@@ -22,6 +22,11 @@ C kernels of the scalar table cannot take and many array rules convert with
   over reverse, a pullback with a rule of its own (`MultilinearPullback`);
 - prod, cumprod, var, std, linalg.norm/solve/inv/det/slogdet: rules written
   with NumPy calls on the tracked arguments (`chainrules.ad._nested_rules`).
+
+NumPy's element-wise ufuncs are not here: their generic rule bodies (the
+element-wise table, `chainrules.rulesets.elementwise_rules`) are registered
+for Dual and Var and differentiated by the enclosing engine; so are the rules
+of other array libraries, whose arrays never reach this module.
 
 Every other function falls back to its rule, which then receives the
 enclosing differentiation's tracked values (rules written with operators and
@@ -38,6 +43,7 @@ import operator
 import numpy as np
 
 from chainrules.ad import _nested_rules
+from chainrules.rulesets import elementwise_interop as _elementwise_interop
 from chainrules._core import (
     AbstractZero,
     Dual,
@@ -152,19 +158,16 @@ _NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "
 
 _TABLE = {}
 
+# NumPy's ufuncs are not here: under nesting they run the element-wise table's
+# generic rule bodies (chainrules.rulesets.elementwise_interop.NUMPY_ON_TRACKED)
 for _name, _d in _UNARY.items():
     for _mod in (math, cmath):
         if hasattr(_mod, _name):
             _TABLE[(getattr(_mod, _name), 1)] = (_d,)
-    _npf = getattr(np, _NUMPY_NAMES.get(_name, _name), None)
-    if isinstance(_npf, np.ufunc):
-        _TABLE[(_npf, 1)] = (_d,)
 
 _TABLE[(operator.neg, 1)] = (_minus_one,)
-_TABLE[(np.negative, 1)] = (_minus_one,)
 _TABLE[(operator.pos, 1)] = (_one,)
-_TABLE[(np.positive, 1)] = (_one,)
-for _f in (operator.abs, abs, np.absolute):
+for _f in (operator.abs, abs):
     # real arguments only: |z| of a complex z is not holomorphic
     _TABLE[(_f, 1)] = (lambda x, o: _sign(x),)
 
@@ -180,17 +183,17 @@ def _pow_dy(x, y, o):
 
 
 _BINARY = {
-    (operator.add, np.add): (_one, _one),
-    (operator.sub, np.subtract): (_one, _minus_one),
-    (operator.mul, np.multiply): (lambda x, y, o: y, lambda x, y, o: x),
-    (operator.truediv, np.true_divide): (lambda x, y, o: 1 / y, lambda x, y, o: -o / y),
-    (operator.pow, np.power, pow, math.pow): (_pow_dx, _pow_dy),
-    (operator.floordiv, np.floor_divide): (_zero, _zero),
-    (math.atan2, np.arctan2): (lambda y, x, o: x / (x * x + y * y),
-                               lambda y, x, o: -y / (x * x + y * y)),
-    (math.hypot, np.hypot): (lambda x, y, o: x / o, lambda x, y, o: y / o),
-    (np.maximum, max): (lambda x, y, o: _ge(x, y), lambda x, y, o: 1 - _ge(x, y)),
-    (np.minimum, min): (lambda x, y, o: _ge(y, x), lambda x, y, o: 1 - _ge(y, x)),
+    (operator.add,): (_one, _one),
+    (operator.sub,): (_one, _minus_one),
+    (operator.mul,): (lambda x, y, o: y, lambda x, y, o: x),
+    (operator.truediv,): (lambda x, y, o: 1 / y, lambda x, y, o: -o / y),
+    (operator.pow, pow, math.pow): (_pow_dx, _pow_dy),
+    (operator.floordiv,): (_zero, _zero),
+    (math.atan2,): (lambda y, x, o: x / (x * x + y * y),
+                    lambda y, x, o: -y / (x * x + y * y)),
+    (math.hypot,): (lambda x, y, o: x / o, lambda x, y, o: y / o),
+    (max,): (lambda x, y, o: _ge(x, y), lambda x, y, o: 1 - _ge(x, y)),
+    (min,): (lambda x, y, o: _ge(y, x), lambda x, y, o: 1 - _ge(y, x)),
     (math.log, cmath.log): (lambda x, b, o: 1 / (x * _log(b)),
                             lambda x, b, o: -o / (b * _log(b))),
 }
@@ -224,9 +227,7 @@ LINEAR = _existing(
     np.broadcast_to, operator.getitem, np.concatenate, np.stack, np.hstack, np.vstack,
     np.cumsum, np.trace, np.real, np.imag, np.conjugate, np.swapaxes, np.moveaxis, np.flip,
     np.roll, np.tile, np.repeat, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.diff,
-    np.where,
-    np.add, np.subtract, np.negative, np.positive, operator.add, operator.sub, operator.neg,
-    operator.pos, _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
+    np.where, operator.add, operator.sub, operator.neg, operator.pos, _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
     _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
 
 # Locally linear: piecewise linear, so that near the point the derivative is
@@ -238,13 +239,15 @@ LOCALLY_LINEAR = _existing(
 
 MULTILINEAR = _existing(
     np.matmul, operator.matmul, np.dot, np.inner, np.outer, np.tensordot, np.einsum, np.kron,
-    np.cross, np.vdot, np.multiply, operator.mul)
+    np.cross, np.vdot, operator.mul)
 
 
 def kind(f, primals):
     """How f is differentiated at nested tracked values: "partials", "linear",
     "locally linear", "multilinear", or None (by its rule)."""
     try:
+        if f in _elementwise_interop.NUMPY_ON_TRACKED:
+            return None         # the table's generic rule body (registered on Dual and Var)
         if lookup(f, primals) is not None:
             return "partials"
         if f in _nested_rules.RULES:
@@ -584,7 +587,7 @@ def _pullback_at(f, k, args, kwargs, ybar):
     return tuple(_dualize(b, t, tag) for b, t in zip(base, tang))
 
 
-_REAL_ONLY = {operator.abs, abs, np.absolute, math.fabs, np.maximum, np.minimum, max, min}
+_REAL_ONLY = {operator.abs, abs, math.fabs, max, min}
 
 
 def lookup(f, primals):

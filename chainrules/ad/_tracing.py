@@ -26,6 +26,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from chainrules.ad import _foreign
 from chainrules._core import (
     AbstractTangent,
     AbstractZero,
@@ -86,6 +87,8 @@ def describe(args):
         p = _ad_strip_all(a)
         if isinstance(p, np.ndarray):
             out.append(f"ndarray[{p.dtype}, {p.shape}]")
+        elif _foreign.xp_of(p) is not None:
+            out.append(_foreign.describe(p))
         else:
             out.append(type(p).__name__)
     return ", ".join(out)
@@ -314,7 +317,10 @@ def is_differentiable_leaf(x):
         return False
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind in "fc"
-    return isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool))
+    if isinstance(x, (float, complex)) or (isinstance(x, int) and not isinstance(x, bool)):
+        return True
+    xp = _foreign.xp_of(x)          # an array of another library
+    return xp is not None and _foreign.is_inexact(xp, x)
 
 
 def is_real(x):
@@ -326,7 +332,10 @@ def is_real(x):
         return True
     if isinstance(p, (np.ndarray, np.generic)):
         return p.dtype.kind == "f"
-    return isinstance(p, (float, int)) and not isinstance(p, bool)
+    if isinstance(p, (float, int)):
+        return not isinstance(p, bool)
+    xp = _foreign.xp_of(p)
+    return xp is not None and _foreign.is_real_floating(xp, p)
 
 
 def project_real(g):
@@ -337,6 +346,10 @@ def project_real(g):
     p = _ad_strip_all(g)
     if isinstance(p, complex) or (isinstance(p, (np.ndarray, np.generic)) and p.dtype.kind == "c"):
         return np.real(g) if isinstance(g, Tracked) else p.real
+    xp = _foreign.xp_of(p)
+    if xp is not None and _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p):
+        # the namespace of g: a tracked g's records the real part
+        return g.__array_namespace__().real(g) if isinstance(g, Tracked) else xp.real(g)
     return g
 
 
@@ -349,7 +362,10 @@ def no_tangent_space(x):
         return True
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype.kind not in "fc"
-    return isinstance(x, (AbstractZero, bool, int, str, bytes))
+    if isinstance(x, (AbstractZero, bool, int, str, bytes)):
+        return True
+    xp = _foreign.xp_of(x)
+    return xp is not None and not _foreign.is_inexact(xp, x)
 
 
 def const_tangent(x):
@@ -373,9 +389,14 @@ def strip(x):
     return x
 
 
-def traceable(f):
+def traceable(f, wrapper=None):
     """Whether running f on tracked values can work: not a builtin or a ufunc
-    (compiled code converts its arguments to plain numbers)."""
+    (compiled code converts its arguments to plain numbers), nor a function of
+    an array library reached through a tracked value's namespace (`wrapper`
+    marked by `_namespace.library_function`: the library's code cannot take
+    tracked values)."""
+    if wrapper is not None and type(wrapper) is Wrapped and wrapper.__dict__.get("_library_function"):
+        return False
     return not isinstance(f, (types.BuiltinFunctionType, np.ufunc, type(operator.add)))
 
 
@@ -547,6 +568,7 @@ def nested_rule_error(f, e, mode):
 
 
 def is_array(x):
+    """A NumPy array or scalar (tracked or not)."""
     return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
 
 

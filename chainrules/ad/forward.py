@@ -35,7 +35,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
-from chainrules.ad import _nested, _nested_rules, _tracing
+from chainrules.ad import _foreign, _nested, _nested_rules, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -91,7 +91,8 @@ def apply(top, kind, f, args, kwargs):
         primals.append(p)
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
     nested = _tracing.top_tracked(primals) is not None
-    if nested:
+    k = None
+    if nested and not _foreign.holds_foreign(primals):
         # Nested differentiation: the rule would see values tracked by an
         # enclosing differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
@@ -109,10 +110,13 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "forward") from e
             raise
-    if res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
+    if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
+        rule_f = g
+        res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+    elif res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
         res = frule(FORWARD, tuple(tangents), _tracing.UFUNC_OF[rule_f], *primals, **kwargs)
     if res is None:
-        if kind == CALL and _tracing.traceable(call_f):
+        if kind == CALL and _tracing.traceable(call_f, f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "forward")
     if type(res) is not tuple or len(res) != 2:
@@ -256,7 +260,8 @@ def zero_of(y):
     if type(p) is int:
         return 0.0
     if is_differentiable_leaf(p):
-        return zero_tangent(p)
+        xp = _foreign.xp_of(p)
+        return zero_tangent(p) if xp is None else xp.zeros_like(p)
     return NO
 
 
@@ -296,6 +301,13 @@ def derivative(f: Callable[[Any], Any], x: float | complex | np.number[Any]) -> 
     if type(x) is float:
         return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
     p = _ad_strip_all(x)
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        # a 0-d array of another library: its tangent is a one of that library
+        if tuple(p.shape) != () or not _foreign.is_inexact(xp, p):
+            raise TypeError(f"derivative(f, x): x must be a real or complex scalar, got {_describe(x)}; "
+                            "use jvp or jacobian for arrays and containers")
+        return _owned(jvp(f, (x,), (xp.ones_like(p),))[1])
     if type(p) is int:
         x = float(x) if p is x else x  # type: ignore[arg-type]  # (x is the int p here)
     elif not isinstance(p, (float, complex, np.floating, np.complexfloating)) or isinstance(p, bool):
@@ -319,6 +331,7 @@ def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
+    _foreign.check_libraries(primals, "jvp")
     if _tracing.has_rules(f):
         if _tracing.top_tracked(primals) is not None:
             # nested: the engine applies f's rule (a rule may not take tracked values)
@@ -363,10 +376,13 @@ def jacobian_forward(f, x):
     shape `np.shape(f(x)) + np.shape(x)`."""
     x, shape, dtype = jacobian_input(x)
     cols = []
-    for e in basis(shape, dtype):
+    omega = None
+    for e in basis(shape, dtype, x):
         omega, col = jvp(f, (x,), (e,))
         cols.append(as_output(omega, col))
-    return stack_jacobian(cols, np.shape(_ad_strip_all(omega)), shape)
+    out_shape = tuple(_ad_strip_all(omega).shape) if omega is not None and _foreign.xp_of(
+        _ad_strip_all(omega)) is not None else np.shape(_ad_strip_all(omega))
+    return stack_jacobian(cols, out_shape, shape, like=x)
 
 
 def jacobian_input(x):
@@ -374,6 +390,11 @@ def jacobian_input(x):
     float/complex array, possibly tracked by an enclosing differentiation
     (which then differentiates the Jacobian too)."""
     p = _ad_strip_all(x)
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        if not _foreign.is_inexact(xp, p):
+            raise TypeError(f"jacobian(f, x): x must be a float or complex array, got {_describe(x)}")
+        return x, tuple(p.shape), p.dtype
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError(f"jacobian(f, x): x must be a number or a float/complex array, got {_describe(x)}")
     dtype = np.result_type(p, 0.0)        # float32 stays float32; integers become float64
@@ -386,8 +407,14 @@ def jacobian_input(x):
     return (complex(p) if dtype.kind == "c" else float(p)), (), dtype
 
 
-def basis(shape, dtype):
-    """The unit tangents of a value of this shape (numbers for a scalar)."""
+def basis(shape, dtype, like=None):
+    """The unit tangents of a value of this shape (numbers for a scalar; for
+    an array of another library, arrays of that library)."""
+    p = _ad_strip_all(like)
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        yield from _foreign.unit_basis(xp, p, dtype)
+        return
     n = int(np.prod(shape))
     for j in range(n):
         e = np.zeros(n, dtype=dtype)
@@ -402,18 +429,35 @@ def as_output(omega, d):
                         f"{type(omega).__name__}; differentiate its parts separately")
     d = unthunk(d)
     if isinstance(d, AbstractZero):
-        return np.zeros(np.shape(_ad_strip_all(omega)))
+        p = _ad_strip_all(omega)
+        xp = _foreign.xp_of(p)
+        return np.zeros(np.shape(p)) if xp is None else xp.zeros_like(p)
     return d
 
 
-def stack_jacobian(parts, out_shape, in_shape, axis=-1):
+def stack_jacobian(parts, out_shape, in_shape, axis=-1, like=None):
     """The Jacobian of shape out_shape + in_shape from one part per input
-    element (axis=-1) or per output element (axis=0)."""
+    element (axis=-1) or per output element (axis=0); in the library of
+    `like` (the input) when that is not NumPy."""
+    p = _ad_strip_all(like)
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        if isinstance(like, Tracked):
+            xp = like.__array_namespace__()
+        return _foreign.stack(xp, [_as_array(xp, q, p) for q in parts], tuple(out_shape), tuple(in_shape), axis)
     if not parts:
         return np.zeros(out_shape + in_shape)
     jac = np.stack([np.reshape(q, out_shape if axis == -1 else in_shape) for q in parts], axis=axis)
     jac = np.reshape(jac, out_shape + in_shape)
     return jac[()] if not out_shape + in_shape else jac
+
+
+def _as_array(xp, q, like):
+    """A part of a Jacobian as an array of like's library (a Python number
+    from a scalar output becomes one)."""
+    if isinstance(q, (int, float, complex)):
+        return xp.asarray(q, dtype=like.dtype)
+    return q
 
 
 def _as_tuples(primals, tangents):
@@ -439,6 +483,8 @@ def _describe(x):
     p = _ad_strip_all(x)
     if isinstance(p, np.ndarray):
         return f"an array of shape {p.shape} and dtype {p.dtype}"
+    if _foreign.xp_of(p) is not None:
+        return _foreign.a_(_foreign.describe(p))
     return f"a {type(p).__name__}"
 
 

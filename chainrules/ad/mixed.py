@@ -59,8 +59,8 @@ def hessian(f: Callable[[Any], Any], x: Any) -> Any:
         >>> hessian(lambda x: math.sin(x), 0.5)   # -sin(0.5)
         -0.479425538604203"""
     x, shape, dtype = jacobian_input(x)
-    cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype)]
-    h = stack_jacobian(cols, shape, shape)
-    if dtype != np.float64 and isinstance(h, (np.ndarray, np.number)):
+    cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype, x)]
+    h = stack_jacobian(cols, shape, shape, like=x)
+    if isinstance(h, (np.ndarray, np.number)) and dtype != np.float64:
         h = h.astype(dtype, copy=False)     # x's precision (float32 in, float32 out)
     return h

@@ -41,7 +41,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
-from chainrules.ad import _nested, _nested_rules, _tracing
+from chainrules.ad import _foreign, _nested, _nested_rules, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -241,7 +241,8 @@ def apply(top, kind, f, args, kwargs):
         primals.append(_tracing.split(a, tag, leaf)[0])
     nested = _tracing.top_tracked(primals) is not None
     real = tuple(map(_tracing.is_real, leaves)) if nested else None
-    if nested:
+    k = None
+    if nested and not _foreign.holds_foreign(primals):
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
         if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
@@ -261,11 +262,14 @@ def apply(top, kind, f, args, kwargs):
             if nested:
                 raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
             raise
-    if res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
+    if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
+        rule_f = g
+        res = rrule(REVERSE, rule_f, *primals, **kwargs)
+    elif res is None and rule_f in _tracing.UFUNC_OF and (nested or kind == OP and any(map(_tracing.is_array, primals))):
         rule_f = _tracing.UFUNC_OF[rule_f]
         res = rrule(REVERSE, rule_f, *primals, **kwargs)
     if res is None:
-        if kind == CALL and _tracing.traceable(call_f):
+        if kind == CALL and _tracing.traceable(call_f, f):
             return call_f(*args, **kwargs)      # no rule: trace inside
         raise _tracing.no_rule(rule_f, primals, "reverse")
     if type(res) is not tuple or len(res) != 2:
@@ -391,6 +395,9 @@ def collect(x, tx, adj, tape):
             return zero_of(x)
         if isinstance(x, Tracked):
             return _tracing.project_real(g) if _tracing.is_real(x) else g
+        xp = _foreign.xp_of(x)
+        if xp is not None:
+            return _foreign.project(xp, x, unthunk(g))
         return ProjectTo(float(x) if type(x) is int else x)(g)
     t = type(x)
     if t is list:
@@ -487,6 +494,15 @@ def _real_scalar(omega, who):
     if isinstance(p, np.ndarray):
         raise TypeError(f"{who}: f returned an array of shape {p.shape}; a gradient needs a real "
                         "scalar output (use vjp or jacobian)")
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        if _foreign.is_real_scalar(xp, p):
+            return
+        what = _foreign.describe(p)
+        what = "a complex " + what if _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p) \
+            else _foreign.a_(what)
+        raise TypeError(f"{who}: f returned {what}; a gradient needs a real "
+                        "scalar output (differentiate its real part, or use vjp or jacobian)")
     raise TypeError(f"{who}: f returned a {type(p).__name__}, not a number; a gradient needs a "
                     "real scalar output (use vjp for other outputs)")
 
@@ -556,6 +572,7 @@ def _value_and_gradient(f, args):
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
     for a in args:
         _check_input(a, "gradient")
+    _foreign.check_libraries(args, "gradient")
     if not any(_has_leaf(a) for a in args):
         raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
                         "differentiate with respect to numbers, float/complex arrays, or containers "
@@ -580,6 +597,7 @@ def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
         (6.0,)"""
     for a in args:
         _check_input(a, "vjp")
+    _foreign.check_libraries(args, "vjp")
     return _vjp(f, args)
 
 
@@ -647,12 +665,16 @@ def jacobian_reverse(f, x):
     x, shape, _ = jacobian_input(x)
     omega, pullback = vjp(f, x)
     p = _ad_strip_all(omega)
+    xp = _foreign.xp_of(p)
+    if xp is not None:
+        rows = [as_output(x, pullback(e)[0]) for e in basis(tuple(p.shape), p.dtype, omega)]
+        return stack_jacobian(rows, tuple(p.shape), shape, axis=0, like=x)
     if isinstance(p, (tuple, list, dict)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError("jacobian: f must return a number or an array, got a "
                         f"{type(p).__name__}; differentiate its parts separately")
     out_shape = np.shape(p)
     rows = [as_output(x, pullback(e)[0]) for e in basis(out_shape, np.result_type(p, float))]
-    return stack_jacobian(rows, out_shape, shape, axis=0)
+    return stack_jacobian(rows, out_shape, shape, axis=0, like=x)
 
 
 def _has_leaf(x, depth=0):

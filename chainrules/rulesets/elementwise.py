@@ -100,8 +100,14 @@ def _is_complex(xp, v):
     return xp.isdtype(dtype, "complex floating")
 
 
-def _as_dtype(xp, cond, like):
-    """A boolean mask as 0/1 of like's dtype (the standard has no bool·float)."""
+def _as_dtype(xp, cond, like, negate=False):
+    """A boolean mask (negated with `negate`) as 0/1 of like's dtype (the
+    standard has no bool·float).  A comparison of tracked scalars is a Python
+    bool: made an array first."""
+    if isinstance(cond, bool):
+        cond = xp.asarray(cond)
+    if negate:
+        cond = xp.logical_not(cond)
     return astype(xp, cond, like.dtype)
 
 
@@ -267,9 +273,9 @@ _row("hypot",     lambda xp, x, y, Ω: _div_nonzero(xp, x, Ω), lambda xp, x, y,
 _row("logaddexp", lambda xp, x, y, Ω: xp.exp(x - Ω),          lambda xp, x, y, Ω: xp.exp(y - Ω))
 # ties go to y (ChainRules' max/min); NaN follows the primal's choice
 _row("maximum",   lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~(x > y), Ω))
+                  lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω, negate=True))
 _row("minimum",   lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~(x < y), Ω))
+                  lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω, negate=True))
 _row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
                   None)
 # remainder: Ω = x - q·y with q piecewise constant

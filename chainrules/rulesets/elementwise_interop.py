@@ -24,7 +24,8 @@ import numpy as np
 from chainrules.rulesets.elementwise import TABLE
 from chainrules.rulesets.elementwise_rules import register_name, register_row
 
-__all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators"]
+__all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators",
+           "register_numpy_on_tracked", "NUMPY_ON_TRACKED"]
 
 # the other libraries' functions and dunders given the table's rules here
 # (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
@@ -138,3 +139,29 @@ LIBRARIES = {name: _registering(fn, name) for name, fn in [
     ("jax.numpy", _jax_numpy),
     ("dask.array", _dask_array),
 ]}
+
+
+# ----- NumPy's own ufuncs on values tracked by chainrules.ad ----------------------
+
+NUMPY_ON_TRACKED: set = set()
+
+
+def register_numpy_on_tracked(*tracked_types):
+    """Register the table's rules for NumPy's own ufuncs (np.sin, np.arccosh,
+    np.multiply…) where an argument is one of `tracked_types` (chainrules.ad's
+    Dual and Var): a rule evaluated inside a nested differentiation runs the
+    table's generic body, which the enclosing differentiation differentiates
+    (second and higher derivatives through the rules).  Plain ndarrays and
+    numbers keep the NumPy rules and their compiled fast paths."""
+    for row in TABLE.values():
+        for n in dict.fromkeys((row.name,) + row.numpy):
+            f = getattr(np, n, None)
+            if not isinstance(f, np.ufunc) or f.nin != row.arity:
+                continue
+            for t in tracked_types:
+                if row.arity == 1:
+                    register_row(f, row, t, name=f"numpy.{n}")
+                else:
+                    register_row(f, row, t, object, name=f"numpy.{n}")
+                    register_row(f, row, object, t, name=f"numpy.{n}")
+            NUMPY_ON_TRACKED.add(f)

@@ -27,6 +27,8 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
+    Dual,
+    Var,
     ProjectTo,
     Thunk,
     pullback_seed,
@@ -34,13 +36,14 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules._xp import namespace, is_numpy, astype, unbroadcast
+from chainrules._xp import namespace, is_numpy, astype, through_engines, unbroadcast
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 
 __all__ = ["rules_for", "register_row", "register_name"]
 
 _NUMBERS = (int, float, complex)
+_TRACKED = (Dual, Var)      # the values chainrules.ad tracks (a rule differentiated by it)
 
 
 # ----- arrays, dtypes and projections with xp -------------------------------------
@@ -52,11 +55,12 @@ _numpy_namespaces: dict = {}
 
 
 def _kind(xp, dtype):
-    k = _kinds.get(dtype)
+    key = (type(dtype), dtype)          # never compares dtypes of two libraries
+    k = _kinds.get(key)
     if k is None:
         k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
         try:
-            _kinds[dtype] = k
+            _kinds[key] = k
         except TypeError:           # an unhashable dtype: not cached
             pass
     return k
@@ -159,19 +163,25 @@ def _projector(xp, x, xa):
 class _NumpyProject:
     """ProjectTo(x) after summing the broadcast axes (NumPy: the projection
     the NumPy rules make, so a Python float gets a Python float)."""
-    __slots__ = ("project", "shape", "kind")
+    __slots__ = ("project", "shape", "kind", "real")
 
     def __init__(self, x):
         self.project = ProjectTo(x)
         self.kind = self.project.kind
         self.shape = tuple(getattr(x, "shape", ()))
+        self.real = not np.iscomplexobj(x)
 
     def __call__(self, x̄):
         if self.kind == 0:
             return NO
         if isinstance(x̄, AbstractZero):
             return x̄
-        return self.project(unbroadcast(np, x̄, self.shape))
+        x̄ = unbroadcast(np, x̄, self.shape)
+        if type(x̄) in _TRACKED:
+            # a cotangent tracked by an enclosing differentiation (the rule
+            # differentiated): the real part for a real argument, with np.real's rule
+            return np.real(x̄) if self.real and np.iscomplexobj(x̄) else x̄
+        return self.project(x̄)
 
 
 def _zero_for(project):
@@ -183,7 +193,9 @@ def _times(xp, d, v):
         return v
     if d is NEG_ONE:
         return -v
-    return d * v
+    if type(v) in _TRACKED and type(d) not in _TRACKED:
+        return v * d        # a library array times a tracked value: the tracked value's product
+    return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
 
 def _conj(xp, d):
@@ -397,6 +409,7 @@ def rules_for(f, row, name=None, reflected=False):
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)
+    f = through_engines(f)                  # the body differentiable by chainrules.ad
     if row.arity == 1:
         return _unary_rules(f, row, name)
     return _binary_rules(f, row, name, reflected)

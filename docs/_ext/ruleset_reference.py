@@ -144,6 +144,7 @@ def collect():
     """{group: [(name, frule text, rrule text)]} for every registered function."""
     from chainrules import _core
     groups = defaultdict(list)
+    seen = defaultdict(int)
     for f in _core._registered_functions():
         frules, rrules = _core._rules_of(f)
         row = _core._scalar_row(f)
@@ -151,6 +152,11 @@ def collect():
         if not (frules or rrules or arities):
             continue                # a table whose rules were removed: it answers nothing
         group, name = _qualified_name(f)
+        seen[name] += 1
+        if seen[name] > 1:
+            # distinct objects of one qualified name (array_api_compat makes one
+            # `_aliases.std` per library, jax one `_operator_add` per array class)
+            name = f"{name} ({seen[name]})"
         groups[group].append((name, _rules_text(frules, arities), _rules_text(rrules, arities)))
     return {g: sorted(rows) for g, rows in sorted(groups.items())}
 

@@ -50,9 +50,16 @@ def _accepts_complex(f):
     return False
 
 
-UNARY = sorted({f for (f, n) in _nested._TABLE if n == 1} - {abs, operator.abs, np.absolute},
+# NumPy's ufuncs run the element-wise table's generic rule bodies under nesting
+# (not _nested's partials): the same checks for them
+NUMPY_1 = [getattr(np, n) for n in (
+    "sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh exp exp2 expm1 log "
+    "log2 log10 log1p sqrt cbrt degrees radians fabs square reciprocal negative positive").split()]
+NUMPY_2 = [getattr(np, n) for n in (
+    "add subtract multiply true_divide power floor_divide arctan2 hypot maximum minimum").split()]
+UNARY = sorted(({f for (f, n) in _nested._TABLE if n == 1} | set(NUMPY_1)) - {abs, operator.abs},
                key=_name) + [np.absolute]
-BINARY = sorted({f for (f, n) in _nested._TABLE if n == 2}, key=_name)
+BINARY = sorted({f for (f, n) in _nested._TABLE if n == 2} | set(NUMPY_2), key=_name)
 
 
 def _real_cases():

@@ -278,6 +278,8 @@ RECIPES = [
             np.result_type]),
     Recipe(np.empty_like, lambda A: (A(S),), omega=False, fd=False),
     Recipe(np.reshape, lambda A: (A(S), -1)),
+    # NumPy >= 2.1's np.astype (the array-API astype rule, chainrules/rulesets/array_api/dtypes.py)
+    *([Recipe(np.astype, lambda A: (A(S), np.complex128))] if hasattr(np, "astype") else []),
     Recipe(method("reshape"), lambda A: (A(S), -1)),
     Recipe(np.transpose, lambda A: (A((2, 3, 2)), (2, 0, 1)), name="np.transpose(axes)"),
     Recipe(np.swapaxes, lambda A: (A(S), 0, -1)),

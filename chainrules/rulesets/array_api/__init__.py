@@ -8,7 +8,8 @@ ourselves).
 - `shapes`: reshape, permute_dims, matrix_transpose, expand_dims, squeeze,
   flip, roll, broadcast_to, concat, stack, where, clip, sort, take, and
   `__getitem__` of each array type;
-- `linalg`: matmul, tensordot, vecdot.
+- `linalg`: matmul, tensordot, vecdot;
+- `dtypes`: astype.
 
 `register_for(module_name, module)` registers them for one imported module;
 the import hook calls it.  NumPy's own functions keep their NumPy rules
@@ -17,7 +18,7 @@ the import hook calls it.  NumPy's own functions keep their NumPy rules
 
 import sys
 
-from chainrules.rulesets.array_api import linalg, reductions, shapes
+from chainrules.rulesets.array_api import dtypes, linalg, reductions, shapes
 
 __all__ = ["register_for", "MODULES", "register"]
 
@@ -31,7 +32,8 @@ TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "bro
 def register(functions):
     """Register every rule of the package on the functions of `functions` (a
     namespace or a dict {standard name: function}); returns the names."""
-    return reductions.register(functions) + shapes.register(functions) + linalg.register(functions)
+    return (reductions.register(functions) + shapes.register(functions) + linalg.register(functions)
+            + dtypes.register(functions))
 
 
 def _torch(module):

@@ -20,7 +20,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules._xp import astype, is_numpy, namespace
+from chainrules._xp import astype, is_numpy, namespace, through_engines
 from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
 
 __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", "as_seed",
@@ -272,7 +272,7 @@ def register_table(table, functions):
             done.append(name)
             continue
         _REGISTERED[id(f)] = f
-        frule, rrule = factory(f, name)
+        frule, rrule = factory(through_engines(f), name)
         register_frule(f)(named_rule(frule, name))
         register_rrule(f)(named_rule(rrule, name))
         done.append(name)

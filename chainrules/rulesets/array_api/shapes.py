@@ -38,7 +38,7 @@ from chainrules.rulesets.array_api._common import (
     unbroadcast,
     zeros,
 )
-from chainrules._xp import astype
+from chainrules._xp import astype, through_engines
 
 __all__ = ["register", "register_getitem", "TABLE"]
 
@@ -556,7 +556,7 @@ def register_getitem(array_type):
     register_rrule(operator.getitem, array_type, object)(named_rule(rrule, "getitem"))
     method = array_type.__getitem__
     mark_registered(method)
-    frule, rrule = _getitem_rules(method)
+    frule, rrule = _getitem_rules(through_engines(method))
     register_frule(method)(named_rule(frule, "getitem"))
     register_rrule(method)(named_rule(rrule, "getitem"))
 
