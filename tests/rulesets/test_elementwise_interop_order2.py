@@ -2,9 +2,8 @@
 (elementwise_interop.py): every row of the table that array-api-strict,
 PyTorch (array_api_compat.torch), JAX (x64) and Dask (array_api_compat.dask)
 have a function for, through the testing kit's `backend=` with order=2 (the
-order-1 checks of the same calls are test_elementwise_interop.py's).  Today
-chainrules.ad cannot track these libraries' arrays: every case is a strict
-xfail naming that, and turns into a failure the day one passes."""
+order-1 checks of the same calls are test_elementwise_interop.py's): the rule
+bodies run on arrays of that library tracked by chainrules.ad."""
 
 import numpy as np
 import pytest
@@ -30,12 +29,6 @@ LIBS = {
 TESTERS = {"array_api_strict": (test_frule, test_rrule), "torch": (test_frule, test_rrule),
            "jax": (test_rrule,), "dask": (test_rrule,)}
 ROWS = {"array_api_strict": REAL_ROWS, "torch": REAL_ROWS, "jax": REAL_ROWS[::3], "dask": REAL_ROWS[1::3]}
-_NOT_TRACKED = ("chainrules.ad cannot track a {lib} array (ad.jvp: \"cannot give a tangent to a {type}\"; "
-                "Tracked.__array_namespace__ is still a stub), so no rule on {lib} arrays can be differentiated "
-                "yet (issue 12, item 2)")
-XFAIL = {lib: _NOT_TRACKED.format(lib=lib, type=t)
-         for lib, t in [("array_api_strict", "Array"), ("torch", "Tensor"), ("jax", "ArrayImpl"), ("dask", "Array")]}
-
 
 def _function(ns, row):
     """The namespace's function of this row, or None."""
@@ -57,8 +50,7 @@ def _cases():
     for lib in LIBS:
         for row in ROWS[lib]:
             if row.name not in ABSENT[lib]:
-                yield pytest.param(lib, row.name, id=f"{lib}-{row.name}",
-                                   marks=[pytest.mark.xfail(strict=True, reason=XFAIL[lib])] if lib in XFAIL else [])
+                yield pytest.param(lib, row.name, id=f"{lib}-{row.name}")
 
 
 CASES = list(_cases())
