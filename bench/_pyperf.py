@@ -1,5 +1,5 @@
 """pyperf timings for the sub-microsecond benchmarks (those whose class says
-`timer = "pyperf"`: the dispatch rows).
+`timed_by = "pyperf"`: the dispatch rows).
 
 `bench.run` calls `measure(benchmark, ...)`, which starts this module as a
 pyperf script for one benchmark (one class, one parameter combination).
@@ -30,12 +30,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# pyperf's defaults are 20 processes x 3 values of 100 ms: too slow for 80
-# variants.  These give about 1 s per variant; `--pyperf "--rigorous"` etc.
-# replace them.
-DEFAULT_ARGS = ("--processes", "6", "--values", "3", "--min-time", "0.05")
-# Smoke mode: one worker, one loop, one value (checks the plumbing only).
-SMOKE_ARGS = ("--debug-single-value",)
+# pyperf's defaults are 20 processes x 3 values of 100 ms: with about 80
+# variants, each worker importing chainrules and NumPy, too slow.  Three
+# workers x five values of 50 ms (after one warm-up value each) instead;
+# `python -m bench.run --pyperf "-p 20"` (or "--rigorous") asks for more.
+DEFAULT_ARGS = ("--processes", "3", "--values", "5", "--min-time", "0.05")
 
 # How pyperf starts this module again, in the main process and in each
 # worker: the repository root goes at the END of sys.path (bench is found
@@ -60,11 +59,11 @@ def _variant_name(b, variant):
     return f"{b.name}[{variant}]"
 
 
-def measure(b, combo, *, smoke, extra_args=(), timeout=1800):
+def measure(b, combo, *, extra_args=(), timeout=1800):
     """{variant: (status, detail, [seconds per call], loops)} for benchmark
     `b` (a `bench.run.Benchmark`, its parameters the `combo`-th of its
     grid), timed by pyperf.  Raises RuntimeError if pyperf fails."""
-    args = list(SMOKE_ARGS if smoke else DEFAULT_ARGS) + list(extra_args)
+    args = [*DEFAULT_ARGS, *extra_args]          # the last of a repeated option wins
     inherit = [v for v in INHERIT if v in os.environ]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "pyperf.json"
