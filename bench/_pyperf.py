@@ -14,7 +14,7 @@ own timer reports them.  `measure` reads pyperf's JSON back into the runner's
 
 The worker entry point (run by pyperf, not by hand):
 
-    python -P -c BOOT ROOT --benchmark MODULE.CLASS --combo I [pyperf options]
+    python -P -c BOOT ROOT --benchmark MODULE.CLASS --combo I --bench-dir DIR [pyperf options]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -59,17 +60,17 @@ def _variant_name(b, variant):
     return f"{b.name}[{variant}]"
 
 
-def measure(b, combo, *, extra_args=(), timeout=1800):
+def measure(b, combo, bench_dir, *, extra_args=(), timeout=1800):
     """{variant: (status, detail, [seconds per call], loops)} for benchmark
-    `b` (a `bench.run.Benchmark`, its parameters the `combo`-th of its
-    grid), timed by pyperf.  Raises RuntimeError if pyperf fails."""
+    `b` (a `bench.run.Benchmark` found in `bench_dir`, its parameters the
+    `combo`-th of its grid), timed by pyperf.  Raises RuntimeError if pyperf fails."""
     args = [*DEFAULT_ARGS, *extra_args]          # the last of a repeated option wins
     inherit = [v for v in INHERIT if v in os.environ]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "pyperf.json"
         status = Path(tmp) / "status.json"
         cmd = [sys.executable, "-P", "-c", BOOT, str(ROOT), "--benchmark", f"{b.module}.{b.cls.__name__}",
-               "--combo", str(combo), "--status", str(status), "--quiet", "-o", str(out), *args]
+               "--combo", str(combo), "--bench-dir", str(bench_dir), "--status", str(status), "--quiet", "-o", str(out), *args]
         if inherit:
             cmd.append("--inherit-environ=" + ",".join(inherit))
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
@@ -123,17 +124,19 @@ def main():
     from bench.run import BENCHMARKS, discover
 
     def add_cmdline_args(cmd, args):
-        cmd.extend(("--benchmark", args.benchmark, "--combo", str(args.combo)))
+        cmd.extend(("--benchmark", args.benchmark, "--combo", str(args.combo), "--bench-dir", args.bench_dir))
 
     # -P: the workers run in the repository root; the current folder must not
     # shadow the installed chainrules with its uncompiled sources
     runner = pyperf.Runner(program_args=("-P", "-c", BOOT, str(ROOT)), add_cmdline_args=add_cmdline_args)
     runner.argparser.add_argument("--benchmark", required=True, help="MODULE.CLASS in bench/benchmarks")
     runner.argparser.add_argument("--combo", type=int, default=0, help="index in the class's parameter grid")
+    runner.argparser.add_argument("--bench-dir", default=str(BENCHMARKS), help="the benchmark modules' folder")
     runner.argparser.add_argument("--status", help="JSON file for setup failures and variants that fail")
     args = runner.parse_args()
     module, cls_name = args.benchmark.rsplit(".", 1)
-    found = [b for b in discover(BENCHMARKS, rf"^{module}\.{cls_name}$")[0] if b.cls.__name__ == cls_name]
+    found = [b for b in discover(args.bench_dir, rf"^{re.escape(module)}\.{re.escape(cls_name)}$")[0]
+             if b.cls.__name__ == cls_name]
     if not found:
         raise SystemExit(f"bench._pyperf: no benchmark {args.benchmark}")
     b = found[args.combo]

@@ -234,14 +234,15 @@ def _time_once(method, params, n):
     return (t1 - t0) / n
 
 
-def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf_args=None):
+def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf=None):
     """Results, one per variant, of one benchmark (one parameter combination).
     A class with `timed_by = "pyperf"` is timed by pyperf (worker processes,
-    calibrated loops) when `pyperf_args` is not None (pyperf is installed
+    calibrated loops) when `pyperf` = (pyperf's options, the benchmark
+    directory) is given (pyperf is installed
     and not turned off, and this is not a smoke run), else by the round-robin
     timer below."""
-    if pyperf_args is not None and not smoke and getattr(b.cls, "timed_by", None) == "pyperf":
-        return _run_pyperf(b, pyperf_args)
+    if pyperf is not None and not smoke and getattr(b.cls, "timed_by", None) == "pyperf":
+        return _run_pyperf(b, *pyperf)
     obj = b.cls()
     n = getattr(obj, "n", DEFAULT_N)
     obj.n = min(n, SMOKE_N) if smoke else n
@@ -284,11 +285,11 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf_args=None):
     return list(results.values())
 
 
-def _run_pyperf(b, pyperf_args):
+def _run_pyperf(b, pyperf_args, bench_dir):
     from bench import _pyperf
     combo = _param_grid(b.cls)[0].index(b.params)
     try:
-        got = _pyperf.measure(b, combo, extra_args=pyperf_args)
+        got = _pyperf.measure(b, combo, bench_dir, extra_args=pyperf_args)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         return [Result(v, "error", str(e)) for v in b.variants]
     return [Result(v, status, detail, times, loops, "pyperf")
@@ -732,8 +733,9 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=5.0,
                     help="seconds per benchmark after which no new repetition starts (default 5)")
     ap.add_argument("--pyperf", metavar="ARGS", default="",
-                    help='options for pyperf, which times the classes with timed_by = "pyperf" (the dispatch '
-                    'rows), as one argument: --pyperf="--rigorous" or --pyperf="-p 20" (default: -p 3 -n 5 --min-time 0.05)')
+                    help='options for pyperf, which times the classes with timed_by = "pyperf" (the '
+                    'dispatch rows), as one argument: --pyperf="--rigorous" or --pyperf="-p 20" '
+                    '(default: -p 3 -n 5 --min-time 0.05)')
     ap.add_argument("--no-pyperf", action="store_true",
                     help="time every benchmark with the runner's own round-robin timer")
     args = ap.parse_args(argv)
@@ -748,10 +750,10 @@ def main(argv=None):
 
     threads = limit_threads(args.threads)
     from bench import _pyperf
-    pyperf_args = None
+    pyperf = None
     if not (args.no_pyperf or args.smoke):        # smoke: one quick loop, no worker processes
         if _pyperf.available():
-            pyperf_args = shlex.split(args.pyperf)
+            pyperf = (shlex.split(args.pyperf), args.benchmarks)
         else:
             print("bench: pyperf is not installed (pip install pyperf): the dispatch rows use the "
                   "runner's own timer", file=sys.stderr)
@@ -766,7 +768,7 @@ def main(argv=None):
     for i, b in enumerate(benchmarks, 1):
         t0 = time.perf_counter()
         results = run_benchmark(b, smoke=args.smoke, min_reps=args.min_reps, max_reps=args.max_reps,
-                                budget=args.budget, pyperf_args=pyperf_args)
+                                budget=args.budget, pyperf=pyperf)
         measured.append((b, results))
         base = next((r for r in results if r.variant == b.baseline and r.status == "ok"), None)
         summary = "  ".join(
