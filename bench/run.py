@@ -13,9 +13,16 @@ issue 7, the date and the machine), `results.json` (every repetition) and
 `chart.png` (per-call cost, log scale, variants side by side) to
 `bench/results/` or `--out DIR`.
 
+Classes that say `timed_by = "pyperf"` (the sub-microsecond dispatch rows)
+are timed by pyperf when it is installed (bench/_pyperf.py: worker
+processes, calibrated loops; `--pyperf=ARGS` passes options, `--no-pyperf`
+turns it off); their results go into the same tables.  asv runs the same
+classes across commits (asv.conf.json); see bench/README.md.
+
 `--smoke` runs every benchmark with a tiny `n` and two repetitions, so that
-CI notices a benchmark that no longer runs; its output goes to a temporary
-directory unless `--out` is given, and its numbers mean nothing.
+CI notices a benchmark that no longer runs (with the runner's own timer,
+never pyperf's workers); its output goes to a temporary directory unless
+`--out` is given, and its numbers mean nothing.
 
 A variant whose peer is not installed (`ModuleNotFoundError` from `setup`
 or from its first call) is reported as "missing"; a setup that raises
@@ -237,10 +244,9 @@ def _time_once(method, params, n):
 def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf=None):
     """Results, one per variant, of one benchmark (one parameter combination).
     A class with `timed_by = "pyperf"` is timed by pyperf (worker processes,
-    calibrated loops) when `pyperf` = (pyperf's options, the benchmark
-    directory) is given (pyperf is installed
-    and not turned off, and this is not a smoke run), else by the round-robin
-    timer below."""
+    calibrated loops: bench/_pyperf.py) when `pyperf` is given, as (pyperf's
+    options, the benchmark directory), and this is not a smoke run; any
+    other by the round-robin timer below."""
     if pyperf is not None and not smoke and getattr(b.cls, "timed_by", None) == "pyperf":
         return _run_pyperf(b, *pyperf)
     obj = b.cls()
