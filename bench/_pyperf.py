@@ -43,9 +43,11 @@ DEFAULT_ARGS = ("--processes", "3", "--values", "5", "--min-time", "0.05")
 BOOT = ("import runpy, sys; sys.path.append(sys.argv.pop(1)); "
         "runpy.run_module('bench._pyperf', run_name='__main__', alter_sys=True)")
 
-# Variables the workers keep (pyperf gives them a clean environment).
+# Variables the workers keep (pyperf gives them a clean environment): the
+# thread limits of `--threads`, and what .ci/sanitize sets to run an ASan build.
 INHERIT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
-           "NUMEXPR_NUM_THREADS", "XLA_FLAGS", "PYTHONHASHSEED")
+           "NUMEXPR_NUM_THREADS", "XLA_FLAGS", "PYTHONHASHSEED",
+           "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC", "PYTHONFAULTHANDLER")
 
 
 def available():
