@@ -10,6 +10,11 @@ from cpython.tuple cimport PyTuple_GET_SIZE
 from libc.math cimport isnan, isinf, isfinite, INFINITY, NAN
 cimport cython
 
+# Binds libm's exp, exp2, log, log2, pow and hypot to their oldest glibc
+# symbol versions (the wheel's manylinux tag); see the header.
+cdef extern from "glibc_compat.h":
+    pass
+
 import math as _math
 import dataclasses as _dataclasses
 import threading as _threading

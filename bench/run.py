@@ -13,9 +13,16 @@ issue 7, the date and the machine), `results.json` (every repetition) and
 `chart.png` (per-call cost, log scale, variants side by side) to
 `bench/results/` or `--out DIR`.
 
+Classes that say `timed_by = "pyperf"` (the sub-microsecond dispatch rows)
+are timed by pyperf when it is installed (bench/_pyperf.py: worker
+processes, calibrated loops; `--pyperf=ARGS` passes options, `--no-pyperf`
+turns it off); their results go into the same tables.  asv runs the same
+classes across commits (asv.conf.json); see bench/README.md.
+
 `--smoke` runs every benchmark with a tiny `n` and two repetitions, so that
-CI notices a benchmark that no longer runs; its output goes to a temporary
-directory unless `--out` is given, and its numbers mean nothing.
+CI notices a benchmark that no longer runs (with the runner's own timer,
+never pyperf's workers); its output goes to a temporary directory unless
+`--out` is given, and its numbers mean nothing.
 
 A variant whose peer is not installed (`ModuleNotFoundError` from `setup`
 or from its first call) is reported as "missing"; a setup that raises
@@ -38,6 +45,7 @@ import os
 import pkgutil
 import platform
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -204,6 +212,7 @@ class Result:
     detail: str = ""
     times: list = field(default_factory=list)   # seconds per call, one per repetition
     n: int = 0
+    timer: str = "bench.run"    # or "pyperf" (bench/_pyperf.py)
 
     @property
     def median(self):
@@ -232,8 +241,14 @@ def _time_once(method, params, n):
     return (t1 - t0) / n
 
 
-def run_benchmark(b, *, smoke, min_reps, max_reps, budget):
-    """Results, one per variant, of one benchmark (one parameter combination)."""
+def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf=None):
+    """Results, one per variant, of one benchmark (one parameter combination).
+    A class with `timed_by = "pyperf"` is timed by pyperf (worker processes,
+    calibrated loops: bench/_pyperf.py) when `pyperf` is given, as (pyperf's
+    options, the benchmark directory), and this is not a smoke run; any
+    other by the round-robin timer below."""
+    if pyperf is not None and not smoke and getattr(b.cls, "timed_by", None) == "pyperf":
+        return _run_pyperf(b, *pyperf)
     obj = b.cls()
     n = getattr(obj, "n", DEFAULT_N)
     obj.n = min(n, SMOKE_N) if smoke else n
@@ -274,6 +289,17 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget):
     finally:
         gc.unfreeze()
     return list(results.values())
+
+
+def _run_pyperf(b, pyperf_args, bench_dir):
+    from bench import _pyperf
+    combo = _param_grid(b.cls)[0].index(b.params)
+    try:
+        got = _pyperf.measure(b, combo, bench_dir, extra_args=pyperf_args)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        return [Result(v, "error", str(e)) for v in b.variants]
+    return [Result(v, status, detail, times, loops, "pyperf")
+            for v, (status, detail, times, loops) in got.items()]
 
 
 def _rounds(b, methods, results, active, n, reps, smoke, min_reps, budget):
@@ -512,7 +538,10 @@ def write_markdown(path, measured, failed_imports, info, smoke, target_lines):
                 base = base if base is not None and base.status == "ok" else None
                 cells = [_cell(b, by_v.get(v), base, notes) for v in variants]
                 n = next((r.n for r in results if r.n), None)
-                out.append(f"| {b.name}" + (f" <sub>n={n}</sub>" if n else "") + " | " + " | ".join(cells) + " |")
+                how = f"n={n}" if n else ""
+                if any(r.timer == "pyperf" for r in results):
+                    how = "pyperf" + (f", loops={n}" if n else "")
+                out.append(f"| {b.name}" + (f" <sub>{how}</sub>" if how else "") + " | " + " | ".join(cells) + " |")
             out.append("")
     if failed_imports:
         out += ["## Modules and classes that could not run", ""]
@@ -536,7 +565,7 @@ def write_json(path, measured, failed_imports, info, smoke):
         benchmarks.append({
             "module": b.module, "name": b.name, "baseline": b.baseline,
             "params": dict(zip(b.param_names, map(_show_param, b.params))),
-            "variants": {r.variant: {"status": r.status, "detail": r.detail, "n": r.n,
+            "variants": {r.variant: {"status": r.status, "detail": r.detail, "n": r.n, "timer": r.timer,
                                      "median": sig(r.median) if r.median else None,
                                      "times": [sig(t) for t in r.times]}
                          for r in results}})
@@ -709,6 +738,12 @@ def main(argv=None):
     ap.add_argument("--max-reps", type=int, default=25, help="repetitions at most (default 25)")
     ap.add_argument("--budget", type=float, default=5.0,
                     help="seconds per benchmark after which no new repetition starts (default 5)")
+    ap.add_argument("--pyperf", metavar="ARGS", default="",
+                    help='options for pyperf, which times the classes with timed_by = "pyperf" (the '
+                    'dispatch rows), as one argument: --pyperf="--rigorous" or --pyperf="-p 20" '
+                    '(default: -p 3 -n 5 --min-time 0.05)')
+    ap.add_argument("--no-pyperf", action="store_true",
+                    help="time every benchmark with the runner's own round-robin timer")
     args = ap.parse_args(argv)
 
     if args.out:
@@ -720,6 +755,14 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
 
     threads = limit_threads(args.threads)
+    from bench import _pyperf
+    pyperf = None
+    if not (args.no_pyperf or args.smoke):        # smoke: one quick loop, no worker processes
+        if _pyperf.available():
+            pyperf = (shlex.split(args.pyperf), args.benchmarks)
+        else:
+            print("bench: pyperf is not installed (pip install pyperf): the dispatch rows use the "
+                  "runner's own timer", file=sys.stderr)
     benchmarks, failed = discover(args.benchmarks, args.only)
     if not benchmarks and not failed:
         raise SystemExit(f"bench: no benchmark matches {args.only!r}")
@@ -731,7 +774,7 @@ def main(argv=None):
     for i, b in enumerate(benchmarks, 1):
         t0 = time.perf_counter()
         results = run_benchmark(b, smoke=args.smoke, min_reps=args.min_reps, max_reps=args.max_reps,
-                                budget=args.budget)
+                                budget=args.budget, pyperf=pyperf)
         measured.append((b, results))
         base = next((r for r in results if r.variant == b.baseline and r.status == "ok"), None)
         summary = "  ".join(

@@ -73,7 +73,7 @@ from chainrules._debug import MutationError, debug_mode  # noqa: E402
 # the shapes of pullbacks and rules, for annotations
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction  # noqa: E402
 
-__version__ = "0.1.0"
+from chainrules._version import version as __version__  # noqa: E402  (meson.build's)
 
 __all__ = [
     "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",

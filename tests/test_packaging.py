@@ -9,6 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -74,3 +76,105 @@ def test_importing_the_uncompiled_sources_says_what_to_do(tmp_path):
     assert str(tmp_path / "chainrules") in last
     assert "pip install ." in last and "python -P" in last
     assert "ModuleNotFoundError" not in proc.stderr
+
+
+# ----- issue 14 item 3: one version, the metadata PyPI shows, the manylinux floor --------------
+
+def _pyproject():
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_the_version_has_one_source_meson_build():
+    import importlib.metadata
+    import chainrules
+    project = _pyproject()["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    meson = re.search(r"project\('chainrules',.*?version:\s*'([^']+)'", (ROOT / "meson.build").read_text(),
+                      re.S).group(1)
+    assert chainrules.__version__ == meson
+    assert importlib.metadata.version("chainrules") == chainrules.__version__
+    # no other file writes it down
+    assert not re.search(r"__version__\s*=\s*['\"]", (ROOT / "chainrules" / "__init__.py").read_text())
+
+
+def _metadata():
+    import importlib.metadata
+    return importlib.metadata.metadata("chainrules")
+
+
+def test_the_classifiers_name_the_supported_pythons_the_license_and_the_platform():
+    classifiers = set(_metadata().get_all("Classifier"))
+    pythons = {c.rsplit(" ", 1)[1] for c in classifiers
+               if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)}
+    assert pythons == {"3.11", "3.12", "3.13"}
+    assert _metadata()["Requires-Python"] == ">=3.11"
+    for c in ("Operating System :: POSIX :: Linux", "Programming Language :: Cython",
+              "Topic :: Scientific/Engineering :: Mathematics", "Intended Audience :: Science/Research"):
+        assert c in classifiers, c
+    # PEP 639: the license is an SPDX expression, not a (deprecated) license classifier
+    assert not any(c.startswith("License ::") for c in classifiers)
+
+
+def test_the_license_is_mit_and_its_file_is_shipped():
+    import importlib.metadata
+    meta = _metadata()
+    assert meta["License-Expression"] == "MIT"
+    assert meta.get_all("License-File") == ["LICENSE"]
+    shipped = [f for f in importlib.metadata.distribution("chainrules").files if f.name == "LICENSE"]
+    assert len(shipped) == 1 and shipped[0].read_text() == (ROOT / "LICENSE").read_text()
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+def test_the_project_urls_point_at_the_repository_docs_and_issues():
+    urls = dict(u.split(", ", 1) for u in _metadata().get_all("Project-URL"))
+    repo = "https://github.com/chainrules-py/chainrules"
+    assert {k.lower(): v for k, v in urls.items()} == {
+        "homepage": repo, "source": repo, "issues": repo + "/issues",
+        "documentation": "https://chainrules-py.github.io/chainrules/"}
+
+
+def _glibc_versions_needed(path):
+    """{library: {version names}} from the ELF file's .gnu.version_r section
+    (what `objdump -T` shows as (GLIBC_2.x)), read without any tool."""
+    import struct
+    data = Path(path).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        pytest.skip(f"{path} is not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+
+    def string(strtab, at):
+        off = sections[strtab][4] + at
+        return data[off:data.index(b"\0", off)].decode()
+
+    needed = {}
+    for _name, sh_type, _fl, _addr, offset, _size, link, info, _al, _es in sections:
+        if sh_type != 0x6FFFFFFE:                      # SHT_GNU_verneed
+            continue
+        at = offset
+        for _ in range(info):
+            _ver, cnt, file, aux, nxt = struct.unpack_from("<HHIII", data, at)
+            names = needed.setdefault(string(link, file), set())
+            a = at + aux
+            for _ in range(cnt):
+                _hash, _flags, _other, name, anext = struct.unpack_from("<IHHII", data, a)
+                names.add(string(link, name))
+                a += anext
+            at += nxt
+    return needed
+
+
+def test_the_compiled_core_needs_no_glibc_newer_than_2_17():
+    # manylinux_2_17 (NumPy 2's own floor): _core/glibc_compat.h binds exp, exp2, log, log2,
+    # pow (GLIBC_2.29 when built on a new glibc) and hypot (GLIBC_2.35) to their oldest versions
+    import platform
+    from chainrules import _core
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        pytest.skip("the manylinux tag concerns Linux with glibc")
+    needed = _glibc_versions_needed(_core.__file__)
+    glibc = {v for names in needed.values() for v in names if v.startswith("GLIBC_")}
+    assert glibc, needed                                  # the parser found libm's and libc's
+    newest = max(glibc, key=lambda v: tuple(int(p) for p in v[6:].split(".")))
+    assert tuple(int(p) for p in newest[6:].split(".")) <= (2, 17), needed

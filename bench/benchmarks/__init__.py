@@ -8,6 +8,11 @@ denominator, an optional `setup(self, *params)`, optional asv `params` /
 change it), interleaves the variants and reports medians per call and ratios
 to the baseline measured in the same run.
 
+A class may say `timed_by = "pyperf"` (the sub-microsecond dispatch rows):
+`bench.run` then times its variants with pyperf (bench/_pyperf.py: worker
+processes, loops calibrated to the call's cost) instead of its own timer.
+asv (`asv.conf.json` at the repository root) runs the same classes.
+
 Importing a module here must be cheap: import peers (autograd, JAX, PyTorch)
 inside `setup`.  A variant whose peer is not installed raises
 `ModuleNotFoundError` when first called and is reported as missing.

@@ -12,6 +12,9 @@ Variants, per function `f` at one point:
 - `frule`: `chainrules.frule((NoTangent(), dx), f, x)`;
 - `rrule`: `y, pb = chainrules.rrule(f, x); pb(1.0)`.
 
+Timed by pyperf (`timed_by = "pyperf"`: worker processes, calibrated loops;
+bench/_pyperf.py) when it is installed, else by the runner's own timer.
+
 The target (issue 7): `frule` at or below `hand_frule`, `rrule` at or below
 `hand_rrule`.  The loops are generated from one template per variant so
 that each variant runs the same loop with its call inlined (a helper
@@ -218,6 +221,7 @@ class Rule:
     params = list(RULES)
     param_names = ["function"]
     baseline = "bare_math"
+    timed_by = "pyperf"       # sub-microsecond calls: pyperf's workers and calibrated loops
     n = 10000
 
     def setup(self, name):
@@ -299,6 +303,7 @@ class SeedChain:
     """The seed example by hand: `foo(x) = asin(0.2 + sin(x))` at x = 3, its
     derivative by chained rules (as `python -m chainrules` does)."""
     baseline = "bare_math"
+    timed_by = "pyperf"
     n = 10000
 
     def setup(self):
