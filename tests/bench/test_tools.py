@@ -16,6 +16,10 @@ import pytest
 
 from tests.bench.test_run import ROOT, TIME, header_for, table_rows
 
+# pyperf and asv in subprocesses: the sanitizer job leaves them out (they
+# measure and discover benchmarks; the core runs under ASan in every other test)
+pytestmark = pytest.mark.tools
+
 RUN_BENCH = ("import runpy, sys; sys.path.append(sys.argv.pop(1)); {block}"
              "runpy.run_module('bench.run', run_name='__main__', alter_sys=True)")
 
