@@ -146,7 +146,7 @@ LIBRARIES = {name: _registering(fn, name) for name, fn in [
 NUMPY_ON_TRACKED: set = set()
 
 
-def register_numpy_on_tracked(*tracked_types):
+def register_numpy_on_tracked(*tracked_types: type) -> None:
     """Register the table's rules for NumPy's own ufuncs (np.sin, np.arccosh,
     np.multiply…) where an argument is one of `tracked_types` (chainrules.ad's
     Dual and Var): a rule evaluated inside a nested differentiation runs the
