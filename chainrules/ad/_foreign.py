@@ -161,10 +161,7 @@ def holds_foreign(primals):
 def check_libraries(args, who):
     """Arrays of two libraries among a differentiation's inputs: a TypeError
     naming both (the rules would meet them in one call)."""
-    for a in args:
-        if type(a) not in _ONE_LIBRARY:
-            break
-    else:
+    if _numpy_only(args, 0):
         return                      # NumPy arrays and numbers only: the common case, no walk
     found = {}
     _libraries(args, found, 0)
@@ -172,6 +169,19 @@ def check_libraries(args, who):
         a, b = list(found)[:2]
         raise TypeError(f"{who}: the inputs hold arrays of two libraries, {a} and {b}; "
                         "convert them to one library first")
+
+
+def _numpy_only(args, depth):
+    """Every element of args (lists and tuples looked into) is a NumPy array
+    or a number: the inputs cannot hold two libraries."""
+    for a in args:
+        t = type(a)
+        if t in _ONE_LIBRARY:
+            continue
+        if (t is tuple or t is list) and depth < 8 and _numpy_only(a, depth + 1):
+            continue
+        return False
+    return True
 
 
 _SCALARS = (float, int, complex, bool, str, bytes, type(None))
