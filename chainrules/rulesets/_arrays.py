@@ -105,11 +105,20 @@ def once(fn):
 def register(fs, frule, rrule, *types):
     """Register the same frule and rrule for each function in `fs` (a
     function and the ndarray methods that take the same arguments), guarded
-    for np.matrix arguments (`matrix_safe`)."""
+    for np.matrix arguments (`matrix_safe`).  With types whose first is
+    np.ndarray, the rules themselves serve ndarrays (no guard on the hot path:
+    getitem's compiled rule) and the guarded ones are registered for an
+    np.matrix first argument, which is more specific."""
     for f in fs:
         fr, rr = matrix_safe(f, frule, rrule)
-        register_frule(f, *types)(fr)
-        register_rrule(f, *types)(rr)
+        if types and types[0] is np.ndarray:
+            register_frule(f, *types)(frule)
+            register_rrule(f, *types)(rrule)
+            register_frule(f, np.matrix, *types[1:])(fr)
+            register_rrule(f, np.matrix, *types[1:])(rr)
+        else:
+            register_frule(f, *types)(fr)
+            register_rrule(f, *types)(rr)
 
 
 def _has_matrix(args):
