@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from chainrules import ad
-from tests.ad.test_array_api import LIBS, X, _fd_grad, _Lib, f_sin, xp_of
+from .test_array_api import LIBS, X, _fd_grad, _Lib, f_sin, xp_of
 
 pytestmark = pytest.mark.interop
 

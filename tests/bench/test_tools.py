@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.test_run import ROOT, TIME, header_for, table_rows
+from .test_run import ROOT, TIME, header_for, table_rows
 
 # pyperf and asv in subprocesses: the sanitizer job leaves them out (they
 # measure and discover benchmarks; the core runs under ASan in every other test)
