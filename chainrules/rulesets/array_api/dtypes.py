@@ -3,6 +3,8 @@ is linear; its tangent is the cast tangent and its cotangent is cast back to
 the argument's dtype (the real part for a real argument).  A cast to an
 integer or boolean dtype has no tangent."""
 
+import numpy as np
+
 from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
@@ -22,9 +24,17 @@ def _inexact(xp, dtype):
     return xp.isdtype(dtype, ("real floating", "complex floating"))
 
 
+def _cast(f, x, dtype, args, kwargs):
+    """The primal f(x, dtype, ...); a NumPy scalar cast by its own .astype
+    (NumPy 2.0's np.astype refuses scalars; later ones give the same scalar)."""
+    if isinstance(x, np.generic) and not args and not kwargs:
+        return x.astype(dtype)
+    return f(x, dtype, *args, **kwargs)
+
+
 def astype_rules(f, name="astype"):
     def astype_frule(tangents, x, dtype, *args, **kwargs):
-        Ω = f(x, dtype, *args, **kwargs)
+        Ω = _cast(f, x, dtype, args, kwargs)
         Δx = tangents[1]
         xp = namespace(x)
         if is_zero(Δx) or not Projector(xp, x).kind or not _inexact(xp, Ω.dtype):
@@ -35,7 +45,7 @@ def astype_rules(f, name="astype"):
         return Ω, astype(xp, Δx, Ω.dtype)
 
     def astype_rrule(x, dtype, *args, **kwargs):
-        Ω = f(x, dtype, *args, **kwargs)
+        Ω = _cast(f, x, dtype, args, kwargs)
         xp = namespace(x)
         project = Projector(xp, x)
         rest = (NO,) * (1 + len(args))
