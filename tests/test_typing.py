@@ -105,7 +105,12 @@ def fake_install(tmp_path, drop=()):
             (site / rel).write_text(template.read_text().replace("@VERSION@", chainrules.__version__))
             continue
         shutil.copyfile(ROOT / rel, site / rel)
-    (site / "numpy-location.pth").write_text(str(pathlib.Path(np.__file__).parent.parent) + "\n")
+    # NumPy through a folder holding only it: NumPy's own site-packages may hold an
+    # installed chainrules (a wheel's), which would shadow the one under test
+    numpy_only = tmp_path / "numpy-only"
+    numpy_only.mkdir()
+    (numpy_only / "numpy").symlink_to(pathlib.Path(np.__file__).parent, target_is_directory=True)
+    (site / "numpy-location.pth").write_text(str(numpy_only) + "\n")
     return python
 
 
