@@ -7,6 +7,7 @@ and each docstring is one test, run in its module's namespace with the rule
 registry restored afterwards."""
 
 import doctest
+import re
 import importlib
 import pkgutil
 
@@ -64,6 +65,11 @@ def test_the_examples_are_found():
                   if t.name in KNOWN_FAILURES else [])
      for t in DOCTESTS])
 def test_docstring_examples(test):
+    # an example on another array library needs it installed (PyTorch: CPython 3.11 only)
+    for lib in ("torch", "jax", "dask"):
+        if any(re.search(rf"(import {lib}\b|backend=['\"]{lib}|to_backend\(.*['\"]{lib})", ex.source)
+               for ex in test.examples):
+            pytest.importorskip(lib)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     saved = _core._save_registry()
     lines = []
