@@ -28,3 +28,13 @@ def registry():
         yield
     finally:
         _core._restore_registry(saved)
+
+
+@pytest.fixture
+def jax_x64():
+    """JAX in 64-bit mode for the test (skipped where JAX is not installed)."""
+    jax = pytest.importorskip("jax")
+    before = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    yield jax
+    jax.config.update("jax_enable_x64", before)

@@ -20,15 +20,6 @@ X0 = np.array([0.3, -0.7, 1.1])
 LIBRARIES = ["array_api_strict", "torch", "jax.numpy", "dask.array"]
 
 
-@pytest.fixture
-def jax_x64():
-    jax = pytest.importorskip("jax")
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
-
-
 def _library(name, request):
     """(namespace, array type) of a library; JAX in 64-bit mode for the test."""
     if name == "jax.numpy":

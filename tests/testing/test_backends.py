@@ -20,15 +20,6 @@ def _array(shape, dtype):
     return np.asarray(x, dtype=dtype)
 
 
-@pytest.fixture
-def jax_x64():
-    jax = pytest.importorskip("jax")
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
-
-
 def _array_type(name):
     if name == "torch":
         return pytest.importorskip("torch").Tensor
