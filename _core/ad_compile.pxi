@@ -28,6 +28,20 @@
 from libc.string cimport memcpy, memset
 
 cdef object _CMISS = object()       # "this program does not apply": retrace or fall back
+cdef bint _compile_debug = False       # replays raise instead of missing (tests of this file)
+
+
+def _compile_set_debug(bint on):
+    """Replays raise their errors instead of missing (chainrules.ad.compile's tests)."""
+    global _compile_debug
+    _compile_debug = on
+
+
+def _compile_project(x, g):
+    """ProjectTo(x)(g) for an exact ndarray x; None for anything else."""
+    if type(x) is _ndarray:
+        return _project_like(g, x)
+    return None
 
 
 def _compile_miss():
@@ -451,6 +465,11 @@ cdef class _RStep:
     cdef object oshape
     cdef object expect
     cdef int nargs
+    cdef _RuleTable tab         # the rule selected at the recording, called directly while
+    cdef tuple rules            # ... the table's rules are those of the recording
+    cdef object fn
+    cdef bint with_config
+    cdef int lower              # np.sum / np.mean of one real array: done here (LOWER_*)
 
 
 def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live, kwargs,
@@ -466,6 +485,10 @@ def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live
     s.kwargs = kwargs or None
     s.out = out
     s.nargs = len(template)
+    if kind == RS_RULE and not kwargs:
+        _compile_select(s)
+        if pos == (0,) and len(template) == 1:
+            s.lower = LOWER_SUM if f is _np_sum else LOWER_MEAN if f is _np_mean else LOWER_NONE
     if kind == RS_GUARD:
         s.expect = omega_or_expect
     else:
@@ -474,6 +497,102 @@ def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live
             s.odescr = omega_or_expect.dtype
             s.oshape = omega_or_expect.shape
     return s
+
+
+# np.sum and np.mean of one real array, the reductions every loss ends with, are
+# done here with the NumPy calls of their rules (numpy_reductions.py: the sum
+# by np.add.reduce, the mean as np.mean computes it, the cotangent a read-only
+# broadcast view of ȳ, or of ȳ/n) -- without the rule's Python layers, which
+# cost more than the whole reduction of a small array.
+cdef enum:
+    LOWER_NONE = 0
+    LOWER_SUM = 1
+    LOWER_MEAN = 2
+
+cdef object _np_mean = _np.mean
+
+
+@cython.final
+cdef class _Reduced:
+    """The forward pass of a reduction done here: what its pullback needs."""
+    cdef object x
+    cdef int lower
+
+
+cdef bint _compile_can_lower(_RStep s, tuple args) except -1:
+    if s.lower == LOWER_NONE or s.tab is None or not (s.tab.frules is s.rules[0] and s.tab.rrules is s.rules[1]):
+        return False
+    x = args[0]
+    if type(x) is not _ndarray:
+        return False
+    k = x.dtype
+    return k is _f64_descr or k is _f32_descr
+
+
+cdef object _f64_descr = _np.dtype(_np.float64)
+cdef object _f32_descr = _np.dtype(_np.float32)
+
+
+cdef object _compile_reduce(int lower, object x):
+    r = _add_reduce(x, None)
+    if lower == LOWER_MEAN:
+        r = r.dtype.type(r / x.size)            # as np.mean (_methods._mean) does
+    return r
+
+
+cdef object _compile_reduced_pullback(_Reduced red, object ȳ):
+    """The cotangent of the reduced array, or None where the rule must say it."""
+    cdef type t = type(ȳ)
+    x = red.x
+    if not (t is float or t is _np_float64_type or (t is _ndarray and ȳ.ndim == 0 and ȳ.dtype.kind == "f")):
+        return None
+    if red.lower == LOWER_MEAN:
+        n = x.size
+        ȳ = ȳ / (n if n > 1 else 1)
+    dy = _np.asarray(ȳ)
+    if dy.dtype != x.dtype:
+        dy = dy.astype(x.dtype)
+    return _project_like(broadcast_view(dy, x.shape), x)
+
+
+cdef int _compile_select(_RStep s) except -1:
+    """Keep the step's rule table, to call the rule dispatch selects directly
+    (chosen on the first replay; not for instance rules or keywords)."""
+    cdef _RuleTable tab = _lookup_table(s.f)
+    if tab is None or tab.instances or s.kwargs is not None:
+        return 0
+    s.tab = tab
+    s.rules = (tab.frules, tab.rrules)
+    return 0
+
+
+cdef object _compile_call_rule(_RStep s, tuple args, object config, bint reverse, object tangents):
+    """The step's rule at args: the Python rule selected for these argument
+    types, called directly while the table's rules are those seen then;
+    else through rrule/frule (the C rows of scalars, rules that are not
+    Python functions, a table changed by a registration)."""
+    cdef _RuleTable tab = s.tab
+    cdef _Rule rule
+    if tab is not None and tab.frules is s.rules[0] and tab.rrules is s.rules[1]:
+        if s.fn is None:
+            rule = None
+            if tab.row is None or any(type(a) is _ndarray for a in args):
+                if reverse:
+                    rule = _select(tab.rrules, tab.rcache, args, config)
+                else:
+                    rule = _select(tab.frules, tab.fcache, args, config)
+            if rule is None or rule.kind != RK_PY:
+                s.tab = None
+            else:
+                s.fn = rule.fn
+                s.with_config = rule.config is not None
+        if s.fn is not None:
+            if reverse:
+                return s.fn(config, *args) if s.with_config else s.fn(*args)
+            return s.fn(config, tangents, *args) if s.with_config else s.fn(tangents, *args)
+    if reverse:
+        return rrule(config, s.f, *args, **s.kwargs) if s.kwargs else rrule(config, s.f, *args)
+    return frule(config, tangents, s.f, *args, **s.kwargs) if s.kwargs else frule(config, tangents, s.f, *args)
 
 
 cdef bint _compile_same(object r, object e) except -1:
@@ -528,6 +647,7 @@ cdef class _Replay:
         cdef Py_ssize_t i, n = len(self.steps)
         cdef Adjoints adj
         cdef list tans = None
+        cdef _Reduced red
         for i in range(self.nin):
             vals[i] = inputs[i]
         if not self.reverse:
@@ -546,9 +666,14 @@ cdef class _Replay:
                     continue
                 if s.kind == RS_PLAIN:
                     Ω = s.f(*args, **s.kwargs) if s.kwargs else s.f(*args)
+                elif self.reverse and _compile_can_lower(s, args):
+                    Ω = _compile_reduce(s.lower, args[0])
+                    red = _Reduced.__new__(_Reduced)
+                    red.x = args[0]
+                    red.lower = s.lower
+                    extra[i] = red
                 elif self.reverse:
-                    res = rrule(self.config, s.f, *args, **s.kwargs) if s.kwargs else \
-                        rrule(self.config, s.f, *args)
+                    res = _compile_call_rule(s, args, self.config, True, None)
                     if type(res) is not tuple or PyTuple_GET_SIZE(res) != 2:
                         return _CMISS
                     Ω = (<tuple>res)[0]
@@ -557,8 +682,7 @@ cdef class _Replay:
                     ts = [NO_TANGENT] + [_compile_const_tangent(a) for a in args]
                     for k, r in s.live:
                         ts[k + 1] = tans[r]
-                    res = frule(self.config, tuple(ts), s.f, *args, **s.kwargs) if s.kwargs else \
-                        frule(self.config, tuple(ts), s.f, *args)
+                    res = _compile_call_rule(s, args, self.config, False, tuple(ts))
                     if type(res) is not tuple or PyTuple_GET_SIZE(res) != 2:
                         return _CMISS
                     Ω = (<tuple>res)[0]
@@ -568,6 +692,8 @@ cdef class _Replay:
                     return _CMISS
                 vals[s.out] = Ω
         except Exception:
+            if _compile_debug:
+                raise
             return _CMISS           # the ordinary engine (a new recording) raises its own error
         Ω = vals[self.out] if self.out >= 0 else None
         if not self.reverse:
@@ -583,7 +709,15 @@ cdef class _Replay:
                 ȳ = adj._get(s.out)
                 if isinstance(ȳ, AbstractZero):
                     continue
-                grads = extra[i](ȳ)
+                pb = extra[i]
+                if type(pb) is _Reduced:
+                    g = _compile_reduced_pullback(<_Reduced>pb, ȳ)
+                    if g is not None:
+                        for k, r in s.live:
+                            adj._add(r, g)
+                        continue
+                    pb = rrule(self.config, s.f, (<_Reduced>pb).x)[1]
+                grads = pb(ȳ)
                 if type(grads) is not tuple or PyTuple_GET_SIZE(grads) != s.nargs + 1:
                     return _CMISS
                 for k, r in s.live:
