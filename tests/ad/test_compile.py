@@ -370,3 +370,21 @@ def test_a_traced_value_that_escapes_is_reported():
     ad.compile(f)(1.0)
     with pytest.raises(cr.ad.EscapedTrackedValueError):
         kept[0] * 2.0
+
+
+def test_forward_mode_with_an_array_output():
+    def f(x):
+        return np.sin(x * np.arange(3.0)) + x ** 2
+    d = ad.compile(f, mode="forward")
+    for x in (0.5, -1.25, 0.5):
+        assert same(d(x), ad.derivative(f, x))
+
+
+def test_a_compiled_function_inside_a_compiled_function():
+    inner = ad.compile(foo)
+
+    def f(x):
+        return inner(x) * x
+    outer = ad.compile(f)
+    for x in (0.5, 0.25, -0.3):
+        assert same(outer(x), ad.gradient(lambda v: ad.gradient(foo, v) * v, x))
