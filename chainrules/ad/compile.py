@@ -27,10 +27,11 @@ different result records a new program for the same signature (at most
 Closed-over values: the numbers and arrays in f's closure cells are inputs
 of the program, read afresh on each call (their types, dtypes and shapes are
 part of the signature; Python ints, bools and strings in cells by value), so
-rebinding or mutating a captured array gives fresh results.  Arrays reached
-otherwise (module globals, attributes) are used by reference: an in-place
-change of such an array is seen, a value computed from it outside the
-traced operations is not (it was recorded as a constant).
+rebinding or mutating a captured array gives fresh results.  Values reached
+otherwise (module globals, attributes) are constants of the program, as in
+`jax.jit`: arrays by reference (an in-place change is seen where an operation
+uses the array), numbers and values computed outside the traced operations
+by value (rebinding a global number is not seen).
 
 What cannot be recorded (an operation on containers of traced values, a
 tuple output, values of an enclosing differentiation) makes that signature
