@@ -8,6 +8,13 @@
 # backwards into the engine's own `Adjoints`, as `_FlatRecord` does.
 # ---------------------------------------------------------------------------
 
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.list cimport PyList_GET_ITEM
+from cpython.ref cimport Py_INCREF
+
+cdef enum:
+    _RS_MAXARGS = 6
+
 cdef enum:
     RS_RULE = 0         # an operation on differentiated values: its rule
     RS_PLAIN = 1        # an operation on constants only: the function itself
@@ -34,6 +41,11 @@ cdef class _RStep:
     cdef object fn
     cdef bint with_config
     cdef int lower              # np.sum / np.mean of one real array: done here (LOWER_*)
+    cdef Py_ssize_t src[_RS_MAXARGS]    # each argument's value index, -1: the template's constant
+    cdef Py_ssize_t live_arg[_RS_MAXARGS]
+    cdef Py_ssize_t live_ref[_RS_MAXARGS]
+    cdef int nlive
+    cdef bint small             # nargs and the live inputs fit the arrays
 
 
 def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live, kwargs,
@@ -49,6 +61,16 @@ def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live
     s.kwargs = kwargs or None
     s.out = out
     s.nargs = len(template)
+    s.small = s.nargs <= _RS_MAXARGS
+    if s.small:
+        for k in range(s.nargs):
+            s.src[k] = -1
+        for k in range(len(pos)):
+            s.src[<Py_ssize_t>pos[k]] = refs[k]
+        s.nlive = len(live)
+        for k in range(s.nlive):
+            s.live_arg[k] = live[k][0]
+            s.live_ref[k] = live[k][1]
     if kind == RS_RULE and not kwargs:
         _compile_select(s)
         if pos == (0,) and len(template) == 1:
@@ -97,11 +119,94 @@ cdef object _f64_descr = _np.dtype(_np.float64)
 cdef object _f32_descr = _np.dtype(_np.float32)
 
 
+cdef extern from *:
+    """
+    /* A C-contiguous, aligned, native float64 ndarray: its data and size. */
+    static inline int cr_f64_contiguous(PyObject *a, double **data, Py_ssize_t *n) {
+        PyArrayObject *p = (PyArrayObject *)a;
+        if (PyArray_TYPE(p) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(p) || !PyArray_ISNOTSWAPPED(p))
+            return 0;
+        *data = (double *)PyArray_DATA(p);
+        *n = (Py_ssize_t)PyArray_SIZE(p);
+        return 1;
+    }
+    """
+    bint cr_f64_contiguous(PyObject* a, double** data, Py_ssize_t* n)
+
+
+cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
+    """NumPy's pairwise summation of a contiguous float64 block
+    (numpy/_core/src/umath/loops_utils.h.src, DOUBLE_pairwise_sum): eight
+    accumulators per block of up to 128, halves above."""
+    cdef Py_ssize_t i, n2
+    cdef double res
+    cdef double r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for i in range(8):
+            r[i] = a[i]
+        i = 8
+        while i < n - (n % 8):
+            r[0] += a[i]
+            r[1] += a[i + 1]
+            r[2] += a[i + 2]
+            r[3] += a[i + 3]
+            r[4] += a[i + 4]
+            r[5] += a[i + 5]
+            r[6] += a[i + 6]
+            r[7] += a[i + 7]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(a, n2) + _pairwise_sum(a + n2, n - n2)
+
+
+cdef int _c_sum_state = 0          # 0: not checked yet; 1: agrees with np.add.reduce; -1: does not
+
+
+cdef bint _c_sum_agrees() except -1:
+    """Whether the C sum gives np.add.reduce's bits on this NumPy (checked
+    once, on random arrays of many sizes and two dimensions); if not, the
+    reductions call NumPy."""
+    global _c_sum_state
+    cdef double* d
+    cdef Py_ssize_t n
+    if _c_sum_state == 0:
+        _c_sum_state = 1
+        rng = _np.random.default_rng(12345)
+        shapes = [(k,) for k in range(0, 300, 7)] + [(k,) for k in (1000, 4099)] + [(3, 5), (10, 1), (17, 33)]
+        for shape in shapes:
+            a = rng.standard_normal(shape) * _np.exp(rng.uniform(-20, 20, shape))
+            if not cr_f64_contiguous(<PyObject*>a, &d, &n) or \
+                    (0.0 + _pairwise_sum(d, n)) != _add_reduce(a, None):
+                _c_sum_state = -1
+                break
+    return _c_sum_state == 1
+
+
 cdef object _compile_reduce(int lower, object x):
-    r = _add_reduce(x, None)
+    """Ω of np.sum / np.mean of x, as their rules compute it."""
+    cdef double* d
+    cdef double r
+    cdef Py_ssize_t n
+    if cr_f64_contiguous(<PyObject*>x, &d, &n) and _c_sum_agrees():
+        r = 0.0 + _pairwise_sum(d, n)           # np.add.reduce starts from add's identity
+        if lower == LOWER_MEAN:
+            r = r / n
+        return _np_float64_type(r)
+    Ω = _add_reduce(x, None)
     if lower == LOWER_MEAN:
-        r = r.dtype.type(r / x.size)            # as np.mean (_methods._mean) does
-    return r
+        Ω = Ω.dtype.type(Ω / x.size)            # as np.mean (_methods._mean) does
+    return Ω
 
 
 cdef object _compile_reduced_pullback(_Reduced red, object ȳ):
@@ -159,6 +264,13 @@ cdef object _compile_call_rule(_RStep s, tuple args, object config, bint reverse
     return frule(config, tangents, s.f, *args, **s.kwargs) if s.kwargs else frule(config, tangents, s.f, *args)
 
 
+cdef bint _compile_layout_is(object a, _RStep s) except -1:
+    """The exact ndarray a has the step's recorded dtype and shape."""
+    if cr_descr(<PyObject*>a) != <PyObject*>s.odescr and a.dtype != s.odescr:
+        return False
+    return cr_dims_are(<PyObject*>a, <PyObject*>s.oshape)
+
+
 cdef bint _compile_same(object r, object e) except -1:
     """A guard's value now is the recorded one (same type; arrays equal
     element for element, with the same shape and dtype)."""
@@ -197,8 +309,17 @@ cdef class _Replay:
         self.config = config
         self.reverse = reverse
 
-    cdef object _args(self, _RStep s, list vals):
-        cdef Py_ssize_t k
+    cdef tuple _args(self, _RStep s, list vals):
+        cdef Py_ssize_t k, r
+        cdef tuple t
+        if s.small:
+            t = PyTuple_New(s.nargs)
+            for k in range(s.nargs):
+                r = s.src[k]
+                v = <object>PyList_GET_ITEM(vals, r) if r >= 0 else <object>PyList_GET_ITEM(s.template, k)
+                Py_INCREF(v)
+                PyTuple_SET_ITEM(t, k, v)
+            return t
         args = list(s.template)
         for k in range(PyTuple_GET_SIZE(s.pos)):
             args[<Py_ssize_t>s.pos[k]] = vals[<Py_ssize_t>s.refs[k]]
@@ -208,7 +329,7 @@ cdef class _Replay:
         cdef list vals = [None] * self.nvals
         cdef list extra = None
         cdef _RStep s
-        cdef Py_ssize_t i, n = len(self.steps)
+        cdef Py_ssize_t i, k, n = len(self.steps)
         cdef Adjoints adj
         cdef list tans = None
         cdef _Reduced red
@@ -251,8 +372,7 @@ cdef class _Replay:
                         return _CMISS
                     Ω = (<tuple>res)[0]
                     tans[s.out] = (<tuple>res)[1]
-                if type(Ω) is not s.otype or (s.otype is _ndarray and not (
-                        Ω.dtype == s.odescr and Ω.shape == s.oshape)):
+                if type(Ω) is not s.otype or (s.otype is _ndarray and not _compile_layout_is(Ω, s)):
                     return _CMISS
                 vals[s.out] = Ω
         except Exception:
@@ -277,15 +397,15 @@ cdef class _Replay:
                 if type(pb) is _Reduced:
                     g = _compile_reduced_pullback(<_Reduced>pb, ȳ)
                     if g is not None:
-                        for k, r in s.live:
-                            adj._add(r, g)
+                        for k in range(s.nlive):
+                            adj._add(s.live_ref[k], g)
                         continue
                     pb = rrule(self.config, s.f, (<_Reduced>pb).x)[1]
                 grads = pb(ȳ)
                 if type(grads) is not tuple or PyTuple_GET_SIZE(grads) != s.nargs + 1:
                     return _CMISS
-                for k, r in s.live:
-                    adj._add(r, (<tuple>grads)[<Py_ssize_t>k + 1])
+                for k in range(s.nlive):
+                    adj._add(s.live_ref[k], (<tuple>grads)[s.live_arg[k] + 1])
         except Exception:
             return _CMISS
         return Ω, tuple([adj._get(r) for r in self.grad_refs])

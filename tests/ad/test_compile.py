@@ -388,3 +388,14 @@ def test_a_compiled_function_inside_a_compiled_function():
     outer = ad.compile(f)
     for x in (0.5, 0.25, -0.3):
         assert same(outer(x), ad.gradient(lambda v: ad.gradient(foo, v) * v, x))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 3), st.floats(-30, 30))
+def test_sums_and_means_done_in_c_are_numpys_to_the_bit(n, rows, scale):
+    x = np.random.default_rng(n).standard_normal((rows, n)) * np.exp(scale)
+
+    def f(v):
+        return np.sin(np.sum(v * v)) * np.mean(v) + np.sum(v) ** 2
+    assert same(ad.compile(f)(x), ad.gradient(f, x))
+    assert same(ad.compile(f)(x[0]), ad.gradient(f, x[0]))
