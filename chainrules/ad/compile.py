@@ -307,7 +307,7 @@ class _Compiled:
             warnings.warn(f"chainrules.ad.compile({fname(self.f)}): cannot record {what}; calls "
                           f"with these argument types run on the ordinary engine "
                           f"(ad.{'gradient' if self.mode == 'reverse' else 'derivative'})",
-                          RuntimeWarning, stacklevel=4)
+                          RuntimeWarning, stacklevel=3)      # the caller of the compiled function
 
     # -- the ordinary engine ----------------------------------------------------
 
@@ -371,6 +371,11 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
     simple = argnums == 0 and all(_by_reference(c) for _, c in state.cells)
     call = _CompiledCall(f, mode, argnums, state, simple)
     state.call = call
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        value = getattr(f, name, None)
+        if value is not None:
+            setattr(call, name, value)
+    call.__wrapped__ = f
     return call
 
 

@@ -296,8 +296,9 @@ def test_what_cannot_be_recorded_falls_back_with_one_warning():
         return b * 2.0
     g = ad.compile(f)
     x = np.array([1.0, 2.0])
-    with pytest.warns(RuntimeWarning, match="cannot record .*slogdet"):
+    with pytest.warns(RuntimeWarning, match="cannot record .*slogdet") as record:
         assert same(g(x), ad.gradient(f, x))
+    assert record[0].filename == __file__          # points at the call
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert same(g(x * 2), ad.gradient(f, x * 2))
@@ -342,6 +343,11 @@ def test_a_rule_registered_later_is_used():
         return np.sin(x), mysin_pullback_2
 
     assert same(g(x), ad.gradient(f, x)) and same(g(x), 2.0 * np.cos(x))
+
+
+def test_the_compiled_function_keeps_fs_name_and_doc():
+    g = ad.compile(foo)
+    assert g.__name__ == "foo" and g.__wrapped__ is foo and "compile(" in repr(g)
 
 
 def test_bad_arguments():
