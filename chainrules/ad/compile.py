@@ -375,7 +375,7 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
         value = getattr(f, name, None)
         if value is not None:
             setattr(call, name, value)
-    call.__wrapped__ = f
+    setattr(call, "__wrapped__", f)         # as functools.wraps
     return call
 
 
