@@ -87,6 +87,13 @@ TARGETS = [
          benchmark=r"Foo(Gradient|Derivative)", variant="chainrules_ad", versus="jax_jit", at_least=1.0),
     dict(label="chainrules.ad ≥ 1× JAX jitted on scalar code", module="ad_scalar",
          benchmark=r"ScalarGradient", variant="chainrules_gradient", versus="jax_jit_grad", at_least=1.0),
+    # chainrules.ad.compile (issue 13): faster than the derivative written by hand on scalar
+    # code, at JAX jit(grad)'s speed on small arrays
+    dict(label="ad.compile ≥ 1× hand-written on scalar code", module="end_to_end",
+         benchmark=r"FooGradient", variant="chainrules_compile", versus="hand_written", at_least=1.0),
+    dict(label="ad.compile ≥ 1× JAX jitted on small arrays", module="end_to_end",
+         benchmark=r"SumSinTimesX\(size=10\)|TanhNetwork\(batch=10\)", variant="chainrules_compile",
+         versus="jax_jit", at_least=1.0),
     # dispatch: the C table against the same rule hand-written in Python
     dict(label="dispatched frule at or below hand-written Python", module="dispatch",
          benchmark=r".*", variant="frule", versus="hand_frule", at_least=1.0),

@@ -160,6 +160,9 @@ class FooGradient(_Case):
             return gradient(f, x)
         return foo_ad_gradient, X0
 
+    def make_chainrules_compile(self):
+        return _ad().compile(_ad_foo()), X0
+
     def make_autograd(self):
         autograd, anp = _autograd()
         g = autograd.grad(lambda x: anp.arcsin(0.2 + anp.sin(x)))
@@ -193,6 +196,9 @@ class FooGradient(_Case):
 
     def time_chainrules_ad(self):
         self._run("chainrules_ad")
+
+    def time_chainrules_compile(self):
+        self._run("chainrules_compile")
 
     def time_autograd(self):
         self._run("autograd")
@@ -236,6 +242,9 @@ class FooDerivative(_Case):
             return derivative(f, x)
         return foo_ad_derivative, X0
 
+    def make_chainrules_compile(self):
+        return _ad().compile(_ad_foo(), mode="forward"), X0
+
     def make_autograd(self):
         autograd, anp = _autograd()
         d = autograd.deriv(lambda x: anp.arcsin(0.2 + anp.sin(x)))
@@ -273,6 +282,9 @@ class FooDerivative(_Case):
 
     def time_chainrules_ad(self):
         self._run("chainrules_ad")
+
+    def time_chainrules_compile(self):
+        self._run("chainrules_compile")
 
     def time_autograd(self):
         self._run("autograd")
@@ -351,6 +363,10 @@ class SumSinTimesX(_Case):
         f = lambda x: np.sum(np.sin(x) * x)  # noqa: E731
         return (lambda x: gradient(f, x)), self.x
 
+    def make_chainrules_compile(self, size):
+        import numpy as np
+        return _ad().compile(lambda x: np.sum(np.sin(x) * x)), self.x
+
     def make_autograd(self, size):
         autograd, anp = _autograd()
         return autograd.grad(lambda x: anp.sum(anp.sin(x) * x)), self.x
@@ -381,6 +397,9 @@ class SumSinTimesX(_Case):
 
     def time_chainrules_ad(self, size):
         self._run("chainrules_ad")
+
+    def time_chainrules_compile(self, size):
+        self._run("chainrules_compile")
 
     def time_autograd(self, size):
         self._run("autograd")
@@ -480,6 +499,15 @@ class TanhNetwork(_Case):
             return np.mean((np.tanh(X @ W1 + b1) @ W2 + b2 - Y) ** 2)
         return (lambda p: gradient(loss, *p)), self.params
 
+    def make_chainrules_compile(self, batch):
+        import numpy as np
+        X, Y = self.X, self.Y
+
+        def loss(W1, b1, W2, b2):
+            return np.mean((np.tanh(X @ W1 + b1) @ W2 + b2 - Y) ** 2)
+        g = _ad().compile(loss, argnums=(0, 1, 2, 3))
+        return (lambda p: g(*p)), self.params
+
     def make_autograd(self, batch):
         autograd, anp = _autograd()
         X, Y = self.X, self.Y
@@ -526,6 +554,9 @@ class TanhNetwork(_Case):
 
     def time_chainrules_ad(self, batch):
         self._run("chainrules_ad")
+
+    def time_chainrules_compile(self, batch):
+        self._run("chainrules_compile")
 
     def time_autograd(self, batch):
         self._run("autograd")

@@ -55,6 +55,7 @@ from chainrules.ad.config import ForwardConfig, ReverseConfig
 from chainrules.ad.forward import derivative, jvp
 from chainrules.ad.reverse import gradient, value_and_gradient, vjp
 from chainrules.ad.mixed import hessian, hvp, jacobian
+from chainrules.ad.compile import compile  # noqa: A004  (ad.compile, the compiled derivative)
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
 
@@ -69,6 +70,8 @@ __all__ = [
     "gradient", "value_and_gradient", "vjp",
     # both / mixed
     "jacobian", "hessian", "hvp",
+    # trace once, replay compiled
+    "compile",
     # calling functions with rules on tracked values
     "wrap", "Wrapped", "math", "cmath",
     # configs for higher-order rules

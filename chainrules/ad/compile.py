@@ -1,0 +1,389 @@
+"""chainrules.ad.compile: a trace-once compiled derivative.
+
+`compile(f, mode="reverse", argnums=0)` returns a callable: `compile(f)(x)`
+is `gradient(f, x)`, `compile(f, mode="forward")(x)` is `derivative(f, x)`.
+The first call with an input signature (the types of the arguments, the
+dtypes and shapes of arrays; Python scalars by type, other arguments by
+value) runs f once on traced values and records its operations into a
+program; later calls replay the program without running f:
+
+- a program of real scalar operations with a row in the C scalar table (the
+  `chainrules.ad.math` functions and the operators on Python floats) runs on
+  C doubles, the row's kernels and a C sweep (`_core/ad_compile.pxi`);
+- any other program calls each operation's rule on the new values (rrule or
+  frule: the rules' own NumPy calls) and sweeps the pullbacks into the
+  engine's adjoints, as the engine does.
+
+Both compute what the ordinary engines compute, in the same order: the same
+bits.
+
+Python control flow that depends on values is guarded: whatever turns a
+traced value into plain data (`bool`, comparisons, `int`, `round`,
+`math.floor`, …) is recorded with its result and checked on replay; a
+different result records a new program for the same signature (at most
+`CACHE_SIZE` programs per compiled function, the oldest dropped first, as
+`jax.jit`'s cache).
+
+Closed-over values: the numbers and arrays in f's closure cells are inputs
+of the program, read afresh on each call (their types, dtypes and shapes are
+part of the signature; Python ints, bools and strings in cells by value), so
+rebinding or mutating a captured array gives fresh results.  Values reached
+otherwise (module globals, attributes) are constants of the program, as in
+`jax.jit`: arrays by reference (an in-place change is seen where an operation
+uses the array), numbers and values computed outside the traced operations
+by value (rebinding a global number is not seen).
+
+What cannot be recorded (an operation on containers of traced values, a
+tuple output, values of an enclosing differentiation) makes that signature
+run on the ordinary engine, with a one-time warning naming the operation.
+"""
+
+import types
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    ProjectTo,
+    Tracked,
+    _CompiledCall,
+    _Traced,
+    _ad_close,
+    _ad_new_tag,
+    _compile_miss,
+    _compile_project,
+    unthunk,
+)
+from chainrules.ad import _tracing
+from chainrules.ad._compile_record import CannotRecord, Recorder, is_leaf, replay, scalar_program
+from chainrules.ad._tracing import fname
+from chainrules.ad.forward import _owned, derivative, zero_of
+from chainrules.ad.reverse import _real_scalar, gradient
+
+__all__ = ["compile", "CACHE_SIZE"]
+
+CACHE_SIZE = 64
+_MISS = _compile_miss()
+
+
+class _Program:
+    """A recorded program: its C form when it has one, else its replay."""
+    __slots__ = ("scalar", "replay", "omega_const")
+
+    def __init__(self, scalar, replay, omega_const):
+        self.scalar = scalar
+        self.replay = replay
+        self.omega_const = omega_const      # the output when it does not depend on an input
+
+
+# ----- the compiled function ------------------------------------------------------------
+
+_SCALARS = (float, complex, np.floating, np.complexfloating)
+
+
+def _layout(v):
+    t = type(v)
+    if t is np.ndarray:
+        return (t, v.dtype, v.shape)
+    return t
+
+
+def _sign_constant(v, inputs, key):
+    """A non-differentiated value: numbers and arrays are inputs (by type,
+    dtype and shape); other values are part of the signature by value."""
+    t = type(v)
+    if t is float or t is complex or t is np.ndarray or isinstance(v, (np.floating, np.complexfloating)):
+        inputs.append(v)
+        key.append(_layout(v))
+        return True
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    key.append((t, v))
+    return True
+
+
+class _Compiled:
+    """The state behind one compiled function (`_CompiledCall.slow`)."""
+
+    def __init__(self, f, mode, argnums):
+        self.f = f
+        self.mode = mode
+        self.argnums = argnums
+        self.single = type(argnums) is int
+        self.nums = (argnums,) if self.single else argnums
+        self.cache = {}             # signature -> [programs], most recent first
+        self.order = []             # (signature, program), oldest first, for eviction
+        self.ordinary_keys = set()  # signatures left to the ordinary engine
+        self.warned = set()
+        self.cells = [(name, cell) for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ())] \
+            if type(f) is types.FunctionType else []
+        self.call = None
+
+    # -- signing a call --------------------------------------------------------
+
+    def sign(self, args, kwargs):
+        """(inputs, signature, positions) of a call, or None when the call is
+        not one to compile (the ordinary engine takes it)."""
+        n = len(args)
+        nums = tuple(i + n if i < 0 else i for i in self.nums)
+        if any(i < 0 or i >= n for i in nums):
+            raise TypeError(f"chainrules.ad.compile({fname(self.f)}): argnums={self.argnums!r} but "
+                            f"the call has {n} positional argument{'s' if n != 1 else ''}")
+        inputs, key = [], [nums]
+        for i in nums:
+            x = args[i]
+            t = type(x)
+            if t is int:
+                x = float(x)
+                t = float
+            if isinstance(x, Tracked):
+                return None             # inside another differentiation: the ordinary engines nest
+            if self.mode == "forward" and not (t in (float, complex) or isinstance(x, _SCALARS)):
+                return None             # derivative's own error
+            if not (t in (float, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "fc")):
+                return None
+            inputs.append(x)
+            key.append(_layout(x))
+        for i, a in enumerate(args):
+            if i not in nums and not _sign_constant(a, inputs, key):
+                return None
+        for k, v in kwargs.items():
+            key.append(k)
+            if not _sign_constant(v, inputs, key):
+                return None
+        for name, cell in self.cells:
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                key.append((name, None))
+                continue
+            if isinstance(v, Tracked):
+                return None
+            if type(v) in (float, complex, np.ndarray) or isinstance(v, (np.floating, np.complexfloating)):
+                inputs.append(v)
+                key.append((name, _layout(v)))
+            elif type(v) in (int, bool, str, type(None)):
+                key.append((name, type(v), v))
+        return inputs, tuple(key), nums
+
+    # -- a call -----------------------------------------------------------------
+
+    def __call__(self, args, kwargs):
+        signed = self.sign(args, kwargs)
+        if signed is None:
+            return self.ordinary(args, kwargs)
+        inputs, key, nums = signed
+        if key in self.ordinary_keys:
+            return self.ordinary(args, kwargs)
+        for prog in self.cache.get(key, ()):
+            out = self.run(prog, inputs, args, nums)
+            if out is not _MISS:
+                return out
+        try:
+            prog = self.trace(args, kwargs, nums, len(inputs))
+        except CannotRecord as e:
+            self.ordinary_keys.add(key)
+            self.warn(str(e))
+            return self.ordinary(args, kwargs)
+        self.add(key, prog)
+        out = self.run(prog, inputs, args, nums)
+        return self.ordinary(args, kwargs) if out is _MISS else out
+
+    def add(self, key, prog):
+        self.cache.setdefault(key, []).insert(0, prog)
+        self.order.append((key, prog))
+        if len(self.order) > CACHE_SIZE:
+            old_key, old = self.order.pop(0)
+            progs = self.cache[old_key]
+            progs.remove(old)
+            if not progs:
+                del self.cache[old_key]
+
+    def run(self, prog, inputs, args, nums):
+        xs = [inputs[k] for k in range(len(nums))]
+        call = self.call
+        if prog.scalar is not None:
+            if self.mode == "reverse":
+                g = prog.scalar.gradient(tuple(xs))
+                if g is _MISS:
+                    return _MISS
+                if call.simple:
+                    call.last_scalar = prog.scalar
+                return g if self.single else (g if len(nums) > 1 else (g,))
+            res = prog.scalar.derivative(xs[0])
+            if res is _MISS:
+                return _MISS
+            if call.simple:
+                call.last_scalar = prog.scalar
+            return res[1]
+        res = prog.replay.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
+                              if self.mode == "forward" else None)
+        if res is _MISS:
+            return _MISS
+        omega, second = res
+        if self.mode == "forward":
+            if omega is None:
+                omega = prog.omega_const
+            second = unthunk(second) if second is not None else None
+            return zero_of(omega) if second is None or isinstance(second, AbstractZero) else _owned(second)
+        grads = tuple(self.project(args[i], g) for i, g in zip(nums, second))
+        if call.simple and type(args[0]) is np.ndarray and self.mode == "reverse":
+            x = args[0]
+            g = grads[0]
+            if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
+                call.last_replay = (prog.replay, x.dtype, x.shape)
+        return grads[0] if self.single else grads
+
+    @staticmethod
+    def one(x):
+        return complex(1.0) if isinstance(x, (complex, np.complexfloating)) else 1.0
+
+    @staticmethod
+    def project(x, g):
+        """The gradient of the input x, as `collect` in reverse.py makes it."""
+        if type(g) is np.ndarray:
+            p = _compile_project(x, g)
+            if p is not None:
+                return p
+        g = unthunk(g)
+        if isinstance(g, AbstractZero):
+            return zero_of(x)
+        return ProjectTo(float(x) if type(x) is int else x)(g)
+
+    # -- recording ---------------------------------------------------------------
+
+    def trace(self, args, kwargs, nums, ninputs):
+        tag = _ad_new_tag()
+        rec = Recorder(tag, self.mode)
+        try:
+            targs = list(args)
+            for i in nums:
+                x = float(args[i]) if type(args[i]) is int else args[i]
+                targs[i] = rec.new(x, True, self.one(x) if self.mode == "forward" else None)
+            for i, a in enumerate(args):
+                if i not in nums and _is_input(a):
+                    targs[i] = rec.new(a, False)
+            tkwargs = {k: rec.new(v, False) if _is_input(v) else v for k, v in kwargs.items()}
+            f = self.f
+            cells = {}
+            for name, cell in self.cells:
+                try:
+                    v = cell.cell_contents
+                except ValueError:
+                    continue
+                if _is_input(v):
+                    cells[name] = rec.new(v, False)
+            if cells:
+                f = _tracing.with_cells(f, cells)
+            y = f(*targs, **tkwargs)
+        finally:
+            _ad_close(tag)
+        nin = ninputs
+        grad_refs = list(range(len(nums)))
+        omega_const = None
+        if type(y) is _Traced and y.recorder is rec:
+            omega = y.primal
+            out = y.ref if y.active else -1
+            if not y.active:
+                omega_const = omega
+        elif isinstance(y, Tracked):
+            raise CannotRecord(f"an output of type {type(y).__name__}")
+        else:
+            omega, out, omega_const = y, -1, y
+        if self.mode == "reverse":
+            _real_scalar(omega, "gradient")
+        elif not is_leaf(omega) and not isinstance(omega, (int, np.integer)):
+            raise CannotRecord(f"an output of type {type(omega).__name__}")
+        scalar = scalar_program(rec, len(nums), out) if nin == len(nums) and out >= 0 else None
+        return _Program(scalar, replay(rec, nin, out, grad_refs, self.mode), omega_const)
+
+    def warn(self, what):
+        if what not in self.warned:
+            self.warned.add(what)
+            warnings.warn(f"chainrules.ad.compile({fname(self.f)}): cannot record {what}; calls "
+                          f"with these argument types run on the ordinary engine "
+                          f"(ad.{'gradient' if self.mode == 'reverse' else 'derivative'})",
+                          RuntimeWarning, stacklevel=3)      # the caller of the compiled function
+
+    # -- the ordinary engine ----------------------------------------------------
+
+    def ordinary(self, args, kwargs):
+        n = len(args)
+        nums = tuple(i + n if i < 0 else i for i in self.nums)
+        f = self.f
+
+        def partial(*xs):
+            full = list(args)
+            for i, x in zip(nums, xs):
+                full[i] = x
+            return f(*full, **kwargs)
+        if self.mode == "forward":
+            return derivative(partial, args[nums[0]])
+        g = gradient(partial, *[args[i] for i in nums])
+        return g if self.single or len(nums) > 1 else (g,)
+
+
+def _is_input(v):
+    return type(v) in (float, complex, np.ndarray) or isinstance(v, (np.floating, np.complexfloating))
+
+
+def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[int, ...] = 0) -> Callable[..., Any]:
+    """compile(f, mode="reverse", argnums=0) -> a compiled derivative of f.
+
+    mode="reverse": `compile(f)(*args)` is `gradient` of f with respect to
+    the arguments `argnums` (an int: that gradient; a tuple: a tuple of
+    them).  mode="forward": `derivative(f, x)` at the scalar argument
+    `argnums` (an int).  Each input signature (types; dtypes and shapes of
+    arrays) is recorded once and replayed afterwards, guarded by the results
+    of the comparisons and conversions f made (see the module docstring).
+
+    Example::
+
+        >>> from chainrules import ad
+        >>> from chainrules.ad import math
+        >>> df = ad.compile(lambda x: math.asin(0.2 + math.sin(x)))
+        >>> df(3.0)
+        -1.0531613736418153
+
+    See also: `gradient`, `derivative`."""
+    if not callable(f):
+        raise TypeError(f"compile(f): f must be callable, got a {type(f).__name__}")
+    if mode not in ("reverse", "forward"):
+        raise ValueError(f"compile(f, mode): mode must be 'reverse' or 'forward', got {mode!r}")
+    if type(argnums) is tuple:
+        if not argnums or not all(type(i) is int for i in argnums):
+            raise TypeError(f"compile(f, argnums): argnums must be an int or a non-empty tuple of "
+                            f"ints, got {argnums!r}")
+        if mode == "forward":
+            raise TypeError("compile(f, mode='forward', argnums): forward mode differentiates "
+                            f"with respect to one scalar argument (an int), got {argnums!r}")
+        if len(set(argnums)) != len(argnums):
+            raise ValueError(f"compile(f, argnums): repeated argument numbers in {argnums!r}")
+    elif type(argnums) is not int:
+        raise TypeError(f"compile(f, argnums): argnums must be an int or a non-empty tuple of ints, "
+                        f"got {type(argnums).__name__}")
+    state = _Compiled(f, mode, argnums)
+    # the fast entry signs nothing: only for functions without closed-over values to sign
+    simple = argnums == 0 and all(_by_reference(c) for _, c in state.cells)
+    call = _CompiledCall(f, mode, argnums, state, simple)
+    state.call = call
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        value = getattr(f, name, None)
+        if value is not None:
+            setattr(call, name, value)
+    setattr(call, "__wrapped__", f)         # as functools.wraps
+    return call
+
+
+def _by_reference(cell):
+    """A closure cell the signature does not read (a function, a module…)."""
+    try:
+        v = cell.cell_contents
+    except ValueError:
+        return False
+    return not (_is_input(v) or type(v) in (int, bool, str, type(None)) or isinstance(v, Tracked))
+
