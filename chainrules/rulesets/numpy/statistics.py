@@ -1,5 +1,5 @@
 """Rules for NumPy's statistics beyond the reductions (sum, mean, var, std,
-average… are in numpy_reductions): median, quantile, percentile, their nan-
+average… are in reductions.py and averages.py): median, quantile, percentile, their nan-
 versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
 
 - median/quantile/percentile select (or interpolate between) order

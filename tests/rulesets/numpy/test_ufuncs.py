@@ -1,5 +1,5 @@
-"""Rules of chainrules/rulesets/numpy_ufuncs.py, checked with chainrules.testing
-against finite differences on 0-d, empty, 1-d and 2-d arrays, broadcast pairs,
+"""Rules of chainrules/rulesets/numpy/ufuncs.py and ufuncs_binary.py, checked
+with chainrules.testing against finite differences on 0-d, empty, 1-d and 2-d arrays, broadcast pairs,
 float32 and complex inputs."""
 
 import operator
@@ -9,7 +9,8 @@ import pytest
 
 import chainrules as cr
 from chainrules import NoTangent, ZeroTangent, unthunk
-from chainrules.rulesets import numpy_ufuncs as U
+from chainrules.rulesets.numpy import ufuncs as U
+from chainrules.rulesets.numpy import ufuncs_binary as UB
 from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 
 RNG = np.random.default_rng(5)
@@ -181,7 +182,7 @@ def test_modf_frexp_divmod_tuple_outputs():
 
 PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (2, 3)), ((3, 1), (4,)), ((4,), (2, 1, 4)),
          ((0,), (0,)), ((1, 3), (2, 1))]
-BINARY = [f for f, _, _ in U._BINARY] + [np.add, np.subtract]
+BINARY = [f for f, _, _ in UB._BINARY] + [np.add, np.subtract]
 
 
 def _binary_args(f, sx, sy, dtype=np.float64):

@@ -1,5 +1,5 @@
-"""Order 2 for every rule of numpy_reductions.py and numpy_statistics.py:
-the rules are differentiable (test_frule/test_rrule with order=2) at
+"""Order 2 for every rule of numpy/reductions.py, averages.py, cumulative.py and
+statistics.py: the rules are differentiable (test_frule/test_rrule with order=2) at
 ordinary points and awkward ones: negative values, a zero where the
 function is smooth there (prod, cumprod), a NaN skipped by the nan-versions,
 axes and keepdims, complex and float32.  Max, min, ptp, median and the
@@ -8,7 +8,7 @@ quantiles are taken at distinct values, away from their kinks."""
 import numpy as np
 import pytest
 
-from ._order2 import F32, Case, array, params, spread
+from .._order2 import F32, Case, array, params, spread
 
 RNG = np.random.default_rng(1202)
 X = array(RNG, (2, 3))
@@ -102,7 +102,7 @@ CASES = [
     Case("average-axis1", np.average, XN, fkwargs={"axis": 1}),
     Case("average-weights", np.average, XN, None, W),
     Case("average-complex", np.average, XC, fkwargs=AX0),
-    # ----- numpy_statistics.py: order statistics at distinct values -----
+    # ----- statistics.py: order statistics at distinct values -----
     Case("median", np.median, XN),
     Case("median-axis1", np.median, XN, fkwargs={"axis": 1}),
     Case("nanmedian", np.nanmedian, XNAN, fkwargs=AX0),
@@ -120,12 +120,12 @@ CASES = [
 # Known failures: rule bodies that convert a tracked x with np.asarray/np.array
 # (chainrules.ad refuses: the derivative would be lost).
 _PROD_ZERO = ("prod at a zero: _prod_partials takes the exclusive-product branch, which calls np.asarray(x) "
-              "on the tracked x (numpy_reductions.py, _prod_partials)")
+              "on the tracked x (numpy/reductions.py, _prod_partials)")
 _CUMPROD = ("cumprod: cumprod_frule/cumprod_pullback and _rows call np.asarray(x) on the tracked x "
-            "(numpy_reductions.py)")
+            "(numpy/cumulative.py)")
 _ORDER_STAT = ("median/quantile/percentile: _OrderStat.__init__ calls np.asarray(a) on the tracked a, and "
-               "the frules test np.asarray(a).dtype (numpy_statistics.py)")
-_COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy_statistics.py)"
+               "the frules test np.asarray(a).dtype (numpy/statistics.py)")
+_COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy/statistics.py)"
 XFAIL = {
     **dict.fromkeys(["prod-zero", "prod-zero-axis0"], _PROD_ZERO),
     **dict.fromkeys(["cumprod", "cumprod-zero-axis1", "cumprod-complex", "ndarray.cumprod", "multiply.accumulate"],

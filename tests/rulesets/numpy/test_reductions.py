@@ -1,5 +1,5 @@
-"""Rules of chainrules/rulesets/numpy_reductions.py, checked with
-chainrules.testing against finite differences: axis None / int / negative /
+"""Rules of chainrules/rulesets/numpy/reductions.py, averages.py and
+cumulative.py, checked with chainrules.testing against finite differences: axis None / int / negative /
 tuple, keepdims, 0-d and empty arrays, float32 and complex, prod and cumprod
 with zeros, max with ties, and the np.ndarray methods."""
 
