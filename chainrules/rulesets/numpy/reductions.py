@@ -220,10 +220,13 @@ def _prod_partials(x, Ω, axes, keepdims, initial=None):
     if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
         if np.all(_value(x) != 0):
             return unreduce(Ω, x.shape, axes, keepdims) / x
-    x = np.asarray(x)
-    if np.all(x != 0):
-        shape, _ = _shape_dtype(x)
-        return unreduce(Ω, shape, axes, keepdims) / x
+    else:
+        x = np.asarray(x)
+        if np.all(x != 0):
+            shape, _ = _shape_dtype(x)
+            return unreduce(Ω, shape, axes, keepdims) / x
+    # a zero in x: the exclusive products, no division (differentiable, so
+    # that they stay right at order 2, where Ω/x has no derivative at the zero)
     d = _exclusive_prod(x, axes)
     return d if initial is None else d * initial
 
