@@ -9,6 +9,7 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -23,8 +24,6 @@ from chainrules.rulesets._arrays import (
     seed,
     plain,
 )
-
-
 from chainrules.rulesets.numpy.reductions import (
     _NOVALUE,
     _options,
@@ -34,6 +33,7 @@ from chainrules.rulesets.numpy.reductions import (
     prod_frule,
     prod_rrule,
     _chooser,
+    _value,
 )
 
 
@@ -82,49 +82,56 @@ def cumsum_rrule(x, *args, **kwargs):
 _register([np.cumsum] + _methods("cumsum"), cumsum_frule, cumsum_rrule)
 
 
-def _rows(v, axis):
-    """v as rows (M, K) with the scan axis last, and the function undoing it."""
-    v = np.moveaxis(np.asarray(v), axis, -1)
-    moved = v.shape
-
-    def back(r):
-        return np.moveaxis(r.reshape(moved), -1, axis)
-    return v.reshape(int(np.prod(moved[:-1])), moved[-1]), back
+def _scan_input(x, flat):
+    """x as the scan formulas take it: an array (a tracked x, the rule
+    differentiated, stays tracked), raveled when the scan is over all axes."""
+    if not isinstance(x, Tracked):
+        x = np.asarray(x)
+    return np.ravel(x) if flat else x
 
 
-def _cumprod_vjp(x, y, g):
-    """Σ_{k ≥ i} g_k ∂y_k/∂x_i along rows of (M, K) arrays, exact with zeros.
-    Without zeros: reverse-cumsum(g·y)/x.  In a row whose first zero is at
-    z: as before left of z; at z, P_{z-1}·Σ_{k ≥ z} g_k ∏_{z<j≤k} x_j; 0 right
-    of z."""
-    zero = x == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = _reverse_cumsum(g * y, -1) / x
-    for r in np.flatnonzero(zero.any(axis=-1)):
-        xr, yr, gr = x[r], y[r], g[r]
-        z = int(np.argmax(zero[r]))
-        out[r] = 0
-        if z:
-            out[r, :z] = _reverse_cumsum(gr[:z] * yr[:z], -1) / xr[:z]
-        before = yr[z - 1] if z else 1
-        out[r, z] = before * (gr[z] + np.sum(gr[z + 1:] * np.cumprod(xr[z + 1:])))
-    return out
+# ∂y_k/∂x_i = ∏_{j ≤ k, j ≠ i} x_j (i ≤ k).  Without zeros that is y_k/x_i.
+# With zeros, computed with no division by them and differentiably (so that
+# the rule stays right at order 2, where the derivative of a zero matters):
+# x1 = x with its zeros replaced by ones, y1 = cumprod(x1), zc = the
+# cumulative product of the zeros alone (0 once a zero is passed, but with
+# its derivative), nz = how many zeros up to k, Sx = their running sum.
+#   x_i ≠ 0:  ∂y_k/∂x_i = zc_k·y1_k/x1_i
+#   x_i = 0:  ∂y_k/∂x_i = y1_k·∏(the other zeros up to k): y1_k with no other
+#             (nz = 1), y1_k·(Sx_k - x_i) with one (nz = 2), else 0 (its
+#             first derivative is 0 too: exact to order 2, and to every order
+#             while a slice holds at most two zeros).
+
+def _zero_parts(x, zero, axis):
+    x1 = np.where(zero, 1, x)
+    return (x1, np.cumprod(x1, axis=axis), np.cumprod(np.where(zero, x, 1), axis=axis),
+            np.cumsum(zero, axis=axis), np.cumsum(np.where(zero, x, 0), axis=axis))
 
 
-def _cumprod_jvp(x, y, dx):
-    """Σ_{i ≤ k} dx_i ∂y_k/∂x_i along rows, exact with zeros: y·cumsum(dx/x)
-    left of the first zero z, dx_z·P_{z-1}·∏_{z<j≤k} x_j from z on."""
-    zero = x == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = y * np.cumsum(dx / x, axis=-1)
-    for r in np.flatnonzero(zero.any(axis=-1)):
-        xr, yr = x[r], y[r]
-        z = int(np.argmax(zero[r]))
-        if z:
-            out[r, :z] = yr[:z] * np.cumsum(dx[r, :z] / xr[:z])
-        before = yr[z - 1] if z else 1
-        out[r, z:] = dx[r, z] * before * np.concatenate([[1], np.cumprod(xr[z + 1:])])
-    return out
+def _cumprod_jvp(x, y, dx, axis):
+    """Σ_{i ≤ k} dx_i ∂y_k/∂x_i along `axis`, exact with zeros."""
+    zero = _value(x) == 0
+    if not zero.any():
+        return y * np.cumsum(dx / x, axis=axis)
+    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
+    dxz = np.where(zero, dx, 0)
+    Sdx = np.cumsum(dxz, axis=axis)
+    at_zeros = np.where(nz == 1, Sdx, np.where(nz == 2, Sdx * Sx - np.cumsum(dxz * np.where(zero, x, 0), axis=axis),
+                                               0))
+    return y1 * (zc * np.cumsum(np.where(zero, 0, dx / x1), axis=axis) + at_zeros)
+
+
+def _cumprod_vjp(x, y, g, axis):
+    """Σ_{k ≥ i} g_k ∂y_k/∂x_i along `axis`, exact with zeros."""
+    zero = _value(x) == 0
+    if not zero.any():
+        return _reverse_cumsum(g * y, axis) / x
+    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
+    gy = g * y1
+    two = np.where(nz == 2, gy, 0)
+    at_zeros = (_reverse_cumsum(np.where(nz == 1, gy, 0), axis) + _reverse_cumsum(two * Sx, axis)
+                - x * _reverse_cumsum(two, axis))
+    return np.where(zero, at_zeros, _reverse_cumsum(gy * zc, axis) / x1)
 
 
 def cumprod_frule(tangents, x, *args, **kwargs):
@@ -135,13 +142,11 @@ def cumprod_frule(tangents, x, *args, **kwargs):
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
     axis, flat = _scan_setup(x, opts)
-    xs = np.ravel(x) if flat else np.asarray(x)
     Δx = np.broadcast_to(dense(Δx), np.shape(x))
-    xr, back = _rows(xs, axis)
-    yr, _ = _rows(Ω, axis)
-    dr, _ = _rows(np.ravel(Δx) if flat else Δx, axis)
-    ΔΩ = back(_cumprod_jvp(xr, yr, dr))
-    return Ω, ΔΩ.astype(Ω.dtype, copy=False) if Ω.dtype.kind in "fc" else ΔΩ
+    ΔΩ = _cumprod_jvp(_scan_input(x, flat), Ω, np.ravel(Δx) if flat else Δx, axis)
+    if type(ΔΩ) is np.ndarray and Ω.dtype.kind in "fc":
+        ΔΩ = ΔΩ.astype(Ω.dtype, copy=False)
+    return Ω, ΔΩ
 
 
 def cumprod_rrule(x, *args, **kwargs):
@@ -157,12 +162,9 @@ def cumprod_rrule(x, *args, **kwargs):
         ȳ = seed(ȳ, 'cumprod')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        xs = np.ravel(x) if flat else np.asarray(x)
         # holomorphic: the pullback is the transpose of the Jacobian at conj(x)
-        xr, back = _rows(np.conj(xs), axis)
-        yr, _ = _rows(np.conj(Ω), axis)
-        gr, _ = _rows(np.broadcast_to(unthunk(ȳ), np.shape(Ω)), axis)
-        x̄ = back(_cumprod_vjp(xr, yr, gr))
+        g = np.broadcast_to(unthunk(ȳ), np.shape(Ω))
+        x̄ = _cumprod_vjp(np.conj(_scan_input(x, flat)), np.conj(Ω), g, axis)
         return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
     return Ω, cumprod_pullback
 

@@ -94,6 +94,8 @@ CASES = [
     Case("add.accumulate", np.add.accumulate, XN),
     Case("cumprod", np.cumprod, XN),
     Case("cumprod-zero-axis1", np.cumprod, XZ, fkwargs={"axis": 1}),
+    Case("cumprod-two-zeros-axis1", np.cumprod, XZZ, fkwargs={"axis": 1}),
+    Case("cumprod-zeros-flat", np.cumprod, np.array([[0.7, 0.0, -1.3], [0.0, -0.6, 0.0]])),
     Case("cumprod-complex", np.cumprod, XC, fkwargs=AX0),
     Case("ndarray.cumprod", method("cumprod"), XN, fkwargs=AX0),
     Case("multiply.accumulate", np.multiply.accumulate, XN),
@@ -121,14 +123,10 @@ CASES = [
 
 # Known failures: rule bodies that convert a tracked x with np.asarray/np.array
 # (chainrules.ad refuses: the derivative would be lost).
-_CUMPROD = ("cumprod: cumprod_frule/cumprod_pullback and _rows call np.asarray(x) on the tracked x "
-            "(numpy/cumulative.py)")
 _ORDER_STAT = ("median/quantile/percentile: _OrderStat.__init__ calls np.asarray(a) on the tracked a, and "
                "the frules test np.asarray(a).dtype (numpy/statistics.py)")
 _COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy/statistics.py)"
 XFAIL = {
-    **dict.fromkeys(["cumprod", "cumprod-zero-axis1", "cumprod-complex", "ndarray.cumprod", "multiply.accumulate"],
-                    _CUMPROD),
     **dict.fromkeys(["median", "median-axis1", "nanmedian", "quantile", "quantile-axis1", "nanquantile",
                      "percentile", "nanpercentile"], _ORDER_STAT),
     **dict.fromkeys(["cov", "cov-bias", "cov-complex", "corrcoef"], _COV),
