@@ -24,6 +24,7 @@ import numpy as np
 from chainrules._core import (
     ProjectTo,
     Thunk,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -39,6 +40,7 @@ from chainrules.rulesets._arrays import (
     plain,
     register as _register,
 )
+from chainrules.rulesets.numpy.reductions import _value
 
 
 # ----- order statistics ---------------------------------------------------------
@@ -49,12 +51,16 @@ _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 class _OrderStat:
     """The elements a quantile reads: for every kept position and every q,
     the flat indices (along the reduced axes) of the lower and upper order
-    statistics and the weight γ of the upper one."""
+    statistics and the weight γ of the upper one.  The choices (which
+    elements, the nan counts) are read off the values; a tracked `a` or `q`
+    (the rule differentiated by chainrules.ad) stays tracked where the
+    result depends on it: the elements themselves (`dq`) and γ (linear)."""
 
     def __init__(self, fname, a, q, axis, method, keepdims, nan=False):
         if method not in _METHODS:
             raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
-        a = np.asarray(a)
+        a_in, q_in = a, q
+        a = _value(a)
         self.shape = a.shape
         nd = a.ndim
         if axis is None:
@@ -68,7 +74,7 @@ class _OrderStat:
         self.keepdims = keepdims is not np._NoValue and bool(keepdims)
         n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
         at = self.flat(a)
-        self.q = np.asarray(q, dtype=float)
+        self.q = np.asarray(_value(q), dtype=float)
         # the number of values each slice has: n, or (nan-functions) its
         # non-NaN count, per slice; NaN sorts last, so the order statistics
         # of the non-NaN values are the first `count` of the sorted slice
@@ -82,7 +88,8 @@ class _OrderStat:
         vi = (count - 1) * self.q.ravel()
         lo = np.floor(vi)
         if method == "linear":
-            g = vi - lo
+            # γ = vi - ⌊vi⌋: with q tracked, so is γ (lo is a choice)
+            g = vi - lo if not isinstance(q_in, Tracked) else (count - 1) * np.ravel(q_in) - lo
         elif method == "lower":
             g = np.zeros_like(vi)
         elif method == "higher":
@@ -104,6 +111,8 @@ class _OrderStat:
             self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
         else:
             order = np.argsort(at, axis=-1, kind="stable")
+            if isinstance(a_in, Tracked):
+                at = self.flat(a_in)
         if np.ndim(lo) > 1:                     # per-slice positions (nan-functions)
             self.ilo = np.take_along_axis(order, lo, -1)
             self.ihi = np.take_along_axis(order, hi, -1)
@@ -114,7 +123,8 @@ class _OrderStat:
 
     def flat(self, x):
         """x with the kept axes first and the reduced ones flattened last."""
-        return np.transpose(np.asarray(x), self.perm).reshape(self.kept_shape + (self.n,))
+        x = x if isinstance(x, Tracked) else np.asarray(x)
+        return np.reshape(np.transpose(x, self.perm), self.kept_shape + (self.n,))
 
     def arrange(self, v):
         """kept_shape + (Q,) -> the output layout q.shape + result shape."""
@@ -125,7 +135,7 @@ class _OrderStat:
 
     def unarrange(self, ȳ):
         """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
-        ȳ = np.asarray(ȳ)
+        ȳ = ȳ if isinstance(ȳ, Tracked) else np.asarray(ȳ)
         if self.keepdims:
             ȳ = np.squeeze(ȳ, axis=tuple(self.q.ndim + i for i in self.axes))
         ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
@@ -154,18 +164,35 @@ class _OrderStat:
         if self.n == 0:
             return np.zeros(self.shape)
         v = self.unarrange(ȳ)
+        if self.valid is not None:
+            v = np.where(self.valid, v, 0)
+        if isinstance(v, Tracked) or isinstance(self.gamma, Tracked):
+            return self._pull_tracked(v)
         nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
         rows = np.arange(nrows)[:, None] * self.n
         idx = np.concatenate([(self.ilo.reshape(nrows, nq) + rows).ravel(),
                               (self.ihi.reshape(nrows, nq) + rows).ravel()])
-        if self.valid is not None:
-            v = np.where(self.valid, v, 0)
         w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
         ā = np.bincount(idx, weights=w.real, minlength=nrows * self.n)
         if w.dtype.kind == "c":     # the median of complex numbers (in NumPy's lexicographic order)
             ā = ā + 1j * np.bincount(idx, weights=w.imag, minlength=nrows * self.n)
+        return self._unflat(ā)
+
+    def _unflat(self, ā):
+        """The inverse of `flat`: kept_shape + (n,) -> a's shape."""
         inv = np.argsort(self.perm)
-        return np.transpose(ā.reshape(self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
+        return np.transpose(np.reshape(ā, self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
+
+    def _pull_tracked(self, v):
+        """`pull` differentiably, for a tracked γ or cotangent: each q's two
+        weights placed with one-hot masks (size × Q: only in a rule
+        differentiated), instead of np.bincount, which has no derivative."""
+        positions = np.arange(self.n)
+        lo = np.expand_dims(self.ilo, -1) == positions        # kept_shape + (Q, n)
+        hi = np.expand_dims(self.ihi, -1) == positions
+        w_lo = np.expand_dims((1 - self.gamma) * v, -1)
+        w_hi = np.expand_dims(self.gamma * v, -1)
+        return self._unflat(np.sum(np.where(lo, w_lo, 0) + np.where(hi, w_hi, 0), axis=-2))
 
 
 _QUANTILE_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("method", "linear"),
@@ -186,21 +213,26 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     y = fn(a, q, *rest, **kw)
     ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
-    if np.asarray(a).dtype.kind != "f":
+    if _value(a).dtype.kind != "f":
         ȧ = ZERO
     if _zero(ȧ) and _zero(q̇):
         return y, ZERO
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
+    st = _OrderStat(fname, a, _scaled(q, scale), o["axis"], o["method"], o["keepdims"], nan)
     ẏ = ZERO if _zero(ȧ) else st.push(ȧ)
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if not _zero(ẏ):
+    if not _zero(ẏ) and not isinstance(ẏ, Tracked):
         # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
         ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
             ẏ = ẏ[()]
     return y, ẏ
+
+
+def _scaled(q, scale):
+    """q as a fraction (percentile: q/100); a tracked q stays tracked."""
+    return q / scale if isinstance(q, Tracked) else np.asarray(q) / scale
 
 
 def _add(x, y):
@@ -215,7 +247,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     pa, pq = ProjectTo(a), ProjectTo(q)
     y = fn(a, q, *rest, **kw)
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
+    st = _OrderStat(fname, a, _scaled(q, scale), o["axis"], o["method"], o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
     def quantile_pullback(ȳ):
@@ -231,7 +263,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
             q̄ = ZERO
         else:
             v = st.unarrange(ȳ) * dq
-            q̄ = pq(np.sum(v.reshape(-1, st.q.size), axis=0).reshape(st.q.shape) / scale)
+            q̄ = pq(np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale)
         return (NO, ā, q̄) + nrest
 
     return y, quantile_pullback
@@ -272,9 +304,11 @@ def _median_frule(fname, fn, nan, tangents, a, rest, kw):
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
-    if _zero(ȧ) or np.asarray(a).dtype.kind not in "fc":
+    if _zero(ȧ) or _value(a).dtype.kind not in "fc":
         return y, ZERO
     ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
+    if isinstance(ẏ, Tracked):
+        return y, ẏ
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
 
