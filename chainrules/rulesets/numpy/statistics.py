@@ -377,18 +377,21 @@ _COV_SPEC = (("y", None), ("rowvar", True), ("bias", False), ("ddof", None), ("f
 class _Cov:
     """NumPy's cov, taken apart: the stacked variables X (rows), the weights
     w, their sum and the normalisation `fact`; and how X splits back into
-    the arguments m and y."""
+    the arguments m and y.  Written with NumPy's functions only (no
+    indexing, methods or conversions of the data), so that a tracked m or y
+    (the rule differentiated by chainrules.ad) stays tracked."""
 
     def __init__(self, m, opts, dtype):
         y, rowvar = opts["y"], opts["rowvar"]
         if dtype is None:
-            dtype = np.result_type(m, np.float64) if y is None else np.result_type(m, y, np.float64)
+            dtype = np.result_type(_value(m), np.float64) if y is None else \
+                np.result_type(_value(m), _value(y), np.float64)
         self.dtype = dtype
         self.rowvar = rowvar
         self.m_shape = np.shape(m)
         self.y_shape = None if y is None else np.shape(y)
         X = self.rows(m)
-        self.nm = X.shape[0]
+        self.nm = np.shape(X)[0]
         if y is not None:
             X = np.concatenate((X, self.rows(y)), axis=0)
         ddof = opts["ddof"]
@@ -401,7 +404,7 @@ class _Cov:
         if aw is not None:
             aw = np.asarray(aw, dtype=float)
             w = aw if w is None else w * aw
-        n = X.shape[1]
+        n = np.shape(X)[1]
         self.w = np.ones(n) if w is None else w
         self.w_sum = self.w.sum()
         if w is None:
@@ -416,37 +419,50 @@ class _Cov:
         self.Xc = self.centre(X)
 
     def rows(self, v):
-        X = np.array(v, ndmin=2, dtype=self.dtype)
-        if not self.rowvar and X.shape[0] != 1:
-            X = X.T
+        if isinstance(v, Tracked):
+            X = np.reshape(v, (1, -1)) if np.ndim(v) < 2 else v
+        else:
+            X = np.array(v, ndmin=2, dtype=self.dtype)
+        if not self.rowvar and np.shape(X)[0] != 1:
+            X = np.transpose(X)
         return X
 
     def centre(self, X):
-        return X - (X @ self.w)[:, None] / self.w_sum
+        return X - _col(np.matmul(X, self.w)) / self.w_sum
 
     def push(self, ṁ, ẏ):
-        parts = [np.zeros((self.nm, self.Xc.shape[1]), self.Xc.dtype) if _zero(ṁ) else self.rows(ṁ)]
+        V, n = np.shape(self.Xc)
+        parts = [np.zeros((self.nm, n), self.dtype) if _zero(ṁ) else self.rows(ṁ)]
         if self.y_shape is not None:
-            parts.append(np.zeros((self.Xc.shape[0] - self.nm, self.Xc.shape[1]), self.Xc.dtype)
-                         if _zero(ẏ) else self.rows(ẏ))
+            parts.append(np.zeros((V - self.nm, n), self.dtype) if _zero(ẏ) else self.rows(ẏ))
         Ẋc = self.centre(np.concatenate(parts, axis=0))
         XW = self.Xc * self.w
-        Ċ = (Ẋc @ XW.conj().T + XW @ Ẋc.conj().T) / self.fact
-        return Ċ
+        return (np.matmul(Ẋc, _H(XW)) + np.matmul(XW, _H(Ẋc))) / self.fact
 
     def pull(self, C̄):
-        V = self.Xc.shape[0]
-        C̄ = np.reshape(np.asarray(C̄), (V, V))
-        Y = (C̄ + C̄.conj().T) @ (self.Xc * self.w) / self.fact
-        X̄ = Y - Y.sum(axis=1, keepdims=True) * self.w / self.w_sum
-        return self.unrows(X̄[:self.nm], self.m_shape), \
-            (None if self.y_shape is None else self.unrows(X̄[self.nm:], self.y_shape))
+        V = np.shape(self.Xc)[0]
+        C̄ = np.reshape(C̄ if isinstance(C̄, Tracked) else np.asarray(C̄), (V, V))
+        Y = np.matmul(C̄ + _H(C̄), self.Xc * self.w) / self.fact
+        X̄ = Y - np.sum(Y, axis=1, keepdims=True) * self.w / self.w_sum
+        if self.y_shape is None:
+            return self.unrows(X̄, self.m_shape), None
+        X̄m, X̄y = np.split(X̄, [self.nm], axis=0)
+        return self.unrows(X̄m, self.m_shape), self.unrows(X̄y, self.y_shape)
 
     def unrows(self, X̄, shape):
         shape2 = (1,) * (2 - len(shape)) + tuple(shape)
         if not self.rowvar and shape2[0] != 1:
-            X̄ = X̄.T
-        return X̄.reshape(shape)
+            X̄ = np.transpose(X̄)
+        return np.reshape(X̄, shape)
+
+
+def _col(v):
+    return np.expand_dims(v, 1)
+
+
+def _H(X):
+    """The conjugate transpose of a matrix."""
+    return np.conj(np.transpose(X))
 
 
 def _cov_options(fname, rest, kw):
@@ -467,8 +483,8 @@ def cov_frule(tangents, m, *rest, **kw):
     if _zero(ṁ) and _zero(ẏ):
         return c, ZERO
     cv = _Cov(m, opts, dtype)
-    Ċ = cv.push(ṁ, ẏ).reshape(np.shape(c)).astype(np.result_type(c), copy=False)
-    return c, Ċ
+    Ċ = np.reshape(cv.push(ṁ, ẏ), np.shape(c))
+    return c, Ċ if isinstance(Ċ, Tracked) else Ċ.astype(np.result_type(c), copy=False)
 
 
 @register_rrule(np.cov, object, ...)
@@ -502,7 +518,7 @@ def cov_rrule(m, *rest, **kw):
 def _corr_parts(c):
     d = np.real(np.diag(c))
     s = np.sqrt(d)
-    return d, s, c / s[:, None] / s[None, :]
+    return d, s, c / _col(s) / s
 
 
 @register_frule(np.corrcoef, object, ...)
@@ -517,12 +533,12 @@ def corrcoef_frule(tangents, x, *rest, **kw):
     rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
     cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
                   "aweights": None}, kw.get("dtype"))
-    c = cv.Xc @ cv.Xc.conj().T / cv.fact
+    c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
     d, s, R = _corr_parts(c)
     Ċ = cv.push(ẋ, ẏ)
     a = np.real(np.diag(Ċ)) / (2 * d)
-    Ṙ = Ċ / s[:, None] / s[None, :] - R * (a[:, None] + a[None, :])
-    return r, Ṙ.astype(np.result_type(r), copy=False)
+    Ṙ = Ċ / _col(s) / s - R * (_col(a) + a)
+    return r, Ṙ if isinstance(Ṙ, Tracked) else Ṙ.astype(np.result_type(r), copy=False)
 
 
 @register_rrule(np.corrcoef, object, ...)
@@ -545,12 +561,12 @@ def corrcoef_rrule(x, *rest, **kw):
         if _zero(r̄) or scalar:
             return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
         def corrcoef_cotangents():
-            c = cv.Xc @ cv.Xc.conj().T / cv.fact
+            c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
             d, s, R = _corr_parts(c)
-            r̄a = np.asarray(r̄)
-            C̄ = r̄a / s[:, None] / s[None, :]
+            r̄a = r̄ if isinstance(r̄, Tracked) else np.asarray(r̄)
+            C̄ = r̄a / _col(s) / s
             rR = np.real(np.conj(r̄a) * R)
-            C̄ = C̄ + np.diag(-(rR.sum(axis=1) + rR.sum(axis=0)) / (2 * d))
+            C̄ = C̄ + np.diag(-(np.sum(rR, axis=1) + np.sum(rR, axis=0)) / (2 * d))
             return cv.pull(C̄)
 
         pulled = _once(corrcoef_cotangents)

@@ -121,14 +121,13 @@ CASES = [
     Case("cov-bias", np.cov, M, fkwargs={"bias": True}),
     Case("cov-complex", np.cov, array(RNG, (2, 3), np.complex128)),
     Case("corrcoef", np.corrcoef, M),
+    Case("cov-y", np.cov, M[:2], M[2]),
+    Case("corrcoef-columns", np.corrcoef, M.T, fkwargs={"rowvar": False}),
 ]
 
-# Known failures: rule bodies that convert a tracked x with np.asarray/np.array
-# (chainrules.ad refuses: the derivative would be lost).
-_COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy/statistics.py)"
-XFAIL = {
-    **dict.fromkeys(["cov", "cov-bias", "cov-complex", "corrcoef"], _COV),
-}
+# Known failures (none left: prod, cumprod, the order statistics and cov/corrcoef
+# used to convert the tracked x with np.asarray/np.array).
+XFAIL: dict = {}
 
 
 @pytest.mark.parametrize("case", params(CASES, XFAIL))
