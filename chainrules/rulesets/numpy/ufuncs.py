@@ -206,10 +206,14 @@ def _arccosh_deriv(x, Ω):
 
 
 def _sinc_deriv(x, Ω):
-    # d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, and 0 at x = 0.
-    x = np.asarray(x)
-    safe = np.where(x == 0, 1, x)
-    return np.where(x == 0, 0, (np.cos(np.pi * x) - Ω) / safe)
+    # d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, and 0 at x = 0, written
+    # there as -π²x/3 (its Taylor term), so that the second derivative is
+    # right too.  A tracked x (the rule differentiated) stays tracked.
+    if not isinstance(x, Tracked):
+        x = np.asarray(x)
+    zero = x == 0
+    safe = np.where(zero, 1, x)
+    return np.where(zero, (-np.pi ** 2 / 3) * x, (np.cos(np.pi * x) - Ω) / safe)
 
 
 _UNARY = [

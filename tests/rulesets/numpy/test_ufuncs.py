@@ -442,17 +442,13 @@ def test_ndarray_unary_methods(name):
 # A failure here is a rule whose body chainrules.ad cannot run on tracked values,
 # or whose derivative in x is not the primal's second derivative.
 
-_NOT_DIFFERENTIABLE_SINC = pytest.mark.xfail(
-    strict=True, reason="numpy.sinc: the rule body converts x with np.asarray (the zero branch), so "
-                        "chainrules.ad cannot run it on tracked values")
 _OPERATOR_RULES_REFUSE_TRACKED = pytest.mark.xfail(
     strict=True, reason="the operator module's rules on arrays are registered for ndarray arguments: "
                         "cr.rrule(operator.<op>, Dual, …) finds no rule")
 
 
 def _order_two_cases(fs):
-    return [pytest.param(f, marks=_NOT_DIFFERENTIABLE_SINC, id=f.__name__) if f is np.sinc
-            else pytest.param(f, id=f.__name__) for f in fs]
+    return [pytest.param(f, id=f.__name__) for f in fs]
 
 
 @pytest.mark.parametrize("f", _order_two_cases(UNARY))
@@ -473,6 +469,13 @@ def test_linear_nonholomorphic_and_flat_order_two(f):
     _both(f, _array((2, 3), lo=-1, hi=1), order=2)
     if f not in (np.fabs, np.deg2rad, np.radians, np.rad2deg, np.degrees, np.nan_to_num, np.floor, np.spacing):
         _both(f, _array((3,), np.complex128, lo=-1, hi=1), order=2)
+
+
+def test_sinc_order_two_through_zero():
+    # sinc'(0) = 0 and sinc''(0) = -π²/3: the rule's zero branch is differentiable
+    _both(np.sinc, np.array([0.0, 0.5, -1e-3]), order=2)
+    _, pb = cr.rrule(np.sinc, np.array([0.0]))
+    assert pb(np.ones(1))[1] == 0
 
 
 def test_tuple_outputs_order_two():
