@@ -260,7 +260,7 @@ def _linear_unary(f, name=None, key=None, types=()):
     def linear_frule(tangents, x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = key(x, **kwargs)
+        Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -269,7 +269,7 @@ def _linear_unary(f, name=None, key=None, types=()):
     def linear_rrule(x, **kwargs):
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = key(x, **kwargs)
+        Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
         project = ProjectTo(x)
 
         def linear_pullback(ȳ):
