@@ -29,6 +29,7 @@ from chainrules.rulesets._arrays import (
     named_rule,
     unbroadcast,
 )
+from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.ufuncs import (
     _unary_rules,
     _check_kwargs,
@@ -265,55 +266,15 @@ def divmod_rrule(x, y, **kwargs):
 
 
 # ----- The operator module on arrays: the same rules -------------------------
-# Registered for ndarrays and for the values chainrules.ad tracks (Tracked:
-# the rule evaluated inside a differentiation, at order 2 and beyond) when
-# they hold NumPy arrays or numbers; tracked values of another library (a
-# torch tensor, a strict array) are declined (None), for the engine's own
-# handling or that library's rules.
-
-_ARRAYS = (np.ndarray, Tracked)
-
-
-def _numpy_inside(args):
-    """Whether the tracked values among `args` hold NumPy arrays or numbers."""
-    for a in args:
-        while isinstance(a, Tracked):
-            a = a.primal
-        if not isinstance(a, (np.ndarray, np.generic, int, float, complex)):
-            return False
-    return True
-
-
-def _on_tracked(name, fr, rr):
-    """fr, rr for arguments tracked by chainrules.ad: NumPy's inside, else None."""
-    def tracked_frule(tangents, *args, **kwargs):
-        return fr(tangents, *args, **kwargs) if _numpy_inside(args) else None
-
-    def tracked_rrule(*args, **kwargs):
-        return rr(*args, **kwargs) if _numpy_inside(args) else None
-    return named_rule(tracked_frule, name), named_rule(tracked_rrule, name)
-
-
-def _register_for_arrays(f, fr, rr, *rest, either=True, arrays=_ARRAYS):
-    """fr, rr registered for f where the first argument (with `rest` =
-    (object,) and `either`, or the second) is an ndarray or a tracked NumPy
-    value."""
-    for a in arrays:
-        ffr, rrr = (fr, rr) if a is np.ndarray else _on_tracked(getattr(f, "__name__", "op").strip("_"), fr, rr)
-        register_frule(f, a, *rest)(ffr)
-        register_rrule(f, a, *rest)(rrr)
-        if rest and either:
-            register_frule(f, *rest, a)(ffr)
-            register_rrule(f, *rest, a)(rrr)
-
+# (for ndarrays and tracked NumPy values: _tracked.py)
 
 def _register_operators():
     binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
               (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
     for op, f in binary:
-        _register_for_arrays(op, *_binary_rules[f], object)
+        register_for_arrays(op, *_binary_rules[f], object)
     for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
-        _register_for_arrays(op, *_unary_rules[f])
+        register_for_arrays(op, *_unary_rules[f])
 
 
 _register_operators()
@@ -345,10 +306,10 @@ def _register_dunders():
     for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                   ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
         fr, rr = _binary_rules[f]
-        _register_for_arrays(getattr(np.ndarray, f"__{op}__"), fr, rr, object, either=False)
-        _register_for_arrays(getattr(np.ndarray, f"__r{op}__"), *_reflected(f, fr, rr), object, either=False)
+        register_for_arrays(getattr(np.ndarray, f"__{op}__"), fr, rr, object, either=False)
+        register_for_arrays(getattr(np.ndarray, f"__r{op}__"), *_reflected(f, fr, rr), object, either=False)
     for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
-        _register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[f])
+        register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[f])
 
 
 _register_dunders()
@@ -357,5 +318,5 @@ _register_dunders()
 # The ndarray methods that are these functions: x.conj(), x.conjugate().
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
-    _register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
+    register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
 del _f, _dx, _dy, _m

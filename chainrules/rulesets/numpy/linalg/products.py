@@ -26,6 +26,7 @@ from chainrules.rulesets._arrays import (
     seed,
     plain,
 )
+from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.linalg._common import (
     _fit,
     _H,
@@ -102,8 +103,6 @@ def _matmul_kw(fname, kw):
 
 @register_frule(np.matmul, object, object)
 @register_frule(np.linalg.matmul, object, object)
-@register_frule(operator.matmul, np.ndarray, object)
-@register_frule(operator.matmul, object, np.ndarray)
 def matmul_frule(tangents, a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
     _, ȧ, ḃ = tangents
@@ -131,23 +130,21 @@ def matmul_rrule(a, b, **kw):
     return y, matmul_pullback
 
 
-@register_rrule(operator.matmul, np.ndarray, object)
-@register_rrule(operator.matmul, object, np.ndarray)
 def operator_matmul_rrule(a, b):
     return matmul_rrule(a, b)
 
 
-# x.__matmul__(y) is x @ y; the reflected x.__rmatmul__(y) is y @ x
-register_frule(np.ndarray.__matmul__, np.ndarray, object)(matmul_frule)
-register_rrule(np.ndarray.__matmul__, np.ndarray, object)(operator_matmul_rrule)
+# operator.matmul on arrays (either argument) and x.__matmul__(y), which is
+# x @ y; the reflected x.__rmatmul__(y) is y @ x (ndarrays and tracked NumPy
+# values: _tracked.py)
+register_for_arrays(operator.matmul, matmul_frule, operator_matmul_rrule, object)
+register_for_arrays(np.ndarray.__matmul__, matmul_frule, operator_matmul_rrule, object, either=False)
 
 
-@register_frule(np.ndarray.__rmatmul__, np.ndarray, object)
 def rmatmul_frule(tangents, x, y):
     return matmul_frule((tangents[0], tangents[2], tangents[1]), y, x)
 
 
-@register_rrule(np.ndarray.__rmatmul__, np.ndarray, object)
 def rmatmul_rrule(x, y):
     Ω, matmul_pullback = matmul_rrule(y, x)
 
@@ -156,6 +153,9 @@ def rmatmul_rrule(x, y):
         s, ȳ_y, x̄ = matmul_pullback(ȳ)
         return s, x̄, ȳ_y
     return Ω, rmatmul_pullback
+
+
+register_for_arrays(np.ndarray.__rmatmul__, rmatmul_frule, rmatmul_rrule, object, either=False)
 
 
 # =============================================================================
@@ -250,11 +250,9 @@ def _dot_axes(a, b):
 
 dot_frule = _bilinear_frule(np.dot, "numpy.dot")
 register_frule(np.dot, object, object)(dot_frule)
-register_frule(np.ndarray.dot, np.ndarray, object)(dot_frule)
 
 
 @register_rrule(np.dot, object, object)
-@register_rrule(np.ndarray.dot, np.ndarray, object)
 def dot_rrule(a, b, **kw):
     reject_out("numpy.dot", kw)
     pa, pb = ProjectTo(a), ProjectTo(b)
@@ -275,6 +273,9 @@ def dot_rrule(a, b, **kw):
         return (NO,) + _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb)
 
     return y, dot_pullback
+
+
+register_for_arrays(np.ndarray.dot, dot_frule, dot_rrule, object, either=False)
 
 
 # =============================================================================
