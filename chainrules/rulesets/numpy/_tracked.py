@@ -16,10 +16,11 @@ ARRAYS = (np.ndarray, Tracked)
 def numpy_inside(args):
     """Whether the tracked values among `args` hold NumPy arrays or numbers."""
     for a in args:
-        while isinstance(a, Tracked):
-            a = a.primal
-        if not isinstance(a, (np.ndarray, np.generic, int, float, complex)):
-            return False
+        if isinstance(a, Tracked):
+            while isinstance(a, Tracked):
+                a = a.primal
+            if not isinstance(a, (np.ndarray, np.generic, int, float, complex)):
+                return False
     return True
 
 

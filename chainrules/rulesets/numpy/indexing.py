@@ -42,6 +42,8 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
     seed,
 )
+from chainrules.rulesets.numpy._tracked import register_for_arrays
+from chainrules.rulesets.numpy.reductions import _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
     _real_for,
@@ -341,20 +343,45 @@ def getitem_frule(tangents, x, idx):
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
 
 
+def getitem_rrule(x, idx):
+    """The rrule of x[idx] in Python, for a tracked x (the compiled one takes
+    ndarrays): the cotangent scattered back, repeated indices accumulating."""
+    Ω = x[idx]
+    project = ProjectTo(x)
+    shape, dtype = np.shape(x), _value(x).dtype
+
+    def getitem_pullback(ȳ):
+        ȳ = seed(ȳ, 'getitem')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return NO, project(ZERO), NO
+        return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), True), NO
+    return Ω, getitem_pullback
+
+
+for _f in (operator.getitem, np.ndarray.__getitem__):
+    register_for_arrays(_f, getitem_frule, getitem_rrule, object, either=False, arrays=(Tracked,), name="getitem")
+del _f
+
+
 # x.item(*index): one element as a Python number.
 
 def _item_index(x, args):
     if not args:
-        return (0,) * x.ndim                       # a one-element array
+        return (0,) * np.ndim(x)                   # a one-element array
     if len(args) == 1 and isinstance(args[0], tuple):
         return args[0]
     if len(args) == 1:
-        return np.unravel_index(int(args[0]) % x.size, x.shape)
+        return np.unravel_index(int(args[0]) % np.size(x), np.shape(x))
     return args
 
 
+def _item(x, args):
+    """x.item(*args); of a tracked x, the tracked element."""
+    return x.item(*args) if not isinstance(x, Tracked) else x[_item_index(x, args)]
+
+
 def item_frule(tangents, x, *args):
-    Ω = x.item(*args)
+    Ω = _item(x, args)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, Δx
@@ -362,7 +389,7 @@ def item_frule(tangents, x, *args):
 
 
 def item_rrule(x, *args):
-    Ω = x.item(*args)
+    Ω = _item(x, args)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
@@ -371,8 +398,11 @@ def item_rrule(x, *args):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         index = _item_index(x, args)
-        return (NO, _scatter(None, x.shape, x.dtype, index, unthunk(ȳ), False)) + rest
+        dtype = _value(x).dtype
+        return (NO, _scatter(None if type(x) is np.ndarray else project, np.shape(x), dtype, index, unthunk(ȳ),
+                             False)) + rest
     return Ω, item_pullback
 
 
 _register([np.ndarray.item], item_frule, item_rrule, np.ndarray, ...)
+register_for_arrays(np.ndarray.item, item_frule, item_rrule, ..., either=False, arrays=(Tracked,))

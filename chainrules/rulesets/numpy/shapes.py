@@ -28,6 +28,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets._arrays import (
     tracked_call,
     NO,
@@ -474,9 +475,23 @@ _linear([np.tril], "tril", _triangle_adjoint(np.tril))
 
 # ----- copies and conversions: the cotangent is projected back ----------------------------------
 
+# np.asarray & co. of a tracked x (the rule differentiated by chainrules.ad)
+# would convert it: x itself (cast to the dtype asked for) is their value
+_AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray}
+
+
+def _copy_primal(f, x, args, kwargs):
+    if not isinstance(x, Tracked):
+        return f(x, *args, **kwargs)
+    if f in _AS_ARRAY:
+        dtype = args[0] if args else kwargs.get("dtype")
+        return x if dtype is None else tracked_call(np.ndarray.astype, x, (dtype,), {})
+    return tracked_call(f, x, args, kwargs)
+
+
 def _copy_like(f, name):
     def copy_frule(tangents, x, *args, **kwargs):
-        Ω = f(x, *args, **kwargs)
+        Ω = _copy_primal(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -484,7 +499,7 @@ def _copy_like(f, name):
         return Ω, ΔΩ
 
     def copy_rrule(x, *args, **kwargs):
-        Ω = f(x, *args, **kwargs)
+        Ω = _copy_primal(f, x, args, kwargs)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
@@ -495,8 +510,8 @@ def _copy_like(f, name):
             return (NO, project(unthunk(ȳ))) + rest
         return Ω, copy_pullback
 
-    register_frule(f, np.ndarray, ...)(named_rule(copy_frule, name))
-    register_rrule(f, np.ndarray, ...)(named_rule(copy_rrule, name))
+    register_for_arrays(f, named_rule(copy_frule, name), named_rule(copy_rrule, name), ..., either=False,
+                        name=name.replace(".", "_"))
 
 
 _COPIES: list = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),

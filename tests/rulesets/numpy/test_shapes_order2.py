@@ -144,18 +144,6 @@ CASES = [
     Case("linalg.vecdot", np.linalg.vecdot, X, Y, fkwargs={"axis": 0}),
 ]
 
-# Known failures.  The rules registered for np.ndarray arguments only find no
-# rule for a tracked value: cr.rrule/cr.frule return None for a Dual.
-_NDARRAY_ONLY = ("registered for np.ndarray arguments only (register(..., np.ndarray, ...)): cr.rrule/cr.frule "
-                 "find no rule for a value tracked by chainrules.ad")
-XFAIL = {
-    **dict.fromkeys(["copy", "ndarray.copy", "array", "asarray", "asanyarray", "ascontiguousarray",
-                     "asfortranarray", "ndarray.astype", "real_if_close", "getitem-slice", "getitem-int",
-                     "getitem-fancy", "getitem-mask", "ndarray.__getitem__", "ndarray.item",
-                     ], _NDARRAY_ONLY),
-}
-
-
-@pytest.mark.parametrize("case", params(CASES, XFAIL))
+@pytest.mark.parametrize("case", params(CASES, {}))
 def test_order_two(case):
     case.run()
