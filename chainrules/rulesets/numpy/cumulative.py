@@ -101,6 +101,9 @@ def _scan_input(x, flat):
 #             (nz = 1), y1_k·(Sx_k - x_i) with one (nz = 2), else 0 (its
 #             first derivative is 0 too: exact to order 2, and to every order
 #             while a slice holds at most two zeros).
+# On plain arrays (no derivative of the result wanted) the same values with
+# fewer passes: zc is then 1 before the first zero and 0 after it, and the
+# terms with two zeros are 0.
 
 def _zero_parts(x, zero, axis):
     x1 = np.where(zero, 1, x)
@@ -113,6 +116,11 @@ def _cumprod_jvp(x, y, dx, axis):
     zero = _value(x) == 0
     if not zero.any():
         return y * np.cumsum(dx / x, axis=axis)
+    if not isinstance(x, Tracked):
+        x1 = np.where(zero, 1, x)
+        nz = np.cumsum(zero, axis=axis)
+        return np.cumprod(x1, axis=axis) * np.where(nz == 0, np.cumsum(np.where(zero, 0, dx / x1), axis=axis),
+                                                    np.where(nz == 1, np.cumsum(np.where(zero, dx, 0), axis=axis), 0))
     x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
     dxz = np.where(zero, dx, 0)
     Sdx = np.cumsum(dxz, axis=axis)
@@ -126,6 +134,12 @@ def _cumprod_vjp(x, y, g, axis):
     zero = _value(x) == 0
     if not zero.any():
         return _reverse_cumsum(g * y, axis) / x
+    if not isinstance(x, Tracked):
+        x1 = np.where(zero, 1, x)
+        nz = np.cumsum(zero, axis=axis)
+        gy = g * np.cumprod(x1, axis=axis)
+        return np.where(zero, _reverse_cumsum(np.where(nz == 1, gy, 0), axis),
+                        _reverse_cumsum(np.where(nz == 0, gy, 0), axis) / x1)
     x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
     gy = g * y1
     two = np.where(nz == 2, gy, 0)
