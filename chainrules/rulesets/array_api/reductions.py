@@ -171,7 +171,7 @@ def _prod_body(xp, x, Ω, axes, opts):
 
     def adjoint(ȳ):
         d = _prod_partials(xp, x, axes)
-        return _unreduce(xp, ȳ, x.shape, axes, keepdims) * (xp.conj(d) if is_complex(xp, d) else d)
+        return xp.multiply(_unreduce(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 
@@ -217,7 +217,7 @@ def _std_body(xp, x, Ω, axes, opts):
 
     def adjoint(ȳ):
         ȳ = _real_if(xp, ȳ, True)
-        scale = xp.where(at0, xp.zeros_like(ȳ), ȳ / safe) * (1 / dof if dof else float("nan"))
+        scale = xp.where(at0, xp.zeros_like(ȳ), xp.divide(ȳ, safe)) * (1 / dof if dof else float("nan"))
         return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
     return forward, adjoint
 
