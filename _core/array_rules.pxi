@@ -7,7 +7,7 @@
 # _UnaryRrule serves the common call of a unary ufunc rule -- one float or
 # complex ndarray, no keyword arguments -- and hands every other call (kwargs,
 # scalars, array-likes, integer arrays) to the Python rule it was built from
-# (`_unary` in `chainrules/rulesets/numpy_ufuncs.py`), so the behaviour is
+# (`_unary` in `chainrules/rulesets/numpy/ufuncs.py`), so the behaviour is
 # that rule's.  The derivative is given as in that file's table: a function
 # of (x, Ω), a one-argument function of x (a ufunc: sin -> cos), or the
 # output itself (exp -> Ω); the last two skip a Python-level call.
@@ -255,7 +255,7 @@ def unbroadcast(x, dx):
 # ----- binary arithmetic: add, subtract, multiply, divide ---------------------
 # _BinaryRrule serves f(x, y) for two float or complex ndarrays without
 # keyword arguments; every other call goes to the Python rule it was built
-# from (`_binary`/`_addsub` in numpy_ufuncs.py).  Its pullback handles a seed
+# from (`_binary`/`_addsub` in numpy/ufuncs_binary.py).  Its pullback handles a seed
 # that is an ndarray of the output's shape (or a thunk of one, or a zero);
 # any other seed goes to the Python rule's pullback, `slow(x, y, Ω)`, so the
 # behaviour (and the errors) are that rule's.
@@ -438,7 +438,7 @@ _enable_binary_vectorcall()
 
 
 # ----- getitem on an ndarray: x[idx], the cotangent scattered back -----------
-# The Python module (`numpy_shapes.py`) registers `_getitem_rrule` for
+# The Python module (`numpy/indexing.py`) registers `_getitem_rrule` for
 # operator.getitem and np.ndarray.__getitem__; take & co. keep their Python
 # rules.  The cotangent is an InplaceableThunk (repeated indices accumulate,
 # and an AD can add it into an existing array without a temporary) whose

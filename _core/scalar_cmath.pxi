@@ -5,7 +5,7 @@
 # errors), the C complex kernel f'(z); the pushforward is f'(z)·Δz, the
 # pullback conj(f'(z))·ΔΩ, projected to the real part for a real argument.
 # phase, polar and rect (not holomorphic) are Python rules in
-# chainrules/rulesets/python_scalars.py.
+# chainrules/rulesets/python/cmath.py.
 # ---------------------------------------------------------------------------
 
 import cmath as _cmath

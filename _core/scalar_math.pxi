@@ -7,7 +7,7 @@
 # lgamma, hypot) the row calls the primal so that Ω is exactly math's; the
 # rounding functions (floor, ceil, trunc) call it for their int, and give a
 # numeric zero derivative, as ChainRules does.  n-ary hypot, dist, fsum, prod,
-# modf and frexp are Python rules in chainrules/rulesets/python_scalars.py.
+# modf and frexp are Python rules in chainrules/rulesets/python/math.py.
 # ---------------------------------------------------------------------------
 
 import math as _math

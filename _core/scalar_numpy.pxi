@@ -6,7 +6,7 @@
 # same C kernels as math's, and the tangents are projected onto the output's
 # (frule) or each input's (pullback) type.  Arrays make the rows decline:
 # the array rules (chainrules/rulesets/numpy_*.py) handle them.  Multi-output
-# ufuncs (modf, frexp, divmod) are Python rules in python_scalars.py.
+# ufuncs (modf, frexp, divmod) are Python rules in rulesets/python/.
 # ---------------------------------------------------------------------------
 
 cdef double d_square(double x, double o) noexcept nogil:
@@ -55,10 +55,10 @@ cdef void d2_logaddexp2(double x, double y, double o, double* dx, double* dy) no
 
 _row1(_np.negative, NULL, d_minus_one, c_minus_one, F_NUMPY)
 _row1(_np.positive, NULL, d_one, c_one, F_NUMPY)
-_row1(_np.absolute, NULL, d_sign, NULL, F_NUMPY)     # complex: python_scalars.py
+_row1(_np.absolute, NULL, d_sign, NULL, F_NUMPY)     # complex: python/cmath.py
 _row1(_np.fabs, NULL, d_sign, NULL, F_NUMPY)
 _row1(_np.sign, NULL, d_zero, NULL, F_NUMPY)         # sign' = 0
-_row1(_np.conjugate, NULL, d_one, NULL, F_NUMPY)     # complex: python_scalars.py
+_row1(_np.conjugate, NULL, d_one, NULL, F_NUMPY)     # complex: python/cmath.py
 _row1(_np.sqrt, NULL, d_sqrt, c_sqrt, F_NUMPY)
 _row1(_np.cbrt, NULL, d_cbrt, NULL, F_NUMPY)
 _row1(_np.square, NULL, d_square, c_square, F_NUMPY)

@@ -3,7 +3,7 @@
 # min.  On immutable numbers the in-place operators (iadd, …) are the same
 # functions.  Python ints go through the primal (exact int results); the
 # arithmetic operators are holomorphic on complex numbers; abs on complex
-# numbers is not, and is a Python rule (python_scalars.py), as are n-ary
+# numbers is not, and is a Python rule (rulesets/python/), as are n-ary
 # max/min, pow(x, y, mod) (non-differentiable), divmod and round.
 # ---------------------------------------------------------------------------
 

@@ -1,4 +1,8 @@
-"""The rule sets, one module per domain; importing this package registers them.
+"""The rule sets, laid out by the module they differentiate (ChainRules.jl's
+`src/rulesets/`): `python/` (math, cmath, builtins, nondiff), `numpy/`
+(element-wise, reductions, shapes and indexing, `linalg/`, fft, statistics),
+`scipy/special.py`; `higher_order.py` holds the rules that call back into an
+AD.  Importing this package registers them.
 
 The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
@@ -15,20 +19,14 @@ import importlib.abc
 import sys
 import warnings
 
-from chainrules.rulesets import nondiff  # noqa: E402,F401
-from chainrules.rulesets import python_scalars  # noqa: E402,F401
-from chainrules.rulesets import numpy_ufuncs  # noqa: E402,F401
-from chainrules.rulesets import numpy_reductions  # noqa: E402,F401
-from chainrules.rulesets import numpy_shapes  # noqa: E402,F401
-from chainrules.rulesets import numpy_linalg  # noqa: E402,F401
-from chainrules.rulesets import numpy_fft  # noqa: E402,F401
-from chainrules.rulesets import numpy_statistics  # noqa: E402,F401
+from chainrules.rulesets import python  # noqa: E402,F401
+from chainrules.rulesets import numpy  # noqa: E402,F401
 from chainrules.rulesets import higher_order  # noqa: E402,F401
 
 from chainrules.rulesets import elementwise_interop  # noqa: E402
 from chainrules.rulesets import array_api as _array_api  # noqa: E402
 
-_SCIPY_RULES = "chainrules.rulesets.scipy_special"
+_SCIPY_RULES = "chainrules.rulesets.scipy.special"
 
 
 def _scipy_special(module):

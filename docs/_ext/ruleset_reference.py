@@ -122,8 +122,8 @@ def _config_text(rule):
 
 def _where(rule):
     mod = getattr(rule.fn, "__module__", None) or ""
-    if mod.startswith("chainrules.rulesets."):
-        return f" in `{mod.rpartition('.')[2]}`"
+    if mod.startswith("chainrules.rulesets."):      # its file: numpy/linalg/products
+        return f" in `{mod.removeprefix('chainrules.rulesets.').replace('.', '/')}`"
     if mod.startswith("chainrules"):
         return f" in `{mod}`"
     return ""

@@ -1,7 +1,7 @@
 """Every rule of issue 12 has an order-2 test: the registered functions of
-the element-wise, reduction, statistics and shape rule sets
-(numpy_ufuncs.py, numpy_reductions.py, numpy_statistics.py, numpy_shapes.py)
-and the products of numpy_linalg.py (matmul, tensordot, vecdot, dot) are
+the element-wise, reduction, statistics and shape rule sets (the modules of
+chainrules/rulesets/numpy/ in FAMILIES) and the products of
+numpy/linalg/products.py (matmul, tensordot, vecdot, dot) are
 found in the registry and compared with the functions the order-2 tests
 parametrize over; likewise the array-API rules' names (generic bodies and
 array-api-strict) and the element-wise table's rows on the other libraries.
@@ -15,12 +15,15 @@ import pytest
 import chainrules as cr
 from chainrules.rulesets.array_api import linalg, reductions, shapes
 
-from . import (test_elementwise_interop_order2, test_numpy_reductions_order2, test_numpy_shapes_order2,
-               test_numpy_ufuncs, test_numpy_ufuncs_order2)
+from . import test_elementwise_interop_order2
 from .array_api import test_order2 as array_api_order2
+from .numpy import test_reductions_order2, test_shapes_order2, test_ufuncs, test_ufuncs_order2
 from .test_elementwise_interop import REAL_ROWS
 
-FAMILIES = {"numpy_ufuncs", "numpy_reductions", "numpy_statistics", "numpy_shapes"}
+# the modules (under chainrules.rulesets) of issue 12's NumPy rules; np.pad's rules
+# (numpy/padding.py) are made by the _linear factory of numpy/shapes.py, whose module they carry
+FAMILIES = {"numpy.ufuncs", "numpy.ufuncs_binary", "numpy.reductions", "numpy.averages", "numpy.cumulative",
+            "numpy.statistics", "numpy.shapes", "numpy.joining", "numpy.indexing"}
 PRODUCTS = [np.matmul, np.linalg.matmul, operator.matmul, np.ndarray.__matmul__, np.ndarray.__rmatmul__, np.dot,
             np.ndarray.dot, np.tensordot, np.linalg.tensordot, np.vecdot, np.linalg.vecdot]
 
@@ -39,7 +42,7 @@ def _name(f):
 
 
 def _rule_modules(f):
-    """The rule-set modules (short names) whose rules are registered for f;
+    """The rule-set modules (names under chainrules.rulesets) whose rules are registered for f;
     the np.matrix guard of _arrays.register is looked through."""
     out = set()
     frules, rrules = cr._core._rules_of(f)
@@ -51,7 +54,7 @@ def _rule_modules(f):
                 inner = getattr(cell.cell_contents, "__module__", None) or ""
                 if inner.startswith("chainrules.rulesets.") and inner != "chainrules.rulesets._arrays":
                     mod = inner
-        out.add(mod.rsplit(".", 1)[-1])
+        out.add(mod.removeprefix("chainrules.rulesets."))
     return out
 
 
@@ -78,12 +81,12 @@ def _parametrized(test):
 
 def order2_numpy_functions():
     covered = set()
-    for mod in (test_numpy_reductions_order2, test_numpy_shapes_order2, test_numpy_ufuncs_order2):
+    for mod in (test_reductions_order2, test_shapes_order2, test_ufuncs_order2):
         covered.update(_key(c.f) for c in mod.CASES)
-    for name, test in vars(test_numpy_ufuncs).items():
+    for name, test in vars(test_ufuncs).items():
         if name.startswith("test_") and "order_two" in name:
             covered.update(_key(f) for f in _parametrized(test))
-    # test_numpy_ufuncs.test_tuple_outputs_order_two calls them directly
+    # numpy/test_ufuncs.test_tuple_outputs_order_two calls them directly
     covered.update({np.modf, np.frexp, np.divmod})
     return covered
 

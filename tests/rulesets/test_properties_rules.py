@@ -146,7 +146,7 @@ class Recipe:
     with finite differences (only Ω, dtype and shape); `omega=False`: Ω is not
     compared either (np.empty_like); `gauge=True`: complex outputs are
     defined up to a phase (eigenvectors, singular vectors), so complex values
-    are not compared (test_numpy_linalg.py differentiates them through
+    are not compared (numpy/test_linalg.py differentiates them through
     phase-invariant functions); `declines`: the variants for which the rule
     may return None (no rule) though the primal runs."""
 
@@ -219,7 +219,7 @@ ROUNDING = dict(lo=0.05, hi=0.45)      # no integer or half-integer between
 ONE_BINADE = dict(lo=0.27, hi=0.48)    # spacing and frexp are smooth in [0.25, 0.5)
 
 RECIPES = [
-    # ----- element-wise, one argument (numpy_ufuncs.py) -----
+    # ----- element-wise, one argument (numpy/ufuncs.py) -----
     *unary([np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh,
             np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p, np.sqrt, np.cbrt,
             np.square, np.reciprocal, np.sinc, np.negative, np.positive, np.conjugate, np.deg2rad, np.radians,
@@ -250,7 +250,7 @@ RECIPES = [
              np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift, np.gcd, np.lcm,
              operator.lt, operator.le, operator.eq, operator.ne, operator.ge, operator.gt]),
     *unary([operator.neg, operator.pos, operator.abs, operator.not_, operator.truth]),
-    # ----- reductions (numpy_reductions.py) -----
+    # ----- reductions (numpy/reductions.py…) -----
     *unary([np.sum, np.nansum, np.mean, np.nanmean, np.prod, np.nanprod, np.var, np.std, np.nanvar, np.nanstd,
             np.cumsum, np.cumprod, np.diff, np.average, method("sum"), method("mean"), method("prod"),
             method("var"), method("std"), method("cumsum"), method("cumprod"),
@@ -269,7 +269,7 @@ RECIPES = [
     Recipe(np.argpartition, lambda A: (A(S), 1)),
     Recipe(np.searchsorted, lambda A: (np.sort(A((4,)), axis=None), A(S))),
     Recipe(np.digitize, lambda A: (A(S), np.array([0.3, 0.5, 0.7]))),
-    # ----- shapes and indexing (numpy_shapes.py) -----
+    # ----- shapes and indexing (numpy/shapes.py…) -----
     *unary([np.ravel, method("ravel"), method("flatten"), np.transpose, method("transpose"), np.matrix_transpose,
             np.squeeze, method("squeeze"), np.flip, np.flipud, np.fliplr, np.rot90, np.diagonal,
             method("diagonal"), np.linalg.diagonal, np.diag, np.triu, np.tril, np.atleast_1d, np.atleast_2d,
@@ -317,7 +317,7 @@ RECIPES = [
     Recipe(operator.getitem, lambda A: (A(S), 0)),
     Recipe(method("item"), lambda A: (A(S), 0)),
     Recipe(method("astype"), lambda A: (A(S), np.float64)),
-    # ----- linear algebra (numpy_linalg.py) -----
+    # ----- linear algebra (numpy/linalg/) -----
     *[Recipe(f, lambda A: (A(S), A(S[::-1])))
       for f in (np.matmul, np.linalg.matmul, method("__matmul__"), operator.matmul, np.dot, method("dot"),
                 np.tensordot, np.linalg.tensordot, np.kron)],
@@ -339,14 +339,14 @@ RECIPES = [
     Recipe(np.linalg.pinv, lambda A: (A((3, 2)),)),
     Recipe(np.linalg.lstsq, lambda A: (A((3, 2)), A((3,)))),
     Recipe(np.linalg.matrix_power, lambda A: (A(SQ, kind="well"), 3)),
-    # ----- FFT (numpy_fft.py) -----
+    # ----- FFT (numpy/fft.py) -----
     *unary([np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn, np.fft.rfft,
             np.fft.rfft2, np.fft.rfftn, np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft, np.fft.ihfft]),
-    # ----- statistics (numpy_statistics.py) -----
+    # ----- statistics (numpy/statistics.py) -----
     *[Recipe(f, lambda A, q=q: (A(S), q))
       for f, q in ((np.quantile, 0.3), (np.nanquantile, 0.3), (np.percentile, 30.0), (np.nanpercentile, 30.0))],
     *unary([np.median, np.nanmedian, np.cov, np.corrcoef]),
-    # ----- scipy.special (scipy_special.py) -----
+    # ----- scipy.special (scipy/special.py) -----
     *unary([sp.gammaln, sp.gamma, sp.erf, sp.erfc, sp.erfinv, sp.erfcinv, sp.ndtri, sp.expit, sp.log_expit,
             sp.logit, sp.entr, sp.logsumexp]),
     # real rules only: no rule (None) for complex arguments, which SciPy accepts
@@ -362,9 +362,9 @@ NOT_ARRAY_RULES = {
         *[v for v in vars(math).values() if callable(v)], *[v for v in vars(cmath).values() if callable(v)],
         operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv, operator.imod,
         operator.ipow, builtins.float, builtins.complex, complex.conjugate],
-    "rules of Python numbers, not arrays (tests/rulesets/test_python_scalars.py)": [
+    "rules of Python numbers, not arrays (tests/rulesets/python/)": [
         builtins.pow, builtins.abs, builtins.divmod, builtins.sum, builtins.round, operator.floordiv],
-    "non-differentiable Python functions (tests/rulesets/test_nondiff.py)": [
+    "non-differentiable Python functions (tests/rulesets/python/test_nondiff.py)": [
         operator.is_, operator.is_not, operator.index, operator.and_, operator.or_, operator.xor, operator.invert,
         operator.inv, operator.lshift, operator.rshift, operator.iand, operator.ior, operator.ixor,
         operator.ilshift, operator.irshift, operator.contains, operator.countOf, operator.indexOf,
@@ -372,7 +372,7 @@ NOT_ARRAY_RULES = {
         builtins.hash, builtins.id, builtins.callable, builtins.hasattr, builtins.all, builtins.any, builtins.range,
         builtins.ord, builtins.chr, builtins.bin, builtins.hex, builtins.oct, builtins.repr, builtins.ascii,
         builtins.str, builtins.format],
-    "functions of shapes and indices, no array argument (tests/rulesets/test_numpy_shapes.py)": [
+    "functions of shapes and indices, no array argument (tests/rulesets/numpy/test_shapes.py)": [
         np.indices, np.unravel_index, np.ravel_multi_index, np.tril_indices, np.triu_indices, np.diag_indices,
         np.broadcast_shapes],
     "higher-order functions (tests/rulesets/test_higher_order.py)": [

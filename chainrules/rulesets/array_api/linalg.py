@@ -169,7 +169,7 @@ def tensordot_rules(f, name="tensordot"):
 # ----- vecdot: Σ conj(a)·b along an axis ------------------------------------------------------------
 
 def _vecdot_forward(xp, a, b, opts):
-    return xp.sum(_conj(xp, a) * b, axis=opts["axis"])
+    return xp.sum(xp.multiply(_conj(xp, a), b), axis=opts["axis"])
 
 
 def _vecdot_adjoints(xp, ȳ, a, b, opts):
@@ -177,10 +177,10 @@ def _vecdot_adjoints(xp, ȳ, a, b, opts):
     g = xp.expand_dims(ȳ, axis=axis if axis < 0 else axis - max(a.ndim, b.ndim))
 
     def vecdot_da():
-        return unbroadcast(xp, _conj(xp, g) * b, tuple(a.shape))
+        return unbroadcast(xp, xp.multiply(_conj(xp, g), b), tuple(a.shape))
 
     def vecdot_db():
-        return unbroadcast(xp, g * a, tuple(b.shape))
+        return unbroadcast(xp, xp.multiply(g, a), tuple(b.shape))
     return vecdot_da, vecdot_db
 
 

@@ -141,18 +141,26 @@ def mean_rules(f, name="mean"):
 
 
 # ----- prod: exact with zeros ------------------------------------------------------------------------
-# ∂Ω/∂xᵢ = P/xᵢ in a slice with no zero (P the product), P' (the product of
-# the non-zeros) at the one zero of a slice with one zero, 0 elsewhere.  No
+# ∂Ω/∂xᵢ = ∏_{j≠i} xⱼ, with no division by a zero and differentiable (the
+# rule stays right at order 2, where the derivative of a zero matters).  P =
+# the product of the non-zeros, Z = that of the zeros (0 in a slice with one,
+# but carrying its derivative), S = their sum, n = their count:
+#   xᵢ ≠ 0:  Z·P/xᵢ
+#   xᵢ = 0:  P when n = 1, (S - xᵢ)·P (the other zero times P) when n = 2,
+#            0 when n > 2 (its first derivative is 0 too)
+# exact to every order in slices of at most two zeros, to order 2 beyond.  No
 # branch on the values: the same `where`s for every slice.
 
 def _prod_partials(xp, x, axes):
     zero = x == 0
-    one = xp.ones_like(x)
+    one, nil = xp.ones_like(x), xp.zeros_like(x)
     x1 = xp.where(zero, one, x)
-    nz = _reduce(xp.sum, xp.where(zero, one, xp.zeros_like(x)), axes, True)
     p = _reduce(xp.prod, x1, axes, True)
-    alone = zero & (nz == 1)
-    return xp.where(nz == 0, p / x1, xp.where(alone, p * one, xp.zeros_like(x)))
+    z = _reduce(xp.prod, xp.where(zero, x, one), axes, True)
+    n = _reduce(xp.sum, xp.where(zero, one, nil), axes, True)
+    at_zero = xp.where(n == 1, p * one, xp.where(n == 2, (_reduce(xp.sum, xp.where(zero, x, nil), axes, True) - x) * p,
+                                                 nil))
+    return xp.where(zero, at_zero, z * p / x1)
 
 
 def _prod_body(xp, x, Ω, axes, opts):
@@ -163,7 +171,7 @@ def _prod_body(xp, x, Ω, axes, opts):
 
     def adjoint(ȳ):
         d = _prod_partials(xp, x, axes)
-        return _unreduce(xp, ȳ, x.shape, axes, keepdims) * (xp.conj(d) if is_complex(xp, d) else d)
+        return xp.multiply(_unreduce(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 
@@ -209,7 +217,7 @@ def _std_body(xp, x, Ω, axes, opts):
 
     def adjoint(ȳ):
         ȳ = _real_if(xp, ȳ, True)
-        scale = xp.where(at0, xp.zeros_like(ȳ), ȳ / safe) * (1 / dof if dof else float("nan"))
+        scale = xp.where(at0, xp.zeros_like(ȳ), xp.divide(ȳ, safe)) * (1 / dof if dof else float("nan"))
         return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
     return forward, adjoint
 

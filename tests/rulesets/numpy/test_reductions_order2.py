@@ -1,5 +1,5 @@
-"""Order 2 for every rule of numpy_reductions.py and numpy_statistics.py:
-the rules are differentiable (test_frule/test_rrule with order=2) at
+"""Order 2 for every rule of numpy/reductions.py, averages.py, cumulative.py and
+statistics.py: the rules are differentiable (test_frule/test_rrule with order=2) at
 ordinary points and awkward ones: negative values, a zero where the
 function is smooth there (prod, cumprod), a NaN skipped by the nan-versions,
 axes and keepdims, complex and float32.  Max, min, ptp, median and the
@@ -8,12 +8,13 @@ quantiles are taken at distinct values, away from their kinks."""
 import numpy as np
 import pytest
 
-from ._order2 import F32, Case, array, params, spread
+from .._order2 import F32, Case, array, params, spread
 
 RNG = np.random.default_rng(1202)
 X = array(RNG, (2, 3))
 XN = spread((2, 3))                                   # negatives, no zero, distinct
 XZ = np.array([[0.7, 0.0, -1.3], [1.1, -0.6, 0.9]])   # one zero: prod is smooth there
+XZZ = np.array([[0.7, 0.0, -1.3, 0.0], [1.1, -0.6, 0.9, 1.4]])   # two zeros in a row: ∂²Ω/∂x₁∂x₃ ≠ 0
 XNAN = np.array([[0.7, np.nan, -1.3], [1.1, -0.6, 0.9]])
 XC = array(RNG, (2, 3), np.complex128)
 X32 = array(RNG, (2, 3), np.float32)
@@ -48,6 +49,7 @@ CASES = [
     Case("prod-negative-axis1", np.prod, XN, fkwargs=AX1K),
     Case("prod-zero", np.prod, XZ),
     Case("prod-zero-axis0", np.prod, XZ, fkwargs=AX0),
+    Case("prod-two-zeros-axis1", np.prod, XZZ, fkwargs={"axis": 1}),
     Case("prod-complex", np.prod, XC, fkwargs=AX0),
     Case("prod-float32", np.prod, X32, fkwargs=AX0, tol=F32),
     Case("ndarray.prod", method("prod"), XN),
@@ -92,6 +94,8 @@ CASES = [
     Case("add.accumulate", np.add.accumulate, XN),
     Case("cumprod", np.cumprod, XN),
     Case("cumprod-zero-axis1", np.cumprod, XZ, fkwargs={"axis": 1}),
+    Case("cumprod-two-zeros-axis1", np.cumprod, XZZ, fkwargs={"axis": 1}),
+    Case("cumprod-zeros-flat", np.cumprod, np.array([[0.7, 0.0, -1.3], [0.0, -0.6, 0.0]])),
     Case("cumprod-complex", np.cumprod, XC, fkwargs=AX0),
     Case("ndarray.cumprod", method("cumprod"), XN, fkwargs=AX0),
     Case("multiply.accumulate", np.multiply.accumulate, XN),
@@ -102,12 +106,14 @@ CASES = [
     Case("average-axis1", np.average, XN, fkwargs={"axis": 1}),
     Case("average-weights", np.average, XN, None, W),
     Case("average-complex", np.average, XC, fkwargs=AX0),
-    # ----- numpy_statistics.py: order statistics at distinct values -----
+    # ----- statistics.py: order statistics at distinct values -----
     Case("median", np.median, XN),
     Case("median-axis1", np.median, XN, fkwargs={"axis": 1}),
     Case("nanmedian", np.nanmedian, XNAN, fkwargs=AX0),
     Case("quantile", np.quantile, V4, 0.3),
     Case("quantile-axis1", np.quantile, XN, 0.3, fkwargs={"axis": 1}),
+    Case("quantile-qs-axis1", np.quantile, XN, np.array([0.2, 0.7]), fkwargs={"axis": 1, "keepdims": True}),
+    Case("quantile-midpoint", np.quantile, V4, 0.3, fkwargs={"method": "midpoint"}),
     Case("nanquantile", np.nanquantile, XNAN, 0.3, fkwargs=AX0),
     Case("percentile", np.percentile, V4, 70.0),
     Case("nanpercentile", np.nanpercentile, XNAN, 30.0, fkwargs={"axis": 1}),
@@ -115,25 +121,13 @@ CASES = [
     Case("cov-bias", np.cov, M, fkwargs={"bias": True}),
     Case("cov-complex", np.cov, array(RNG, (2, 3), np.complex128)),
     Case("corrcoef", np.corrcoef, M),
+    Case("cov-y", np.cov, M[:2], M[2]),
+    Case("corrcoef-columns", np.corrcoef, M.T, fkwargs={"rowvar": False}),
 ]
 
-# Known failures: rule bodies that convert a tracked x with np.asarray/np.array
-# (chainrules.ad refuses: the derivative would be lost).
-_PROD_ZERO = ("prod at a zero: _prod_partials takes the exclusive-product branch, which calls np.asarray(x) "
-              "on the tracked x (numpy_reductions.py, _prod_partials)")
-_CUMPROD = ("cumprod: cumprod_frule/cumprod_pullback and _rows call np.asarray(x) on the tracked x "
-            "(numpy_reductions.py)")
-_ORDER_STAT = ("median/quantile/percentile: _OrderStat.__init__ calls np.asarray(a) on the tracked a, and "
-               "the frules test np.asarray(a).dtype (numpy_statistics.py)")
-_COV = "cov/corrcoef: _Cov.rows calls np.array(v, ndmin=2) on the tracked x (numpy_statistics.py)"
-XFAIL = {
-    **dict.fromkeys(["prod-zero", "prod-zero-axis0"], _PROD_ZERO),
-    **dict.fromkeys(["cumprod", "cumprod-zero-axis1", "cumprod-complex", "ndarray.cumprod", "multiply.accumulate"],
-                    _CUMPROD),
-    **dict.fromkeys(["median", "median-axis1", "nanmedian", "quantile", "quantile-axis1", "nanquantile",
-                     "percentile", "nanpercentile"], _ORDER_STAT),
-    **dict.fromkeys(["cov", "cov-bias", "cov-complex", "corrcoef"], _COV),
-}
+# Known failures (none left: prod, cumprod, the order statistics and cov/corrcoef
+# used to convert the tracked x with np.asarray/np.array).
+XFAIL: dict = {}
 
 
 @pytest.mark.parametrize("case", params(CASES, XFAIL))

@@ -1,5 +1,5 @@
-"""Rules of chainrules/rulesets/numpy_ufuncs.py, checked with chainrules.testing
-against finite differences on 0-d, empty, 1-d and 2-d arrays, broadcast pairs,
+"""Rules of chainrules/rulesets/numpy/ufuncs.py and ufuncs_binary.py, checked
+with chainrules.testing against finite differences on 0-d, empty, 1-d and 2-d arrays, broadcast pairs,
 float32 and complex inputs."""
 
 import operator
@@ -9,7 +9,8 @@ import pytest
 
 import chainrules as cr
 from chainrules import NoTangent, ZeroTangent, unthunk
-from chainrules.rulesets import numpy_ufuncs as U
+from chainrules.rulesets.numpy import ufuncs as U
+from chainrules.rulesets.numpy import ufuncs_binary as UB
 from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 
 RNG = np.random.default_rng(5)
@@ -181,7 +182,7 @@ def test_modf_frexp_divmod_tuple_outputs():
 
 PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (2, 3)), ((3, 1), (4,)), ((4,), (2, 1, 4)),
          ((0,), (0,)), ((1, 3), (2, 1))]
-BINARY = [f for f, _, _ in U._BINARY] + [np.add, np.subtract]
+BINARY = [f for f, _, _ in UB._BINARY] + [np.add, np.subtract]
 
 
 def _binary_args(f, sx, sy, dtype=np.float64):
@@ -441,17 +442,10 @@ def test_ndarray_unary_methods(name):
 # A failure here is a rule whose body chainrules.ad cannot run on tracked values,
 # or whose derivative in x is not the primal's second derivative.
 
-_NOT_DIFFERENTIABLE_SINC = pytest.mark.xfail(
-    strict=True, reason="numpy.sinc: the rule body converts x with np.asarray (the zero branch), so "
-                        "chainrules.ad cannot run it on tracked values")
-_OPERATOR_RULES_REFUSE_TRACKED = pytest.mark.xfail(
-    strict=True, reason="the operator module's rules on arrays are registered for ndarray arguments: "
-                        "cr.rrule(operator.<op>, Dual, …) finds no rule")
 
 
 def _order_two_cases(fs):
-    return [pytest.param(f, marks=_NOT_DIFFERENTIABLE_SINC, id=f.__name__) if f is np.sinc
-            else pytest.param(f, id=f.__name__) for f in fs]
+    return [pytest.param(f, id=f.__name__) for f in fs]
 
 
 @pytest.mark.parametrize("f", _order_two_cases(UNARY))
@@ -472,6 +466,13 @@ def test_linear_nonholomorphic_and_flat_order_two(f):
     _both(f, _array((2, 3), lo=-1, hi=1), order=2)
     if f not in (np.fabs, np.deg2rad, np.radians, np.rad2deg, np.degrees, np.nan_to_num, np.floor, np.spacing):
         _both(f, _array((3,), np.complex128, lo=-1, hi=1), order=2)
+
+
+def test_sinc_order_two_through_zero():
+    # sinc'(0) = 0 and sinc''(0) = -π²/3: the rule's zero branch is differentiable
+    _both(np.sinc, np.array([0.0, 0.5, -1e-3]), order=2)
+    _, pb = cr.rrule(np.sinc, np.array([0.0]))
+    assert pb(np.ones(1))[1] == 0
 
 
 def test_tuple_outputs_order_two():
@@ -504,13 +505,11 @@ def test_binary_float32_order_two():
     _both(np.power, *_binary_args(np.power, (3,), (3,), np.float32), order=2, **F32)
 
 
-@pytest.mark.parametrize("op", [pytest.param(op, marks=_OPERATOR_RULES_REFUSE_TRACKED, id=op.__name__)
-                                for op in (operator.add, operator.mul, operator.truediv, operator.pow)])
+@pytest.mark.parametrize("op", [operator.add, operator.mul, operator.truediv, operator.pow], ids=lambda f: f.__name__)
 def test_operators_on_arrays_order_two(op):
     _both(op, _array((3, 1)), _array((4,), lo=1.2, hi=1.8), order=2)
 
 
-@pytest.mark.parametrize("op", [pytest.param(op, marks=_OPERATOR_RULES_REFUSE_TRACKED, id=op.__name__)
-                                for op in (operator.neg, operator.abs)])
+@pytest.mark.parametrize("op", [operator.neg, operator.abs], ids=lambda f: f.__name__)
 def test_unary_operators_on_arrays_order_two(op):
     _both(op, _array((2, 3), lo=-1, hi=1), order=2)

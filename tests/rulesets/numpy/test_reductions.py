@@ -1,5 +1,5 @@
-"""Rules of chainrules/rulesets/numpy_reductions.py, checked with
-chainrules.testing against finite differences: axis None / int / negative /
+"""Rules of chainrules/rulesets/numpy/reductions.py, averages.py and
+cumulative.py, checked with chainrules.testing against finite differences: axis None / int / negative /
 tuple, keepdims, 0-d and empty arrays, float32 and complex, prod and cumprod
 with zeros, max with ties, and the np.ndarray methods."""
 
@@ -356,3 +356,18 @@ def test_ufunc_methods(f):
 def test_ufunc_method_refuses_out():
     with pytest.raises(TypeError, match="out"):
         cr.rrule(np.add.reduce, np.ones(3), out=np.zeros(()))
+
+
+def test_cumprod_with_zeros_computes_the_same_on_plain_and_tracked_values():
+    # the plain-array path (fewer passes) and the differentiable one (a tracked x) agree
+    from chainrules import ad
+    x = np.array([[0.7, 0.0, -1.3, 0.0, 2.0], [1.1, -0.6, 0.0, 2.0, 0.5], [0.0, 0.0, 0.0, 1.5, -1.0]])
+    dx, g = np.linspace(-1, 1, 15).reshape(3, 5), np.linspace(2, -1, 15).reshape(3, 5)
+    NT = NoTangent()
+
+    def both(x):
+        return cr.frule((NT, dx), np.cumprod, x, axis=1)[1], cr.unthunk(cr.rrule(np.cumprod, x, axis=1)[1](g)[1])
+    (jvp, vjp), _ = ad.jvp(both, (x,), (np.ones_like(x),))
+    plain_jvp, plain_vjp = both(x)
+    np.testing.assert_allclose(jvp, plain_jvp, atol=1e-15)
+    np.testing.assert_allclose(vjp, plain_vjp, atol=1e-15)

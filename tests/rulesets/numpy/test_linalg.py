@@ -1,4 +1,4 @@
-"""Tests of chainrules/rulesets/numpy_linalg.py: every rule through
+"""Tests of chainrules/rulesets/numpy/linalg/: every rule through
 chainrules.testing (frule and rrule against finite differences), on small
 square, rectangular, batched and vector shapes, in float64, complex128 and
 float32; plus the conventions of the module docstring (degenerate spectra,

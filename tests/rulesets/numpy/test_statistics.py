@@ -1,4 +1,4 @@
-"""Tests of chainrules/rulesets/numpy_statistics.py through chainrules.testing:
+"""Tests of chainrules/rulesets/numpy/statistics.py through chainrules.testing:
 median, quantile and percentile (every method, axes, keepdims, q scalar and
 array, the derivative in q), cov and corrcoef (rowvar, y, bias/ddof, weights,
 complex)."""

@@ -6,8 +6,8 @@ pullback `NoTangent()` for every argument.
 
 Only what has no derivative anywhere is listed.  Rounding functions (floor,
 ceil, trunc, round) are differentiable with a zero derivative (rows of the C
-table, or python_scalars.py); NumPy's predicates and comparisons are declared
-with the array rules (numpy_ufuncs.py).
+table, or python/builtins.py); NumPy's predicates and comparisons are declared
+with the array rules (numpy/ufuncs.py).
 """
 
 import builtins

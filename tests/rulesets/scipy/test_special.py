@@ -1,4 +1,4 @@
-"""Tests of chainrules/rulesets/scipy_special.py through chainrules.testing:
+"""Tests of chainrules/rulesets/scipy/special.py through chainrules.testing:
 the ufuncs on scalars, arrays (broadcast pairs for xlogy/xlog1py), float32 and
 complex where holomorphic; logsumexp (axis, keepdims, b, return_sign),
 softmax and log_softmax (axis); the xlogy(0, y) convention."""

@@ -1,5 +1,5 @@
-"""Rules of chainrules/rulesets/numpy_shapes.py, checked with chainrules.testing
-against finite differences: reshapes, axes, joins and splits, copies,
+"""Rules of chainrules/rulesets/numpy/shapes.py, padding.py, joining.py and
+indexing.py, checked with chainrules.testing against finite differences: reshapes, axes, joins and splits, copies,
 selections and indexing (basic, advanced with repeated indices, boolean),
 on 0-d, empty, 1-d, 2-d and 3-d arrays, float32 and complex."""
 

@@ -1,5 +1,5 @@
 """Rules for NumPy's statistics beyond the reductions (sum, mean, var, std,
-average… are in numpy_reductions): median, quantile, percentile, their nan-
+average… are in reductions.py and averages.py): median, quantile, percentile, their nan-
 versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
 
 - median/quantile/percentile select (or interpolate between) order
@@ -24,6 +24,7 @@ import numpy as np
 from chainrules._core import (
     ProjectTo,
     Thunk,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -39,6 +40,7 @@ from chainrules.rulesets._arrays import (
     plain,
     register as _register,
 )
+from chainrules.rulesets.numpy.reductions import _value
 
 
 # ----- order statistics ---------------------------------------------------------
@@ -49,12 +51,16 @@ _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 class _OrderStat:
     """The elements a quantile reads: for every kept position and every q,
     the flat indices (along the reduced axes) of the lower and upper order
-    statistics and the weight γ of the upper one."""
+    statistics and the weight γ of the upper one.  The choices (which
+    elements, the nan counts) are read off the values; a tracked `a` or `q`
+    (the rule differentiated by chainrules.ad) stays tracked where the
+    result depends on it: the elements themselves (`dq`) and γ (linear)."""
 
     def __init__(self, fname, a, q, axis, method, keepdims, nan=False):
         if method not in _METHODS:
             raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
-        a = np.asarray(a)
+        a_in, q_in = a, q
+        a = _value(a)
         self.shape = a.shape
         nd = a.ndim
         if axis is None:
@@ -68,7 +74,7 @@ class _OrderStat:
         self.keepdims = keepdims is not np._NoValue and bool(keepdims)
         n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
         at = self.flat(a)
-        self.q = np.asarray(q, dtype=float)
+        self.q = np.asarray(_value(q), dtype=float)
         # the number of values each slice has: n, or (nan-functions) its
         # non-NaN count, per slice; NaN sorts last, so the order statistics
         # of the non-NaN values are the first `count` of the sorted slice
@@ -82,7 +88,8 @@ class _OrderStat:
         vi = (count - 1) * self.q.ravel()
         lo = np.floor(vi)
         if method == "linear":
-            g = vi - lo
+            # γ = vi - ⌊vi⌋: with q tracked, so is γ (lo is a choice)
+            g = vi - lo if not isinstance(q_in, Tracked) else (count - 1) * np.ravel(q_in) - lo
         elif method == "lower":
             g = np.zeros_like(vi)
         elif method == "higher":
@@ -104,6 +111,8 @@ class _OrderStat:
             self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
         else:
             order = np.argsort(at, axis=-1, kind="stable")
+            if isinstance(a_in, Tracked):
+                at = self.flat(a_in)
         if np.ndim(lo) > 1:                     # per-slice positions (nan-functions)
             self.ilo = np.take_along_axis(order, lo, -1)
             self.ihi = np.take_along_axis(order, hi, -1)
@@ -114,7 +123,8 @@ class _OrderStat:
 
     def flat(self, x):
         """x with the kept axes first and the reduced ones flattened last."""
-        return np.transpose(np.asarray(x), self.perm).reshape(self.kept_shape + (self.n,))
+        x = x if isinstance(x, Tracked) else np.asarray(x)
+        return np.reshape(np.transpose(x, self.perm), self.kept_shape + (self.n,))
 
     def arrange(self, v):
         """kept_shape + (Q,) -> the output layout q.shape + result shape."""
@@ -125,7 +135,7 @@ class _OrderStat:
 
     def unarrange(self, ȳ):
         """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
-        ȳ = np.asarray(ȳ)
+        ȳ = ȳ if isinstance(ȳ, Tracked) else np.asarray(ȳ)
         if self.keepdims:
             ȳ = np.squeeze(ȳ, axis=tuple(self.q.ndim + i for i in self.axes))
         ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
@@ -154,18 +164,35 @@ class _OrderStat:
         if self.n == 0:
             return np.zeros(self.shape)
         v = self.unarrange(ȳ)
+        if self.valid is not None:
+            v = np.where(self.valid, v, 0)
+        if isinstance(v, Tracked) or isinstance(self.gamma, Tracked):
+            return self._pull_tracked(v)
         nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
         rows = np.arange(nrows)[:, None] * self.n
         idx = np.concatenate([(self.ilo.reshape(nrows, nq) + rows).ravel(),
                               (self.ihi.reshape(nrows, nq) + rows).ravel()])
-        if self.valid is not None:
-            v = np.where(self.valid, v, 0)
         w = np.concatenate([((1 - self.gamma) * v).ravel(), (self.gamma * v).ravel()])
         ā = np.bincount(idx, weights=w.real, minlength=nrows * self.n)
         if w.dtype.kind == "c":     # the median of complex numbers (in NumPy's lexicographic order)
             ā = ā + 1j * np.bincount(idx, weights=w.imag, minlength=nrows * self.n)
+        return self._unflat(ā)
+
+    def _unflat(self, ā):
+        """The inverse of `flat`: kept_shape + (n,) -> a's shape."""
         inv = np.argsort(self.perm)
-        return np.transpose(ā.reshape(self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
+        return np.transpose(np.reshape(ā, self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
+
+    def _pull_tracked(self, v):
+        """`pull` differentiably, for a tracked γ or cotangent: each q's two
+        weights placed with one-hot masks (size × Q: only in a rule
+        differentiated), instead of np.bincount, which has no derivative."""
+        positions = np.arange(self.n)
+        lo = np.expand_dims(self.ilo, -1) == positions        # kept_shape + (Q, n)
+        hi = np.expand_dims(self.ihi, -1) == positions
+        w_lo = np.expand_dims((1 - self.gamma) * v, -1)
+        w_hi = np.expand_dims(self.gamma * v, -1)
+        return self._unflat(np.sum(np.where(lo, w_lo, 0) + np.where(hi, w_hi, 0), axis=-2))
 
 
 _QUANTILE_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("method", "linear"),
@@ -186,21 +213,26 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     y = fn(a, q, *rest, **kw)
     ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
-    if np.asarray(a).dtype.kind != "f":
+    if _value(a).dtype.kind != "f":
         ȧ = ZERO
     if _zero(ȧ) and _zero(q̇):
         return y, ZERO
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
+    st = _OrderStat(fname, a, _scaled(q, scale), o["axis"], o["method"], o["keepdims"], nan)
     ẏ = ZERO if _zero(ȧ) else st.push(ȧ)
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if not _zero(ẏ):
+    if not _zero(ẏ) and not isinstance(ẏ, Tracked):
         # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
         ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
             ẏ = ẏ[()]
     return y, ẏ
+
+
+def _scaled(q, scale):
+    """q as a fraction (percentile: q/100); a tracked q stays tracked."""
+    return q / scale if isinstance(q, Tracked) else np.asarray(q) / scale
 
 
 def _add(x, y):
@@ -215,7 +247,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
     o = _quantile_options(fname, rest, kw)
     pa, pq = ProjectTo(a), ProjectTo(q)
     y = fn(a, q, *rest, **kw)
-    st = _OrderStat(fname, a, np.asarray(q) / scale, o["axis"], o["method"], o["keepdims"], nan)
+    st = _OrderStat(fname, a, _scaled(q, scale), o["axis"], o["method"], o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
     def quantile_pullback(ȳ):
@@ -231,7 +263,7 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
             q̄ = ZERO
         else:
             v = st.unarrange(ȳ) * dq
-            q̄ = pq(np.sum(v.reshape(-1, st.q.size), axis=0).reshape(st.q.shape) / scale)
+            q̄ = pq(np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale)
         return (NO, ā, q̄) + nrest
 
     return y, quantile_pullback
@@ -272,9 +304,11 @@ def _median_frule(fname, fn, nan, tangents, a, rest, kw):
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
-    if _zero(ȧ) or np.asarray(a).dtype.kind not in "fc":
+    if _zero(ȧ) or _value(a).dtype.kind not in "fc":
         return y, ZERO
     ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
+    if isinstance(ẏ, Tracked):
+        return y, ẏ
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
 
@@ -343,18 +377,21 @@ _COV_SPEC = (("y", None), ("rowvar", True), ("bias", False), ("ddof", None), ("f
 class _Cov:
     """NumPy's cov, taken apart: the stacked variables X (rows), the weights
     w, their sum and the normalisation `fact`; and how X splits back into
-    the arguments m and y."""
+    the arguments m and y.  Written with NumPy's functions only (no
+    indexing, methods or conversions of the data), so that a tracked m or y
+    (the rule differentiated by chainrules.ad) stays tracked."""
 
     def __init__(self, m, opts, dtype):
         y, rowvar = opts["y"], opts["rowvar"]
         if dtype is None:
-            dtype = np.result_type(m, np.float64) if y is None else np.result_type(m, y, np.float64)
+            dtype = np.result_type(_value(m), np.float64) if y is None else \
+                np.result_type(_value(m), _value(y), np.float64)
         self.dtype = dtype
         self.rowvar = rowvar
         self.m_shape = np.shape(m)
         self.y_shape = None if y is None else np.shape(y)
         X = self.rows(m)
-        self.nm = X.shape[0]
+        self.nm = np.shape(X)[0]
         if y is not None:
             X = np.concatenate((X, self.rows(y)), axis=0)
         ddof = opts["ddof"]
@@ -367,7 +404,7 @@ class _Cov:
         if aw is not None:
             aw = np.asarray(aw, dtype=float)
             w = aw if w is None else w * aw
-        n = X.shape[1]
+        n = np.shape(X)[1]
         self.w = np.ones(n) if w is None else w
         self.w_sum = self.w.sum()
         if w is None:
@@ -382,37 +419,50 @@ class _Cov:
         self.Xc = self.centre(X)
 
     def rows(self, v):
-        X = np.array(v, ndmin=2, dtype=self.dtype)
-        if not self.rowvar and X.shape[0] != 1:
-            X = X.T
+        if isinstance(v, Tracked):
+            X = np.reshape(v, (1, -1)) if np.ndim(v) < 2 else v
+        else:
+            X = np.array(v, ndmin=2, dtype=self.dtype)
+        if not self.rowvar and np.shape(X)[0] != 1:
+            X = np.transpose(X)
         return X
 
     def centre(self, X):
-        return X - (X @ self.w)[:, None] / self.w_sum
+        return X - _col(np.matmul(X, self.w)) / self.w_sum
 
     def push(self, ṁ, ẏ):
-        parts = [np.zeros((self.nm, self.Xc.shape[1]), self.Xc.dtype) if _zero(ṁ) else self.rows(ṁ)]
+        V, n = np.shape(self.Xc)
+        parts = [np.zeros((self.nm, n), self.dtype) if _zero(ṁ) else self.rows(ṁ)]
         if self.y_shape is not None:
-            parts.append(np.zeros((self.Xc.shape[0] - self.nm, self.Xc.shape[1]), self.Xc.dtype)
-                         if _zero(ẏ) else self.rows(ẏ))
+            parts.append(np.zeros((V - self.nm, n), self.dtype) if _zero(ẏ) else self.rows(ẏ))
         Ẋc = self.centre(np.concatenate(parts, axis=0))
         XW = self.Xc * self.w
-        Ċ = (Ẋc @ XW.conj().T + XW @ Ẋc.conj().T) / self.fact
-        return Ċ
+        return (np.matmul(Ẋc, _H(XW)) + np.matmul(XW, _H(Ẋc))) / self.fact
 
     def pull(self, C̄):
-        V = self.Xc.shape[0]
-        C̄ = np.reshape(np.asarray(C̄), (V, V))
-        Y = (C̄ + C̄.conj().T) @ (self.Xc * self.w) / self.fact
-        X̄ = Y - Y.sum(axis=1, keepdims=True) * self.w / self.w_sum
-        return self.unrows(X̄[:self.nm], self.m_shape), \
-            (None if self.y_shape is None else self.unrows(X̄[self.nm:], self.y_shape))
+        V = np.shape(self.Xc)[0]
+        C̄ = np.reshape(C̄ if isinstance(C̄, Tracked) else np.asarray(C̄), (V, V))
+        Y = np.matmul(C̄ + _H(C̄), self.Xc * self.w) / self.fact
+        X̄ = Y - np.sum(Y, axis=1, keepdims=True) * self.w / self.w_sum
+        if self.y_shape is None:
+            return self.unrows(X̄, self.m_shape), None
+        X̄m, X̄y = np.split(X̄, [self.nm], axis=0)
+        return self.unrows(X̄m, self.m_shape), self.unrows(X̄y, self.y_shape)
 
     def unrows(self, X̄, shape):
         shape2 = (1,) * (2 - len(shape)) + tuple(shape)
         if not self.rowvar and shape2[0] != 1:
-            X̄ = X̄.T
-        return X̄.reshape(shape)
+            X̄ = np.transpose(X̄)
+        return np.reshape(X̄, shape)
+
+
+def _col(v):
+    return np.expand_dims(v, 1)
+
+
+def _H(X):
+    """The conjugate transpose of a matrix."""
+    return np.conj(np.transpose(X))
 
 
 def _cov_options(fname, rest, kw):
@@ -433,8 +483,8 @@ def cov_frule(tangents, m, *rest, **kw):
     if _zero(ṁ) and _zero(ẏ):
         return c, ZERO
     cv = _Cov(m, opts, dtype)
-    Ċ = cv.push(ṁ, ẏ).reshape(np.shape(c)).astype(np.result_type(c), copy=False)
-    return c, Ċ
+    Ċ = np.reshape(cv.push(ṁ, ẏ), np.shape(c))
+    return c, Ċ if isinstance(Ċ, Tracked) else Ċ.astype(np.result_type(c), copy=False)
 
 
 @register_rrule(np.cov, object, ...)
@@ -468,7 +518,7 @@ def cov_rrule(m, *rest, **kw):
 def _corr_parts(c):
     d = np.real(np.diag(c))
     s = np.sqrt(d)
-    return d, s, c / s[:, None] / s[None, :]
+    return d, s, c / _col(s) / s
 
 
 @register_frule(np.corrcoef, object, ...)
@@ -483,12 +533,12 @@ def corrcoef_frule(tangents, x, *rest, **kw):
     rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
     cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
                   "aweights": None}, kw.get("dtype"))
-    c = cv.Xc @ cv.Xc.conj().T / cv.fact
+    c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
     d, s, R = _corr_parts(c)
     Ċ = cv.push(ẋ, ẏ)
     a = np.real(np.diag(Ċ)) / (2 * d)
-    Ṙ = Ċ / s[:, None] / s[None, :] - R * (a[:, None] + a[None, :])
-    return r, Ṙ.astype(np.result_type(r), copy=False)
+    Ṙ = Ċ / _col(s) / s - R * (_col(a) + a)
+    return r, Ṙ if isinstance(Ṙ, Tracked) else Ṙ.astype(np.result_type(r), copy=False)
 
 
 @register_rrule(np.corrcoef, object, ...)
@@ -511,12 +561,12 @@ def corrcoef_rrule(x, *rest, **kw):
         if _zero(r̄) or scalar:
             return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
         def corrcoef_cotangents():
-            c = cv.Xc @ cv.Xc.conj().T / cv.fact
+            c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
             d, s, R = _corr_parts(c)
-            r̄a = np.asarray(r̄)
-            C̄ = r̄a / s[:, None] / s[None, :]
+            r̄a = r̄ if isinstance(r̄, Tracked) else np.asarray(r̄)
+            C̄ = r̄a / _col(s) / s
             rR = np.real(np.conj(r̄a) * R)
-            C̄ = C̄ + np.diag(-(rR.sum(axis=1) + rR.sum(axis=0)) / (2 * d))
+            C̄ = C̄ + np.diag(-(np.sum(rR, axis=1) + np.sum(rR, axis=0)) / (2 * d))
             return cv.pull(C̄)
 
         pulled = _once(corrcoef_cotangents)

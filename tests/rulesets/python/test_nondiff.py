@@ -1,5 +1,5 @@
 """The non-differentiable functions declared as data
-(chainrules/rulesets/nondiff.py): every entry gives NoTangent() forward and
+(chainrules/rulesets/python/nondiff.py): every entry gives NoTangent() forward and
 backward, at a sample call per entry."""
 
 import builtins
@@ -10,7 +10,7 @@ import operator
 import pytest
 
 from chainrules import NoTangent, frule, rrule
-from chainrules.rulesets.nondiff import NON_DIFFERENTIABLE
+from chainrules.rulesets.python.nondiff import NON_DIFFERENTIABLE
 
 NT = NoTangent()
 

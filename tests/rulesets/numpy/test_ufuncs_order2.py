@@ -1,5 +1,5 @@
-"""Order 2 for the rules of numpy_ufuncs.py that test_numpy_ufuncs.py's
-order-2 tests do not reach: the rounding functions (flat: taken away from
+"""Order 2 for the rules of numpy/ufuncs.py and ufuncs_binary.py that
+test_ufuncs.py's order-2 tests do not reach: the rounding functions (flat: taken away from
 the integers and half-integers), floor_divide, the np.ndarray methods and
 operators, and the operator module's functions on arrays."""
 
@@ -8,7 +8,7 @@ import operator
 import numpy as np
 import pytest
 
-from ._order2 import Case, array, params, spread
+from .._order2 import Case, array, params, spread
 
 RNG = np.random.default_rng(1204)
 X = spread((2, 3))
@@ -34,22 +34,13 @@ CASES = [
     Case("ndarray.__mod__", method("__mod__"), R, Y),
     Case("ndarray.__rmod__", method("__rmod__"), Y, R),
     Case("ndarray.__mul__-complex", method("__mul__"), XC, XC[0]),
-    # ----- the operator module on arrays (add, mul, truediv, pow, neg, abs: test_numpy_ufuncs.py) -----
+    # ----- the operator module on arrays (add, mul, truediv, pow, neg, abs: test_ufuncs.py) -----
     Case("operator.sub", operator.sub, X, Y),
     Case("operator.mod", operator.mod, R, Y),
     Case("operator.pos", operator.pos, X),
 ]
 
-_METHOD = ("the np.ndarray method's rule is registered for np.ndarray arguments only: cr.rrule/cr.frule "
-           "find no rule for a value tracked by chainrules.ad")
-_OPERATOR = ("the operator module's rules on arrays are registered for ndarray arguments: "
-             "cr.rrule(operator.<op>, Dual, …) finds no rule")
-XFAIL = {
-    **{c.id: _METHOD for c in CASES if c.id.startswith("ndarray.") and c.id != "ndarray.round"},
-    **{c.id: _OPERATOR for c in CASES if c.id.startswith("operator.")},
-}
 
-
-@pytest.mark.parametrize("case", params(CASES, XFAIL))
+@pytest.mark.parametrize("case", params(CASES, {}))
 def test_order_two(case):
     case.run()

@@ -1,4 +1,4 @@
-"""Tests of chainrules/rulesets/numpy_fft.py through chainrules.testing: every
+"""Tests of chainrules/rulesets/numpy/fft.py through chainrules.testing: every
 transform, with padding and truncation (n, s), axes, the three norms, odd and
 even lengths (the Hermitian weights of rfft/irfft), float32 and complex."""
 

@@ -1,0 +1,20 @@
+"""Rules for NumPy (ChainRules' `rulesets/Base/` and `LinearAlgebra/` for
+arrays), one module per family of functions differentiated: element-wise
+(`ufuncs`, `ufuncs_binary`), reductions (`reductions`, `averages`,
+`cumulative`), shapes and indexing (`shapes`, `padding`, `joining`,
+`indexing`), linear algebra (`linalg/`), FFT (`fft`), statistics
+(`statistics`).  Importing this package registers them, in this order.
+"""
+
+from chainrules.rulesets.numpy import ufuncs  # noqa: F401
+from chainrules.rulesets.numpy import ufuncs_binary  # noqa: F401
+from chainrules.rulesets.numpy import reductions  # noqa: F401
+from chainrules.rulesets.numpy import averages  # noqa: F401
+from chainrules.rulesets.numpy import cumulative  # noqa: F401
+from chainrules.rulesets.numpy import shapes  # noqa: F401
+from chainrules.rulesets.numpy import padding  # noqa: F401
+from chainrules.rulesets.numpy import joining  # noqa: F401
+from chainrules.rulesets.numpy import indexing  # noqa: F401
+from chainrules.rulesets.numpy import linalg  # noqa: F401
+from chainrules.rulesets.numpy import fft  # noqa: F401
+from chainrules.rulesets.numpy import statistics  # noqa: F401

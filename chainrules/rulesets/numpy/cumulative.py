@@ -1,0 +1,289 @@
+"""Rules for NumPy's scans and differences: cumsum, cumprod (exact with
+zeros: exclusive products, no division) and diff, and the ufunc methods
+that are the same functions (`np.add.reduce` is sum, `np.multiply.accumulate`
+is cumprod...), with the conventions of `reductions.py`.
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    ProjectTo,
+    Tracked,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    methods as _methods,
+    named_rule,
+    register as _register,
+    seed,
+    plain,
+)
+from chainrules.rulesets.numpy.reductions import (
+    _NOVALUE,
+    _options,
+    _shape_dtype,
+    sum_frule,
+    sum_rrule,
+    prod_frule,
+    prod_rrule,
+    _chooser,
+    _value,
+)
+
+
+# ----- cumsum, cumprod ---------------------------------------------------------------------------
+
+def _scan_setup(x, opts):
+    """(axis, flat): the scan axis of x, or of its ravel when axis is None."""
+    axis = opts.get("axis")
+    if axis is None:
+        return 0, True
+    return int(axis) % max(np.ndim(x), 1), False
+
+
+def _reverse_cumsum(g, axis):
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+def cumsum_frule(tangents, x, *args, **kwargs):
+    opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
+    Ω = np.cumsum(x, *args, **kwargs)
+    x = plain(x)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    return Ω, np.cumsum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"))
+
+
+def cumsum_rrule(x, *args, **kwargs):
+    opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
+    Ω = np.cumsum(x, *args, **kwargs)
+    x = plain(x)
+    project = ProjectTo(x)
+    shape, _ = _shape_dtype(x)
+    axis, flat = _scan_setup(x, opts)
+    rest = (NO,) * len(args)
+
+    def cumsum_pullback(ȳ):
+        ȳ = seed(ȳ, 'cumsum')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        x̄ = _reverse_cumsum(np.asarray(unthunk(ȳ)), axis)
+        return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
+    return Ω, cumsum_pullback
+
+
+_register([np.cumsum] + _methods("cumsum"), cumsum_frule, cumsum_rrule)
+
+
+def _scan_input(x, flat):
+    """x as the scan formulas take it: an array (a tracked x, the rule
+    differentiated, stays tracked), raveled when the scan is over all axes."""
+    if not isinstance(x, Tracked):
+        x = np.asarray(x)
+    return np.ravel(x) if flat else x
+
+
+# ∂y_k/∂x_i = ∏_{j ≤ k, j ≠ i} x_j (i ≤ k).  Without zeros that is y_k/x_i.
+# With zeros, computed with no division by them and differentiably (so that
+# the rule stays right at order 2, where the derivative of a zero matters):
+# x1 = x with its zeros replaced by ones, y1 = cumprod(x1), zc = the
+# cumulative product of the zeros alone (0 once a zero is passed, but with
+# its derivative), nz = how many zeros up to k, Sx = their running sum.
+#   x_i ≠ 0:  ∂y_k/∂x_i = zc_k·y1_k/x1_i
+#   x_i = 0:  ∂y_k/∂x_i = y1_k·∏(the other zeros up to k): y1_k with no other
+#             (nz = 1), y1_k·(Sx_k - x_i) with one (nz = 2), else 0 (its
+#             first derivative is 0 too: exact to order 2, and to every order
+#             while a slice holds at most two zeros).
+# On plain arrays (no derivative of the result wanted) the same values with
+# fewer passes: zc is then 1 before the first zero and 0 after it, and the
+# terms with two zeros are 0.
+
+def _zero_parts(x, zero, axis):
+    x1 = np.where(zero, 1, x)
+    return (x1, np.cumprod(x1, axis=axis), np.cumprod(np.where(zero, x, 1), axis=axis),
+            np.cumsum(zero, axis=axis), np.cumsum(np.where(zero, x, 0), axis=axis))
+
+
+def _cumprod_jvp(x, y, dx, axis):
+    """Σ_{i ≤ k} dx_i ∂y_k/∂x_i along `axis`, exact with zeros."""
+    zero = _value(x) == 0
+    if not zero.any():
+        return y * np.cumsum(dx / x, axis=axis)
+    if not isinstance(x, Tracked):
+        x1 = np.where(zero, 1, x)
+        nz = np.cumsum(zero, axis=axis)
+        return np.cumprod(x1, axis=axis) * np.where(nz == 0, np.cumsum(np.where(zero, 0, dx / x1), axis=axis),
+                                                    np.where(nz == 1, np.cumsum(np.where(zero, dx, 0), axis=axis), 0))
+    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
+    dxz = np.where(zero, dx, 0)
+    Sdx = np.cumsum(dxz, axis=axis)
+    at_zeros = np.where(nz == 1, Sdx, np.where(nz == 2, Sdx * Sx - np.cumsum(dxz * np.where(zero, x, 0), axis=axis),
+                                               0))
+    return y1 * (zc * np.cumsum(np.where(zero, 0, dx / x1), axis=axis) + at_zeros)
+
+
+def _cumprod_vjp(x, y, g, axis):
+    """Σ_{k ≥ i} g_k ∂y_k/∂x_i along `axis`, exact with zeros."""
+    zero = _value(x) == 0
+    if not zero.any():
+        return _reverse_cumsum(g * y, axis) / x
+    if not isinstance(x, Tracked):
+        x1 = np.where(zero, 1, x)
+        nz = np.cumsum(zero, axis=axis)
+        gy = g * np.cumprod(x1, axis=axis)
+        return np.where(zero, _reverse_cumsum(np.where(nz == 1, gy, 0), axis),
+                        _reverse_cumsum(np.where(nz == 0, gy, 0), axis) / x1)
+    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
+    gy = g * y1
+    two = np.where(nz == 2, gy, 0)
+    at_zeros = (_reverse_cumsum(np.where(nz == 1, gy, 0), axis) + _reverse_cumsum(two * Sx, axis)
+                - x * _reverse_cumsum(two, axis))
+    return np.where(zero, at_zeros, _reverse_cumsum(gy * zc, axis) / x1)
+
+
+def cumprod_frule(tangents, x, *args, **kwargs):
+    opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
+    Ω = np.cumprod(x, *args, **kwargs)
+    x = plain(x)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    axis, flat = _scan_setup(x, opts)
+    Δx = np.broadcast_to(dense(Δx), np.shape(x))
+    ΔΩ = _cumprod_jvp(_scan_input(x, flat), Ω, np.ravel(Δx) if flat else Δx, axis)
+    if type(ΔΩ) is np.ndarray and Ω.dtype.kind in "fc":
+        ΔΩ = ΔΩ.astype(Ω.dtype, copy=False)
+    return Ω, ΔΩ
+
+
+def cumprod_rrule(x, *args, **kwargs):
+    opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
+    Ω = np.cumprod(x, *args, **kwargs)
+    x = plain(x)
+    project = ProjectTo(x)
+    shape, _ = _shape_dtype(x)
+    axis, flat = _scan_setup(x, opts)
+    rest = (NO,) * len(args)
+
+    def cumprod_pullback(ȳ):
+        ȳ = seed(ȳ, 'cumprod')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        # holomorphic: the pullback is the transpose of the Jacobian at conj(x)
+        g = np.broadcast_to(unthunk(ȳ), np.shape(Ω))
+        x̄ = _cumprod_vjp(np.conj(_scan_input(x, flat)), np.conj(Ω), g, axis)
+        return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
+    return Ω, cumprod_pullback
+
+
+_register([np.cumprod] + _methods("cumprod"), cumprod_frule, cumprod_rrule)
+
+
+# ----- diff --------------------------------------------------------------------------------------
+
+def _diff_setup(a, args, kwargs):
+    opts = _options("diff", args, kwargs, ("n", "axis", "prepend", "append"), refuse=())
+    n = opts.get("n", 1)
+    axis = int(opts.get("axis", -1)) % max(np.ndim(a), 1)
+    pre, app = opts.get("prepend", _NOVALUE), opts.get("append", _NOVALUE)
+    return n, axis, pre, app
+
+
+def _edge_len(v, axis):
+    if v is _NOVALUE:
+        return 0
+    return 1 if np.ndim(v) == 0 else np.shape(v)[axis]
+
+
+def _zeros_of(v):
+    return v if v is _NOVALUE else np.zeros(np.shape(v))
+
+
+def diff_frule(tangents, a, *args, **kwargs):
+    n, axis, pre, app = _diff_setup(a, args, kwargs)
+    Ω = np.diff(a, *args, **kwargs)
+    a = plain(a)
+    Δa = tangents[1]
+    if isinstance(Δa, AbstractZero):
+        return Ω, ZERO
+    return Ω, np.diff(dense(Δa), n, axis, prepend=_zeros_of(pre), append=_zeros_of(app))
+
+
+def diff_rrule(a, *args, **kwargs):
+    n, axis, pre, app = _diff_setup(a, args, kwargs)
+    Ω = np.diff(a, *args, **kwargs)
+    a = plain(a)
+    project = ProjectTo(a)
+    length = np.shape(a)[axis] if np.ndim(a) else 0
+    start = _edge_len(pre, axis)
+    rest = (NO,) * len(args)
+
+    def diff_pullback(ȳ):
+        ȳ = seed(ȳ, 'diff')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        g = np.asarray(unthunk(ȳ))
+        for _ in range(n):
+            # the adjoint of one difference: c̄ᵢ = gᵢ₋₁ - gᵢ
+            g = -np.diff(g, axis=axis, prepend=0, append=0)
+        return (NO, project(np.take(g, range(start, start + length), axis=axis))) + rest
+    return Ω, diff_pullback
+
+
+_register([np.diff], diff_frule, diff_rrule)
+
+
+# ----- ufunc methods: np.add.reduce & co. are sum, prod, max, min, cumsum, cumprod ---------------
+# They reduce over axis 0 by default (the functions over all axes); the
+# arguments are matched by name and handed to the function's rule.
+
+def _ufunc_method(method, fname, rules, names):
+    frule, rrule = rules
+
+    def method_opts(args, kwargs):
+        opts = dict(zip(names, args))
+        opts.update(kwargs)
+        opts.setdefault("axis", 0)
+        return opts
+
+    def method_frule(tangents, x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)      # NumPy's own error: accumulate refuses a 0-d array
+        return frule(tangents[:2], x, **method_opts(args, kwargs))
+
+    def method_rrule(x, *args, **kwargs):
+        if np.ndim(x) == 0:
+            method(x, *args, **kwargs)
+        res = rrule(x, **method_opts(args, kwargs))
+        if res is None:
+            return None
+        Ω, pullback = res
+        x = plain(x)
+        rest = (NO,) * len(args)
+
+        def method_pullback(ȳ):
+            return pullback(ȳ)[:2] + rest
+        return Ω, method_pullback
+
+    register_frule(method)(named_rule(method_frule, fname))
+    register_rrule(method)(named_rule(method_rrule, fname))
+
+
+_REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
+_max_rules, _min_rules = _chooser("max", np.max, np.argmax), _chooser("min", np.min, np.argmin)
+_prod_rules = (prod_frule, prod_rrule)
+for _m, _name, _rules, _names in [
+        (np.add.reduce, "add.reduce", (sum_frule, sum_rrule), _REDUCE_ARGS),
+        (np.multiply.reduce, "multiply.reduce", _prod_rules, _REDUCE_ARGS),
+        (np.maximum.reduce, "maximum.reduce", _max_rules, _REDUCE_ARGS),
+        (np.minimum.reduce, "minimum.reduce", _min_rules, _REDUCE_ARGS),
+        (np.add.accumulate, "add.accumulate", (cumsum_frule, cumsum_rrule), ("axis", "dtype", "out")),
+        (np.multiply.accumulate, "multiply.accumulate", (cumprod_frule, cumprod_rrule), ("axis", "dtype", "out"))]:
+    _ufunc_method(_m, _name.replace(".", "_"), _rules, _names)

@@ -1,0 +1,408 @@
+"""Rules for NumPy's selection, sorting and indexing: where, clip, sort,
+partition, take, take_along_axis, `operator.getitem` and
+`np.ndarray.__getitem__` with basic, advanced and boolean indices, and
+`x.item(...)`.
+
+Where the adjoint scatters into an array of the input's size (getitem, take,
+take_along_axis) the cotangent is an `InplaceableThunk`: its add_fn
+accumulates into an existing array with `np.add.at` (repeated indices
+accumulate) or `dest[idx] += ȳ` (basic indices and masks, which cannot
+repeat), without building the zeros.
+
+Conventions: `clip` gives the cotangent to x at the bounds (ChainRules'
+clamp); `sort` moves the cotangent with the permutation that sorts (a stable
+argsort, so ties keep their order).
+"""
+
+import operator
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    InplaceableThunk,
+    ProjectTo,
+    Thunk,
+    Tracked,
+    non_differentiable,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules._core import _getitem_rrule
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    register as _register,
+    reject_out,
+    unbroadcast,
+    seed,
+)
+from chainrules.rulesets.numpy._tracked import register_for_arrays
+from chainrules.rulesets.numpy.reductions import _value
+from chainrules.rulesets.numpy.shapes import (
+    _arg,
+    _real_for,
+)
+
+
+# ----- where, clip ----------------------------------------------------------------------------------
+
+@register_frule(np.where, object, object, object)
+def where_frule(tangents, condition, x, y):
+    Ω = np.where(condition, x, y)
+    Δx, Δy = tangents[2], tangents[3]
+    if isinstance(Δx, AbstractZero) and isinstance(Δy, AbstractZero):
+        return Ω, ZERO
+    Δx = 0 if isinstance(Δx, AbstractZero) else dense(Δx)
+    Δy = 0 if isinstance(Δy, AbstractZero) else dense(Δy)
+    return Ω, _like(Ω, np.where(condition, Δx, Δy))
+
+
+@register_rrule(np.where, object, object, object)
+def where_rrule(condition, x, y):
+    Ω = np.where(condition, x, y)
+    px, py = ProjectTo(x), ProjectTo(y)
+
+    def where_pullback(ȳ):
+        ȳ = seed(ȳ, 'where')
+        if isinstance(ȳ, AbstractZero):
+            return NO, NO, px(ZERO), py(ZERO)
+        ȳ = unthunk(ȳ)
+        x̄ = px(ZERO) if px.kind == 0 else Thunk(lambda: px(unbroadcast(x, np.where(condition, ȳ, 0))))
+        ȳ_y = py(ZERO) if py.kind == 0 else Thunk(lambda: py(unbroadcast(y, np.where(condition, 0, ȳ))))
+        return NO, NO, x̄, ȳ_y
+    return Ω, where_pullback
+
+
+non_differentiable(np.where, object)       # np.where(condition): indices
+
+
+# clip(x, lo, hi) = minimum(maximum(x, lo), hi): x gets ȳ where lo ≤ x ≤ hi
+# (the bounds included, as ChainRules' clamp), lo where x < lo ≤ hi, hi
+# where the result is hi.  None bounds and the keywords min=/max= get no tangent.
+
+def _clip_masks(x, lo, hi):
+    above = np.ones(np.shape(x), bool) if lo is None else (x >= lo)
+    kept = np.where(above, x, lo) if lo is not None else x
+    below = np.ones(np.shape(kept), bool) if hi is None else (kept <= hi)
+    return above & below, ~above & below, ~below
+
+
+def _clip_bounds(args, kwargs):
+    lo = _arg(args, kwargs, 0, "a_min", kwargs.get("min"))
+    hi = _arg(args, kwargs, 1, "a_max", kwargs.get("max"))
+    novalue = getattr(np, "_NoValue", None)
+    return (None if lo is novalue else lo), (None if hi is novalue else hi)
+
+
+def clip_frule(tangents, x, *args, **kwargs):
+    if kwargs:
+        reject_out("clip", kwargs)
+    Ω = np.clip(x, *args, **kwargs)
+    lo, hi = _clip_bounds(args, kwargs)
+    m_x, m_lo, m_hi = _clip_masks(x, lo, hi)
+    ΔΩ = ZERO
+    for Δ, m in zip(tangents[1:4], (m_x, m_lo, m_hi)):
+        if not isinstance(Δ, AbstractZero):
+            t = np.where(m, dense(Δ), 0)
+            ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
+    return Ω, _like(Ω, ΔΩ)
+
+
+def clip_rrule(x, *args, **kwargs):
+    if kwargs:
+        reject_out("clip", kwargs)
+    Ω = np.clip(x, *args, **kwargs)
+    lo, hi = _clip_bounds(args, kwargs)
+    primals = (x,) + tuple(args[:2])
+    projects = [ProjectTo(p) for p in primals]
+    rest = (NO,) * (len(args) - 2) if len(args) > 2 else ()
+
+    def clip_pullback(ȳ):
+        ȳ = seed(ȳ, 'clip')
+        if isinstance(ȳ, AbstractZero):
+            return (NO,) + tuple(p(ZERO) for p in projects) + rest
+        ȳ = unthunk(ȳ)
+        masks = _clip_masks(x, lo, hi)
+        return (NO,) + tuple(p(ZERO) if p.kind == 0 else p(unbroadcast(v, np.where(m, ȳ, 0)))
+                             for p, v, m in zip(projects, primals, masks)) + rest
+    return Ω, clip_pullback
+
+
+_register([np.clip] + _methods("clip"), clip_frule, clip_rrule)
+
+
+# ----- sort: the cotangent follows the permutation ----------------------------------------------
+
+def _dtype(x):
+    return x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
+
+
+def _values(x):
+    """x's values: a tracked x (the rule differentiated by chainrules.ad) by
+    its primal, for the permutations, which have no derivative."""
+    while isinstance(x, Tracked):
+        x = x.primal
+    return x
+
+
+def _sort_setup(x, args, kwargs):
+    if _arg(args, kwargs, 2, "order") is not None:
+        raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
+    axis = _arg(args, kwargs, 0, "axis", -1)
+    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
+    axis = -1 if axis is None else int(axis)
+    perm = np.argsort(_values(xs), axis=axis, kind="stable")
+    return xs, axis, perm, np.take_along_axis(xs, perm, axis)
+
+
+# partition: a permutation along the axis, like sort.  NumPy does not say
+# which permutation argpartition's and partition's results share, so the
+# permutation is read off the result: the element of rank r in Ω is the
+# element of rank r in x (stable ranks; ties are equal values).
+
+def _partition_setup(x, args, kwargs):
+    if _arg(args, kwargs, 3, "order") is not None:
+        raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
+    kth = _arg(args, kwargs, 0, "kth")
+    axis = _arg(args, kwargs, 1, "axis", -1)
+    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
+    axis = -1 if axis is None else int(axis)
+    Ω = np.partition(xs, kth, axis)
+    rank = np.argsort(np.argsort(_values(Ω), axis=axis, kind="stable"), axis=axis)
+    perm = np.take_along_axis(np.argsort(_values(xs), axis=axis, kind="stable"), rank, axis)
+    return xs, axis, perm, Ω
+
+
+def _permuting(name, setup):
+    """Rules for a function that permutes x along an axis: `setup(x, args,
+    kwargs)` gives (x or its ravel, the axis, the permutation, Ω)."""
+    def permute_frule(tangents, x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
+        return Ω, np.take_along_axis(Δs, perm, axis)
+
+    def permute_rrule(x, *args, **kwargs):
+        xs, axis, perm, Ω = setup(x, args, kwargs)
+        project = ProjectTo(x)
+        shape = np.shape(x)
+        rest = (NO,) * len(args)
+
+        def permute_pullback(ȳ):
+            ȳ = seed(ȳ, name)
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = _real_for(xs.dtype, unthunk(ȳ))
+            x̄ = np.empty(xs.shape, dtype=xs.dtype)
+            np.put_along_axis(x̄, perm, ȳ, axis)
+            return (NO, project(x̄.reshape(shape))) + rest
+        return Ω, permute_pullback
+
+    return named_rule(permute_frule, name), named_rule(permute_rrule, name)
+
+
+_register([np.sort], *_permuting("sort", _sort_setup))
+_register([np.partition], *_permuting("partition", _partition_setup))
+
+
+# ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------
+
+def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
+    """The cotangent that adds ȳ at `index` of a zero array of `shape`, as
+    an InplaceableThunk accumulating into an existing array.  `project`:
+    None when the primal is an ndarray (the zeros already fit it)."""
+    v = _real_for(dtype, ȳ)
+
+    def scatter_add(dest):
+        if repeats_possible:
+            np.add.at(dest, index, v)
+        else:
+            dest[index] += v
+        return dest
+
+    def scatter():
+        dest = np.zeros(shape, dtype)
+        if repeats_possible:
+            np.add.at(dest, index, v)
+        else:
+            dest[index] = v
+        return dest if project is None else project(dest)
+    return InplaceableThunk(scatter_add, Thunk(scatter))
+
+
+def _take_index(x, indices, axis, mode):
+    shape = np.shape(x)
+    n = int(np.prod(shape)) if axis is None else shape[int(axis) % len(shape)]
+    idx = np.asarray(indices)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    if axis is None:
+        return np.unravel_index(idx, shape)
+    return (slice(None),) * (int(axis) % len(shape)) + (idx,)
+
+
+def take_frule(tangents, x, indices, *args, **kwargs):
+    if kwargs:
+        reject_out("take", kwargs)
+    if len(args) > 1 and args[1] is not None:
+        raise TypeError("take: the rule cannot honour the argument out=; call the primal without it")
+    Ω = np.take(x, indices, *args, **kwargs)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
+    return Ω, _like(Ω, np.take(dense(Δx), indices, axis=axis, mode=mode))
+
+
+def take_rrule(x, indices, *args, **kwargs):
+    if kwargs:
+        reject_out("take", kwargs)
+    if len(args) > 1 and args[1] is not None:
+        raise TypeError("take: the rule cannot honour the argument out=; call the primal without it")
+    Ω = np.take(x, indices, *args, **kwargs)
+    project = ProjectTo(x)
+    axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
+    shape, dtype = np.shape(x), _dtype(x)
+    rest = (NO,) * len(args)
+
+    def take_pullback(ȳ):
+        ȳ = seed(ȳ, 'take')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO), NO) + rest
+        index = _take_index(x, indices, axis, mode)
+        return (NO, _scatter(project, shape, dtype, index, unthunk(ȳ), True), NO) + rest
+    return Ω, take_pullback
+
+
+_register([np.take] + _methods("take"), take_frule, take_rrule)
+
+
+def _along_axis_index(shape, indices, axis):
+    if axis is None:
+        return np.unravel_index(indices, shape)
+    nd = len(shape)
+    axis = int(axis) % nd
+    idx = []
+    for d in range(nd):
+        if d == axis:
+            idx.append(np.asarray(indices))
+        else:
+            sh = [1] * nd
+            sh[d] = shape[d]
+            idx.append(np.arange(shape[d]).reshape(sh))
+    return tuple(idx)
+
+
+@register_frule(np.take_along_axis)
+def take_along_axis_frule(tangents, arr, indices, *args, **kwargs):
+    Ω = np.take_along_axis(arr, indices, *args, **kwargs)
+    Δ = tangents[1]
+    if isinstance(Δ, AbstractZero):
+        return Ω, Δ
+    return Ω, np.take_along_axis(np.broadcast_to(dense(Δ), np.shape(arr)), indices, *args, **kwargs)
+
+
+@register_rrule(np.take_along_axis)
+def take_along_axis_rrule(arr, indices, *args, **kwargs):
+    Ω = np.take_along_axis(arr, indices, *args, **kwargs)
+    project = ProjectTo(arr)
+    axis = _arg(args, kwargs, 0, "axis", -1)
+    shape, dtype = np.shape(arr), _dtype(arr)
+    rest = (NO,) * len(args)
+
+    def take_along_axis_pullback(ȳ):
+        ȳ = seed(ȳ, 'take_along_axis')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO), NO) + rest
+        index = _along_axis_index(shape, indices, axis)
+        return (NO, _scatter(project, shape, dtype, index, unthunk(ȳ), True), NO) + rest
+    return Ω, take_along_axis_pullback
+
+
+def getitem_frule(tangents, x, idx):
+    Ω = x[idx]
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    return Ω, _like(Ω, np.broadcast_to(dense(Δx), x.shape)[idx])
+
+
+# getitem_rrule is compiled (`_getitem_rrule` in _core/array_rules.pxi): at
+# small sizes the closures and thunks of a Python rule cost several times the
+# indexing itself (issue 5).
+_register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
+
+
+def getitem_rrule(x, idx):
+    """The rrule of x[idx] in Python, for a tracked x (the compiled one takes
+    ndarrays): the cotangent scattered back, repeated indices accumulating."""
+    Ω = x[idx]
+    project = ProjectTo(x)
+    shape, dtype = np.shape(x), _value(x).dtype
+
+    def getitem_pullback(ȳ):
+        ȳ = seed(ȳ, 'getitem')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return NO, project(ZERO), NO
+        return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), True), NO
+    return Ω, getitem_pullback
+
+
+for _f in (operator.getitem, np.ndarray.__getitem__):
+    register_for_arrays(_f, getitem_frule, getitem_rrule, object, either=False, arrays=(Tracked,), name="getitem")
+del _f
+
+
+# x.item(*index): one element as a Python number.
+
+def _item_index(x, args):
+    if not args:
+        return (0,) * np.ndim(x)                   # a one-element array
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(int(args[0]) % np.size(x), np.shape(x))
+    return args
+
+
+def _item(x, args):
+    """x.item(*args); of a tracked x, the tracked element."""
+    return x.item(*args) if not isinstance(x, Tracked) else x[_item_index(x, args)]
+
+
+def item_frule(tangents, x, *args):
+    Ω = _item(x, args)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, Δx
+    return Ω, np.asarray(np.broadcast_to(dense(Δx), x.shape)).item(*args)
+
+
+def item_rrule(x, *args):
+    Ω = _item(x, args)
+    project = ProjectTo(x)
+    rest = (NO,) * len(args)
+
+    def item_pullback(ȳ):
+        ȳ = seed(ȳ, 'item')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        index = _item_index(x, args)
+        dtype = _value(x).dtype
+        return (NO, _scatter(None if type(x) is np.ndarray else project, np.shape(x), dtype, index, unthunk(ȳ),
+                             False)) + rest
+    return Ω, item_pullback
+
+
+_register([np.ndarray.item], item_frule, item_rrule, np.ndarray, ...)
+register_for_arrays(np.ndarray.item, item_frule, item_rrule, ..., either=False, arrays=(Tracked,))

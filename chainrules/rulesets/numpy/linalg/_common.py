@@ -1,0 +1,112 @@
+"""What the linear-algebra rules share: differences, transposes and diagonals
+of stacked matrices, the sum of tangents, option parsing, the tolerances of
+degenerate spectra, the safe reciprocal, the fit of a cotangent to its batch
+shape."""
+
+import numpy as np
+
+from chainrules.rulesets._arrays import (
+    ZERO,
+    is_zero as _zero,
+    unbroadcast,
+)
+
+
+# ----- helpers ----------------------------------------------------------------
+
+def _diff(x):
+    """Is `x` an array or number with a tangent space (float or complex)?"""
+    return np.asarray(x).dtype.kind in "fc"
+
+
+if hasattr(np.ndarray, "mT"):     # NumPy >= 2: an attribute, much cheaper than swapaxes
+    def _T(x):
+        return x.mT
+
+    def _H(x):
+        return x.mT.conj()
+else:  # pragma: no cover - NumPy 1.x
+    def _T(x):
+        return np.swapaxes(x, -1, -2)
+
+    def _H(x):
+        return np.swapaxes(x, -1, -2).conj()
+
+
+def _diag(x):
+    return np.diagonal(x, axis1=-2, axis2=-1)
+
+
+def _diag_embed(d, dtype=None):
+    k = d.shape[-1]
+    out = np.zeros(d.shape + (k,), dtype=dtype or d.dtype)
+    i = np.arange(k)
+    out[..., i, i] = d
+    return out
+
+
+def _eye_like(x):
+    return np.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _add(x, y):
+    """x + y where either may be a zero tangent."""
+    if _zero(x):
+        return y
+    if _zero(y):
+        return x
+    return x + y
+
+
+def _sum_tangents(ts):
+    out = ZERO
+    for t in ts:
+        out = _add(out, t)
+    return out
+
+
+def _opts(fname, rest, kw, spec):
+    """Values of the optional parameters `spec` ((name, default), …) from the
+    extra positional arguments `rest` and the keywords `kw`."""
+    if len(rest) > len(spec):
+        raise TypeError(f"{fname}: takes at most {len(spec)} optional positional arguments, got {len(rest)}")
+    vals = list(rest) + [kw.get(name, default) for name, default in spec[len(rest):]]
+    for (name, _), r in zip(spec, rest):
+        if name in kw:
+            raise TypeError(f"{fname}: got multiple values for argument {name!r}")
+    return vals
+
+
+def _eps(dtype):
+    dt = np.dtype(dtype)
+    if dt.kind not in "fc":
+        dt = np.dtype(float)
+    return np.finfo(dt).eps
+
+
+def _degeneracy_tol(lam):
+    """Gap below which two eigenvalues (or squared singular values) count as
+    degenerate: 100·n·eps·max|λ|, per stacked matrix (shape (..., 1, 1))."""
+    n = max(lam.shape[-1], 1)
+    scale = np.max(np.abs(lam), axis=-1, keepdims=True) if lam.shape[-1] else np.zeros(lam.shape[:-1] + (1,))
+    return (100 * n * _eps(lam.dtype) * scale)[..., None]
+
+
+def _inv_gaps(lam):
+    """F_ij = 1/(λ_j − λ_i), zero on the diagonal and for degenerate pairs."""
+    d = lam[..., None, :] - lam[..., :, None]
+    degenerate = np.abs(d) <= _degeneracy_tol(lam)
+    return np.where(degenerate, 0, 1 / np.where(degenerate, 1, d))
+
+
+def _safe_inv(s):
+    """1/σ, zero for σ at or below the degeneracy tolerance (pseudo-inverse)."""
+    tol = np.max(np.abs(s), axis=-1, keepdims=True) * (100 * max(s.shape[-1], 1) * _eps(s.dtype)) \
+        if s.shape[-1] else s
+    small = np.abs(s) <= tol
+    return np.where(small, 0, 1 / np.where(small, 1, s))
+
+
+def _fit(x, g, p):
+    """Project the cotangent g of x, summing broadcast batch dimensions."""
+    return p(g if g.shape == x.shape else unbroadcast(x, g))

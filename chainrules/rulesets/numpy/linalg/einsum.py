@@ -1,0 +1,213 @@
+"""Rules for `np.einsum` (the subscripts form) and the traces (`np.trace`,
+`np.ndarray.trace`, `np.linalg.trace`)."""
+
+import functools
+import string
+from collections import Counter
+
+import numpy as np
+
+from chainrules._core import (
+    ProjectTo,
+    Thunk,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    is_zero as _zero,
+    reject_out,
+    zero_for as _zero_for,
+    seed,
+    plain,
+)
+from chainrules.rulesets.numpy.linalg._common import (
+    _sum_tangents,
+    _opts,
+)
+
+
+# =============================================================================
+# einsum (subscripts form; any operands, implicit or explicit output)
+# =============================================================================
+
+class _EinsumPlan:
+    """A parsed einsum: explicit input subscripts with the ellipsis replaced
+    by fresh letters, the explicit output subscripts, and per operand the
+    einsum that gives its cotangent.  Plans are cached by (subscripts,
+    operand dimensions)."""
+
+    def __init__(self, subscripts, ndims):
+        s = subscripts.replace(" ", "")
+        if "->" in s:
+            ins, out = s.split("->")
+        else:
+            ins, out = s, None
+        subs = ins.split(",")
+        if len(subs) != len(ndims):
+            raise ValueError(f"numpy.einsum: {len(subs)} subscripts for {len(ndims)} operands")
+        used = {c for c in s if c.isalpha()}
+        ell = [nd - (len(sub) - 3) if "..." in sub else 0 for sub, nd in zip(subs, ndims)]
+        n_ell = max(ell, default=0)
+        fresh = "".join([c for c in string.ascii_letters if c not in used][:n_ell])
+        if len(fresh) < n_ell:
+            raise ValueError("numpy.einsum: too many dimensions for the rule to name")
+        if out is None:
+            counts = Counter(c for sub in subs for c in sub if c.isalpha())
+            out = ("..." if any("..." in sub for sub in subs) else "") + \
+                "".join(sorted(c for c, k in counts.items() if k == 1))
+        self.inputs = [sub.replace("...", fresh[n_ell - e:]) if "..." in sub else sub
+                       for sub, e in zip(subs, ell)]
+        self.output = out.replace("...", fresh)
+        self.cotangent_plans = [self._plan(k) for k in range(len(ndims))]
+
+    def _plan(self, k):
+        """(expression, others, unique letters, positions of letters only
+        operand k carries, the diagonal expression or None)."""
+        sub = self.inputs[k]
+        others = [j for j in range(len(self.inputs)) if j != k]
+        avail = set(self.output).union(*[self.inputs[j] for j in others])
+        uniq = "".join(dict.fromkeys(sub))
+        target = "".join(c for c in uniq if c in avail)
+        expr = ",".join([self.output] + [self.inputs[j] for j in others]) + "->" + target
+        missing = [i for i, c in enumerate(uniq) if c not in avail]
+        diagonal = sub + "->" + uniq if len(uniq) < len(sub) else None
+        return expr, others, uniq, missing, diagonal
+
+    def cotangent(self, k, ȳ, operands, optimize):
+        """The cotangent of operand k: an einsum of ȳ with the conjugates of
+        the other operands, then broadcast along indices that only operand k
+        carries, summed along its broadcast (size-1) dimensions, and written
+        onto the diagonal for repeated indices."""
+        expr, others, uniq, missing, diagonal = self.cotangent_plans[k]
+        op = operands[k]
+        g = np.einsum(expr, ȳ, *[operands[j].conj() for j in others], optimize=optimize)
+        if diagonal is None and not missing and g.shape == op.shape:
+            return g
+        sub = self.inputs[k]
+        ushape = tuple(op.shape[sub.index(c)] for c in uniq)
+        if missing:
+            g = np.expand_dims(g, missing)
+        shrink = tuple(i for i, n in enumerate(ushape) if n == 1 and g.shape[i] != 1)
+        if shrink:
+            g = np.sum(g, axis=shrink, keepdims=True)
+        if missing:
+            g = np.array(np.broadcast_to(g, ushape))
+        if diagonal is None:
+            return g
+        full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
+        np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
+        return full
+
+
+@functools.lru_cache(maxsize=512)
+def _einsum_plan(subscripts, ndims):
+    return _EinsumPlan(subscripts, ndims)
+
+
+def _einsum_kw(kw):
+    if not kw:
+        return False
+    reject_out("numpy.einsum", kw)
+    return kw.get("optimize", False)
+
+
+@register_frule(np.einsum, str, ...)
+def einsum_frule(tangents, subscripts, *operands, **kw):
+    optimize = _einsum_kw(kw)
+    y = np.einsum(subscripts, *operands, **kw)
+    terms = []
+    for k, ȧ in enumerate(tangents[2:]):
+        ȧ = unthunk(ȧ)
+        if _zero(ȧ):
+            continue
+        ops = list(operands)
+        ops[k] = ȧ
+        terms.append(np.einsum(subscripts, *ops, optimize=optimize))
+    return y, _sum_tangents(terms)
+
+
+@register_rrule(np.einsum, str, ...)
+def einsum_rrule(subscripts, *operands, **kw):
+    optimize = _einsum_kw(kw)
+    projs = [ProjectTo(op) for op in operands]
+    ops = [np.asarray(op) for op in operands]
+    y = np.einsum(subscripts, *ops, **kw)
+    parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
+
+    def einsum_pullback(ȳ):
+        ȳ = seed(ȳ, 'einsum')
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ):
+            return (NO, NO) + tuple(_zero_for(p) for p in projs)
+        ȳ = np.asarray(ȳ)
+
+        def operand_cotangent(k):
+            p = projs[k]
+            if not p.kind:
+                return NO
+            return Thunk(lambda: p(parsed.cotangent(k, ȳ, ops, optimize)))
+
+        return (NO, NO) + tuple(operand_cotangent(k) for k in range(len(ops)))
+
+    return y, einsum_pullback
+
+
+# =============================================================================
+# trace
+# =============================================================================
+
+_TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
+
+
+@register_frule(np.trace, object, ...)
+@register_frule(np.ndarray.trace, np.ndarray, ...)
+def trace_frule(tangents, a, *rest, **kw):
+    reject_out("numpy.trace", kw)
+    offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
+    y = np.trace(a, offset, axis1, axis2, dtype)
+    ȧ = plain(unthunk(tangents[1]))
+    if _zero(ȧ):
+        return y, ZERO
+    return y, np.trace(ȧ, offset, axis1, axis2)
+
+
+@register_rrule(np.trace, object, ...)
+@register_rrule(np.ndarray.trace, np.ndarray, ...)
+def trace_rrule(a, *rest, **kw):
+    reject_out("numpy.trace", kw)
+    offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
+    pa = ProjectTo(a)
+    a = np.asarray(a)
+    y = np.trace(a, offset, axis1, axis2, dtype)
+    nrest = (NO,) * len(rest)
+
+    def trace_pullback(ȳ):
+        ȳ = seed(ȳ, 'trace')
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not pa.kind:
+            return (NO, _zero_for(pa)) + nrest
+
+        def trace_ā():
+            ā = np.zeros(a.shape, dtype=np.result_type(a.dtype, np.asarray(ȳ).dtype))
+            m = np.moveaxis(ā, (axis1, axis2), (-2, -1))   # a view
+            r, c = m.shape[-2:]
+            i = np.arange(max(0, min(r + min(offset, 0), c - max(offset, 0))))
+            m[..., i - min(offset, 0), i + max(offset, 0)] = np.asarray(ȳ)[..., None]
+            return pa(ā)
+
+        return (NO, Thunk(trace_ā)) + nrest
+
+    return y, trace_pullback
+
+
+if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
+    @register_frule(np.linalg.trace, object)
+    def linalg_trace_frule(tangents, x, *, offset=0, dtype=None):
+        return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
+
+    @register_rrule(np.linalg.trace, object)
+    def linalg_trace_rrule(x, *, offset=0, dtype=None):
+        return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)

@@ -1,0 +1,190 @@
+"""Rules for `np.pad`, every mode.  Conventions: in modes maximum/minimum/
+median the padding's cotangent goes to the element(s) NumPy selects (ties:
+the first, as argmax/argmin and a stable sort pick), and in mode 'empty' to
+none (its padding is undetermined).
+"""
+
+
+import numpy as np
+
+from chainrules.rulesets.numpy.shapes import (
+    _arg,
+    _linear,
+)
+
+
+# ----- pad ---------------------------------------------------------------------------------------
+# constant and empty: the cotangent is the interior of ȳ ('empty' leaves the
+# padding undetermined: it carries no derivative).  edge, and reflect,
+# symmetric with reflect_type 'even', and wrap copy elements: pad an array of
+# element numbers the same way and sum ȳ back onto the elements it came from.
+# The other modes go axis by axis, as NumPy does (axis k is padded on the
+# array already padded along the axes before k), each axis a map that is the
+# same on every line along it:
+# - mean: the padding is the mean of the first / last stat_length elements;
+# - maximum, minimum, median: the padding is the selected element (median:
+#   the mean of the middle two), the selection read on the primal;
+# - linear_ramp (linear in the edge, the end values are constants) and
+#   reflect/symmetric with reflect_type 'odd' (2·edge − mirror image): the
+#   padding is a small matrix times the elements near the ends, found by
+#   padding unit vectors (a probe) with np.pad itself.
+
+_PAD_COPY_MODES = ("edge", "reflect", "symmetric", "wrap")
+_PAD_STAT_MODES = ("maximum", "minimum", "median", "mean")
+_PAD_MODES = ("constant", "empty") + _PAD_COPY_MODES + ("linear_ramp",) + _PAD_STAT_MODES
+_PAD_SELECT = {"maximum": np.argmax, "minimum": np.argmin}
+
+
+def _pad_mode(args, kwargs):
+    mode = _arg(args, kwargs, 1, "mode", "constant")
+    if not isinstance(mode, str) or mode not in _PAD_MODES:
+        raise TypeError(f"pad: the rule cannot honour the argument mode={mode!r}; it handles "
+                        f"{', '.join(repr(m) for m in _PAD_MODES)}")
+    return mode
+
+
+def _pad_widths(x, args, kwargs):
+    return np.broadcast_to(np.asarray(_arg(args, kwargs, 0, "pad_width"), dtype=np.intp), (np.ndim(x), 2))
+
+
+def _at(axis, ndim, index):
+    sl = [slice(None)] * ndim
+    sl[axis] = index
+    return tuple(sl)
+
+
+class _PadAxis:
+    """The pad of one axis (k, widths b and a) of an array of `shape` (axis
+    k of length n): `push` pads a tangent, `pull` maps a cotangent back.  `u`
+    is the primal (padded along the axes before k) the selecting modes read."""
+
+    def __init__(self, shape, k, b, a, mode, kwargs, u=None):
+        n = shape[k]
+        self.k, self.b, self.a, self.n, self.nd = k, b, a, n, len(shape)
+        self.mode = mode
+        if mode in _PAD_STAT_MODES:
+            sl = kwargs.get("stat_length")
+            lengths = (n, n) if sl is None else np.broadcast_to(np.asarray(sl, dtype=np.intp), (self.nd, 2))[k]
+            self.lb, self.la = (min(int(v), n) for v in lengths)
+            if mode != "mean":
+                self.before = self._select(u, 0, self.lb, mode)
+                self.after = self._select(u, n - self.la, n, mode)
+        else:   # a matrix on the elements near the ends: all those the padding can read
+            reach = min(n, max(b, a) + 1)
+            S = np.unique(np.concatenate([np.arange(reach), np.arange(n - reach, n)]))
+            probe = np.zeros((n, S.size))
+            probe[S, np.arange(S.size)] = 1.0
+            options = ({"end_values": 0} if mode == "linear_ramp"
+                       else {"reflect_type": kwargs.get("reflect_type", "even")})
+            P = np.pad(probe, ((b, a), (0, 0)), mode, **options)
+            self.S, self.Pb, self.Pa = S, P[:b], P[b + n:]
+
+    def _select(self, u, start, stop, mode):
+        """[(index along k, weight)]: the elements the padding value is made of."""
+        chunk = u[_at(self.k, self.nd, slice(start, stop))]
+        if mode in _PAD_SELECT:
+            return [(_PAD_SELECT[mode](chunk, axis=self.k, keepdims=True) + start, 1.0)]
+        order = np.argsort(chunk, axis=self.k, kind="stable")
+        m = stop - start
+        mids = (m // 2,) if m % 2 else (m // 2 - 1, m // 2)
+        return [(np.take(order, [i], axis=self.k) + start, 1.0 / len(mids)) for i in mids]
+
+    def _side(self, t, which):
+        k, n = self.k, self.n
+        if self.mode == "mean":
+            part = t[_at(k, self.nd, slice(0, self.lb) if which == "b" else slice(n - self.la, n))]
+            return np.mean(part, axis=k, keepdims=True)
+        if self.mode in _PAD_STAT_MODES:
+            picks = self.before if which == "b" else self.after
+            return sum(w * np.take_along_axis(t, i, axis=k) for i, w in picks)
+        P = self.Pb if which == "b" else self.Pa
+        return np.moveaxis(np.moveaxis(np.take(t, self.S, axis=k), k, -1) @ P.T, -1, k)
+
+    def push(self, t):
+        k = self.k
+        parts = []
+        for which, width in (("b", self.b), ("a", self.a)):
+            if width:
+                v = self._side(t, which)
+                parts.append(np.repeat(v, width, axis=k) if v.shape[k] == 1 and width > 1 else v)
+            else:
+                parts.append(None)
+        return np.concatenate([p for p in (parts[0], t, parts[1]) if p is not None], axis=k)
+
+    def pull(self, ȳ):
+        k, n, b, nd = self.k, self.n, self.b, self.nd
+        x̄ = np.array(ȳ[_at(k, nd, slice(b, b + n))], dtype=np.result_type(ȳ, np.float64))
+        for which, width, part in (("b", b, slice(0, b)), ("a", self.a, slice(b + n, None))):
+            if not width:
+                continue
+            ȳs = ȳ[_at(k, nd, part)]
+            if self.mode == "mean":
+                length = self.lb if which == "b" else self.la
+                where = slice(0, length) if which == "b" else slice(n - length, n)
+                x̄[_at(k, nd, where)] += np.sum(ȳs, axis=k, keepdims=True) / length
+            elif self.mode in _PAD_STAT_MODES:
+                total = np.sum(ȳs, axis=k, keepdims=True)
+                for i, w in (self.before if which == "b" else self.after):
+                    # one pick per line: read, add, write back (the two medians may coincide)
+                    np.put_along_axis(x̄, i, np.take_along_axis(x̄, i, axis=k) + w * total, axis=k)
+            else:
+                P = self.Pb if which == "b" else self.Pa
+                x̄[_at(k, nd, self.S)] += np.moveaxis(np.moveaxis(ȳs, k, -1) @ P, -1, k)
+        return x̄
+
+
+def _pad_axes(x, args, kwargs, mode):
+    """The per-axis maps, in NumPy's order (axis 0 first)."""
+    pw = _pad_widths(x, args, kwargs)
+    steps = []
+    shape = np.shape(x)
+    for k in range(len(shape)):
+        b, a = int(pw[k, 0]), int(pw[k, 1])
+        if b == 0 and a == 0:
+            continue
+        u = None
+        if mode in _PAD_SELECT or mode == "median":      # the selection reads the primal padded so far
+            done = np.zeros_like(pw)
+            done[:k] = pw[:k]
+            u = np.pad(x, done, mode, **{o: v for o, v in kwargs.items() if o not in ("pad_width", "mode")})
+        here = tuple(n + int(pw[j].sum()) if j < k else n for j, n in enumerate(shape))
+        steps.append(_PadAxis(here, k, b, a, mode, kwargs, u))
+    return steps
+
+
+def _pad_is_copy(mode, kwargs):
+    return mode in _PAD_COPY_MODES and (mode not in ("reflect", "symmetric")
+                                        or kwargs.get("reflect_type", "even") == "even")
+
+
+def _pad_forward(Δx, x, args, kwargs):
+    mode = _pad_mode(args, kwargs)
+    pad_width = _arg(args, kwargs, 0, "pad_width")
+    if mode in ("constant", "empty"):
+        return np.pad(Δx, pad_width)            # the constant does not move; 'empty' has none
+    if _pad_is_copy(mode, kwargs):
+        return np.pad(Δx, pad_width, mode)
+    t = np.asarray(Δx)
+    for step in _pad_axes(x, args, kwargs, mode):
+        t = step.push(t)
+    return t.astype(np.result_type(Δx), copy=False)    # the probe matrices are float64
+
+
+def _pad_adjoint(ȳ, x, args, kwargs):
+    mode = _pad_mode(args, kwargs)
+    shape = np.shape(x)
+    pad_width = _pad_widths(x, args, kwargs)
+    ȳ = np.asarray(ȳ)
+    if mode in ("constant", "empty"):
+        return ȳ[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(pad_width, shape))]
+    if not _pad_is_copy(mode, kwargs):
+        for step in reversed(_pad_axes(x, args, kwargs, mode)):
+            ȳ = step.pull(ȳ)
+        return ȳ
+    source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), pad_width, mode)
+    g = np.zeros(int(np.prod(shape)), dtype=ȳ.dtype)
+    np.add.at(g, source.ravel(), ȳ.ravel())
+    return g.reshape(shape)
+
+
+_linear([np.pad], "pad", _pad_adjoint, _pad_forward, thunk=True, check=lambda x, a, k: _pad_mode(a, k))

@@ -1,0 +1,459 @@
+"""Rules for NumPy's reductions: sum, prod, mean, max/min (and amax/amin,
+nanmax/nanmin), ptp, nansum, nanmean, nanprod, with `axis` (None, int,
+tuple, negative) and `keepdims`, and the `np.ndarray` methods that are the
+same functions.  Averages and variances (average, var, std, nanvar, nanstd)
+are in `averages.py`, the scans (cumsum, cumprod, diff) and the ufunc methods
+(`np.add.reduce` & co.) in `cumulative.py`.
+
+Conventions (ChainRules'):
+- The cotangent of a sum-like reduction is ȳ spread back over the input: a
+  read-only broadcast view (`unreduce`), so nothing of the input's size is
+  written; accumulate it with `add_inplace` or `+`.
+- prod and cumprod are exact with one or several zeros (no division by
+  zero: exclusive products where a slice holds a zero).
+- max/min give the whole cotangent to ONE maximal element per slice, the
+  one NumPy's argmax/argmin picks (the first), as an `InplaceableThunk`
+  that adds into an existing array without building the zeros.
+- std at a constant slice (Ω = 0) has cotangent 0 there.
+- `out=`, `where=` and the options that change the derivative in ways not
+  implemented (`initial=` of prod/max/min, `mean=` of var/std,
+  `returned=True` of average) raise a TypeError naming the argument.
+- The `axis`, `dtype`, `ddof`, `n` arguments get `NoTangent()`.
+
+Methods: the rules are registered on `np.ndarray.sum` & co. as well, so an
+AD that sees `x.sum(axis=0)` as `np.ndarray.sum(x, axis=0)` finds them: those
+methods take the same arguments as the functions after the array.
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    InplaceableThunk,
+    ProjectTo,
+    Thunk,
+    Tracked,
+    non_differentiable,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    normalize_axes,
+    register as _register,
+    unreduce,
+    seed,
+    plain,
+)
+
+_NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
+
+
+# ----- argument handling -------------------------------------------------------
+
+def _options(fname, args, kwargs, names, refuse=("out", "where")):
+    """The reduction's options by name (positional ones after the array are
+    matched to `names`), refusing those the rule cannot honour."""
+    if args:
+        opts = dict(zip(names, args))
+        opts.update(kwargs)
+    else:
+        opts = kwargs
+    for name in refuse:
+        if opts.get(name) is not None:
+            raise TypeError(f"{fname}: the rule cannot honour the argument {name}=; "
+                            "call the primal without it")
+    return opts
+
+
+def _keepdims(opts):
+    k = opts.get("keepdims", False)
+    return bool(k) if k is not _NOVALUE else False
+
+
+def _shape_dtype(x):
+    if isinstance(x, (np.ndarray, np.generic, Tracked)):      # tracked: a rule differentiated
+        return x.shape, x.dtype
+    a = np.asarray(x)
+    return a.shape, a.dtype
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+_SUM_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
+_MEAN_ARGS = ("axis", "dtype", "out", "keepdims")
+_MAX_ARGS = ("axis", "out", "keepdims", "initial", "where")
+_VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
+
+
+# ----- sum, nansum, mean, nanmean: linear in x ----------------------------------------
+# One factory: `forward(Δx, x, axis, dtype, keepdims)` is the pushforward,
+# `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
+# over x's shape by `unreduce`).
+
+def _linear_reduction(f, name, names, forward, adjoint, primal=None):
+    primal = primal or f
+
+    def reduction_frule(tangents, x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = primal(x, *args, **kwargs)
+        x = plain(x)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, ZERO
+        return Ω, _like(Ω, forward(dense(Δx), x, opts.get("axis"), opts.get("dtype"), _keepdims(opts)))
+
+    def reduction_rrule(x, *args, **kwargs):
+        opts = _options(name, args, kwargs, names)
+        Ω = primal(x, *args, **kwargs)
+        x = plain(x)
+        project = ProjectTo(x)
+        shape, dtype = _shape_dtype(x)
+        axes = normalize_axes(opts.get("axis"), len(shape))
+        keepdims = _keepdims(opts)
+        rest = (NO,) * len(args)
+
+        def reduction_pullback(ȳ):
+            ȳ = seed(ȳ, name)
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            return (NO, project(adjoint(unthunk(ȳ), x, shape, axes, keepdims, dtype))) + rest
+        return Ω, reduction_pullback
+
+    return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
+
+
+def _sum_forward(Δx, x, axis, dtype, keepdims):
+    return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _sum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ, shape, axes, keepdims, dtype)
+
+
+def _nansum_forward(Δx, x, axis, dtype, keepdims):
+    return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nansum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
+
+
+def _mean_forward(Δx, x, axis, dtype, keepdims):
+    return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _mean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
+
+
+def _nanmean_forward(Δx, x, axis, dtype, keepdims):
+    return np.nanmean(np.where(np.isnan(x), np.nan, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nanmean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+    nan = np.isnan(x)
+    count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
+    return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
+
+
+def _sum(x, *args, **kwargs):
+    """np.sum(x, ...): for an ndarray, np.add.reduce with the same arguments
+    (what np.sum calls, without its Python layer, which costs more than the
+    sum of a small array); axis=None is np.sum's default, not reduce's."""
+    if type(x) is np.ndarray and not (kwargs and any(v is _NOVALUE for v in kwargs.values())):
+        if not args and "axis" not in kwargs:
+            return np.add.reduce(x, None, **kwargs)
+        return np.add.reduce(x, *args, **kwargs)
+    return np.sum(x, *args, **kwargs)
+
+
+sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint, _sum)
+_register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
+_register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
+_register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))
+_register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _nanmean_forward,
+                                           _nanmean_adjoint))
+
+
+# ----- prod, nanprod: exact with zeros ---------------------------------------------------
+
+def _to_last(x, axes):
+    """x with `axes` moved to the end and flattened into one: (kept..., K)."""
+    nd = np.ndim(x)
+    keep = [a for a in range(nd) if a not in axes]
+    xt = np.transpose(x, keep + list(axes))
+    kept_shape = xt.shape[:len(keep)]
+    return xt.reshape(kept_shape + (-1,)), keep
+
+
+def _from_last(v, shape, axes, keep):
+    """Undo `_to_last` for an array of the input's size."""
+    order = keep + list(axes)
+    v = v.reshape(tuple(shape[a] for a in order))
+    return np.transpose(v, np.argsort(order))
+
+
+def _exclusive_prod(x, axes):
+    """∏_{j ≠ i} x_j over the slices along `axes`, for every element i, with
+    no division: the product of the cumulative products from both sides."""
+    shape = np.shape(x)
+    xt, keep = _to_last(x, axes)
+    ones = np.ones(xt.shape[:-1] + (1,), dtype=xt.dtype)
+    left = np.cumprod(np.concatenate([ones, xt[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, xt[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return _from_last(left * right, shape, axes, keep)
+
+
+def _prod_partials(x, Ω, axes, keepdims, initial=None):
+    """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
+    products (times `initial`, a constant factor, when given)."""
+    if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
+        if np.all(_value(x) != 0):
+            return unreduce(Ω, x.shape, axes, keepdims) / x
+    else:
+        x = np.asarray(x)
+        if np.all(x != 0):
+            shape, _ = _shape_dtype(x)
+            return unreduce(Ω, shape, axes, keepdims) / x
+    # a zero in x: the exclusive products, no division (differentiable, so
+    # that they stay right at order 2, where Ω/x has no derivative at the zero)
+    d = _exclusive_prod(x, axes)
+    return d if initial is None else d * initial
+
+
+def _initial(opts):
+    c = opts.get("initial")
+    return None if c is _NOVALUE else c
+
+
+def prod_frule(tangents, x, *args, **kwargs):
+    opts = _options("prod", args, kwargs, _SUM_ARGS)
+    Ω = np.prod(x, *args, **kwargs)
+    x = plain(x)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    axes = normalize_axes(opts.get("axis"), np.ndim(x))
+    keepdims = _keepdims(opts)
+    d = _prod_partials(x, Ω, axes, keepdims, _initial(opts))
+    return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
+
+
+def prod_rrule(x, *args, **kwargs):
+    opts = _options("prod", args, kwargs, _SUM_ARGS)
+    Ω = np.prod(x, *args, **kwargs)
+    x = plain(x)
+    project = ProjectTo(x)
+    shape, dtype = _shape_dtype(x)
+    axes = normalize_axes(opts.get("axis"), len(shape))
+    keepdims = _keepdims(opts)
+    initial = _initial(opts)
+    rest = (NO,) * len(args)
+
+    def prod_pullback(ȳ):
+        ȳ = seed(ȳ, 'prod')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        ȳ = unthunk(ȳ)
+
+        def prod_dx():
+            return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims, initial)))
+        return (NO, Thunk(prod_dx)) + rest
+    return Ω, prod_pullback
+
+
+_register([np.prod] + _methods("prod"), prod_frule, prod_rrule)
+
+
+def nanprod_frule(tangents, x, *args, **kwargs):
+    # NaNs count as ones: the product of the other elements, NaN positions frozen.
+    _options("nanprod", args, kwargs, _SUM_ARGS)
+    Δx = tangents[1]
+    x1 = np.where(np.isnan(x), 1, x)
+    if not isinstance(Δx, AbstractZero):
+        Δx = np.where(np.isnan(x), 0, dense(Δx))
+    return prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
+
+
+def nanprod_rrule(x, *args, **kwargs):
+    nan = np.isnan(x)
+    Ω, prod_pullback = prod_rrule(np.where(nan, 1, x), *args, **kwargs)
+    x = plain(x)
+    project = ProjectTo(x)
+
+    def nanprod_pullback(ȳ):
+        cts = prod_pullback(ȳ)
+        if isinstance(cts[1], AbstractZero):
+            return cts
+        return (NO, project(np.where(nan, 0, unthunk(cts[1])))) + cts[2:]
+    return Ω, nanprod_pullback
+
+
+_register([np.nanprod], nanprod_frule, nanprod_rrule)
+
+
+# ----- max, min, ptp: the cotangent goes to one maximal element ------------------------------
+
+def _value(x):
+    """x's values as an array: a tracked x (the rule differentiated by
+    chainrules.ad) by its primal, for choices that have no derivative."""
+    while isinstance(x, Tracked):
+        x = x.primal
+    return np.asarray(x)
+
+
+def _arg_index(x, axes, argfn):
+    """An index tuple picking, in each slice along `axes`, the element that
+    `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape.  The
+    choice is made on x's values (a tracked x, in a rule differentiated, by
+    its primal: the index has no derivative)."""
+    x = _value(x)
+    nd = x.ndim
+    if nd == 0:
+        return ()
+    xt, keep = _to_last(x, axes)
+    k = argfn(xt, axis=-1)
+    red = np.unravel_index(k, tuple(x.shape[a] for a in axes))
+    grid = np.indices(xt.shape[:-1], sparse=True)
+    idx = [None] * nd
+    for a, g in zip(keep, grid):
+        idx[a] = g
+    for a, r in zip(axes, red):
+        idx[a] = r
+    return tuple(idx)
+
+
+def _nanargmax(v, axis):
+    return np.argmax(np.where(np.isnan(v), -np.inf, v), axis=axis)
+
+
+def _nanargmin(v, axis):
+    return np.argmin(np.where(np.isnan(v), np.inf, v), axis=axis)
+
+
+def _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape):
+    """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
+    v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+
+    def scatter_add(dest):
+        dest[idx] += v
+        return dest
+
+    def scatter():
+        dest = np.zeros(shape, dtype)
+        dest[idx] = v
+        return project(dest)
+    return InplaceableThunk(scatter_add, Thunk(scatter))
+
+
+def _wins(x, idx, Ω, kept_shape):
+    """With initial=: where the chosen element of x is the result (ties go to
+    x); elsewhere the constant `initial` won and the derivative is zero."""
+    return np.reshape(np.asarray(x)[idx], kept_shape) == np.reshape(Ω, kept_shape)
+
+
+def _chooser(fname, f, argfn):
+    def chooser_frule(tangents, x, *args, **kwargs):
+        opts = _options(fname, args, kwargs, _MAX_ARGS)
+        Ω = f(x, *args, **kwargs)
+        x = plain(x)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero) or np.size(x) == 0:
+            return Ω, ZERO
+        idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
+        ΔΩ = np.reshape(np.asarray(dense(Δx))[idx], np.shape(Ω))
+        if _initial(opts) is not None:
+            ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
+        return Ω, _like(Ω, ΔΩ)
+
+    def chooser_rrule(x, *args, **kwargs):
+        opts = _options(fname, args, kwargs, _MAX_ARGS)
+        Ω = f(x, *args, **kwargs)
+        x = plain(x)
+        project = ProjectTo(x)
+        shape, dtype = _shape_dtype(x)
+        axes = normalize_axes(opts.get("axis"), len(shape))
+        kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        initial = _initial(opts)
+        rest = (NO,) * len(args)
+
+        def chooser_pullback(ȳ):
+            ȳ = seed(ȳ, fname)
+            if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
+                return (NO, project(ZERO)) + rest
+            idx = _arg_index(x, axes, argfn)
+            ȳ = unthunk(ȳ)
+            if initial is not None:
+                ȳ = np.where(_wins(x, idx, Ω, kept_shape), np.reshape(ȳ, kept_shape), 0)
+            return (NO, _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape)) + rest
+        return Ω, chooser_pullback
+
+    return named_rule(chooser_frule, fname), named_rule(chooser_rrule, fname)
+
+
+_register([np.max, np.amax] + _methods("max"), *_chooser("max", np.max, np.argmax))
+_register([np.min, np.amin] + _methods("min"), *_chooser("min", np.min, np.argmin))
+_register([np.nanmax], *_chooser("nanmax", np.nanmax, _nanargmax))
+_register([np.nanmin], *_chooser("nanmin", np.nanmin, _nanargmin))
+
+
+def ptp_frule(tangents, x, *args, **kwargs):
+    opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
+    Ω = np.ptp(x, *args, **kwargs)
+    x = plain(x)
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero):
+        return Ω, ZERO
+    axes = normalize_axes(opts.get("axis"), np.ndim(x))
+    Δx = np.asarray(dense(Δx))
+    ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
+    return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
+
+
+def ptp_rrule(x, *args, **kwargs):
+    opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
+    Ω = np.ptp(x, *args, **kwargs)
+    x = plain(x)
+    project = ProjectTo(x)
+    shape, dtype = _shape_dtype(x)
+    axes = normalize_axes(opts.get("axis"), len(shape))
+    kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    rest = (NO,) * len(args)
+
+    def ptp_pullback(ȳ):
+        ȳ = seed(ȳ, 'ptp')
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        ȳ = unthunk(ȳ)
+        hi = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmax), ȳ, kept_shape)
+        lo = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmin), -ȳ, kept_shape)
+
+        def ptp_add(dest):
+            return lo.add_fn(hi.add_fn(dest))
+
+        def ptp_dx():
+            return project(ptp_add(np.zeros(shape, dtype)))
+        return (NO, InplaceableThunk(ptp_add, Thunk(ptp_dx))) + rest
+    return Ω, ptp_pullback
+
+
+_register([np.ptp] + _methods("ptp"), ptp_frule, ptp_rrule)
+
+
+# ----- non-differentiable: indices, counts, truth values ---------------------------------------
+
+for _f in (np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argpartition,
+           np.argwhere, np.nonzero, np.flatnonzero, np.count_nonzero, np.any, np.all,
+           np.searchsorted, np.digitize, *_methods("argmax", "argmin", "argsort", "nonzero", "any", "all")):
+    non_differentiable(_f)
+del _f

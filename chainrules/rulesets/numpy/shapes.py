@@ -1,0 +1,532 @@
+"""Rules for NumPy's shape functions: reshape, ravel, transpose, swapaxes,
+moveaxis, rollaxis, squeeze, expand_dims, atleast_Nd, broadcast_to,
+broadcast_arrays, tile, repeat, flip, rot90, roll, diagonal, diag, triu,
+tril and the copying functions (copy, asarray, astype...); padding is in
+`padding.py`, joining and splitting in `joining.py`, selection, sorting and
+indexing in `indexing.py`, all built on the `_linear` factory here.
+
+Most of these are linear in the array: the frule applies the function itself
+to the tangent, the pullback applies its adjoint (a reshape, a transpose, a
+sum over the copies, a scatter).  Indices, axes, shapes and masks get
+`NoTangent()`.  `np.ndarray` methods with the same arguments as the
+functions share their rules (`x.reshape(2, 3)` and `x.transpose(1, 0)`,
+whose arguments differ, have their own).
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    StructuralTangent,
+    Tangent,
+    Thunk,
+    Tracked,
+    non_differentiable,
+    register_frule,
+    register_rrule,
+    unthunk,
+)
+from chainrules.rulesets.numpy._tracked import register_for_arrays
+from chainrules.rulesets._arrays import (
+    tracked_call,
+    NO,
+    ZERO,
+    dense,
+    like as _like,
+    methods as _methods,
+    named_rule,
+    reject_out,
+    unbroadcast,
+    seed,
+)
+
+
+def _arg(args, kwargs, i, name, default=None):
+    """The argument at position i after the array (or given by name)."""
+    if len(args) > i:
+        return args[i]
+    return kwargs.get(name, default)
+
+
+def _real_for(dtype, v):
+    """v ready to be written into an array of `dtype`: real part for real."""
+    if dtype.kind != "c":
+        vd = getattr(v, "dtype", None)
+        if type(v) is complex or (vd is not None and vd.kind == "c"):
+            return np.real(v)
+    return v
+
+
+# ----- linear in the array: forward is f on the tangent, back is the adjoint ------------
+
+def _linear(fs, name, adjoint, forward=None, refuse=("out",), thunk=False, check=None):
+    """Rules for functions f(x, *args, **kwargs) linear in x, the other
+    arguments being indices and options.  `adjoint(ȳ, x, args, kwargs)`
+    gives the cotangent of x (before projection); `forward(Δx, x, args,
+    kwargs)` the pushforward (default: f itself on Δx).  `thunk`: the
+    adjoint costs a pass over the data.  `check(x, args, kwargs)` raises in
+    the forward pass for arguments the rule cannot honour.  Each f in `fs` (a
+    function and the ndarray methods that take the same arguments) gets its
+    own rules."""
+    for f in fs:
+        _linear_rules(f, name, adjoint, forward, refuse, thunk, check)
+
+
+def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
+    def linear_frule(tangents, x, *args, **kwargs):
+        if kwargs:
+            reject_out(name, kwargs, *refuse[1:])
+        if check is not None:
+            check(x, args, kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        Δx = dense(Δx)
+        ΔΩ = f(Δx, *args, **kwargs) if forward is None else forward(Δx, x, args, kwargs)
+        return Ω, _like(Ω, ΔΩ)
+
+    def linear_rrule(x, *args, **kwargs):
+        if kwargs:
+            reject_out(name, kwargs, *refuse[1:])
+        if check is not None:
+            check(x, args, kwargs)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        project = ProjectTo(x)
+        rest = (NO,) * len(args)
+
+        def linear_pullback(ȳ):
+            ȳ = seed(ȳ, name)
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            ȳ = unthunk(ȳ)
+            if thunk:
+                return (NO, Thunk(lambda: project(adjoint(ȳ, x, args, kwargs)))) + rest
+            return (NO, project(adjoint(ȳ, x, args, kwargs))) + rest
+        return Ω, linear_pullback
+
+    register_frule(f)(named_rule(linear_frule, name))
+    register_rrule(f)(named_rule(linear_rrule, name))
+
+
+def _reshape_back(ȳ, x, args, kwargs):
+    return np.reshape(ȳ, np.shape(x))
+
+
+# ----- reshape, ravel ------------------------------------------------------------------------
+
+def _order(fname, x, order):
+    """The memory order 'C'/'F' that `order` ('C', 'F', 'A', 'K') means for x."""
+    if order is None or order in ("C", "F"):
+        return order or "C"
+    x = np.asarray(x)
+    if order == "A":
+        return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+    if x.flags.c_contiguous:
+        return "C"
+    if x.flags.f_contiguous:
+        return "F"
+    raise TypeError(f"{fname}: the rule cannot honour the argument order='K' for an array that is "
+                    "neither C- nor Fortran-contiguous; pass order='C' or 'F'")
+
+
+# reshape: by hand, its pullback being the most common (the order is resolved
+# once, in the forward pass).
+
+def _reshape_setup(x, args, kwargs, method):
+    if kwargs:
+        reject_out("reshape", kwargs)
+    if method:
+        return _order("reshape", x, kwargs.get("order", "C"))
+    return _order("reshape", x, args[1] if len(args) > 1 else kwargs.get("order", "C"))
+
+
+def _reshape(method):
+    f = np.ndarray.reshape if method else np.reshape
+
+    def reshape_frule(tangents, x, *args, **kwargs):
+        order = _reshape_setup(x, args, kwargs, method)
+        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, np.reshape(dense(Δx), np.shape(Ω), order=order)
+
+    def reshape_rrule(x, *args, **kwargs):
+        if not method and type(x) is np.ndarray and len(args) == 1 and not kwargs:
+            # what np.reshape(x, shape) does for an ndarray, without its dispatch
+            # (a view: the dispatch would be most of the cost at any size)
+            order = "C"
+            Ω = x.reshape(args[0])
+        else:
+            order = _reshape_setup(x, args, kwargs, method)
+            Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        project = ProjectTo(x)
+        shape = x.shape if type(x) is np.ndarray else np.shape(x)
+        dtype = project.dtype            # None unless x is a float/complex array
+        rest = (NO,) * len(args)
+
+        def reshape_pullback(ȳ):
+            ȳ = seed(ȳ, 'reshape')
+            if type(ȳ) is not np.ndarray:
+                if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                    return (NO, project(ZERO)) + rest
+                ȳ = unthunk(ȳ)
+                if type(ȳ) is not np.ndarray:
+                    return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
+            # the method skips np.reshape's dispatch; passing order costs more than the call
+            x̄ = ȳ.reshape(shape) if order == "C" else ȳ.reshape(shape, order=order)
+            # the shape is x's by construction: only the dtype may need projecting
+            return (NO, x̄ if x̄.dtype is dtype else project(x̄)) + rest
+        return Ω, reshape_pullback
+
+    name = "ndarray.reshape" if method else "reshape"
+    register_frule(f)(named_rule(reshape_frule, name))
+    register_rrule(f)(named_rule(reshape_rrule, name))
+
+
+_reshape(False)
+_reshape(True)
+
+
+def _ravel_forward(Δx, x, args, kwargs):
+    return np.ravel(Δx, order=_order("ravel", x, _arg(args, kwargs, 0, "order", "C")))
+
+
+def _ravel_adjoint(ȳ, x, args, kwargs):
+    return np.reshape(ȳ, np.shape(x), order=_order("ravel", x, _arg(args, kwargs, 0, "order", "C")))
+
+
+_linear([np.ravel] + _methods("ravel", "flatten"), "ravel", _ravel_adjoint, _ravel_forward,
+        check=lambda x, a, k: _order("ravel", x, _arg(a, k, 0, "order", "C")))
+
+
+# ----- axes: transpose, swapaxes, moveaxis, rollaxis, squeeze, expand_dims ---------------------
+
+def _transpose_axes(args, kwargs, method):
+    if method:
+        if len(args) == 1 and (args[0] is None or isinstance(args[0], (tuple, list))):
+            return args[0]
+        return tuple(args) if args else None
+    return _arg(args, kwargs, 0, "axes")
+
+
+def _inverse_axes(axes, ndim):
+    return None if axes is None else tuple(np.argsort([int(a) % ndim for a in axes]))
+
+
+def _transpose_adjoint(ȳ, x, args, kwargs):
+    return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, False), np.ndim(x)))
+
+
+def _method_transpose_adjoint(ȳ, x, args, kwargs):
+    return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, True), np.ndim(x)))
+
+
+def _method_transpose_forward(Δx, x, args, kwargs):
+    return np.transpose(Δx, _transpose_axes(args, kwargs, True))
+
+
+_linear([np.transpose] + ([np.permute_dims] if hasattr(np, "permute_dims") else []),
+        "transpose", _transpose_adjoint)
+_linear([np.ndarray.transpose], "ndarray.transpose", _method_transpose_adjoint, _method_transpose_forward)
+if hasattr(np, "matrix_transpose"):
+    _linear([np.matrix_transpose], "matrix_transpose", lambda ȳ, x, a, k: np.swapaxes(ȳ, -1, -2))
+
+
+def _swapaxes_adjoint(ȳ, x, args, kwargs):
+    return np.swapaxes(ȳ, _arg(args, kwargs, 0, "axis1"), _arg(args, kwargs, 1, "axis2"))
+
+
+_linear([np.swapaxes] + _methods("swapaxes"), "swapaxes", _swapaxes_adjoint)
+
+
+def _moveaxis_adjoint(ȳ, x, args, kwargs):
+    return np.moveaxis(ȳ, _arg(args, kwargs, 1, "destination"), _arg(args, kwargs, 0, "source"))
+
+
+_linear([np.moveaxis], "moveaxis", _moveaxis_adjoint)
+
+
+def _rollaxis_adjoint(ȳ, x, args, kwargs):
+    # Read the permutation off a zero-size stand-in whose axis lengths are 1, 2, 3...
+    ndim = np.ndim(x)
+    stand_in = np.broadcast_to(np.empty(()), tuple(range(1, ndim + 1)))
+    perm = [n - 1 for n in np.rollaxis(stand_in, *args, **kwargs).shape]
+    return np.transpose(ȳ, np.argsort(perm))
+
+
+_linear([np.rollaxis], "rollaxis", _rollaxis_adjoint)
+_linear([np.squeeze] + _methods("squeeze"), "squeeze", _reshape_back)
+_linear([np.expand_dims], "expand_dims", _reshape_back)
+
+
+# atleast_1d/2d/3d: one array gives one array; several give a tuple.
+
+def _atleast(f, name):
+    def atleast_frule(tangents, *arys):
+        Ω = f(*arys)
+        if len(arys) == 1:
+            Δ = tangents[1]
+            return Ω, (Δ if isinstance(Δ, AbstractZero) else _like(Ω, f(dense(Δ))))
+        parts = [Δ if isinstance(Δ, AbstractZero) else f(dense(Δ)) for Δ in tangents[1:]]
+        return Ω, _sequence_tangent(Ω, parts)
+
+    def atleast_rrule(*arys):
+        Ω = f(*arys)
+        projects = [ProjectTo(a) for a in arys]
+        shapes = [np.shape(a) for a in arys]
+
+        def atleast_pullback(ȳ):
+            ȳ = seed(ȳ, name)
+            parts = [ȳ] if len(arys) == 1 else _output_parts(ȳ, len(arys))
+            return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
+                                 else p(np.reshape(unthunk(g), s))
+                                 for p, g, s in zip(projects, parts, shapes))
+        return Ω, atleast_pullback
+
+    register_frule(f)(named_rule(atleast_frule, name))
+    register_rrule(f)(named_rule(atleast_rrule, name))
+
+
+# ----- sequences of arrays: their tangents and cotangents (broadcast_arrays, joining.py) ----------
+
+def _sequence_tangent(primal, parts):
+    """The tangent of a tuple or list of arrays from the tangents of its parts."""
+    if all(isinstance(p, NoTangent) for p in parts):
+        return NO
+    if all(isinstance(p, AbstractZero) for p in parts):
+        return ZERO
+    return Tangent[type(primal)](*parts)
+
+
+def _output_parts(ȳ, n):
+    """The n parts of the cotangent of a tuple or list output."""
+    if isinstance(ȳ, AbstractZero):
+        return [ȳ] * n
+    ȳ = unthunk(ȳ)
+    parts = list(ȳ) if isinstance(ȳ, (tuple, list, StructuralTangent)) else None
+    if parts is None or len(parts) != n:
+        raise ValueError(f"expected the cotangent of a sequence of {n} arrays, got {type(ȳ).__name__}")
+    return parts
+
+
+# ----- broadcasting: the adjoint is the shared unbroadcast ------------------------------------
+
+_linear([np.broadcast_to], "broadcast_to", lambda ȳ, x, a, k: unbroadcast(x, ȳ), thunk=True)
+
+
+@register_frule(np.broadcast_arrays)
+def broadcast_arrays_frule(tangents, *args, **kwargs):
+    Ω = np.broadcast_arrays(*args, **kwargs)
+    parts = [Δ if isinstance(Δ, AbstractZero) else np.broadcast_to(dense(Δ), np.shape(o))
+             for Δ, o in zip(tangents[1:], Ω)]
+    return Ω, _sequence_tangent(Ω, parts)
+
+
+@register_rrule(np.broadcast_arrays)
+def broadcast_arrays_rrule(*args, **kwargs):
+    Ω = np.broadcast_arrays(*args, **kwargs)
+    projects = [ProjectTo(a) for a in args]
+
+    def broadcast_arrays_pullback(ȳ):
+        ȳ = seed(ȳ, 'broadcast_arrays')
+        parts = _output_parts(ȳ, len(args))
+        return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
+                             else Thunk(lambda p=p, a=a, g=g: p(unbroadcast(a, g)))
+                             for p, a, g in zip(projects, args, parts))
+    return Ω, broadcast_arrays_pullback
+
+
+# ----- copies: tile, repeat -------------------------------------------------------------------
+
+def _tile_adjoint(ȳ, x, args, kwargs):
+    reps = _arg(args, kwargs, 0, "reps")
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    shape = np.shape(x)
+    d = max(len(reps), len(shape))
+    reps = (1,) * (d - len(reps)) + reps
+    full = (1,) * (d - len(shape)) + shape
+    # the tiled array viewed as (r0, s0, r1, s1, ...): sum over the copies
+    g = np.reshape(ȳ, [v for r, s in zip(reps, full) for v in (r, s)])
+    return np.reshape(np.sum(g, axis=tuple(range(0, 2 * d, 2))), shape)
+
+
+_linear([np.tile], "tile", _tile_adjoint, thunk=True)
+
+
+def _repeat_adjoint(ȳ, x, args, kwargs):
+    repeats = _arg(args, kwargs, 0, "repeats")
+    axis = _arg(args, kwargs, 1, "axis")
+    shape = np.shape(x)
+    if axis is None or not shape:       # NumPy repeats a 0-d array as a 1-element vector
+        base, ax = (int(np.prod(shape)),), 0
+    else:
+        base, ax = shape, int(axis) % len(shape)
+    ȳ = np.asarray(ȳ)
+    if np.ndim(repeats) == 0 or np.size(repeats) == 1:
+        r = int(np.ravel(repeats)[0])
+        g = np.sum(np.reshape(ȳ, base[:ax] + (base[ax], r) + base[ax + 1:]), axis=ax + 1)
+    else:
+        g = np.zeros(base, dtype=ȳ.dtype)
+        np.add.at(np.moveaxis(g, ax, 0), np.repeat(np.arange(base[ax]), repeats), np.moveaxis(ȳ, ax, 0))
+    return np.reshape(g, shape)
+
+
+_linear([np.repeat] + _methods("repeat"), "repeat", _repeat_adjoint, thunk=True)
+
+
+# ----- reorderings: flip, rot90, roll ----------------------------------------------------------
+
+_linear([np.flip], "flip", lambda ȳ, x, a, k: np.flip(ȳ, _arg(a, k, 0, "axis")))
+_linear([np.flipud], "flipud", lambda ȳ, x, a, k: np.flipud(ȳ))
+_linear([np.fliplr], "fliplr", lambda ȳ, x, a, k: np.fliplr(ȳ))
+_linear([np.rot90], "rot90",
+        lambda ȳ, x, a, k: np.rot90(ȳ, -_arg(a, k, 0, "k", 1), _arg(a, k, 1, "axes", (0, 1))))
+
+
+def _roll_adjoint(ȳ, x, args, kwargs):
+    shift = _arg(args, kwargs, 0, "shift")
+    shift = -np.asarray(shift) if np.ndim(shift) else -shift
+    return np.roll(ȳ, shift, _arg(args, kwargs, 1, "axis"))
+
+
+_linear([np.roll], "roll", _roll_adjoint)
+
+
+# ----- diagonals and triangles -------------------------------------------------------------------
+
+def _diagonal_index(shape, offset, axis1, axis2, length):
+    """The index tuple of the diagonal (as np.diagonal reads it: the diagonal
+    axis last) in an array of `shape`."""
+    nd = len(shape)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    i = np.arange(length) + max(0, -offset)
+    j = np.arange(length) + max(0, offset)
+    others = [d for d in range(nd) if d not in (axis1, axis2)]
+    idx = [None] * nd
+    for k, d in enumerate(others):
+        sh = [1] * (len(others) + 1)
+        sh[k] = shape[d]
+        idx[d] = np.arange(shape[d]).reshape(sh)
+    idx[axis1], idx[axis2] = i, j
+    return tuple(idx)
+
+
+def _diagonal_adjoint(ȳ, x, args, kwargs):
+    offset = int(_arg(args, kwargs, 0, "offset", 0))
+    axis1 = int(_arg(args, kwargs, 1, "axis1", 0))
+    axis2 = int(_arg(args, kwargs, 2, "axis2", 1))
+    ȳ = np.asarray(ȳ)
+    g = np.zeros(np.shape(x), dtype=ȳ.dtype)
+    g[_diagonal_index(g.shape, offset, axis1, axis2, ȳ.shape[-1])] = ȳ
+    return g
+
+
+_linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thunk=True)
+
+
+if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last two axes
+    @register_frule(np.linalg.diagonal, object)
+    def linalg_diagonal_frule(tangents, x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        return Ω, np.diagonal(dense(Δx), offset, -2, -1)
+
+    @register_rrule(np.linalg.diagonal, object)
+    def linalg_diagonal_rrule(x, *, offset=0):
+        Ω = np.linalg.diagonal(x, offset=offset)
+        project = ProjectTo(x)
+
+        def linalg_diagonal_pullback(ȳ):
+            ȳ = seed(ȳ, 'linalg_diagonal')
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return NO, project(ZERO)
+            ȳ = unthunk(ȳ)
+            return NO, Thunk(lambda: project(_diagonal_adjoint(ȳ, x, (offset, -2, -1), {})))
+        return Ω, linalg_diagonal_pullback
+
+
+def _diag_adjoint(ȳ, x, args, kwargs):
+    k = int(_arg(args, kwargs, 0, "k", 0))
+    if np.ndim(x) == 1:
+        return np.diagonal(ȳ, k)
+    return _diagonal_adjoint(ȳ, x, (k,), {})
+
+
+_linear([np.diag], "diag", _diag_adjoint, thunk=True)
+
+
+def _triangle_adjoint(f):
+    def adjoint(ȳ, x, args, kwargs):
+        g = f(ȳ, _arg(args, kwargs, 0, "k", 0))
+        # a 1-d input is repeated as the rows of a square: sum the rows
+        return np.sum(g, axis=0) if np.ndim(x) == 1 else g
+    return adjoint
+
+
+_linear([np.triu], "triu", _triangle_adjoint(np.triu))
+_linear([np.tril], "tril", _triangle_adjoint(np.tril))
+
+
+# ----- copies and conversions: the cotangent is projected back ----------------------------------
+
+# np.asarray & co. of a tracked x (the rule differentiated by chainrules.ad)
+# would convert it: x itself (cast to the dtype asked for) is their value
+_AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray}
+
+
+def _copy_primal(f, x, args, kwargs):
+    if not isinstance(x, Tracked):
+        return f(x, *args, **kwargs)
+    if f in _AS_ARRAY:
+        dtype = args[0] if args else kwargs.get("dtype")
+        return x if dtype is None else tracked_call(np.ndarray.astype, x, (dtype,), {})
+    return tracked_call(f, x, args, kwargs)
+
+
+def _copy_like(f, name):
+    def copy_frule(tangents, x, *args, **kwargs):
+        Ω = _copy_primal(f, x, args, kwargs)
+        Δx = tangents[1]
+        if isinstance(Δx, AbstractZero):
+            return Ω, Δx
+        ΔΩ = ProjectTo(Ω)(np.array(dense(Δx), copy=True) if type(Ω) is np.ndarray else dense(Δx))
+        return Ω, ΔΩ
+
+    def copy_rrule(x, *args, **kwargs):
+        Ω = _copy_primal(f, x, args, kwargs)
+        project = ProjectTo(x)
+        rest = (NO,) * len(args)
+
+        def copy_pullback(ȳ):
+            ȳ = seed(ȳ, name)
+            if isinstance(ȳ, AbstractZero) or project.kind == 0:
+                return (NO, project(ZERO)) + rest
+            return (NO, project(unthunk(ȳ))) + rest
+        return Ω, copy_pullback
+
+    register_for_arrays(f, named_rule(copy_frule, name), named_rule(copy_rrule, name), ..., either=False,
+                        name=name.replace(".", "_"))
+
+
+_COPIES: list = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),
+                 (np.asanyarray, "asanyarray"), (np.ascontiguousarray, "ascontiguousarray"),
+                 (np.asfortranarray, "asfortranarray"), (np.real_if_close, "real_if_close"),
+                 (np.ndarray.copy, "ndarray.copy"), (np.ndarray.astype, "ndarray.astype")]
+for _f, _name in _COPIES:
+    _copy_like(_f, _name)
+
+
+# ----- non-differentiable: shapes, sizes, index builders ------------------------------------------
+
+_NONDIFF: list = [np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
+                  np.indices, np.unravel_index, np.ravel_multi_index, np.tril_indices, np.triu_indices,
+                  np.diag_indices, np.broadcast_shapes, np.result_type]
+for _f in _NONDIFF:
+    non_differentiable(_f)
+del _f, _name

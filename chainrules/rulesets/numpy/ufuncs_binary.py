@@ -1,0 +1,322 @@
+"""Rules for NumPy's binary ufuncs on arrays (one table row each: the partials
+(∂Ω/∂x, ∂Ω/∂y) given x, y and Ω), the linear ones (add, subtract), divmod,
+and the same rules on the `operator` module and the `np.ndarray` operator
+methods (`x.__add__(y)`, the reflected `x.__radd__(y)`).  The factories and
+conventions are those of `ufuncs.py`.
+"""
+
+import operator
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    ProjectTo,
+    Tangent,
+    Thunk,
+    Tracked,
+    register_frule,
+    register_rrule,
+)
+from chainrules._core import _BinaryRrule
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    output_parts as _output_parts,
+    dense,
+    plain,
+    is_complex as _is_complex,
+    named_rule,
+    unbroadcast,
+)
+from chainrules.rulesets.numpy._tracked import register_for_arrays
+from chainrules.rulesets.numpy.ufuncs import (
+    _unary_rules,
+    _check_kwargs,
+    _array_like,
+    _spread_seed,
+    _fit,
+    _linear_unary,
+)
+
+
+# ----- Binary ufuncs: one row per function, (∂Ω/∂x, ∂Ω/∂y) given x, y, Ω --------
+# A partial of None is zero (no work); _ONE is the identity (no multiply).
+
+_ONE = object()
+
+
+def _times(d, v):
+    return v if d is _ONE else d * v
+
+
+def _conj(d):
+    return d if d is _ONE else np.conj(d)
+
+
+def _binary(f, dx, dy, name=None):
+    name = name or f.__name__
+
+    def binary_frule(tangents, x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, y, **kwargs)
+        x, y, Ωp = _array_like(x), _array_like(y), plain(Ω)
+        Δx, Δy = tangents[1], tangents[2]
+        ΔΩ = ZERO
+        if dx is not None and not isinstance(Δx, AbstractZero):
+            ΔΩ = _times(dx(x, y, Ωp), dense(Δx))
+        if dy is not None and not isinstance(Δy, AbstractZero):
+            t = _times(dy(x, y, Ωp), dense(Δy))
+            ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
+        return Ω, _fit(Ω, ΔΩ)
+
+    def binary_pullback_at(x, y, Ω):
+        px, py = ProjectTo(x), ProjectTo(y)
+        if type(x) is not np.ndarray or type(y) is not np.ndarray:
+            x, y = _array_like(x), _array_like(y)
+        Ω = plain(Ω)
+
+        def binary_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, px(ZERO), py(ZERO)
+            ȳ = _spread_seed(name, ȳ, Ω)
+            cplx = _is_complex(Ω)
+
+            def binary_dx():
+                d = dx(x, y, Ω)
+                return px(unbroadcast(x, _times(_conj(d) if cplx else d, ȳ)))
+
+            def binary_dy():
+                d = dy(x, y, Ω)
+                return py(unbroadcast(y, _times(_conj(d) if cplx else d, ȳ)))
+            return (NO,
+                    px(ZERO) if dx is None or px.kind == 0 else Thunk(binary_dx),
+                    py(ZERO) if dy is None or py.kind == 0 else Thunk(binary_dy))
+        return binary_pullback
+
+    return _register_binary(f, name, binary_frule, binary_pullback_at)
+
+
+# The common call of the four arithmetic ufuncs, f(float or complex ndarray,
+# float or complex ndarray), runs compiled (_BinaryRrule, _core/array_rules.pxi);
+# every other call, and every seed that is not an array of the output's
+# shape, goes to the Python rule and its pullback.
+_COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
+
+
+def _register_binary(f, name, frule, pullback_at):
+    """Register f's frule and its rrule: Ω = f(x, y) and `pullback_at(x, y, Ω)`."""
+    pullback_at = named_rule(pullback_at, name)
+
+    def binary_rrule(x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+            Ω = f(x, y, **kwargs)
+        else:
+            Ω = f(x, y)
+        return Ω, pullback_at(x, y, Ω)
+    rrule = named_rule(binary_rrule, name)
+    if f in _COMPILED_BINARY:
+        rrule = _BinaryRrule(f, _COMPILED_BINARY[f], name, rrule, pullback_at)
+    return register_frule(f)(named_rule(frule, name)), register_rrule(f)(rrule)
+
+
+def _where0(cond, v):
+    """v where cond, else 0 (no 0·inf = NaN)."""
+    return np.where(cond, v, 0)
+
+
+def _power_dx(x, p, Ω):
+    # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
+    # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = p * (Ω / x)
+        zero = np.equal(x, 0)
+        if np.any(zero):
+            at0 = np.where(np.equal(p, 0), 0, p * np.power(np.where(zero, x, 1), p - 1))
+            d = np.where(zero, at0, d)
+    return d
+
+
+def _power_dp(x, p, Ω):
+    # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
+    # the complex derivative); 0 at x = 0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if _is_complex(x):
+            logx = np.log(x)
+        elif _is_complex(p):
+            logx = np.log(x + 0j)          # a real base under a complex exponent
+        else:
+            logx = np.log(np.abs(x))
+        return np.where(np.equal(x, 0), 0, Ω * logx)
+
+
+_BINARY = [
+    # f               ∂Ω/∂x                                       ∂Ω/∂y
+    (np.multiply,     lambda x, y, Ω: y,                          lambda x, y, Ω: x),
+    (np.divide,       lambda x, y, Ω: 1 / y,                      lambda x, y, Ω: -Ω / y),
+    (np.power,        _power_dx,                                  _power_dp),
+    (np.float_power,  _power_dx,                                  _power_dp),
+    # ties go to y (ChainRules' max/min); NaN follows NumPy's choice
+    (np.maximum,      lambda x, y, Ω: x > y,                      lambda x, y, Ω: ~(x > y)),
+    (np.minimum,      lambda x, y, Ω: x < y,                      lambda x, y, Ω: ~(x < y)),
+    (np.fmax,         lambda x, y, Ω: (x > y) | np.isnan(y),      lambda x, y, Ω: ~((x > y) | np.isnan(y))),
+    (np.fmin,         lambda x, y, Ω: (x < y) | np.isnan(y),      lambda x, y, Ω: ~((x < y) | np.isnan(y))),
+    (np.arctan2,      lambda x, y, Ω: y / (x * x + y * y),        lambda x, y, Ω: -x / (x * x + y * y)),
+    (np.hypot,        lambda x, y, Ω: _where0(Ω != 0, x / np.where(Ω != 0, Ω, 1)),
+                      lambda x, y, Ω: _where0(Ω != 0, y / np.where(Ω != 0, Ω, 1))),
+    (np.logaddexp,    lambda x, y, Ω: np.exp(x - Ω),              lambda x, y, Ω: np.exp(y - Ω)),
+    (np.logaddexp2,   lambda x, y, Ω: np.exp2(x - Ω),             lambda x, y, Ω: np.exp2(y - Ω)),
+    (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
+    # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
+    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
+    (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
+    (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
+    # nextafter(x, y) is x moved by one ulp: the identity in x
+    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
+]
+
+_binary_rules: dict = {}
+for _f, _dx, _dy in _BINARY:
+    _binary_rules[_f] = _binary(_f, _dx, _dy)
+
+
+# ----- Linear binary ufuncs: add and subtract -------------------------------
+# The cotangent is ȳ itself (summed back when broadcasting made it bigger:
+# that reduction is the only cost, so only then is it thunked).
+
+def _addsub(f, sign):
+    name = f.__name__
+
+    def addsub_frule(tangents, x, y, **kwargs):
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        Ω = f(x, y, **kwargs)
+        Δx, Δy = tangents[1], tangents[2]
+        zx, zy = isinstance(Δx, AbstractZero), isinstance(Δy, AbstractZero)
+        if zx and zy:
+            return Ω, ZERO
+        if zy:
+            ΔΩ = dense(Δx)
+        elif zx:
+            ΔΩ = dense(Δy) if sign > 0 else -dense(Δy)
+        else:
+            ΔΩ = f(dense(Δx), dense(Δy))
+        return Ω, _fit(Ω, ΔΩ)
+
+    def addsub_pullback_at(x, y, Ω):
+        px, py = ProjectTo(x), ProjectTo(y)
+        shape = np.shape(Ω)
+        same_x, same_y = np.shape(x) == shape, np.shape(y) == shape
+
+        def addsub_pullback(ȳ):
+            if isinstance(ȳ, AbstractZero):
+                return NO, px(ZERO), py(ZERO)
+            ȳ = _spread_seed(name, ȳ, Ω)
+            if px.kind == 0:
+                x̄ = NO
+            elif same_x:
+                x̄ = px(ȳ)
+            else:
+                x̄ = Thunk(lambda: px(unbroadcast(x, ȳ)))
+            if py.kind == 0:
+                ȳ_y = NO
+            elif same_y and sign > 0:
+                ȳ_y = py(ȳ)
+            else:
+                ȳ_y = Thunk(lambda: py(unbroadcast(y, ȳ if sign > 0 else -ȳ)))
+            return NO, x̄, ȳ_y
+        return addsub_pullback
+
+    return _register_binary(f, name, addsub_frule, addsub_pullback_at)
+
+
+_binary_rules[np.add] = _addsub(np.add, 1)
+_binary_rules[np.subtract] = _addsub(np.subtract, -1)
+
+
+# divmod(x, y) = (floor_divide(x, y), remainder(x, y)): the quotient is
+# piecewise constant, the remainder as in np.remainder.
+
+@register_frule(np.divmod)
+def divmod_frule(tangents, x, y, **kwargs):
+    if kwargs:
+        _check_kwargs("divmod", kwargs)
+    q, r = Ω = np.divmod(x, y, **kwargs)
+    _, Δr = _binary_rules[np.remainder][0](tangents, x, y)
+    return Ω, Tangent[tuple](ZERO, Δr)
+
+
+@register_rrule(np.divmod)
+def divmod_rrule(x, y, **kwargs):
+    if kwargs:
+        _check_kwargs("divmod", kwargs)
+    Ω = np.divmod(x, y, **kwargs)
+    _, remainder_pullback = _binary_rules[np.remainder][1](x, y)
+    px, py = ProjectTo(x), ProjectTo(y)
+
+    def divmod_pullback(ȳ):
+        _, r̄ = _output_parts(ȳ, 2, "divmod")
+        if isinstance(r̄, AbstractZero):
+            return NO, px(ZERO), py(ZERO)
+        return remainder_pullback(r̄)
+    return Ω, divmod_pullback
+
+
+# ----- The operator module on arrays: the same rules -------------------------
+# (for ndarrays and tracked NumPy values: _tracked.py)
+
+def _register_operators():
+    binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
+              (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
+    for op, f in binary:
+        register_for_arrays(op, *_binary_rules[f], object)
+    for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
+        register_for_arrays(op, *_unary_rules[f])
+
+
+_register_operators()
+
+
+# ----- The ndarray operator methods: x.__add__(y) is np.add(x, y), and the
+#       reflected x.__radd__(y) is np.add(y, x) (cotangents swapped back) ---------
+
+def _reflected(f, fr, rr):
+    name = "r" + f.__name__
+
+    def reflected_frule(tangents, x, y):
+        return fr((tangents[0], tangents[2], tangents[1]), y, x)
+
+    def reflected_rrule(x, y):
+        res = rr(y, x)
+        if res is None:
+            return None
+        Ω, pullback = res
+
+        def reflected_pullback(ȳ):
+            s, ȳ_y, x̄ = pullback(ȳ)
+            return s, x̄, ȳ_y
+        return Ω, reflected_pullback
+    return named_rule(reflected_frule, name), named_rule(reflected_rrule, name)
+
+
+def _register_dunders():
+    for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                  ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
+        fr, rr = _binary_rules[f]
+        register_for_arrays(getattr(np.ndarray, f"__{op}__"), fr, rr, object, either=False)
+        register_for_arrays(getattr(np.ndarray, f"__r{op}__"), *_reflected(f, fr, rr), object, either=False)
+    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+        register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[f])
+
+
+_register_dunders()
+
+
+# The ndarray methods that are these functions: x.conj(), x.conjugate().
+for _m in (np.ndarray.conj, np.ndarray.conjugate):
+    _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
+    register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
+del _f, _dx, _dy, _m
