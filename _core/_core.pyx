@@ -204,6 +204,7 @@ include "scalar_operator.pxi"
 include "scalar_numpy.pxi"
 include "ad_forward.pxi"
 include "ad_reverse.pxi"
+include "ad_numpy_scalar.pxi"
 include "ad_call.pxi"
 include "array_rules.pxi"
 

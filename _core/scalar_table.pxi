@@ -285,6 +285,15 @@ cdef class _ScalarRow:
     # a rule registered by the user for this function (a rule, opt_out,
     # non_differentiable): the row then yields to it where it matches
     cdef readonly bint overridden
+    # chainrules.ad on real scalars with NumPy semantics (scalar_numpy.pxi):
+    # what Ω is when an argument is an np.float64 (AD_*), NumPy's own inner
+    # loops of a ufunc for float64, and the row's number in _ad_rows
+    cdef int adkind
+    cdef void* nploop1
+    cdef void* npdata1
+    cdef void* nploop2
+    cdef void* npdata2
+    cdef int ad_id
 
     @property
     def arities(self):
