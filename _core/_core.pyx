@@ -205,6 +205,7 @@ include "scalar_numpy.pxi"
 include "ad_forward.pxi"
 include "ad_reverse.pxi"
 include "ad_numpy_scalar.pxi"
+include "ad_forward_flat.pxi"
 include "ad_call.pxi"
 include "array_rules.pxi"
 

@@ -66,8 +66,11 @@ cdef enum:
 cdef object _ad_generic(int kind, object f, tuple args, object kwargs):
     if _ad_dispatch is None:
         raise RuntimeError("tracked values need chainrules.ad: import chainrules.ad")
-    if not kwargs:                      # reverse mode on flat arguments: compiled
+    if not kwargs:                      # flat arguments: compiled
         out = _ad_reverse_flat(kind, f, args)
+        if out is not _AD_NOT_FLAT:
+            return out
+        out = _ad_forward_flat(kind, f, args)
         if out is not _AD_NOT_FLAT:
             return out
     return _ad_dispatch(kind, f, args, kwargs)

@@ -30,6 +30,7 @@ from chainrules._core import (
     _ad_dual,
     _ad_is_active,
     _ad_new_tag,
+    _ad_set_forward_flat,
     _ad_strip_all,
     frule,
     unthunk,
@@ -489,3 +490,4 @@ def _describe(x):
 
 
 _tracing.ENGINES[Dual] = apply
+_ad_set_forward_flat(FORWARD, wrap_output)      # the compiled flat path (_core/ad_forward_flat.pxi)
