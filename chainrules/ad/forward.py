@@ -332,7 +332,10 @@ def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
-    _foreign.check_libraries(primals, "jvp")
+    if not _foreign.plain_numpy(primals):
+        for p in primals:
+            _check_input(p, "jvp")
+        _foreign.check_libraries(primals, "jvp")
     if _tracing.has_rules(f):
         if _tracing.top_tracked(primals) is not None:
             # nested: the engine applies f's rule (a rule may not take tracked values)
@@ -469,8 +472,6 @@ def _as_tuples(primals, tangents):
         raise TypeError(f"jvp(f, primals, tangents): tangents must be a tuple, got {type(tangents).__name__}")
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    for p in primals:
-        _check_input(p, "jvp")
     return primals, tangents
 
 

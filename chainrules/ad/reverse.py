@@ -570,16 +570,21 @@ def value_and_gradient(f: Callable[..., _T], *args: Any) -> tuple[_T, Any]:
 def _value_and_gradient(f, args):
     if not args:
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
+    if not _foreign.plain_numpy(args):
+        _check_inputs(args, "gradient")
+    omega, pullback = _vjp(f, args)
+    _real_scalar(omega, "gradient")
+    return omega, pullback(1.0)
+
+
+def _check_inputs(args, who):
     for a in args:
-        _check_input(a, "gradient")
-    _foreign.check_libraries(args, "gradient")
+        _check_input(a, who)
+    _foreign.check_libraries(args, who)
     if not any(_has_leaf(a) for a in args):
         raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
                         "differentiate with respect to numbers, float/complex arrays, or containers "
                         "and dataclasses holding them")
-    omega, pullback = _vjp(f, args)
-    _real_scalar(omega, "gradient")
-    return omega, pullback(1.0)
 
 
 def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
@@ -595,16 +600,18 @@ def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
         >>> y, pb = vjp(lambda x: x * x, 3.0)
         >>> pb(1.0)
         (6.0,)"""
-    for a in args:
-        _check_input(a, "vjp")
-    _foreign.check_libraries(args, "vjp")
+    if not _foreign.plain_numpy(args):
+        for a in args:
+            _check_input(a, "vjp")
+        _foreign.check_libraries(args, "vjp")
     return _vjp(f, args)
 
 
 def _vjp(f, args):
-    if _tracing.has_rules(f) and _tracing.top_tracked(args) is not None:
+    rules = _tracing.has_rules(f)
+    if rules and _tracing.top_tracked(args) is not None:
         f = _tracing.wrap(f)        # nested: the engine applies f's rule
-    elif _tracing.has_rules(f):
+    elif rules:
         res = rrule(REVERSE, f, *args)
         if res is not None:
             omega, rule_pullback = res
