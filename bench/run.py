@@ -96,6 +96,13 @@ TARGETS = [
          benchmark=r".*", variant="rrule", versus="hand_rrule", at_least=1.0),
     dict(label="dispatched rrule+pullback at or below hand-written Python", module="scalar_rules",
          benchmark=r"RrulePullback\(.*", variant="chainrules", versus="python", at_least=1.0),
+    # chainrules.ad's own paths (issue 13)
+    dict(label="NumPy on scalars ≤ 1.3× chainrules.ad.math", module="ad_scalar",
+         benchmark=r"NumpyScalar(Gradient|Derivative)", variant="numpy", versus="admath", at_least=1 / 1.3),
+    dict(label="ad.jvp ≤ 1.0× ad.gradient at 10 elements", module="ad_arrays",
+         benchmark=r"ForwardVersusReverse\(size=10\)", variant="jvp", versus="gradient", at_least=1.0),
+    dict(label="ad.gradient of foo ≤ 3× hand-written", module="end_to_end",
+         benchmark=r"FooGradient", variant="chainrules_ad", versus="hand_written", at_least=1 / 3),
     # array rules at 1e6 elements (linear algebra: 1000 × 1000 matrices)
     dict(label="array rules within 1.1× of hand-written NumPy at 1e6 elements", module="numpy_rules",
          benchmark=r".*size=1000000\)", variant="rrule", versus="numpy", at_least=1 / 1.1),
