@@ -418,6 +418,7 @@ _ad_trunc = _ad_math.trunc
 # ---------------------------------------------------------------------------
 
 @cython.final
+@cython.freelist(16)
 cdef class Dual(Tracked):
     """Dual(primal, tangent, tag): forward mode's tracked value, `primal + ε·tangent`
     for the differentiation `tag` (see `chainrules.ad.derivative`, `jvp`).

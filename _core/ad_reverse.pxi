@@ -16,6 +16,7 @@
 # ---------------------------------------------------------------------------
 
 from libc.stdint cimport int32_t
+from libc.string cimport memcpy
 from cpython.mem cimport PyMem_RawMalloc, PyMem_RawCalloc, PyMem_RawRealloc, PyMem_RawFree
 
 # The tape's memory (issue 13: a recorded scalar operation costs at most 48
@@ -43,7 +44,7 @@ cdef enum:
     N_ROW_SHIFT = 4
     _AD_BLOCK_BITS = 12
     _AD_BLOCK = 4096      # nodes per block (128 KiB)
-    _AD_FIRST_CAP = 16    # the first block's first size
+    _AD_SMALL = 8         # nodes kept in the Tape object itself (a short tape allocates nothing)
 
 cdef Py_ssize_t _AD_MAX_SLOTS = 2147483647      # slots are 32-bit
 
@@ -53,6 +54,7 @@ cdef inline _ADNode* _ad_node(_ADNode** blocks, Py_ssize_t k) noexcept nogil:
 
 
 @cython.final
+@cython.freelist(8)
 cdef class Tape:
     """Tape(): reverse mode's record of one differentiation (see
     `chainrules.ad.gradient`, `vjp`).  `active` is True while the function
@@ -66,6 +68,8 @@ cdef class Tape:
     cdef readonly Py_ssize_t nslots
     cdef Py_ssize_t nr        # nodes with N_R
     cdef list records
+    cdef _ADNode* table0      # the block table while there is one block
+    cdef _ADNode small[_AD_SMALL]   # the first block while it is this short
 
     def __cinit__(self):
         self.blocks = NULL
@@ -84,8 +88,10 @@ cdef class Tape:
         cdef Py_ssize_t b
         if self.blocks != NULL:
             for b in range(self.nblocks):
-                PyMem_RawFree(self.blocks[b])
-            PyMem_RawFree(self.blocks)
+                if self.blocks[b] != self.small:
+                    PyMem_RawFree(self.blocks[b])
+            if self.blocks != &self.table0:
+                PyMem_RawFree(self.blocks)
 
     def close(self):
         """The function has run: no more recording on this tape."""
@@ -106,24 +112,30 @@ cdef class Tape:
         cdef _ADNode* block
         cdef _ADNode** blocks
         if self.nblocks == 0:
-            self.blocks = <_ADNode**>PyMem_RawMalloc(sizeof(_ADNode*))
-            if self.blocks == NULL:
-                raise MemoryError()
-            self.blocks[0] = <_ADNode*>PyMem_RawMalloc(_AD_FIRST_CAP * sizeof(_ADNode))
-            if self.blocks[0] == NULL:
-                raise MemoryError()
+            self.table0 = self.small
+            self.blocks = &self.table0
             self.nblocks = 1
-            self.first_cap = _AD_FIRST_CAP
+            self.first_cap = _AD_SMALL
             return 0
         if self.nblocks == 1 and self.first_cap < _AD_BLOCK:
             cap = 2 * self.first_cap
-            block = <_ADNode*>PyMem_RawRealloc(self.blocks[0], cap * sizeof(_ADNode))
+            if self.blocks[0] == self.small:
+                block = <_ADNode*>PyMem_RawMalloc(cap * sizeof(_ADNode))
+                if block != NULL:
+                    memcpy(block, self.small, _AD_SMALL * sizeof(_ADNode))
+            else:
+                block = <_ADNode*>PyMem_RawRealloc(self.blocks[0], cap * sizeof(_ADNode))
             if block == NULL:
                 raise MemoryError()
             self.blocks[0] = block
             self.first_cap = cap
             return 0
-        blocks = <_ADNode**>PyMem_RawRealloc(self.blocks, (self.nblocks + 1) * sizeof(_ADNode*))
+        if self.blocks == &self.table0:
+            blocks = <_ADNode**>PyMem_RawMalloc(2 * sizeof(_ADNode*))
+            if blocks != NULL:
+                blocks[0] = self.table0
+        else:
+            blocks = <_ADNode**>PyMem_RawRealloc(self.blocks, (self.nblocks + 1) * sizeof(_ADNode*))
         if blocks == NULL:
             raise MemoryError()
         self.blocks = blocks
@@ -436,6 +448,7 @@ cdef int _ad_sweep_r(_ADNode* node, Adjoints adj) except -1:
 # ---------------------------------------------------------------------------
 
 @cython.final
+@cython.freelist(16)
 cdef class Var(Tracked):
     """Var: reverse mode's tracked value: a primal recorded in a slot of a
     `Tape` (see `chainrules.ad.gradient`, `vjp`).  The primal may be a
