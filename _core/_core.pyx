@@ -207,6 +207,7 @@ include "ad_reverse.pxi"
 include "ad_numpy_scalar.pxi"
 include "ad_forward_flat.pxi"
 include "ad_call.pxi"
+include "ad_entry.pxi"
 include "array_rules.pxi"
 
 

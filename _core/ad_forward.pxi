@@ -418,7 +418,6 @@ _ad_trunc = _ad_math.trunc
 # ---------------------------------------------------------------------------
 
 @cython.final
-@cython.freelist(16)
 cdef class Dual(Tracked):
     """Dual(primal, tangent, tag): forward mode's tracked value, `primal + ε·tangent`
     for the differentiation `tag` (see `chainrules.ad.derivative`, `jvp`).
@@ -487,6 +486,10 @@ def _ad_derivative_scalar(f, double x, finish, by_rule):
     """The derivative of f at the real x, on the fast path when f's result is
     a fast Dual of this differentiation; `finish(tag, y)` takes every other
     result, `by_rule(f, x)` a function with rules (chainrules.ad.forward)."""
+    return _ad_derivative_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef long tag = _ad_open()

@@ -448,7 +448,6 @@ cdef int _ad_sweep_r(_ADNode* node, Adjoints adj) except -1:
 # ---------------------------------------------------------------------------
 
 @cython.final
-@cython.freelist(16)
 cdef class Var(Tracked):
     """Var: reverse mode's tracked value: a primal recorded in a slot of a
     `Tape` (see `chainrules.ad.gradient`, `vjp`).  The primal may be a
@@ -645,6 +644,10 @@ def _ad_gradient_scalar(f, double x, finish, by_rule):
     scalar nodes only and f's result is a fast Var of it; `finish(tape, leaf,
     y)` takes every other case, `by_rule(f, x)` a function with rules
     (chainrules.ad.reverse)."""
+    return _ad_gradient_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_gradient_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef Tape tape = Tape.__new__(Tape)
@@ -665,6 +668,10 @@ def _ad_gradient_scalar(f, double x, finish, by_rule):
 
 def _ad_value_and_gradient_scalar(f, double x, finish, by_rule):
     """(f(x), its gradient) at the real x; as `_ad_gradient_scalar`."""
+    return _ad_value_and_gradient_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_value_and_gradient_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef Tape tape = Tape.__new__(Tape)

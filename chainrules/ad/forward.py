@@ -13,7 +13,7 @@ with `config="forward"` apply, and `frule_via_ad` is this engine.
 
 import dataclasses
 import types
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from chainrules._core import (
     _ad_dual,
     _ad_is_active,
     _ad_new_tag,
+    _ad_scalar_entry,
     _ad_set_forward_flat,
     _ad_strip_all,
     frule,
@@ -318,6 +319,12 @@ def derivative(f: Callable[[Any], Any], x: float | complex | np.number[Any]) -> 
         return _ad_derivative_scalar(f, x, _finish_derivative, _derivative_by_rule)
     one = 1.0 if isinstance(p, (float, np.floating)) else complex(1.0)
     return _owned(jvp(f, (x,), (one,))[1])
+
+
+if not TYPE_CHECKING:
+    # a compiled entry point (issue 13): derivative(f, x) of a Python float runs no Python
+    # frame before the engine's C loop; other calls are the function above
+    derivative = _ad_scalar_entry(derivative, 2, _finish_derivative, _derivative_by_rule)
 
 
 def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[_T, Any]:

@@ -18,7 +18,7 @@ with `config="reverse"` apply, and `rrule_via_ad` is this engine.
 
 import dataclasses
 import types
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from chainrules._core import (
     ZeroTangent,
     _ad_gradient_scalar,
     _ad_is_active,
+    _ad_scalar_entry,
     _ad_set_reverse_flat,
     _ad_strip_all,
     _ad_value_and_gradient_scalar,
@@ -565,6 +566,14 @@ def value_and_gradient(f: Callable[..., _T], *args: Any) -> tuple[_T, Any]:
         return _ad_value_and_gradient_scalar(f, args[0], _finish, _value_and_gradient_by_rule)
     omega, grads = _value_and_gradient(f, args)
     return omega, (grads[0] if len(args) == 1 else grads)
+
+
+if not TYPE_CHECKING:
+    # Compiled entry points (issue 13): gradient(f, x) and value_and_gradient(f, x) of a
+    # Python float run no Python frame before the engine's C loop; other calls are the
+    # functions above.
+    gradient = _ad_scalar_entry(gradient, 0, _finish_gradient, _gradient_by_rule)
+    value_and_gradient = _ad_scalar_entry(value_and_gradient, 1, _finish, _value_and_gradient_by_rule)
 
 
 def _value_and_gradient(f, args):
