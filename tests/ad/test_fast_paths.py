@@ -213,6 +213,14 @@ def test_the_fast_path_reaches_no_generic_engine():
     assert math.isclose(g, (foo(0.5 + h) - foo(0.5 - h)) / (2 * h), rel_tol=1e-7)
 
 
+def test_escaped_values_are_reported():
+    for engine in (ad.derivative, ad.gradient):
+        kept = []
+        engine(lambda v: kept.append(v) or v * 1.0, 0.5)
+        out = assert_same_as_generic(lambda: np.sin(kept[0]))
+        assert out[0][:2] == ("raised", "EscapedTrackedValueError")
+
+
 def test_tape_of_numpy_scalars_holds_no_records():
     seen = {}
 
