@@ -131,12 +131,24 @@ cdef object _ad_call1(_ScalarRow row, object f, object a, int kind):
     if row is not None and not row.overridden:
         if ta is Dual:
             da = <Dual>a
-            if da.fast and _ad_row1(row, da.v, &r, &d):
-                return _fast_dual(da.tag, r, d * da.d)
+            if da.fast:
+                if not da.np64 and row.adkind != AD_UFUNC:
+                    if _ad_row1(row, da.v, &r, &d):
+                        return _fast_dual(da.tag, r, d * da.d)
+                else:
+                    out = _ad_fwd_np(row, 1, a, None)
+                    if out is not None:
+                        return out
         elif ta is Var:
             va = <Var>a
-            if va.fast and va.tape.active and _ad_row1(row, va.v, &r, &d):
-                return _fast_var(va.tape, va.tape._push(va.slot, -1, d, 0.0), r)
+            if va.fast and va.tape.active:
+                if not va.np64 and row.adkind != AD_UFUNC:
+                    if _ad_row1(row, va.v, &r, &d):
+                        return _fast_var(va.tape, va.tape._push(va.slot, -1, d, 0.0), r)
+                else:
+                    out = _ad_rev_np(row, 1, a, None)
+                    if out is not None:
+                        return out
     return _ad_generic(kind, f, (a,), None)
 
 
@@ -147,6 +159,11 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
     cdef Tape tape
     cdef double u, v, r, du, dv
     if row is not None and not row.overridden:
+        if row.adkind == AD_UFUNC or _ad_np_arg(a) or _ad_np_arg(b):
+            out = _ad_np_call(row, 2, a, b)     # NumPy's semantics
+            if out is not None:
+                return out
+            return _ad_generic(kind, f, (a, b), None)
         if ta is Dual:
             da = <Dual>a
             if da.fast:
@@ -180,6 +197,16 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
                     and _ad_row2(row, u, vb.v, &r, &du, &dv)):
                 return _fast_var(tape, tape._push(vb.slot, -1, dv, 0.0), r)
     return _ad_generic(kind, f, (a, b), None)
+
+
+cdef inline bint _ad_np_arg(object x) noexcept:
+    """x is an np.float64, tracked on the fast path or not."""
+    cdef type t = type(x)
+    if t is Dual:
+        return (<Dual>x).np64
+    if t is Var:
+        return (<Var>x).np64
+    return cr_is_np_double(x)
 
 
 cdef object _ad_binary(int op, object a, object b):

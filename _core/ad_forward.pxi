@@ -66,8 +66,11 @@ cdef enum:
 cdef object _ad_generic(int kind, object f, tuple args, object kwargs):
     if _ad_dispatch is None:
         raise RuntimeError("tracked values need chainrules.ad: import chainrules.ad")
-    if not kwargs:                      # reverse mode on flat arguments: compiled
+    if not kwargs:                      # flat arguments: compiled
         out = _ad_reverse_flat(kind, f, args)
+        if out is not _AD_NOT_FLAT:
+            return out
+        out = _ad_forward_flat(kind, f, args)
         if out is not _AD_NOT_FLAT:
             return out
     return _ad_dispatch(kind, f, args, kwargs)
@@ -318,6 +321,10 @@ cdef class Tracked:
         return (self[i] for i in range(n))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if not kwargs and method == "__call__":
+            out = _ad_ufunc_fast(ufunc, inputs)     # real scalars: compiled (ad_numpy_scalar.pxi)
+            if out is not None:
+                return out
         return _ad_generic(AK_UFUNC, (ufunc, method), inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -423,6 +430,7 @@ cdef class Dual(Tracked):
     cdef object p          # the general case
     cdef object t
     cdef bint fast
+    cdef bint np64         # fast, and primal and tangent are np.float64s (NumPy's semantics)
 
     def __init__(self, primal, tangent, long tag):
         self.tag = tag
@@ -436,12 +444,16 @@ cdef class Dual(Tracked):
             self.fast = False
 
     cdef object _primal(self):
-        return PyFloat_FromDouble(self.v) if self.fast else self.p
+        if self.fast:
+            return cr_np_double(self.v) if self.np64 else PyFloat_FromDouble(self.v)
+        return self.p
 
     @property
     def tangent(self):
         """The tangent (directional derivative) carried for this tag."""
-        return PyFloat_FromDouble(self.d) if self.fast else self.t
+        if self.fast:
+            return cr_np_double(self.d) if self.np64 else PyFloat_FromDouble(self.d)
+        return self.t
 
     def __repr__(self):
         return f"Dual({self._primal()!r}, {self.tangent!r}, tag={self.tag})"
@@ -453,6 +465,7 @@ cdef inline Dual _fast_dual(long tag, double v, double d):
     x.v = v
     x.d = d
     x.fast = True
+    x.np64 = False
     return x
 
 
@@ -473,6 +486,10 @@ def _ad_derivative_scalar(f, double x, finish, by_rule):
     """The derivative of f at the real x, on the fast path when f's result is
     a fast Dual of this differentiation; `finish(tag, y)` takes every other
     result, `by_rule(f, x)` a function with rules (chainrules.ad.forward)."""
+    return _ad_derivative_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef long tag = _ad_open()
@@ -482,5 +499,5 @@ def _ad_derivative_scalar(f, double x, finish, by_rule):
     finally:
         _ad_active.discard(tag)
     if type(y) is Dual and (<Dual>y).fast and (<Dual>y).tag == tag:
-        return PyFloat_FromDouble((<Dual>y).d)
+        return (<Dual>y).tangent
     return finish(tag, y)

@@ -15,35 +15,69 @@
 # value tracked by an enclosing differentiation), a Python object.
 # ---------------------------------------------------------------------------
 
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdint cimport int32_t
+from libc.string cimport memcpy
+from cpython.mem cimport PyMem_RawMalloc, PyMem_RawCalloc, PyMem_RawRealloc, PyMem_RawFree
 
+# The tape's memory (issue 13: a recorded scalar operation costs at most 48
+# bytes).  A node is 32 bytes: three 32-bit slots, 32 bits of flags and the
+# two partials.  Nodes live in blocks of _AD_BLOCK nodes (the first block
+# grows by doubling up to that size, so a short tape is one small
+# allocation), so a long tape never holds more than one block it does not
+# use and is never copied.  The allocations go through PyMem_Raw*, which
+# tracemalloc sees.
 cdef struct _ADNode:
-    Py_ssize_t out        # output slot (scalar nodes)
-    Py_ssize_t in0        # input slots, -1: a constant
-    Py_ssize_t in1
-    Py_ssize_t rec        # -1: a scalar node; else the index of its record
+    int32_t out           # output slot; for a record node, the index of its record
+    int32_t in0           # input slots, -1: a constant
+    int32_t in1
+    int32_t flags         # N_* below; the scalar row's id above N_ROW_SHIFT (R nodes)
     double d0             # the partials ∂out/∂in0, ∂out/∂in1
     double d1
 
+cdef enum:
+    N_RECORD = 1          # a record of the generic engine (out: its index in Tape.records)
+    N_R = 2               # swept as the generic engine's record of a scalar rule would be
+                          # (issue 13: NumPy semantics on real scalars): it runs whenever
+                          # its output was reached, a zero cotangent included
+    N_NP0 = 4             # input 0's value is an np.float64: its cotangents are too
+    N_NP1 = 8
+    N_ROW_SHIFT = 4
+    _AD_BLOCK_BITS = 12
+    _AD_BLOCK = 4096      # nodes per block (128 KiB)
+    _AD_SMALL = 8         # nodes kept in the Tape object itself (a short tape allocates nothing)
+
+cdef Py_ssize_t _AD_MAX_SLOTS = 2147483647      # slots are 32-bit
+
+
+cdef inline _ADNode* _ad_node(_ADNode** blocks, Py_ssize_t k) noexcept nogil:
+    return &blocks[k >> _AD_BLOCK_BITS][k & (_AD_BLOCK - 1)]
+
 
 @cython.final
+@cython.freelist(8)
 cdef class Tape:
     """Tape(): reverse mode's record of one differentiation (see
     `chainrules.ad.gradient`, `vjp`).  `active` is True while the function
     runs; tracked values of an inactive tape are reported, not recorded."""
     cdef readonly long tag
     cdef public bint active
-    cdef _ADNode* nodes
-    cdef Py_ssize_t n
-    cdef Py_ssize_t cap
+    cdef _ADNode** blocks     # the node blocks
+    cdef Py_ssize_t nblocks   # blocks allocated
+    cdef Py_ssize_t first_cap # nodes the first block holds (up to _AD_BLOCK)
+    cdef Py_ssize_t n         # nodes recorded
     cdef readonly Py_ssize_t nslots
+    cdef Py_ssize_t nr        # nodes with N_R
     cdef list records
+    cdef _ADNode* table0      # the block table while there is one block
+    cdef _ADNode small[_AD_SMALL]   # the first block while it is this short
 
     def __cinit__(self):
-        self.nodes = NULL
+        self.blocks = NULL
+        self.nblocks = 0
+        self.first_cap = 0
         self.n = 0
-        self.cap = 0
         self.nslots = 0
+        self.nr = 0
         self.records = None
 
     def __init__(self):
@@ -51,43 +85,104 @@ cdef class Tape:
         self.active = True
 
     def __dealloc__(self):
-        if self.nodes != NULL:
-            free(self.nodes)
+        cdef Py_ssize_t b
+        if self.blocks != NULL:
+            for b in range(self.nblocks):
+                if self.blocks[b] != self.small:
+                    PyMem_RawFree(self.blocks[b])
+            if self.blocks != &self.table0:
+                PyMem_RawFree(self.blocks)
 
     def close(self):
         """The function has run: no more recording on this tape."""
         self.active = False
         _ad_active.discard(self.tag)
 
+    @property
+    def nbytes(self):
+        """The bytes this tape's nodes take (its own accounting: the node
+        blocks and their table; records and values are Python objects)."""
+        cdef Py_ssize_t b = (self.nblocks - 1) * _AD_BLOCK + self.first_cap if self.nblocks > 1 \
+            else self.first_cap
+        return b * sizeof(_ADNode) + self.nblocks * sizeof(_ADNode*)
+
     cdef int _grow(self) except -1:
-        cdef Py_ssize_t cap = 32 if self.cap == 0 else 2 * self.cap
-        cdef _ADNode* nodes = <_ADNode*>realloc(self.nodes, cap * sizeof(_ADNode))
-        if nodes == NULL:
+        """Room for one more node."""
+        cdef Py_ssize_t cap
+        cdef _ADNode* block
+        cdef _ADNode** blocks
+        if self.nblocks == 0:
+            self.table0 = self.small
+            self.blocks = &self.table0
+            self.nblocks = 1
+            self.first_cap = _AD_SMALL
+            return 0
+        if self.nblocks == 1 and self.first_cap < _AD_BLOCK:
+            cap = 2 * self.first_cap
+            if self.blocks[0] == self.small:
+                block = <_ADNode*>PyMem_RawMalloc(cap * sizeof(_ADNode))
+                if block != NULL:
+                    memcpy(block, self.small, _AD_SMALL * sizeof(_ADNode))
+            else:
+                block = <_ADNode*>PyMem_RawRealloc(self.blocks[0], cap * sizeof(_ADNode))
+            if block == NULL:
+                raise MemoryError()
+            self.blocks[0] = block
+            self.first_cap = cap
+            return 0
+        if self.blocks == &self.table0:
+            blocks = <_ADNode**>PyMem_RawMalloc(2 * sizeof(_ADNode*))
+            if blocks != NULL:
+                blocks[0] = self.table0
+        else:
+            blocks = <_ADNode**>PyMem_RawRealloc(self.blocks, (self.nblocks + 1) * sizeof(_ADNode*))
+        if blocks == NULL:
             raise MemoryError()
-        self.nodes = nodes
-        self.cap = cap
+        self.blocks = blocks
+        block = <_ADNode*>PyMem_RawMalloc(_AD_BLOCK * sizeof(_ADNode))
+        if block == NULL:
+            raise MemoryError()
+        self.blocks[self.nblocks] = block
+        self.nblocks += 1
         return 0
+
+    cdef inline _ADNode* _next(self) except NULL:
+        """The next node, recorded (its fields are the caller's to fill)."""
+        cdef Py_ssize_t cap = (self.nblocks - 1) * _AD_BLOCK + self.first_cap if self.nblocks > 1 \
+            else self.first_cap
+        if self.n == cap:
+            self._grow()
+        self.n += 1
+        return _ad_node(self.blocks, self.n - 1)
+
+    cdef inline Py_ssize_t _slot(self) except -1:
+        """A fresh slot."""
+        if self.nslots >= _AD_MAX_SLOTS:
+            raise OverflowError(f"chainrules.ad: a tape holds at most {_AD_MAX_SLOTS} values")
+        self.nslots += 1
+        return self.nslots - 1
 
     cdef inline Py_ssize_t _push(self, Py_ssize_t in0, Py_ssize_t in1, double d0, double d1) except -1:
         """Record a scalar node; returns its output slot."""
-        cdef _ADNode* node
-        if self.n == self.cap:
-            self._grow()
-        node = &self.nodes[self.n]
-        self.n += 1
-        node.out = self.nslots
-        node.in0 = in0
-        node.in1 = in1
-        node.rec = -1
+        return self._push_flags(in0, in1, d0, d1, 0)
+
+    cdef Py_ssize_t _push_flags(self, Py_ssize_t in0, Py_ssize_t in1, double d0, double d1,
+                                int32_t flags) except -1:
+        cdef Py_ssize_t out = self._slot()
+        cdef _ADNode* node = self._next()
+        node.out = <int32_t>out
+        node.in0 = <int32_t>in0
+        node.in1 = <int32_t>in1
+        node.flags = flags
         node.d0 = d0
         node.d1 = d1
-        self.nslots += 1
-        return node.out
+        if flags & N_R:
+            self.nr += 1
+        return out
 
     def new_slot(self):
         """A fresh slot (for an input or for an output of a record)."""
-        self.nslots += 1
-        return self.nslots - 1
+        return self._slot()
 
     def push_record(self, record):
         """Append a record: an object with `backprop(adj)`, swept after every
@@ -96,16 +191,15 @@ cdef class Tape:
 
     cdef int _push_record(self, object record) except -1:
         cdef _ADNode* node
-        if self.n == self.cap:
-            self._grow()
-        node = &self.nodes[self.n]
-        self.n += 1
-        node.out = -1
-        node.in0 = -1
-        node.in1 = -1
         if self.records is None:
             self.records = []
-        node.rec = len(self.records)
+        if len(self.records) >= _AD_MAX_SLOTS:
+            raise OverflowError(f"chainrules.ad: a tape holds at most {_AD_MAX_SLOTS} records")
+        node = self._next()
+        node.out = <int32_t>len(self.records)
+        node.in0 = -1
+        node.in1 = -1
+        node.flags = N_RECORD
         node.d0 = 0.0
         node.d1 = 0.0
         self.records.append(record)
@@ -115,7 +209,7 @@ cdef class Tape:
         """A Var of this tape for `primal`, in `slot` (a new one when -1; else
         a slot this tape handed out, by `new_slot()` or an earlier `var`)."""
         if slot == -1:
-            slot = self.new_slot()
+            slot = self._slot()
         elif slot < 0 or slot >= self.nslots:
             raise ValueError(f"Tape.var: slot {slot} is not on this tape ({self.nslots} slots); "
                              f"take one from new_slot() or pass -1")
@@ -137,15 +231,18 @@ cdef class Tape:
         cdef double* a = adj.a
         cdef char* ft = adj.ft
         for k in range(self.n - 1, -1, -1):
-            node = &self.nodes[k]
-            if node.rec >= 0:
-                rec = self.records[node.rec]
+            node = _ad_node(self.blocks, k)
+            if node.flags & N_RECORD:
+                rec = self.records[node.out]
                 if type(rec) is _FlatRecord:
                     (<_FlatRecord>rec)._backprop(adj)
                 else:
                     rec.backprop(adj)
                 continue
             s = node.out
+            if node.flags & N_R:
+                _ad_sweep_r(node, adj)
+                continue
             if ft[s]:
                 g = a[s]
                 if g != 0.0:
@@ -174,8 +271,10 @@ cdef class Tape:
         if out < 0 or out >= self.nslots or inp < 0 or inp >= self.nslots:
             raise IndexError(f"slot {out if out < 0 or out >= self.nslots else inp} is not on "
                              f"this tape ({self.nslots} slots)")
+        if self.nr:
+            return self._sweep_scalar_r(out, inp)
         if self.nslots > 64:
-            a = <double*>calloc(self.nslots, sizeof(double))
+            a = <double*>PyMem_RawCalloc(self.nslots, sizeof(double))
             if a == NULL:
                 raise MemoryError()
         else:
@@ -183,7 +282,7 @@ cdef class Tape:
                 a[k] = 0.0
         a[out] = 1.0
         for k in range(self.n - 1, -1, -1):
-            node = &self.nodes[k]
+            node = _ad_node(self.blocks, k)
             g = a[node.out]
             if g != 0.0:
                 if node.in0 >= 0:
@@ -192,7 +291,44 @@ cdef class Tape:
                     a[node.in1] += node.d1 * g
         r = a[inp]
         if a != buf:
-            free(a)
+            PyMem_RawFree(a)
+        return r
+
+    cdef double _sweep_scalar_r(self, Py_ssize_t out, Py_ssize_t inp) except? -1.0:
+        """_sweep_scalar for a tape that holds N_R nodes: they run whenever
+        their output was reached (a zero cotangent too: 0·inf is NaN, as the
+        generic record computes), so the slots that were reached are kept."""
+        cdef Py_ssize_t k
+        cdef _ADNode* node
+        cdef double g, c, r
+        cdef double* a = <double*>PyMem_RawCalloc(self.nslots, sizeof(double))
+        cdef char* ft = <char*>PyMem_RawCalloc(self.nslots, sizeof(char))
+        if a == NULL or ft == NULL:
+            PyMem_RawFree(a)
+            PyMem_RawFree(ft)
+            raise MemoryError()
+        a[out] = 1.0
+        ft[out] = 1
+        for k in range(self.n - 1, -1, -1):
+            node = _ad_node(self.blocks, k)
+            if not ft[node.out]:
+                continue
+            g = a[node.out]
+            if node.flags & N_R:
+                if node.in0 >= 0:
+                    _ad_acc(a, ft, node.in0, node.d0 * g, node.flags & N_NP0)
+                if node.in1 >= 0:
+                    _ad_acc(a, ft, node.in1, node.d1 * g, node.flags & N_NP1)
+            elif g != 0.0:
+                if node.in0 >= 0:
+                    a[node.in0] += node.d0 * g
+                    ft[node.in0] = 1
+                if node.in1 >= 0:
+                    a[node.in1] += node.d1 * g
+                    ft[node.in1] = 1
+        r = a[inp]
+        PyMem_RawFree(a)
+        PyMem_RawFree(ft)
         return r
 
     def __len__(self):
@@ -214,15 +350,15 @@ cdef class Adjoints:
 
     def __cinit__(self, Py_ssize_t n):
         self.n = n
-        self.a = <double*>calloc(n if n > 0 else 1, sizeof(double))
-        self.ft = <char*>calloc(n if n > 0 else 1, sizeof(char))
+        self.a = <double*>PyMem_RawCalloc(n if n > 0 else 1, sizeof(double))
+        self.ft = <char*>PyMem_RawCalloc(n if n > 0 else 1, sizeof(char))
         self.o = {}
         if self.a == NULL or self.ft == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.a)
-        free(self.ft)
+        PyMem_RawFree(self.a)
+        PyMem_RawFree(self.ft)
 
     cdef int _check(self, Py_ssize_t slot) except -1:
         if slot < 0 or slot >= self.n:
@@ -266,6 +402,47 @@ cdef class Adjoints:
         return o
 
 
+cdef inline void _ad_acc(double* a, char* ft, Py_ssize_t slot, double c, int np) noexcept nogil:
+    """Add the cotangent c into slot as the generic engine's Adjoints would:
+    a float slot's sum starts at 0.0, an np.float64 slot's at its first term
+    (the two differ in the sign of a zero only)."""
+    if np and not ft[slot]:
+        a[slot] = c
+    else:
+        a[slot] += c
+    ft[slot] = 1
+
+
+cdef int _ad_sweep_r(_ADNode* node, Adjoints adj) except -1:
+    """An N_R node in a sweep that also holds records: what the generic
+    engine's record of the scalar rule does (its pullback reads the cotangent
+    as a number and gives each input conj(∂)·ȳ, an np.float64 for an
+    np.float64 input)."""
+    cdef Py_ssize_t s = node.out
+    cdef double g
+    cdef double complex z
+    cdef bint c = False
+    cdef int k
+    o = adj.o.get(s) if adj.o else None
+    if o is None:
+        if not adj.ft[s]:
+            return 0
+        g = adj.a[s]
+    else:
+        ybar = adj._get(s)
+        ybar = _read_tangent(ybar, &z, &c, &k)
+        if k == T_ZERO:
+            return 0
+        if k == T_OTHER:
+            _bad_cotangent(_ad_row_name(node.flags >> N_ROW_SHIFT), ybar)
+        g = creal(z)
+    if node.in0 >= 0:
+        adj._add(node.in0, cr_np_double(node.d0 * g) if node.flags & N_NP0 else PyFloat_FromDouble(node.d0 * g))
+    if node.in1 >= 0:
+        adj._add(node.in1, cr_np_double(node.d1 * g) if node.flags & N_NP1 else PyFloat_FromDouble(node.d1 * g))
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # The tracked value of reverse mode.
 # ---------------------------------------------------------------------------
@@ -281,9 +458,12 @@ cdef class Var(Tracked):
     cdef double v          # the fast case: a Python float primal
     cdef object p          # the general case
     cdef bint fast
+    cdef bint np64         # fast, and the primal is an np.float64 (NumPy's semantics)
 
     cdef object _primal(self):
-        return PyFloat_FromDouble(self.v) if self.fast else self.p
+        if self.fast:
+            return cr_np_double(self.v) if self.np64 else PyFloat_FromDouble(self.v)
+        return self.p
 
     def __repr__(self):
         return f"Var({self._primal()!r}, slot={self.slot}, tag={self.tag})"
@@ -421,7 +601,7 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
             elif v.tape is not tape:
                 return _AD_NOT_FLAT
             if v.fast:
-                p = PyFloat_FromDouble(v.v)
+                p = v._primal()
             else:
                 p = v.p
                 if isinstance(p, Tracked):
@@ -454,8 +634,7 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
     for i in range(nin):
         rec.argi[i] = argi[i]
         rec.slots[i] = slots[i]
-    rec.out = tape.nslots
-    tape.nslots += 1
+    rec.out = tape._slot()
     tape._push_record(rec)
     return _make_var(tape, rec.out, Ω)
 
@@ -465,6 +644,10 @@ def _ad_gradient_scalar(f, double x, finish, by_rule):
     scalar nodes only and f's result is a fast Var of it; `finish(tape, leaf,
     y)` takes every other case, `by_rule(f, x)` a function with rules
     (chainrules.ad.reverse)."""
+    return _ad_gradient_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_gradient_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef Tape tape = Tape.__new__(Tape)
@@ -485,6 +668,10 @@ def _ad_gradient_scalar(f, double x, finish, by_rule):
 
 def _ad_value_and_gradient_scalar(f, double x, finish, by_rule):
     """(f(x), its gradient) at the real x; as `_ad_gradient_scalar`."""
+    return _ad_value_and_gradient_scalar_c(f, x, finish, by_rule)
+
+
+cdef object _ad_value_and_gradient_scalar_c(object f, double x, object finish, object by_rule):
     if _lookup_table(f) is not None:
         return by_rule(f, PyFloat_FromDouble(x))
     cdef Tape tape = Tape.__new__(Tape)
@@ -499,5 +686,5 @@ def _ad_value_and_gradient_scalar(f, double x, finish, by_rule):
         tape.active = False
         _ad_active.discard(tape.tag)
     if type(y) is Var and (<Var>y).tape is tape and (<Var>y).fast and not tape.records:
-        return PyFloat_FromDouble((<Var>y).v), PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
+        return (<Var>y)._primal(), PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
     return finish(tape, leaf, y)

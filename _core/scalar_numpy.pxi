@@ -111,3 +111,146 @@ _row2(_np.logaddexp2, NULL, d2_logaddexp2, NULL, F_NUMPY)
 _row2(_np.copysign, NULL, d2_copysign, NULL, F_NUMPY)
 _row2(_np.ldexp, NULL, d2_ldexp, NULL, F_NUMPY | F_ND2)
 del _f
+
+
+# ---------------------------------------------------------------------------
+# chainrules.ad on real scalars with NumPy's semantics (issue 13): np.sin(x)
+# on a tracked float, or any operation on a tracked np.float64, computes in C
+# what the generic engine computes, so that it can take the engines' compiled
+# scalar path (ad_numpy_scalar.pxi).  What the generic engine computes:
+# - a ufunc's Ω is an np.float64 from NumPy's own inner loop for float64
+#   (NumPy's loops are not libm's: on AVX-512 machines arcsin, exp, tanh…
+#   differ in the last bit), and NumPy's floating-point error handling
+#   (np.errstate) applies to it;
+# - an arithmetic operator with an np.float64 argument is NumPy's scalar
+#   arithmetic: an np.float64, IEEE's result, with the same error handling;
+# - a `math` function of an np.float64 is the Python float of the C kernel.
+# Here: each row's kind for those cases and its NumPy loops; a result that
+# raised a floating-point flag (or left the reals) is left to the generic
+# engine, which then warns or raises as NumPy would.
+# ---------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    #include <fenv.h>
+    #include <numpy/ufuncobject.h>
+    #include <numpy/arrayscalars.h>
+    #define CR_FE_ALL (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+    /* The inner loop of the ufunc f (an np.ufunc) for nin float64 inputs and
+       one float64 output: 1 and *loop, *data set, or 0. */
+    static int cr_ufunc_double_loop(PyObject *f, int nin, void **loop, void **data) {
+        PyUFuncObject *u = (PyUFuncObject *)f;
+        if (u->nin != nin || u->nout != 1 || u->functions == NULL || u->types == NULL) return 0;
+        for (int i = 0; i < u->ntypes; i++) {
+            const char *t = u->types + (Py_ssize_t)i * u->nargs;
+            int ok = 1;
+            for (int k = 0; k <= nin; k++) {
+                if (t[k] != NPY_DOUBLE) { ok = 0; break; }
+            }
+            if (ok && u->functions[i] != NULL) {
+                *loop = (void *)u->functions[i];
+                *data = u->data != NULL ? u->data[i] : NULL;
+                return 1;
+            }
+        }
+        return 0;
+    }
+    static inline double cr_loop1(void *loop, void *data, double x) {
+        double out = 0.0;
+        char *args[2] = {(char *)&x, (char *)&out};
+        npy_intp n = 1, steps[2] = {sizeof(double), sizeof(double)};
+        ((PyUFuncGenericFunction)loop)(args, &n, steps, data);
+        return out;
+    }
+    static inline double cr_loop2(void *loop, void *data, double x, double y) {
+        double out = 0.0;
+        char *args[3] = {(char *)&x, (char *)&y, (char *)&out};
+        npy_intp n = 1, steps[3] = {sizeof(double), sizeof(double), sizeof(double)};
+        ((PyUFuncGenericFunction)loop)(args, &n, steps, data);
+        return out;
+    }
+    /* Before a computation whose floating-point flags are read: clear them
+       (NumPy clears them before each loop too). */
+    static inline void cr_fe_clear(void) {
+        if (fetestexcept(CR_FE_ALL)) feclearexcept(CR_FE_ALL);
+    }
+    static inline int cr_fe_raised(void) {
+        return fetestexcept(CR_FE_ALL) != 0;
+    }
+    /* An np.float64 of value v (a new reference). */
+    static PyObject *cr_np_double(double v) {
+        PyObject *o = PyArrayScalar_New(Double);
+        if (o != NULL) PyArrayScalar_ASSIGN(o, Double, v);
+        return o;
+    }
+    static inline int cr_is_np_double(PyObject *o) {
+        return Py_TYPE(o) == &PyDoubleArrType_Type;
+    }
+    """
+    bint cr_ufunc_double_loop(object f, int nin, void** loop, void** data)
+    double cr_loop1(void* loop, void* data, double x) noexcept
+    double cr_loop2(void* loop, void* data, double x, double y) noexcept
+    void cr_fe_clear() noexcept nogil
+    bint cr_fe_raised() noexcept nogil
+    object cr_np_double(double v)
+    bint cr_is_np_double(object o) noexcept
+
+
+cdef enum:
+    AD_DECLINE = 0     # an np.float64 argument goes to the generic engine
+    AD_MATH = 1        # Ω is the C kernel's Python float (the functions of math)
+    AD_ARITH = 2       # Ω an np.float64 when an argument is one, IEEE's (+ - * / neg pos abs **)
+    AD_UFUNC = 3       # Ω an np.float64 from NumPy's loop (the ufunc rows above)
+
+cdef list _ad_rows = []
+
+
+cdef str _ad_row_name(int ad_id):
+    if 0 <= ad_id < len(_ad_rows):
+        return (<_ScalarRow>_ad_rows[ad_id]).name
+    return "a scalar function"
+
+
+cdef _ad_kind(object f, int kind):
+    cdef _ScalarRow row = _scalar_row(f)
+    if row is None:
+        return
+    row.adkind = kind
+    row.ad_id = len(_ad_rows)
+    _ad_rows.append(row)
+
+
+cdef bint _same_double(double a, double b):
+    return (isnan(a) and isnan(b)) or (a == b and signbit(a) == signbit(b))
+
+
+cdef _ad_ufunc(object f):
+    """Take f's float64 loops, if they compute what f computes (checked at a
+    few points: the loop table is what NumPy calls for float64 arrays)."""
+    cdef _ScalarRow row = _scalar_row(f)
+    cdef void* loop
+    cdef void* data
+    if row is None or not isinstance(f, _np.ufunc):
+        return
+    with _np.errstate(all="ignore"):
+        if row.d1 != NULL and cr_ufunc_double_loop(f, 1, &loop, &data):
+            if all(_same_double(cr_loop1(loop, data, x), float(f(x))) for x in (0.3, 0.75, -2.5, 7.0)):
+                row.nploop1, row.npdata1 = loop, data
+        if row.d2 != NULL and not (row.flags2 & F_ND2) and cr_ufunc_double_loop(f, 2, &loop, &data):
+            if all(_same_double(cr_loop2(loop, data, x, y), float(f(x, y)))
+                   for x, y in ((0.3, 0.75), (0.75, -2.5), (-2.5, 7.0), (7.0, 0.3))):
+                row.nploop2, row.npdata2 = loop, data
+    if row.nploop1 != NULL or row.nploop2 != NULL:
+        _ad_kind(f, AD_UFUNC)
+
+
+for _f in list(_functions):
+    if isinstance(_f, _np.ufunc):
+        _ad_ufunc(_f)
+    elif getattr(_f, "__module__", None) == "math":
+        _ad_kind(_f, AD_MATH)
+for _f in (_operator.add, _operator.iadd, _operator.sub, _operator.isub, _operator.mul, _operator.imul,
+           _operator.truediv, _operator.itruediv, _operator.pow, _operator.ipow, _builtins.pow,
+           _operator.neg, _operator.pos, _operator.abs, _builtins.abs):
+    _ad_kind(_f, AD_ARITH)
+del _f

@@ -68,9 +68,9 @@ cdef extern from *:
        Each such type gets tp_vectorcall_offset at module init
        (cr_enable_vectorcall) and each instance the trampoline of its slot
        (cr_vc_ptr), which calls the Cython implementation in cr_vc_impls. */
-    #define CR_VC_SLOTS 7
+    #define CR_VC_SLOTS 8
     typedef PyObject *(*cr_vc_impl_t)(PyObject *, PyObject **, Py_ssize_t, PyObject *);
-    static cr_vc_impl_t cr_vc_impls[CR_VC_SLOTS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static cr_vc_impl_t cr_vc_impls[CR_VC_SLOTS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     #define CR_VC_TRAMPOLINE(k) \
         static PyObject *cr_vc_slot##k(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) { \
             return cr_vc_impls[k](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw); \
@@ -82,11 +82,12 @@ cdef extern from *:
     CR_VC_TRAMPOLINE(4)
     CR_VC_TRAMPOLINE(5)
     CR_VC_TRAMPOLINE(6)
+    CR_VC_TRAMPOLINE(7)
     static void *cr_vc_ptr(int slot) {
         static void *ptrs[CR_VC_SLOTS] = {(void *)cr_vc_slot0, (void *)cr_vc_slot1,
                                           (void *)cr_vc_slot2, (void *)cr_vc_slot3,
                                           (void *)cr_vc_slot4, (void *)cr_vc_slot5,
-                                          (void *)cr_vc_slot6};
+                                          (void *)cr_vc_slot6, (void *)cr_vc_slot7};
         return ptrs[slot];
     }
     static void cr_enable_vectorcall(PyObject *type, Py_ssize_t offset) {
@@ -96,7 +97,7 @@ cdef extern from *:
     }
     """
     ctypedef object (*cr_vc_impl_t)(object, PyObject**, Py_ssize_t, PyObject*)
-    cr_vc_impl_t cr_vc_impls[7]
+    cr_vc_impl_t cr_vc_impls[8]
     void* cr_vc_ptr(int slot)
     void cr_enable_vectorcall(object type, Py_ssize_t offset)
 
@@ -109,6 +110,7 @@ cdef enum:
     VC_GETITEM_PULLBACK = 4
     VC_BINARY_RRULE = 5
     VC_BINARY_PULLBACK = 6
+    VC_AD_ENTRY = 7
 
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil
@@ -285,6 +287,15 @@ cdef class _ScalarRow:
     # a rule registered by the user for this function (a rule, opt_out,
     # non_differentiable): the row then yields to it where it matches
     cdef readonly bint overridden
+    # chainrules.ad on real scalars with NumPy semantics (scalar_numpy.pxi):
+    # what Ω is when an argument is an np.float64 (AD_*), NumPy's own inner
+    # loops of a ufunc for float64, and the row's number in _ad_rows
+    cdef int adkind
+    cdef void* nploop1
+    cdef void* npdata1
+    cdef void* nploop2
+    cdef void* npdata2
+    cdef int ad_id
 
     @property
     def arities(self):

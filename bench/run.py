@@ -103,6 +103,15 @@ TARGETS = [
          benchmark=r".*", variant="rrule", versus="hand_rrule", at_least=1.0),
     dict(label="dispatched rrule+pullback at or below hand-written Python", module="scalar_rules",
          benchmark=r"RrulePullback\(.*", variant="chainrules", versus="python", at_least=1.0),
+    # chainrules.ad's own paths (issue 13)
+    dict(label="NumPy on scalars ≤ 1.3× chainrules.ad.math", module="ad_scalar",
+         benchmark=r"NumpyScalar(Gradient|Derivative)", variant="numpy", versus="admath", at_least=1 / 1.3),
+    dict(label="ad.jvp ≤ 1.0× ad.gradient at 10 elements", module="ad_arrays",
+         benchmark=r"ForwardVersusReverse\(size=10\)", variant="jvp", versus="gradient", at_least=1.0),
+    dict(label="≤ 48 bytes of tape per recorded scalar operation (tracemalloc peak)", module="ad_memory",
+         benchmark=r"TapeMemory", variant="tracemalloc_peak", versus="tracemalloc_peak", at_most=48),
+    dict(label="ad.gradient of foo ≤ 3× hand-written", module="end_to_end",
+         benchmark=r"FooGradient", variant="chainrules_ad", versus="hand_written", at_least=1 / 3),
     # array rules at 1e6 elements (linear algebra: 1000 × 1000 matrices)
     dict(label="array rules within 1.1× of hand-written NumPy at 1e6 elements", module="numpy_rules",
          benchmark=r".*size=1000000\)", variant="rrule", versus="numpy", at_least=1 / 1.1),
@@ -136,14 +145,21 @@ def _show_param(v):
     return str(v)
 
 
-def _variants(cls):
-    """The time_<variant> methods, in the order they are defined."""
+def _variants(cls, prefix="time_"):
+    """The <prefix><variant> methods, in the order they are defined."""
     seen = {}
     for klass in reversed(cls.__mro__):
         for k, v in vars(klass).items():
-            if k.startswith("time_") and callable(v):
-                seen[k[5:]] = True
+            if k.startswith(prefix) and callable(v):
+                seen[k[len(prefix):]] = True
     return list(seen)
+
+
+def _kind(cls):
+    """"time" for a class of time_<variant> methods; "track" for one of
+    track_<variant> methods (asv's name: each returns a value measured some
+    other way than by timing, in the class's `unit`, e.g. bytes)."""
+    return "time" if _variants(cls) else "track"
 
 
 def _param_grid(cls):
@@ -194,7 +210,7 @@ def discover(bench_dir, only=None):
         for cname, cls in vars(mod).items():
             if not (inspect.isclass(cls) and cls.__module__ == mod.__name__) or cname.startswith("_"):
                 continue
-            variants = _variants(cls)
+            variants = _variants(cls) or _variants(cls, "track_")
             if not variants:
                 continue
             if pattern is not None and not pattern.search(f"{short}.{cname}"):
@@ -271,6 +287,8 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf=None):
     if not (isinstance(n, int) and n > 0):
         return [Result(v, "error", f"self.n must be a positive int, got {n!r}") for v in b.variants]
 
+    if _kind(b.cls) == "track":
+        return _run_track(b, obj, SMOKE_REPS if smoke else 3)
     results = {v: Result(v, n=n) for v in b.variants}
     methods = {}
     for v in b.variants:          # the warm-up call: also JIT-compiles, fills caches
@@ -296,6 +314,28 @@ def run_benchmark(b, *, smoke, min_reps, max_reps, budget, pyperf=None):
     finally:
         gc.unfreeze()
     return list(results.values())
+
+
+def _run_track(b, obj, reps):
+    """A track class: each track_<variant> called `reps` times, its values
+    (in the class's `unit`) kept as the result's "times"."""
+    results = []
+    for v in b.variants:
+        r = Result(v, n=obj.n, timer="track")
+        try:
+            for _ in range(reps):
+                r.times.append(float(getattr(obj, f"track_{v}")(*b.params)))
+        except Exception as e:
+            r = _failure(v, e)
+        results.append(r)
+    return results
+
+
+def fmt_value(r, unit):
+    """A result as shown: a time, or a tracked value with its unit."""
+    if r.timer == "track":
+        return "—" if r.median is None else f"{r.median:.3g} {unit}".strip()
+    return fmt_time(r.median)
 
 
 def _run_pyperf(b, pyperf_args, bench_dir):
@@ -448,9 +488,10 @@ def _cell(b, r, base, notes):
     if r is None:
         return ""
     if r.status == "ok":
+        shown = fmt_value(r, getattr(b.cls, "unit", ""))
         if r.variant == b.baseline:
-            return f"**{fmt_time(r.median)}** (base)"
-        return f"{fmt_time(r.median)} ({fmt_ratio(ratio(r, base))})"
+            return f"**{shown}** (base)"
+        return f"{shown} ({fmt_ratio(ratio(r, base))})"
     if r.status in ("missing", "n/a"):       # the detail says it all: one note for every row
         return f"{r.status} [{notes.ref(r.detail)}]"
     return f"{r.status} [{notes.ref(f'{b.module}.{b.name} [{r.variant}]: {r.detail}')}]"
@@ -473,6 +514,9 @@ def evaluate_targets(measured):
             if a.status != "ok" or v.status != "ok":
                 why = a if a.status != "ok" else v
                 rows.append((where, None, f"not measured ({why.variant}: {why.status})"))
+            elif "at_most" in t:          # a tracked value (bytes…), not a speed-up
+                shown = f"{a.median:.3g} {getattr(b.cls, 'unit', '')} (at most {t['at_most']:g})"
+                rows.append((where, shown, "met" if a.median <= t["at_most"] else "missed"))
             else:
                 speedup = v.median / a.median
                 rows.append((where, speedup, "met" if speedup >= t["at_least"] else "missed"))
@@ -528,7 +572,8 @@ def write_markdown(path, measured, failed_imports, info, smoke, target_lines):
                 "Speed-up: time of the peer (or hand-written code) / time of chainrules.", "",
                 "| target | benchmark | speed-up | status |", "|---|---|---|---|"]
         for label, where, speedup, status in target_lines:
-            out.append(f"| {label} | {where} | {fmt_ratio(speedup)} | {status} |")
+            shown = speedup if isinstance(speedup, str) else fmt_ratio(speedup)
+            out.append(f"| {label} | {where} | {shown} | {status} |")
         out.append("")
     for module, rows in _by_module(measured).items():
         mod_obj = sys.modules.get(f"bench.benchmarks.{module}") or sys.modules.get(module)
@@ -785,7 +830,8 @@ def main(argv=None):
         measured.append((b, results))
         base = next((r for r in results if r.variant == b.baseline and r.status == "ok"), None)
         summary = "  ".join(
-            f"{r.variant}={fmt_time(r.median)}" + (f" ({fmt_ratio(ratio(r, base))})" if base and r is not base else "")
+            f"{r.variant}={fmt_value(r, getattr(b.cls, 'unit', ''))}"
+            + (f" ({fmt_ratio(ratio(r, base))})" if base and r is not base else "")
             if r.status == "ok" else f"{r.variant}={r.status}" for r in results)
         print(f"[{i}/{len(benchmarks)}] {b.module}.{b.name} ({time.perf_counter() - t0:.1f} s): {summary}",
               file=sys.stderr, flush=True)
@@ -795,7 +841,8 @@ def main(argv=None):
     write_markdown(out / "results.md", measured, failed, info, args.smoke, targets)
     write_json(out / "results.json", measured, failed, info, args.smoke)
     try:
-        if not write_chart(out / "chart.png", measured, info, args.smoke):
+        timed = [m for m in measured if _kind(m[0].cls) == "time"]
+        if not write_chart(out / "chart.png", timed, info, args.smoke):
             print("bench: chart not written: nothing was measured", file=sys.stderr)
     except ModuleNotFoundError as e:
         print(f"bench: chart not written: {e.name} is not installed (pip install -e .[bench])", file=sys.stderr)

@@ -148,6 +148,62 @@ class ScalarDerivative(_Foo):
             c, ċ = frule((zero, ḃ), asin, b)
 
 
+class _NumpyFoo:
+    """foo written with NumPy's ufuncs, `np.arcsin(0.2 + np.sin(x))`, against
+    the same foo written with `chainrules.ad.math` (issue 13: NumPy on
+    scalars takes the compiled scalar path; target ≤ 1.3× the ad.math
+    version).  NumPy's own dispatch to `__array_ufunc__` costs about 0.2 µs
+    per ufunc call before chainrules runs (measured with a no-op
+    `__array_ufunc__`): two such calls are the floor of this ratio."""
+    n = 1000
+    x = 3.0
+    baseline = "admath"
+
+    def setup(self):
+        import numpy as np
+        from chainrules import ad
+        from chainrules.ad import math as admath
+
+        def foo_admath(x):
+            return admath.asin(0.2 + admath.sin(x))
+
+        def foo_numpy(x):
+            return np.arcsin(0.2 + np.sin(x))
+        self.foo = {"admath": foo_admath, "numpy": foo_numpy}
+        self.engine = getattr(ad, self.engine_name)
+        a, b = (self.engine(f, self.x) for f in self.foo.values())
+        if a != b:
+            raise AssertionError(f"{self.engine_name}: ad.math gives {a}, NumPy {b}")
+
+    def _time(self, which):
+        engine, f, x = self.engine, self.foo[which], self.x
+        for _ in range(self.n):
+            engine(f, x)
+
+    def time_admath(self):
+        self._time("admath")
+
+    def time_numpy(self):
+        self._time("numpy")
+
+
+class NumpyScalarGradient(_NumpyFoo):
+    """`ad.gradient` of foo at 3: NumPy ufuncs against chainrules.ad.math."""
+    engine_name = "gradient"
+
+
+class NumpyScalarDerivative(_NumpyFoo):
+    """`ad.derivative` of foo at 3: NumPy ufuncs against chainrules.ad.math."""
+    engine_name = "derivative"
+
+
+class NumpyScalarNested(_NumpyFoo):
+    """`ad.hessian` of foo at 3 (forward over reverse, nested tracked values):
+    NumPy ufuncs against chainrules.ad.math."""
+    engine_name = "hessian"
+    n = 100
+
+
 def _main():
     """Run this module alone: interleaved repetitions, medians per call and
     ratios to each benchmark's baseline (the project's runner is `python -m

@@ -13,7 +13,7 @@ with `config="forward"` apply, and `frule_via_ad` is this engine.
 
 import dataclasses
 import types
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
@@ -30,6 +30,8 @@ from chainrules._core import (
     _ad_dual,
     _ad_is_active,
     _ad_new_tag,
+    _ad_scalar_entry,
+    _ad_set_forward_flat,
     _ad_strip_all,
     frule,
     unthunk,
@@ -319,6 +321,12 @@ def derivative(f: Callable[[Any], Any], x: float | complex | np.number[Any]) -> 
     return _owned(jvp(f, (x,), (one,))[1])
 
 
+if not TYPE_CHECKING:
+    # a compiled entry point (issue 13): derivative(f, x) of a Python float runs no Python
+    # frame before the engine's C loop; other calls are the function above
+    derivative = _ad_scalar_entry(derivative, 2, _finish_derivative, _derivative_by_rule)
+
+
 def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[_T, Any]:
     """jvp(f, primals, tangents) -> (Ω, ΔΩ): f(*primals) and its
     Jacobian-vector product with `tangents` (one per primal: numbers, arrays,
@@ -331,7 +339,10 @@ def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
-    _foreign.check_libraries(primals, "jvp")
+    if not _foreign.plain_numpy(primals):
+        for p in primals:
+            _check_input(p, "jvp")
+        _foreign.check_libraries(primals, "jvp")
     if _tracing.has_rules(f):
         if _tracing.top_tracked(primals) is not None:
             # nested: the engine applies f's rule (a rule may not take tracked values)
@@ -468,8 +479,6 @@ def _as_tuples(primals, tangents):
         raise TypeError(f"jvp(f, primals, tangents): tangents must be a tuple, got {type(tangents).__name__}")
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    for p in primals:
-        _check_input(p, "jvp")
     return primals, tangents
 
 
@@ -489,3 +498,4 @@ def _describe(x):
 
 
 _tracing.ENGINES[Dual] = apply
+_ad_set_forward_flat(FORWARD, wrap_output)      # the compiled flat path (_core/ad_forward_flat.pxi)

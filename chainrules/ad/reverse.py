@@ -18,7 +18,7 @@ with `config="reverse"` apply, and `rrule_via_ad` is this engine.
 
 import dataclasses
 import types
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from chainrules._core import (
     ZeroTangent,
     _ad_gradient_scalar,
     _ad_is_active,
+    _ad_scalar_entry,
     _ad_set_reverse_flat,
     _ad_strip_all,
     _ad_value_and_gradient_scalar,
@@ -567,19 +568,32 @@ def value_and_gradient(f: Callable[..., _T], *args: Any) -> tuple[_T, Any]:
     return omega, (grads[0] if len(args) == 1 else grads)
 
 
+if not TYPE_CHECKING:
+    # Compiled entry points (issue 13): gradient(f, x) and value_and_gradient(f, x) of a
+    # Python float run no Python frame before the engine's C loop; other calls are the
+    # functions above.
+    gradient = _ad_scalar_entry(gradient, 0, _finish_gradient, _gradient_by_rule)
+    value_and_gradient = _ad_scalar_entry(value_and_gradient, 1, _finish, _value_and_gradient_by_rule)
+
+
 def _value_and_gradient(f, args):
     if not args:
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
+    if not _foreign.plain_numpy(args):
+        _check_inputs(args, "gradient")
+    omega, pullback = _vjp(f, args)
+    _real_scalar(omega, "gradient")
+    return omega, pullback(1.0)
+
+
+def _check_inputs(args, who):
     for a in args:
-        _check_input(a, "gradient")
-    _foreign.check_libraries(args, "gradient")
+        _check_input(a, who)
+    _foreign.check_libraries(args, who)
     if not any(_has_leaf(a) for a in args):
         raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
                         "differentiate with respect to numbers, float/complex arrays, or containers "
                         "and dataclasses holding them")
-    omega, pullback = _vjp(f, args)
-    _real_scalar(omega, "gradient")
-    return omega, pullback(1.0)
 
 
 def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
@@ -595,16 +609,18 @@ def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
         >>> y, pb = vjp(lambda x: x * x, 3.0)
         >>> pb(1.0)
         (6.0,)"""
-    for a in args:
-        _check_input(a, "vjp")
-    _foreign.check_libraries(args, "vjp")
+    if not _foreign.plain_numpy(args):
+        for a in args:
+            _check_input(a, "vjp")
+        _foreign.check_libraries(args, "vjp")
     return _vjp(f, args)
 
 
 def _vjp(f, args):
-    if _tracing.has_rules(f) and _tracing.top_tracked(args) is not None:
+    rules = _tracing.has_rules(f)
+    if rules and _tracing.top_tracked(args) is not None:
         f = _tracing.wrap(f)        # nested: the engine applies f's rule
-    elif _tracing.has_rules(f):
+    elif rules:
         res = rrule(REVERSE, f, *args)
         if res is not None:
             omega, rule_pullback = res

@@ -194,3 +194,22 @@ def test_only_that_matches_nothing_is_an_error(tmp_path):
     proc = run_bench("--smoke", "--only", "no_such_benchmark_anywhere", "--out", str(tmp_path))
     assert proc.returncode != 0
     assert "no benchmark matches" in proc.stderr
+
+
+def test_track_rows_report_values_and_value_targets(tmp_path):
+    """A class of track_<variant> methods (asv's convention) is a row of values
+    in its `unit`, not times; the issue 13 memory target reads it."""
+    proc = run_bench("--smoke", "--only", r"ad_memory\.TapeMemory", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    md = (tmp_path / "results.md").read_text(encoding="utf-8")
+    [row] = table_rows(md, "TapeMemory ")
+    assert header_for(md, row) == "| benchmark | tracemalloc_peak | tape_nodes |"
+    cells = [c.strip() for c in row.strip("|").split("|")][1:]
+    assert re.fullmatch(r"\*\*[0-9.]+ bytes/op\*\* \(base\)", cells[0])
+    assert re.fullmatch(r"[0-9.]+ bytes/op \([0-9.]+×\)", cells[1])
+    assert re.search(r"\| ≤ 48 bytes of tape per recorded scalar operation \(tracemalloc peak\) \| "
+                     r"ad_memory\.TapeMemory \| [0-9.]+ bytes/op \(at most 48\) \| (met|missed) \|", md)
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    [bench] = [b for b in data["benchmarks"] if b["name"] == "TapeMemory"]
+    assert bench["variants"]["tape_nodes"]["timer"] == "track"
+    assert all(t > 0 for t in bench["variants"]["tape_nodes"]["times"])

@@ -197,3 +197,52 @@ def test_flat_record_errors_are_the_generic_engines():
     x0 = np.array([0.2, 0.4, 0.6])
     with pytest.raises(ad.NoRuleError, match=r"nested differentiation.*numpy\.sum"):
         ad.gradient(lambda c: np.sum(ad.vjp(lambda x: np.sum(np.sin(x) * x), x0)[1](c)[0]), 1.5)
+
+
+# ----- the tape's layout (issue 13: at most 48 bytes per recorded operation) -------
+
+def _tape_of(f, x):
+    seen = {}
+
+    def g(v):
+        seen["tape"] = v.tape
+        return f(v)
+    return ad.gradient(g, x), seen["tape"]
+
+
+def test_tape_nodes_are_32_bytes_in_blocks():
+    ops = 3 * 4096 + 77                      # the first block, two more and part of a fourth
+
+    def f(x):
+        y = x
+        for _ in range(ops):
+            y = y * 0.9999
+        return y
+    g, tape = _tape_of(f, 0.5)
+    assert len(tape) == ops
+    assert math.isclose(g, 0.9999 ** ops, rel_tol=1e-12)
+    assert tape.nbytes <= 32 * (ops + 4096) + 8 * 8      # one block of slack at most
+    assert tape.nbytes >= 32 * ops
+
+
+def test_long_tapes_mix_nodes_records_and_numpy_scalars():
+    """Nodes of every kind across block boundaries: the generic sweep and the
+    scalar sweep give the closed form."""
+    n = 5000
+
+    def f(x):
+        y = x
+        for i in range(n):
+            y = y * 0.999 + np.sin(x) * 1e-4     # scalar nodes and NumPy-semantics nodes
+        return y + np.sum(np.array([1.0, 2.0]) * x)   # and records
+    g, tape = _tape_of(f, 0.3)
+    geo = sum(0.999 ** k for k in range(n))
+    assert math.isclose(g, 0.999 ** n + 1e-4 * math.cos(0.3) * geo + 3.0, rel_tol=1e-10)
+    assert len(tape) > 2 * 4096
+    g2, _ = _tape_of(lambda x: f(x) - np.sum(np.array([1.0, 2.0]) * x), 0.3)
+    assert math.isclose(g2, g - 3.0, rel_tol=1e-10)
+
+
+def test_short_tapes_live_in_the_tape_object():
+    _, tape = _tape_of(lambda x: x * x + 1.0, 2.0)
+    assert len(tape) == 2 and tape.nbytes == 8 * 32 + 8
