@@ -1,3 +1,4 @@
+# cython: cdivision=True
 # ---------------------------------------------------------------------------
 # The kernels of the C scalar table (chainrules._core's rows in
 # _core/scalar_*.pxi): plain C doubles, nogil, inline.  The core cimports
