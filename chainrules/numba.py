@@ -48,6 +48,11 @@ except ImportError as _e:  # pragma: no cover - the test extra installs numba
 
 from chainrules._core import _native_table
 
+# numba's helpers are not annotated
+_UniTuple: Any = _types.UniTuple
+_get_or_insert_function: Any = _cgutils.get_or_insert_function
+_alloca_once: Any = _cgutils.alloca_once
+
 __all__ = ["ROWS", "addresses"]
 
 _TABLE: dict[str, tuple[str, int, int, int]] = _native_table()
@@ -59,7 +64,9 @@ ROWS: dict[str, str] = {name: entry[0] for name, entry in _TABLE.items()}
 
 def addresses() -> dict[str, tuple[int, int, int]]:
     """{name: (address of f, of f′, of the fused (f, f′))} of every row; the C
-    signatures are those of scalar.pxd and cscalar.pxd (chainrules.get_include())."""
+    signatures are those of scalar.pxd and cscalar.pxd (chainrules.get_include()),
+    except the fused function of a real row of one argument: ``struct {double f,
+    d;} NAME_fd(double x)``, both returned in registers."""
     return {name: entry[1:] for name, entry in _TABLE.items()}
 
 
@@ -79,6 +86,8 @@ def _llvm_type(kind: str, which: int) -> _ir.FunctionType:
         return _ir.FunctionType(ret, args)
     if which == 1 and n == 1:
         return _ir.FunctionType(ret, args)
+    if which == 2 and kind == "r1":
+        return _ir.FunctionType(_C, args)     # struct {double f, d}: both in registers
     outs = [ptr] * n
     return _ir.FunctionType(_ir.VoidType() if which == 1 else ret, args + outs)
 
@@ -90,7 +99,7 @@ def _make(name: str, kind: str, which: int, addr: int) -> Any:
     cplx = kind[0] == "c"
     num = _types.complex128 if cplx else _types.float64
     outs = 1 if which == 0 else (n if which == 1 else n + 1)     # the values given
-    ret = num if outs == 1 else _types.UniTuple(num, outs)
+    ret = num if outs == 1 else _UniTuple(num, outs)
     fnty = _llvm_type(kind, which)
 
     def typer(typingctx: Any, *args: Any) -> Any:
@@ -102,7 +111,7 @@ def _make(name: str, kind: str, which: int, addr: int) -> Any:
         sig = ret(*([num] * n))
 
         def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
-            fn = _cgutils.get_or_insert_function(builder.module, fnty, symbol)
+            fn = _get_or_insert_function(builder.module, fnty, symbol)
             cargs = []
             for v in llargs:
                 if cplx:
@@ -110,8 +119,12 @@ def _make(name: str, kind: str, which: int, addr: int) -> Any:
                 else:
                     cargs.append(v)
             slots = []
+            if which == 2 and kind == "r1":
+                res = builder.call(fn, cargs)
+                return context.make_tuple(builder, ret, [builder.extract_value(res, 0),
+                                                         builder.extract_value(res, 1)])
             if which == 2 or (which == 1 and n == 2):
-                slots = [_cgutils.alloca_once(builder, _C if cplx else _D) for _ in range(n)]
+                slots = [_alloca_once(builder, _C if cplx else _D) for _ in range(n)]
             res = builder.call(fn, cargs + slots)
             vals = ([] if which == 1 and n == 2 else [res]) + [builder.load(s) for s in slots]
             if outs == 1:
