@@ -4,13 +4,16 @@ compiled here (Cython, then the C compiler Python was built with) and every
 row's f, f′ and fused (f, f′) are compared with chainrules' rules."""
 
 import importlib.util
+import math
 import os
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
 import sysconfig
 
+import numpy as np
 import pytest
 
 import chainrules
@@ -39,22 +42,41 @@ def _source(table):
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module")
-def native(tmp_path_factory):
-    """The compiled test module: one function per row giving (f, f′, fused f, fused f′)."""
-    tmp = tmp_path_factory.mktemp("native_cython")
-    pyx = tmp / "cr_native_test.pyx"
-    pyx.write_text(_source(_core._native_table()))
-    subprocess.run([sys.executable, "-m", "cython", "-I", chainrules.get_include(), str(pyx),
-                    "-o", str(tmp / "cr_native_test.c")], check=True)
-    so = tmp / ("cr_native_test" + sysconfig.get_config_var("EXT_SUFFIX"))
+def _build(tmp, name, source):
+    """Compile the Cython source as the extension module `name` (Cython with
+    chainrules.get_include() as its include path, then the C compiler Python was
+    built with) and import it."""
+    pyx = tmp / f"{name}.pyx"
+    pyx.write_text(source)
+    subprocess.run([sys.executable, "-m", "cython", "-3", "-I", chainrules.get_include(), str(pyx),
+                    "-o", str(tmp / f"{name}.c")], check=True)
+    so = tmp / (name + sysconfig.get_config_var("EXT_SUFFIX"))
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
     subprocess.run([*cc, "-shared", "-fPIC", "-O1", "-I", sysconfig.get_paths()["include"],
-                    str(tmp / "cr_native_test.c"), "-o", str(so), "-lm"], check=True)
-    spec = importlib.util.spec_from_file_location("cr_native_test", so)
+                    str(tmp / f"{name}.c"), "-o", str(so), "-lm"], check=True)
+    spec = importlib.util.spec_from_file_location(name, so)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory):
+    """The compiled test module: one function per row giving (f, f′, fused f, fused f′)."""
+    return _build(tmp_path_factory.mktemp("native_cython"), "cr_native_test",
+                  _source(_core._native_table()))
+
+
+def test_the_documentations_example_compiles_and_runs(tmp_path):
+    page = (ROOT / "docs" / "native.md").read_text(encoding="utf-8")
+    source = re.search(r"```cython\n(.*?)```", page, re.S).group(1)
+    mod = _build(tmp_path, "tanh_loop", source)
+    x = np.linspace(-2.0, 2.0, 9)
+    y, dy = np.empty_like(x), np.empty_like(x)
+    mod.tanh_and_derivative(x, y, dy)
+    want = [chainrules.frule((chainrules.NoTangent(), 1.0), math.tanh, v) for v in x]
+    assert y.tolist() == [w[0] for w in want] and dy.tolist() == [w[1] for w in want]
+    assert mod.atan2_partials(3.0, 4.0) == (0.16, -0.12)
 
 
 def test_get_include_holds_the_pxd_files():
