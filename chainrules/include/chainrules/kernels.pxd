@@ -47,11 +47,6 @@ cdef extern from *:
     """
     double _TWO_OVER_SQRT_PI "CR_TWO_OVER_SQRT_PI"
 
-
-# ----- kernels shared by several modules -------------------------------------
-# Kernels: d_<name>(x, Ω) -> ∂Ω/∂x ; c_<name>(z, Ω) -> f'(z) ; two arguments:
-# d2_<name>(x, y, Ω, &∂x, &∂y).
-
 from libc.math cimport signbit, isnan, isfinite, INFINITY, NAN
 from libc.math cimport pow as c_pow
 from libc.math cimport (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh,
@@ -61,6 +56,7 @@ from libc.math cimport (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh
                         M_PI, M_LN2, M_LN10)
 
 
+# ----- kernels shared by several modules -------------------------------------
 
 cdef inline double d_zero(double x, double o) noexcept nogil:
     return 0.0
@@ -497,7 +493,7 @@ cdef inline void d2_min(double x, double y, double o, double* dx, double* dy) no
 
 
 
-# ----- kernels of math alone -----
+# ----- kernels of math alone ------------------------------------------------
 
 
 cdef inline double f_pow(double x, double p) noexcept nogil:
@@ -532,7 +528,7 @@ cdef inline double f_trunc(double x) noexcept nogil:
     return trunc(x)
 
 
-# ----- kernels of operator and the builtins -----
+# ----- kernels of operator and the builtins ----------------------------------
 
 cdef inline double f_pypow(double x, double p) noexcept nogil:
     # Python's float ** : a NaN here (negative base, fractional power) sends
@@ -544,7 +540,7 @@ cdef inline double f_fabs(double x) noexcept nogil:
 
 
 
-# ----- kernels of the NumPy ufuncs -----
+# ----- kernels of the NumPy ufuncs -------------------------------------------
 
 cdef inline double d_square(double x, double o) noexcept nogil:
     return 2.0 * x
