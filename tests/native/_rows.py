@@ -7,9 +7,8 @@ import math
 
 import numpy as np
 
-
 import chainrules
-from chainrules import NoTangent, ZeroTangent, _core
+from chainrules import AbstractZero, NoTangent, _core
 
 # the native name of a row, where it is not the function's own name
 ALIASES = {
@@ -56,8 +55,10 @@ def expected(f, args, n_int=()):
     partials = []
     omega = None
     for i in range(len(args)):
-        ts = [NoTangent() if j in n_int else (1.0 if i == j else 0.0) * (1 + 0j if
-              isinstance(args[j], complex) else 1.0) for j in range(len(args))]
+        ts = []
+        for j, a in enumerate(args):
+            one = 1 + 0j if isinstance(a, complex) else 1.0
+            ts.append(NoTangent() if j in n_int else (one if j == i else 0 * one))
         if i in n_int:
             partials.append(0.0)
             continue
@@ -66,7 +67,7 @@ def expected(f, args, n_int=()):
                 omega, d = chainrules.frule((NoTangent(), *ts), f, *args)
         except (ValueError, ZeroDivisionError, OverflowError):
             return None
-        partials.append(0.0 if isinstance(d, type(ZeroTangent())) else d)
+        partials.append(0.0 if isinstance(d, AbstractZero) else d)
     return omega, tuple(partials)
 
 
