@@ -211,6 +211,7 @@ include "ad_entry.pxi"
 include "array_rules.pxi"
 include "ad_compile.pxi"
 include "ad_replay.pxi"
+include "native.pxi"
 
 
 # Python may not create the objects that only rules make (see cr_forbid_new).

@@ -24,6 +24,10 @@ __asm__(".symver log,log@" CHAINRULES_GLIBC_BASE);
 __asm__(".symver log2,log2@" CHAINRULES_GLIBC_BASE);
 __asm__(".symver pow,pow@" CHAINRULES_GLIBC_BASE);
 __asm__(".symver hypot,hypot@" CHAINRULES_GLIBC_BASE);
+/* lgamma (the native kernels' primal, chainrules/include/chainrules/
+   scalar.pxd) binds to GLIBC_2.23, whose version only stopped setting
+   signgam as a side effect: the same values. */
+__asm__(".symver lgamma,lgamma@" CHAINRULES_GLIBC_BASE);
 #  endif
 #endif
 

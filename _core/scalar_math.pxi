@@ -13,30 +13,6 @@
 import math as _math
 
 
-# ----- kernels only math needs -------------------------------------------
-
-cdef double f_pow(double x, double p) noexcept nogil:
-    return c_pow(x, p)
-
-cdef double f_fmod(double x, double y) noexcept nogil:
-    return fmod(x, y)
-
-cdef double f_remainder(double x, double y) noexcept nogil:
-    return remainder(x, y)
-
-cdef double d_erf(double x, double o) noexcept nogil:
-    return _TWO_OVER_SQRT_PI * exp(-x * x)
-
-cdef double d_erfc(double x, double o) noexcept nogil:
-    return -_TWO_OVER_SQRT_PI * exp(-x * x)
-
-cdef double d_gamma(double x, double o) noexcept nogil:
-    return o * cr_digamma(x)
-
-cdef double d_lgamma(double x, double o) noexcept nogil:
-    return cr_digamma(x)
-
-
 # ----- trigonometric ------------------------------------------------------
 
 _row1(_math.sin, sin, d_sin)
@@ -95,15 +71,6 @@ _row1(_math.gamma, NULL, d_gamma)            # Γ' = Γ·ψ
 _row1(_math.lgamma, NULL, d_lgamma)          # ψ
 
 # ----- rounding: a numeric zero; Ω an int, made as CPython makes it --------
-
-cdef double f_floor(double x) noexcept nogil:
-    return floor(x)
-
-cdef double f_ceil(double x) noexcept nogil:
-    return ceil(x)
-
-cdef double f_trunc(double x) noexcept nogil:
-    return trunc(x)
 
 _row1(_math.floor, f_floor, d_zero, NULL, F_INT_OUT | F_INT_PRIMAL)
 _row1(_math.ceil, f_ceil, d_zero, NULL, F_INT_OUT | F_INT_PRIMAL)

@@ -9,48 +9,6 @@
 # ufuncs (modf, frexp, divmod) are Python rules in rulesets/python/.
 # ---------------------------------------------------------------------------
 
-cdef double d_square(double x, double o) noexcept nogil:
-    return 2.0 * x
-
-cdef double complex c_square(double complex z, double complex o) noexcept nogil:
-    return 2.0 * z
-
-cdef double d_reciprocal(double x, double o) noexcept nogil:
-    return -o * o
-
-cdef double complex c_reciprocal(double complex z, double complex o) noexcept nogil:
-    return -o * o
-
-cdef void d2_fmax(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    """fmax ignores a NaN: the derivative goes to the other argument."""
-    if isnan(y):
-        dx[0] = 1.0
-        dy[0] = 0.0
-    elif isnan(x):
-        dx[0] = 0.0
-        dy[0] = 1.0
-    else:
-        d2_max(x, y, o, dx, dy)
-
-cdef void d2_fmin(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    if isnan(y):
-        dx[0] = 1.0
-        dy[0] = 0.0
-    elif isnan(x):
-        dx[0] = 0.0
-        dy[0] = 1.0
-    else:
-        d2_min(x, y, o, dx, dy)
-
-cdef void d2_logaddexp(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = exp(x - o)
-    dy[0] = exp(y - o)
-
-cdef void d2_logaddexp2(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = exp2(x - o)
-    dy[0] = exp2(y - o)
-
-
 # ----- unary ----------------------------------------------------------------
 
 _row1(_np.negative, NULL, d_minus_one, c_minus_one, F_NUMPY)

@@ -11,15 +11,6 @@ import operator as _operator
 import builtins as _builtins
 
 
-cdef double f_pypow(double x, double p) noexcept nogil:
-    # Python's float ** : a NaN here (negative base, fractional power) sends
-    # the call to the primal, which answers with a complex number.
-    return c_pow(x, p)
-
-cdef double f_fabs(double x) noexcept nogil:
-    return fabs(x)
-
-
 for _f in (_operator.add, _operator.iadd):
     _row2(_f, f_add, d2_add, c2_add, F_INT_PRIMAL)
 for _f in (_operator.sub, _operator.isub):

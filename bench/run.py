@@ -68,7 +68,7 @@ FIRST = ("end_to_end",)
 
 # Versions shown in the machine description; read from the installed
 # metadata, so that nothing is imported just to print a version.
-PACKAGES = ("chainrules", "numpy", "scipy", "autograd", "jax", "jaxlib", "torch", "matplotlib")
+PACKAGES = ("chainrules", "numpy", "scipy", "autograd", "jax", "jaxlib", "torch", "numba", "matplotlib")
 
 # The targets of issue 7 (the goal, not a test).  `speedup` is
 # time(versus) / time(variant), measured in the same benchmark; a target is
@@ -117,6 +117,11 @@ TARGETS = [
          benchmark=r".*size=1000000\)", variant="rrule", versus="numpy", at_least=1 / 1.1),
     dict(label="array rules within 1.1× of hand-written NumPy at 1e6 elements", module="numpy_linalg",
          benchmark=r".*\(size=1000\)", variant="rrule", versus="hand", at_least=1 / 1.1),
+    # issue 13: the C scalar table's kernels called from numba's nopython loops
+    dict(label="numba loop with chainrules' kernels within 1.2× of hand-written numba", module="native",
+         benchmark=r"NumbaLoop\(.*", variant="chainrules_fd", versus="hand_fd", at_least=1 / 1.2),
+    dict(label="numba loop with chainrules' kernels within 1.2× of hand-written numba", module="native",
+         benchmark=r"NumbaLoop\(.*", variant="chainrules_d", versus="hand_d", at_least=1 / 1.2),
 ]
 
 

@@ -75,6 +75,23 @@ from chainrules._protocols import FruleFunction, Pullback, RruleFunction  # noqa
 
 from chainrules._version import version as __version__  # noqa: E402  (meson.build's)
 
+
+def get_include() -> str:
+    """The folder to compile Cython code against chainrules' C scalar table.
+
+    It holds the ``.pxd`` files of the package ``chainrules`` (``scalar.pxd``:
+    f, f′ and the fused (f, f′) of every real row, nogil on C doubles;
+    ``cscalar.pxd``: the complex rows; ``kernels.pxd``: the derivative kernels
+    they share with the compiled core).  Give it to Cython as an include path
+    (``cythonize(..., include_path=[chainrules.get_include()])``) and
+    ``cimport chainrules.scalar``.  The functions are inline: the extension
+    needs neither chainrules nor Python at run time to call them.  See the
+    documentation page "Calling the kernels from Cython and numba".
+    """
+    import os
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+
+
 __all__ = [
     "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",
     "scalar_rule", "register_frule", "register_rrule", "non_differentiable", "opt_out",
@@ -85,5 +102,5 @@ __all__ = [
     "NotImplementedTangent", "NotImplementedTangentError", "not_implemented",
     "ProjectTo", "add_inplace", "is_inplaceable_destination", "canonicalize", "backing",
     "construct", "zero_tangent", "ignore_derivatives",
-    "Pullback", "FruleFunction", "RruleFunction",
+    "Pullback", "FruleFunction", "RruleFunction", "get_include",
 ]

@@ -17,10 +17,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def test_every_python_source_is_listed_in_meson_build():
     listed = set()
     for build in (ROOT / "chainrules").rglob("meson.build"):
-        for name in re.findall(r"'([^']+\.pyi?)'", build.read_text()):
+        for name in re.findall(r"'([^']+\.(?:pyi?|pxd))'", build.read_text()):
             listed.add((build.parent / name).resolve())
     sources = {p.resolve() for p in (ROOT / "chainrules").rglob("*.py")}
     sources |= {p.resolve() for p in (ROOT / "chainrules").rglob("*.pyi")}
+    sources |= {p.resolve() for p in (ROOT / "chainrules").rglob("*.pxd")}  # get_include()
     missing = sorted(str(p.relative_to(ROOT)) for p in sources - listed)
     assert not missing, f"not listed in chainrules/meson.build (the wheel would miss them): {missing}"
 

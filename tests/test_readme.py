@@ -27,8 +27,8 @@ def _other_library(source):
                                     for b in BLOCKS], ids=[f"block{i + 1}" for i in range(len(BLOCKS))])
 def test_readme_snippet_runs(source):
     # a snippet on another array library needs it installed (the test extra
-    # installs PyTorch on CPython 3.11 only: see pyproject.toml)
-    for lib in ("torch", "jax", "dask"):
+    # installs PyTorch on CPython 3.11 only: see pyproject.toml; numba for chainrules.numba)
+    for lib in ("torch", "jax", "dask", "numba"):
         if re.search(rf"^\s*(import|from) {lib}\b", source, flags=re.MULTILINE):
             pytest.importorskip(lib)
     saved = _core._save_registry()
