@@ -22,6 +22,7 @@
 # ordinary engine).
 # ---------------------------------------------------------------------------
 
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 
 cdef object _CMISS = object()       # "this program does not apply": retrace or fall back
