@@ -128,6 +128,13 @@ def astype(xp, x, dtype):
             return x.astype(dtype)
         if isinstance(x, (bool, int, float, complex)):
             return np.asarray(x, dtype=dtype)[()]
+        if type(x) is not np.ndarray:
+            from chainrules._core import Tracked, _ad_strip_all
+            if isinstance(x, Tracked) and not isinstance(_ad_strip_all(x), (np.ndarray, np.generic)):
+                # a tracked Python number (a rule differentiated), which np.astype
+                # refuses: converted by arithmetic, which the engines differentiate
+                dt = np.dtype(dtype)
+                return (x if dt.kind == "c" else np.real(x)) * np.ones((), dt)[()]
     f = getattr(xp, "astype", None)
     if f is not None:
         return f(x, dtype)

@@ -57,10 +57,12 @@ from chainrules.ad.reverse import gradient, value_and_gradient, vjp
 from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
+from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
 _register_numpy_on_tracked(Dual, Var)      # nested: NumPy's ufuncs by the table's generic bodies
+_register_scalars_on_tracked(Dual, Var)    # and math, cmath, operator, abs, pow, max, min
 
 __all__ = [
     # forward mode

@@ -42,11 +42,8 @@ CASES = [
 
 _METHOD = ("the np.ndarray method's rule is registered for np.ndarray arguments only: cr.rrule/cr.frule "
            "find no rule for a value tracked by chainrules.ad")
-_OPERATOR = ("the operator module's rules on arrays are registered for ndarray arguments: "
-             "cr.rrule(operator.<op>, Dual, …) finds no rule")
 XFAIL = {
     **{c.id: _METHOD for c in CASES if c.id.startswith("ndarray.") and c.id != "ndarray.round"},
-    **{c.id: _OPERATOR for c in CASES if c.id.startswith("operator.")},
 }
 
 
