@@ -206,6 +206,7 @@ include "ad_forward.pxi"
 include "ad_reverse.pxi"
 include "ad_call.pxi"
 include "array_rules.pxi"
+include "namespace.pxi"
 
 
 # Python may not create the objects that only rules make (see cr_forbid_new).
