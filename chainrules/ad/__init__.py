@@ -58,11 +58,15 @@ from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
 from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
+from chainrules.rulesets.array_api.shapes import register_getitem_on_tracked as _register_getitem_on_tracked
+from chainrules.rulesets.array_api.on_tracked import register_numpy_on_tracked as _register_arrays_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
 _register_numpy_on_tracked(Dual, Var)      # nested: NumPy's ufuncs by the table's generic bodies
 _register_scalars_on_tracked(Dual, Var)    # and math, cmath, operator, abs, pow, max, min
+_register_getitem_on_tracked(Dual, Var)    # indexing: the array-API rule
+_register_arrays_on_tracked(Dual, Var)     # sort, clip, take, max, min, matmul, tensordot: the array-API rules
 
 __all__ = [
     # forward mode
