@@ -30,6 +30,7 @@ from chainrules._core import (
     Dual,
     Var,
     ProjectTo,
+    _ad_strip_all,
     Thunk,
     pullback_seed,
     register_frule,
@@ -169,7 +170,7 @@ class _NumpyProject:
         self.project = ProjectTo(x)
         self.kind = self.project.kind
         self.shape = tuple(getattr(x, "shape", ()))
-        self.real = not np.iscomplexobj(x)
+        self.real = not _is_complex_value(x)
 
     def __call__(self, x̄):
         if self.kind == 0:
@@ -180,8 +181,21 @@ class _NumpyProject:
         if type(x̄) in _TRACKED:
             # a cotangent tracked by an enclosing differentiation (the rule
             # differentiated): the real part for a real argument, with np.real's rule
-            return np.real(x̄) if self.real and np.iscomplexobj(x̄) else x̄
+            return np.real(x̄) if self.real and _is_complex_value(x̄) else x̄
         return self.project(x̄)
+
+
+def _is_complex_value(v):
+    """np.iscomplexobj of v, or of the plain value under a tracked v (asking
+    NumPy would go through the engines' dispatcher)."""
+    t = type(v)
+    if t is np.ndarray:
+        return v.dtype.kind == "c"
+    if t is float:
+        return False
+    if t in _TRACKED:
+        v = _ad_strip_all(v)
+    return np.iscomplexobj(v)
 
 
 def _zero_for(project):
