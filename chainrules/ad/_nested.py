@@ -1,22 +1,28 @@
-"""Nested differentiation: second-order information the rules do not give.
+"""Nested differentiation: what is left of a second registry, for the NumPy
+rules that cannot take tracked values yet (issue 12: to be deleted once they
+compute with the namespace of their arguments).
 
 A rule gives first derivatives.  A derivative of a derivative (a Hessian, a
 Hessian-vector product, `derivative(derivative(f))`) needs them to be
 differentiable themselves: when an operation meets values tracked by an
 enclosing differentiation, the rule would receive tracked values, which the
 C kernels of the scalar table cannot take and many array rules convert with
-`np.asarray`.  These kinds of functions are handled without that:
+`np.asarray`.  Most rules are differentiated as they are (their bodies
+compute with NumPy functions and operators on their arguments, which reach
+the engines), or have an array-API rule body registered on the tracked types
+(`chainrules.rulesets.array_api.on_tracked`: indexing, sort, clip, take, max,
+min, matmul, tensordot).  The few left are handled here:
 
-- linear functions (sum, reshape, indexing, concatenate, …): the tangent is
+- linear functions (cumsum, trace, diagonal, diff, repeat, fft…): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
-- locally linear functions (sort, max, clip, median, …): the derivative at
+- locally linear functions (sort, median, quantiles, partition, ptp, …): the derivative at
   the plain values, their rule's, as a linear map with rules of its own
   (`LocalJvp`, and `LinearPullback` for the pullback);
-- multilinear functions (matmul, dot, einsum, outer, …): the same, expanding
+- multilinear functions (dot, einsum, outer, kron, …): the same, expanding
   products of tracked components (`pullback_at`, below), and, in reverse
   over reverse, a pullback with a rule of its own (`MultilinearPullback`);
-- prod, cumprod, var, std, linalg.norm/solve/inv/det/slogdet: rules written
+- cumprod, linalg.norm/solve/inv/det/slogdet: rules written
   with NumPy calls on the tracked arguments (`chainrules.ad._nested_rules`).
 
 NumPy's element-wise ufuncs and Python's scalar functions (math, cmath,
@@ -79,21 +85,22 @@ def _np(*path):
     return obj
 
 
-# (The functions whose rules take tracked values are not here: their rules are
-# differentiated as they are (sum, mean, reshape, transpose, concatenate, stack,
-# where, flip, roll, …), or the array-API rule bodies are registered for them on
-# the tracked types (indexing, sort, clip, take, max, min, matmul, tensordot:
-# chainrules.rulesets.array_api.on_tracked).)
+# Only the functions whose NumPy rules cannot take tracked values (np.asarray,
+# compiled code on the arrays) are here.  The others are differentiated through
+# their own rules: as they are (sum, mean, reshape, transpose, ravel, concatenate,
+# stack, where, flip, roll, prod, var, std, …), or by the array-API rule bodies
+# registered for them on the tracked types (indexing, sort, clip, take, max, min,
+# matmul, tensordot: chainrules.rulesets.array_api.on_tracked).
 LINEAR = _existing(
-    np.ravel, np.cumsum, np.trace, np.repeat, np.diagonal, np.diag, np.diff, _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
+    np.cumsum, np.trace, np.repeat, np.diagonal, np.diag, np.diff,
+    _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
     _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
 
 # Locally linear: piecewise linear, so that near the point the derivative is
 # the rule's, taken at the plain values (sort, max, clip, …; second
 # derivatives are zero almost everywhere).
 LOCALLY_LINEAR = _existing(
-    np.sort, np.take_along_axis,
-    np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
+    np.sort, np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
 
 MULTILINEAR = _existing(
     np.dot, np.inner, np.outer, np.einsum, np.kron, np.cross, np.vdot)
