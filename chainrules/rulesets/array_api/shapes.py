@@ -546,7 +546,7 @@ def _getitem_rules(get):
     return getitem_frule, getitem_rrule
 
 
-def register_getitem_on_tracked(*tracked_types):
+def register_getitem_on_tracked(*tracked_types: type) -> None:
     """Register the indexing rules on `operator.getitem` where the array is
     one of `tracked_types` (chainrules.ad's Dual and Var): indexing inside a
     nested differentiation, differentiated by the enclosing one (NumPy's own
