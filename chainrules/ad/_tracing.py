@@ -110,6 +110,8 @@ def _cells(fn):
 
 
 def _scan(x, best, depth):
+    if type(x) in FLAT_TYPES:
+        return best                 # an ndarray, a number, a slice: nothing tracked inside
     if isinstance(x, Tracked):
         if not _ad_is_active(x.tag):
             raise EscapedTrackedValueError(
