@@ -16,7 +16,7 @@ min, matmul, tensordot).  The few left are handled here:
 - linear functions (cumsum, trace, diagonal, diff, repeat, fft…): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
-- locally linear functions (sort, median, quantiles, partition, ptp, …): the derivative at
+- locally linear functions (median, quantiles, partition, ptp, …): the derivative at
   the plain values, their rule's, as a linear map with rules of its own
   (`LocalJvp`, and `LinearPullback` for the pullback);
 - multilinear functions (dot, einsum, outer, kron, …): the same, expanding
@@ -97,10 +97,10 @@ LINEAR = _existing(
     _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
 
 # Locally linear: piecewise linear, so that near the point the derivative is
-# the rule's, taken at the plain values (sort, max, clip, …; second
+# the rule's, taken at the plain values (median, partition, ptp, …; second
 # derivatives are zero almost everywhere).
 LOCALLY_LINEAR = _existing(
-    np.sort, np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
+    np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
 
 MULTILINEAR = _existing(
     np.dot, np.inner, np.outer, np.einsum, np.kron, np.cross, np.vdot)

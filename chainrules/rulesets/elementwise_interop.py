@@ -274,7 +274,8 @@ def register_scalars_on_tracked(*tracked_types: type) -> None:
             continue
         fr, rr = _by_arity(rules)
         for t in tracked_types:
-            for types in ((t,),) if max(rules) == 1 and min(rules) == 1 else ((t,), (t, object), (object, t)):
+            signatures = ([(t,)] if 1 in rules else []) + ([(t, object), (object, t)] if 2 in rules else [])
+            for types in signatures:
                 register_frule(f, *types)(fr)
                 register_rrule(f, *types)(rr)
         SCALARS_ON_TRACKED.add(f)
