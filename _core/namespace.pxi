@@ -1,5 +1,6 @@
 # The array namespace of a rule's arguments, the common case compiled: every
-# argument an ndarray (exactly), a NumPy float64 or a Python number -> NumPy.
+# argument an ndarray (exactly), a NumPy float64 or a Python number, or a value
+# tracked by chainrules.ad whose primal is one -> NumPy.
 # Anything else (another library's array, a tracked value, a list, a
 # subclass) goes to chainrules._xp's Python lookup, given once at import.
 
@@ -14,9 +15,15 @@ def _set_namespace_fallback(slow):
     _xp_slow_namespace = slow
 
 
-cdef inline bint _numpy_or_number(object x):
+cdef bint _numpy_or_number(object x):
     cdef object t = type(x)
-    return t is _ndarray or t is float or t is _np_float64 or t is int or t is complex
+    if t is _ndarray or t is float or t is _np_float64 or t is int or t is complex:
+        return True
+    if t is Dual or t is Var:
+        # a value tracked by chainrules.ad declares its primal's namespace
+        # (chainrules.ad._namespace): NumPy for a NumPy value or a number
+        return _numpy_or_number((<Tracked>x)._primal())
+    return False
 
 
 @cython.binding(False)
