@@ -212,6 +212,7 @@ include "array_rules.pxi"
 include "ad_compile.pxi"
 include "ad_replay.pxi"
 include "native.pxi"
+include "namespace.pxi"
 
 
 # Python may not create the objects that only rules make (see cr_forbid_new).

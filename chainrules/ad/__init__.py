@@ -29,16 +29,18 @@ Example::
 
 Nested differentiation is safe: every differentiation tags its values, and
 an operation on values of several tags is done for the innermost one.  Second
-derivatives need first derivatives that are themselves differentiable: rules
-whose bodies compute with the namespace of their arguments (NumPy's
-element-wise ufuncs by the element-wise table, every rule of another array
-library) are differentiated as they are; Python scalar functions use their
-partials written as code, linear,
-locally linear and multilinear array functions are handled component-wise
-(`chainrules.ad._nested`); prod, cumprod, var, std and linalg.norm, solve,
-inv, det and slogdet have rules for this (`chainrules.ad._nested_rules`);
-other rules must compute with tracked values (a clear NoRuleError says
-which rule could not).
+derivatives need first derivatives that are themselves differentiable: a rule
+evaluated on values tracked by an enclosing differentiation is differentiated
+by it when its body computes with NumPy functions and operators on its
+arguments (NumPy's element-wise ufuncs and Python's scalar functions by the
+element-wise table; indexing, sort, clip, take, max, min, matmul and
+tensordot by their array-API bodies registered on Dual and Var; sum, mean,
+reshape, prod, var, std and most shape functions by their own rules; every
+rule of another array library).  The few NumPy rules that still convert to
+plain arrays (cumsum, trace, diff, fft, einsum, outer, median, cumprod,
+linalg.norm/solve/inv/det/slogdet, …) are handled by `chainrules.ad._nested`
+and `_nested_rules` until they are rewritten; others raise a clear
+NoRuleError naming the rule.
 
 Calls the engines cannot see: a `math` function or a function with a rule
 called directly inside the differentiated code (use `chainrules.ad.math`,
@@ -58,10 +60,19 @@ from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad.compile import compile  # noqa: A004  (ad.compile, the compiled derivative)
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
+from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
+from chainrules.rulesets.array_api.shapes import register_getitem_on_tracked as _register_getitem_on_tracked
+from chainrules.rulesets.array_api.on_tracked import register_numpy_on_tracked as _register_arrays_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
-_register_numpy_on_tracked(Dual, Var)      # nested: NumPy's ufuncs by the table's generic bodies
+# Rules for values tracked by an enclosing differentiation (Dual, Var, and
+# ad.compile's traced values: every subclass of Tracked), so that the rules run
+# inside a nested differentiation are themselves differentiated:
+_register_numpy_on_tracked(Tracked)      # NumPy's ufuncs by the table's generic bodies
+_register_scalars_on_tracked(Tracked)    # math, cmath, operator, abs, pow, max, min
+_register_getitem_on_tracked(Tracked)    # indexing: the array-API rule
+_register_arrays_on_tracked(Tracked)     # sort, clip, take, max, min, matmul, tensordot: the array-API rules
 
 __all__ = [
     # forward mode

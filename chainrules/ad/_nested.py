@@ -1,29 +1,32 @@
-"""Nested differentiation: second-order information the rules do not give.
+"""Nested differentiation: what is left of a second registry, for the NumPy
+rules that cannot take tracked values yet (issue 12: to be deleted once they
+compute with the namespace of their arguments).
 
 A rule gives first derivatives.  A derivative of a derivative (a Hessian, a
 Hessian-vector product, `derivative(derivative(f))`) needs them to be
 differentiable themselves: when an operation meets values tracked by an
 enclosing differentiation, the rule would receive tracked values, which the
 C kernels of the scalar table cannot take and many array rules convert with
-`np.asarray`.  Three kinds of functions are handled without that:
+`np.asarray`.  Most rules are differentiated as they are (their bodies
+compute with NumPy functions and operators on their arguments, which reach
+the engines), or have an array-API rule body registered on the tracked types
+(`chainrules.rulesets.array_api.on_tracked`: indexing, sort, clip, take, max,
+min, matmul, tensordot).  The few left are handled here:
 
-- scalar functions (math, cmath, operators on Python numbers): their
-  partials written as code, `∂ᵢ(*xs, Ω)`, with functions that are themselves
-  differentiated by the enclosing engine (as ForwardDiff does with DiffRules'
-  expressions); called only for the arguments that carry a tangent;
-- linear functions (sum, reshape, indexing, concatenate, …): the tangent is
+- linear functions (cumsum, trace, diagonal, diff, repeat, fft…): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
   is applied to each component of a tracked cotangent;
-- locally linear functions (sort, max, clip, median, …): the derivative at
+- locally linear functions (median, quantiles, partition, ptp, …): the derivative at
   the plain values, their rule's, as a linear map with rules of its own
   (`LocalJvp`, and `LinearPullback` for the pullback);
-- multilinear functions (matmul, dot, einsum, outer, …): the same, expanding
+- multilinear functions (dot, einsum, outer, kron, …): the same, expanding
   products of tracked components (`pullback_at`, below), and, in reverse
   over reverse, a pullback with a rule of its own (`MultilinearPullback`);
-- prod, cumprod, var, std, linalg.norm/solve/inv/det/slogdet: rules written
+- cumprod, linalg.norm/solve/inv/det/slogdet: rules written
   with NumPy calls on the tracked arguments (`chainrules.ad._nested_rules`).
 
-NumPy's element-wise ufuncs are not here: their generic rule bodies (the
+NumPy's element-wise ufuncs and Python's scalar functions (math, cmath,
+operator, abs, pow, max, min) are not here: their generic rule bodies (the
 element-wise table, `chainrules.rulesets.elementwise_rules`) are registered
 for Dual and Var and differentiated by the enclosing engine; so are the rules
 of other array libraries, whose arrays never reach this module.
@@ -36,8 +39,6 @@ NumPy functions on their arguments work; others raise a clear error).
 real part of a cotangent meant for a real input itself (`Record.real`).
 """
 
-import cmath
-import math
 import operator
 
 import numpy as np
@@ -61,147 +62,9 @@ from chainrules._core import (
     unthunk,
 )
 
-__all__ = ["kind", "lookup", "primal", "tangent_of", "pullback", "LinearPullback"]
+__all__ = ["kind", "primal", "tangent_of", "pullback", "LinearPullback"]
 
 ZERO = ZeroTangent()
-
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
-
-
-def _pick(np_f, math_f, cmath_f):
-    """A function of tracked or plain values: the math version for real
-    Python scalars, cmath for complex ones, NumPy for everything else."""
-    w_math = Wrapped(math_f) if math_f is not None else None
-    w_cmath = Wrapped(cmath_f) if cmath_f is not None else None
-
-    def pick(x):
-        t = type(_ad_strip_all(x))
-        if (t is float or t is int) and w_math is not None:
-            return w_math(x)
-        if t is complex and w_cmath is not None:
-            return w_cmath(x)
-        return np_f(x)
-    pick.__name__ = np_f.__name__
-    return pick
-
-
-_sin = _pick(np.sin, math.sin, cmath.sin)
-_cos = _pick(np.cos, math.cos, cmath.cos)
-_sinh = _pick(np.sinh, math.sinh, cmath.sinh)
-_cosh = _pick(np.cosh, math.cosh, cmath.cosh)
-_exp = _pick(np.exp, math.exp, cmath.exp)
-_log = _pick(np.log, math.log, cmath.log)
-_sqrt = _pick(np.sqrt, math.sqrt, cmath.sqrt)
-
-
-def _sign(x):
-    """The sign of x's primal, a constant."""
-    p = _ad_strip_all(x)
-    return np.sign(p) if isinstance(p, (np.ndarray, np.generic)) else (1.0 if p > 0 else -1.0 if p < 0 else 0.0)
-
-
-def _ge(x, y):
-    """1 where x >= y else 0, a constant (ties go to the first argument)."""
-    p, q = _ad_strip_all(x), _ad_strip_all(y)
-    r = p >= q
-    return r * 1.0 if isinstance(r, np.ndarray) else (1.0 if r else 0.0)
-
-
-def _one(*args):
-    return 1.0
-
-
-def _minus_one(*args):
-    return -1.0
-
-
-def _zero(*args):
-    return 0.0
-
-
-# ----- one argument: ∂(x, Ω) -------------------------------------------------------
-
-_UNARY = {
-    "sin": lambda x, o: _cos(x),
-    "cos": lambda x, o: -_sin(x),
-    "tan": lambda x, o: 1 + o * o,
-    "asin": lambda x, o: 1 / _sqrt(1 - x * x),
-    "acos": lambda x, o: -1 / _sqrt(1 - x * x),
-    "atan": lambda x, o: 1 / (1 + x * x),
-    "sinh": lambda x, o: _cosh(x),
-    "cosh": lambda x, o: _sinh(x),
-    "tanh": lambda x, o: 1 - o * o,
-    "asinh": lambda x, o: 1 / _sqrt(x * x + 1),
-    # not 1/√(x²-1): for complex x that is the other branch where Re x < 0
-    "acosh": lambda x, o: 1 / (_sqrt(x - 1) * _sqrt(x + 1)),
-    "atanh": lambda x, o: 1 / (1 - x * x),
-    "exp": lambda x, o: o,
-    "exp2": lambda x, o: o * _LN2,
-    "expm1": lambda x, o: o + 1,
-    "log": lambda x, o: 1 / x,
-    "log2": lambda x, o: 1 / (x * _LN2),
-    "log10": lambda x, o: 1 / (x * _LN10),
-    "log1p": lambda x, o: 1 / (1 + x),
-    "sqrt": lambda x, o: 0.5 / o,
-    "cbrt": lambda x, o: o / (3 * x),
-    "erf": lambda x, o: (2 / math.sqrt(math.pi)) * _exp(-x * x),
-    "erfc": lambda x, o: (-2 / math.sqrt(math.pi)) * _exp(-x * x),
-    "degrees": lambda x, o: 180 / math.pi,
-    "radians": lambda x, o: math.pi / 180,
-    "fabs": lambda x, o: _sign(x),
-    "square": lambda x, o: 2 * x,
-    "reciprocal": lambda x, o: -o * o,
-}
-_NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
-                "acosh": "arccosh", "atanh": "arctanh"}
-
-_TABLE = {}
-
-# NumPy's ufuncs are not here: under nesting they run the element-wise table's
-# generic rule bodies (chainrules.rulesets.elementwise_interop.NUMPY_ON_TRACKED)
-for _name, _d in _UNARY.items():
-    for _mod in (math, cmath):
-        if hasattr(_mod, _name):
-            _TABLE[(getattr(_mod, _name), 1)] = (_d,)
-
-_TABLE[(operator.neg, 1)] = (_minus_one,)
-_TABLE[(operator.pos, 1)] = (_one,)
-for _f in (operator.abs, abs):
-    # real arguments only: |z| of a complex z is not holomorphic
-    _TABLE[(_f, 1)] = (lambda x, o: _sign(x),)
-
-
-# ----- two arguments: ∂ₓ(x, y, Ω), ∂ᵧ(x, y, Ω) -----------------------------------
-
-def _pow_dx(x, y, o):
-    return y * x ** (y - 1)
-
-
-def _pow_dy(x, y, o):
-    return _log(x) * o
-
-
-_BINARY = {
-    (operator.add,): (_one, _one),
-    (operator.sub,): (_one, _minus_one),
-    (operator.mul,): (lambda x, y, o: y, lambda x, y, o: x),
-    (operator.truediv,): (lambda x, y, o: 1 / y, lambda x, y, o: -o / y),
-    (operator.pow, pow, math.pow): (_pow_dx, _pow_dy),
-    (operator.floordiv,): (_zero, _zero),
-    (math.atan2,): (lambda y, x, o: x / (x * x + y * y),
-                    lambda y, x, o: -y / (x * x + y * y)),
-    (math.hypot,): (lambda x, y, o: x / o, lambda x, y, o: y / o),
-    (max,): (lambda x, y, o: _ge(x, y), lambda x, y, o: 1 - _ge(x, y)),
-    (min,): (lambda x, y, o: _ge(y, x), lambda x, y, o: 1 - _ge(y, x)),
-    (math.log, cmath.log): (lambda x, b, o: 1 / (x * _log(b)),
-                            lambda x, b, o: -o / (b * _log(b))),
-}
-
-for _fs, _ds in _BINARY.items():
-    for _f in _fs:
-        _TABLE[(_f, 2)] = _ds
-
 
 # ----- linear and multilinear functions -------------------------------------------
 # Linear: jointly linear in their differentiable arguments (the others, such
@@ -222,34 +85,33 @@ def _np(*path):
     return obj
 
 
+# Only the functions whose NumPy rules cannot take tracked values (np.asarray,
+# compiled code on the arrays) are here.  The others are differentiated through
+# their own rules: as they are (sum, mean, reshape, transpose, ravel, concatenate,
+# stack, where, flip, roll, prod, var, std, …), or by the array-API rule bodies
+# registered for them on the tracked types (indexing, sort, clip, take, max, min,
+# matmul, tensordot: chainrules.rulesets.array_api.on_tracked).
 LINEAR = _existing(
-    np.sum, np.mean, np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims,
-    np.broadcast_to, operator.getitem, np.concatenate, np.stack, np.hstack, np.vstack,
-    np.cumsum, np.trace, np.real, np.imag, np.conjugate, np.swapaxes, np.moveaxis, np.flip,
-    np.roll, np.tile, np.repeat, np.diagonal, np.diag, np.atleast_1d, np.atleast_2d, np.diff,
-    np.where, operator.add, operator.sub, operator.neg, operator.pos, _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
+    np.cumsum, np.trace, np.repeat, np.diagonal, np.diag, np.diff,
+    _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
     _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
 
 # Locally linear: piecewise linear, so that near the point the derivative is
-# the rule's, taken at the plain values (sort, max, clip, …; second
+# the rule's, taken at the plain values (median, partition, ptp, …; second
 # derivatives are zero almost everywhere).
 LOCALLY_LINEAR = _existing(
-    np.sort, np.max, np.min, np.amax, np.amin, np.clip, np.take, np.take_along_axis,
-    np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
+    np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
 
 MULTILINEAR = _existing(
-    np.matmul, operator.matmul, np.dot, np.inner, np.outer, np.tensordot, np.einsum, np.kron,
-    np.cross, np.vdot, operator.mul)
+    np.dot, np.inner, np.outer, np.einsum, np.kron, np.cross, np.vdot)
 
 
 def kind(f, primals):
-    """How f is differentiated at nested tracked values: "partials", "linear",
+    """How f is differentiated at nested tracked values: "rule", "linear",
     "locally linear", "multilinear", or None (by its rule)."""
     try:
         if f in _elementwise_interop.NUMPY_ON_TRACKED:
             return None         # the table's generic rule body (registered on Dual and Var)
-        if lookup(f, primals) is not None:
-            return "partials"
         if f in _nested_rules.RULES:
             return "rule"
         if f in LINEAR:
@@ -585,20 +447,6 @@ def _pullback_at(f, k, args, kwargs, ybar):
                 r = _pullback_at(f, k, aj, kwargs, ybar_p)
                 tang = [t if i == j + 1 else _add(t, unthunk(ri)) for i, (t, ri) in enumerate(zip(tang, r))]
     return tuple(_dualize(b, t, tag) for b, t in zip(base, tang))
-
-
-_REAL_ONLY = {operator.abs, abs, math.fabs, max, min}
-
-
-def lookup(f, primals):
-    """The partials-as-code of f called with these primals, or None."""
-    try:
-        entry = _TABLE.get((f, len(primals)))
-    except TypeError:       # unhashable f
-        return None
-    if entry is not None and f in _REAL_ONLY and any(np.iscomplexobj(_ad_strip_all(x)) for x in primals):
-        return None
-    return entry
 
 
 _PRIMALS = {}

@@ -1,5 +1,6 @@
 """Rules for nested differentiation of array functions whose rules need
-plain arrays: prod, cumprod, var, std, linalg.norm, solve, inv, det, slogdet.
+plain arrays: cumprod, linalg.norm, solve, inv, det, slogdet.  (prod, var
+and std need none: their own rules are differentiated as they are.)
 
 Their rules in `chainrules.rulesets` call `np.asarray` (and LAPACK) on the
 primals, so they cannot receive values tracked by an enclosing
@@ -66,66 +67,11 @@ def _expand(g, x, axis, keepdims):
     return g if keepdims else np.expand_dims(g, axis)
 
 
-def _count(x, axis):
-    shape = np.shape(_plain(x))
-    return int(np.prod(shape)) if axis is None else shape[axis]
-
-
 def _zero(t):
     return isinstance(t, AbstractZero)
 
 
-# ----- prod, cumprod -----------------------------------------------------------
-
-def _exclusive_prod(x, axis):
-    """p_i = Π_{j≠i} x_j along the int axis, without division."""
-    x = np.moveaxis(x, axis, -1)
-    ones = np.ones(np.shape(_plain(x))[:-1] + (1,), dtype=np.result_type(_plain(x)))
-    left = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
-    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(x, -1)[..., :-1]], axis=-1), axis=-1), -1)
-    return np.moveaxis(left * right, -1, axis)
-
-
-def _loo(x, axis):
-    """∂prod(x, axis)/∂x: the product of the other elements."""
-    if axis is None:
-        return np.reshape(_exclusive_prod(np.ravel(x), 0), np.shape(_plain(x)))
-    return _exclusive_prod(x, axis)
-
-
-def _prod_args(x, axis=None, keepdims=False, **rest):
-    if rest or np.ndim(_plain(x)) == 0:
-        return False
-    return _axis(x, axis), bool(keepdims)
-
-
-def prod_frule(tangents, x, *args, **kwargs):
-    spec = _prod_args(x, *args, **kwargs)
-    if spec is False or spec[0] is False:
-        return None
-    axis, keepdims = spec
-    omega = np.prod(x, *args, **kwargs)
-    dx = unthunk(tangents[1])
-    if _zero(dx):
-        return omega, ZERO
-    return omega, np.sum(dx * _loo(x, axis), axis=axis, keepdims=keepdims)
-
-
-def prod_rrule(x, *args, **kwargs):
-    spec = _prod_args(x, *args, **kwargs)
-    if spec is False or spec[0] is False:
-        return None
-    axis, keepdims = spec
-    omega = np.prod(x, *args, **kwargs)
-    cplx = _is_complex(x)
-
-    def nested_prod_pullback(ybar):
-        ybar = unthunk(ybar)
-        if _zero(ybar):
-            return (NO, ZERO) + (NO,) * len(args)
-        return (NO, _expand(ybar, x, axis, keepdims) * _conj(_loo(x, axis), cplx)) + (NO,) * len(args)
-    return omega, nested_prod_pullback
-
+# ----- cumprod -----------------------------------------------------------
 
 def _cumprod_args(x, axis=None, **rest):
     if rest or 0 in np.shape(_plain(x)) or np.any(_plain(x) == 0):
@@ -168,93 +114,6 @@ def cumprod_rrule(x, *args, **kwargs):
         s = np.flip(np.cumsum(np.flip(ybar * _conj(omega, cplx), ax), axis=ax), ax) / _conj(xf, cplx)
         return (NO, np.reshape(s, np.shape(_plain(x))) if axis is None else s) + (NO,) * len(args)
     return omega, nested_cumprod_pullback
-
-
-# ----- var, std ----------------------------------------------------------------
-
-def _var_args(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **rest):
-    if rest or dtype is not None or out is not None:
-        return False
-    axis = _axis(x, axis)
-    if axis is False or type(ddof) not in (int, float):
-        return False
-    return axis, ddof, bool(keepdims)
-
-
-def _var_parts(x, axis, ddof):
-    """(x - mean(x), the divisor n - ddof)."""
-    return x - np.mean(x, axis=axis, keepdims=True), _count(x, axis) - ddof
-
-
-def var_frule(tangents, x, *args, **kwargs):
-    spec = _var_args(x, *args, **kwargs)
-    if spec is False:
-        return None
-    axis, ddof, keepdims = spec
-    omega = np.var(x, *args, **kwargs)
-    dx = unthunk(tangents[1])
-    if _zero(dx):
-        return omega, ZERO
-    d, m = _var_parts(x, axis, ddof)
-    return omega, (2.0 / m) * np.sum(np.real(_conj(d, _is_complex(x)) * dx), axis=axis, keepdims=keepdims)
-
-
-def var_rrule(x, *args, **kwargs):
-    spec = _var_args(x, *args, **kwargs)
-    if spec is False:
-        return None
-    axis, ddof, keepdims = spec
-    omega = np.var(x, *args, **kwargs)
-
-    def nested_var_pullback(ybar):
-        ybar = unthunk(ybar)
-        if _zero(ybar):
-            return (NO, ZERO) + (NO,) * len(args)
-        d, m = _var_parts(x, axis, ddof)
-        return (NO, (2.0 / m) * _expand(np.real(ybar), x, axis, keepdims) * d) + (NO,) * len(args)
-    return omega, nested_var_pullback
-
-
-def _safe_std(omega):
-    """(Ω with its zeros replaced by 1, a mask 0 where Ω is 0): where the
-    standard deviation is 0 its derivative is taken as 0, as the first-order
-    rule does (one element, or all equal: no division by zero)."""
-    zero = _plain(omega) == 0
-    if not np.any(zero):
-        return omega, 1.0
-    return np.where(zero, 1.0, omega), np.where(zero, 0.0, 1.0)
-
-
-def std_frule(tangents, x, *args, **kwargs):
-    spec = _var_args(x, *args, **kwargs)
-    if spec is False:
-        return None
-    axis, ddof, keepdims = spec
-    omega = np.std(x, *args, **kwargs)
-    dx = unthunk(tangents[1])
-    if _zero(dx):
-        return omega, ZERO
-    d, m = _var_parts(x, axis, ddof)
-    safe, mask = _safe_std(omega)
-    return omega, np.sum(np.real(_conj(d, _is_complex(x)) * dx), axis=axis, keepdims=keepdims) * mask / (m * safe)
-
-
-def std_rrule(x, *args, **kwargs):
-    spec = _var_args(x, *args, **kwargs)
-    if spec is False:
-        return None
-    axis, ddof, keepdims = spec
-    omega = np.std(x, *args, **kwargs)
-
-    def nested_std_pullback(ybar):
-        ybar = unthunk(ybar)
-        if _zero(ybar):
-            return (NO, ZERO) + (NO,) * len(args)
-        d, m = _var_parts(x, axis, ddof)
-        safe, mask = _safe_std(omega)
-        g = _expand(np.real(ybar) * mask / (m * safe), x, axis, keepdims)
-        return (NO, g * d) + (NO,) * len(args)
-    return omega, nested_std_pullback
 
 
 # ----- linalg.norm (the 2-norm of vectors, Frobenius of matrices) ----------------
@@ -412,10 +271,7 @@ def slogdet_rrule(a):
 # ----- the table ---------------------------------------------------------------
 
 RULES = {
-    np.prod: (prod_frule, prod_rrule),
     np.cumprod: (cumprod_frule, cumprod_rrule),
-    np.var: (var_frule, var_rrule),
-    np.std: (std_frule, std_rrule),
     np.linalg.norm: (norm_frule, norm_rrule),
     np.linalg.solve: (solve_frule, solve_rrule),
     np.linalg.inv: (inv_frule, inv_rrule),

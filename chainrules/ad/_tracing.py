@@ -110,6 +110,8 @@ def _cells(fn):
 
 
 def _scan(x, best, depth):
+    if type(x) in FLAT_TYPES:
+        return best                 # an ndarray, a number, a slice: nothing tracked inside
     if isinstance(x, Tracked):
         if not _ad_is_active(x.tag):
             raise EscapedTrackedValueError(
@@ -520,6 +522,8 @@ def dispatch(kind, f, args, kwargs):
                             "use the returned value instead")
         f = ufunc if method == "__call__" else getattr(ufunc, method)
     elif kind == ARRAY_FUNCTION and f in _STRUCTURAL:
+        if not kwargs and len(args) == 1 and isinstance(args[0], Tracked):
+            return f(_ad_strip_all(args[0]))        # np.shape(x), np.iscomplexobj(x)
         return f(*strip(args), **strip(kwargs or {}))
     elif kind == OP and len(args) == 2 and isinstance(args[1], AbstractTangent):
         # a tracked value and a zero, thunk or structural tangent: the tangent ladder

@@ -98,9 +98,6 @@ def apply(top, kind, f, args, kwargs):
         # Nested differentiation: the rule would see values tracked by an
         # enclosing differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
-        if k == "partials" and not kwargs and all(type(t) is not Tangent and type(t) is not list
-                                                  for t in tangents):
-            return _by_partials(tag, rule_f, _nested.lookup(rule_f, primals), primals, tangents[1:])
         if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
@@ -125,22 +122,6 @@ def apply(top, kind, f, args, kwargs):
         raise TypeError(f"the frule of {fname(rule_f)} returned {type(res).__name__}, not (Ω, ΔΩ)")
     omega, domega = res
     return wrap_output(tag, omega, domega, rule_f)
-
-
-def _by_partials(tag, f, partials, primals, tangents):
-    omega = _nested.primal(f)(*primals)
-    acc = ZERO
-    for i, t in enumerate(tangents):
-        if isinstance(t, AbstractZero):
-            continue
-        acc = acc + partials[i](*primals, omega) * unthunk(t)
-    if not isinstance(acc, AbstractZero):
-        # the tangent of a scalar argument (and a constant partial) is smaller
-        # than an output broadcast against an array: give it Ω's shape
-        shape = np.shape(_ad_strip_all(omega))
-        if np.shape(_ad_strip_all(acc)) != shape:
-            acc = acc + np.zeros(shape, np.result_type(_ad_strip_all(acc)))
-    return wrap_output(tag, omega, acc, f)
 
 
 def wrap_output(tag, omega, domega, f):

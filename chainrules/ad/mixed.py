@@ -1,8 +1,7 @@
 """Operators built from both modes: `jacobian` (forward or reverse), and
 `hvp` / `hessian` by forward-over-reverse: the forward engine differentiates
 the reverse engine's gradient, so every second derivative comes from the
-rules (and, for scalar functions, their partials written as code,
-`chainrules.ad._nested`).
+rules (evaluated on tracked values, they are differentiated themselves).
 """
 
 from typing import Any, Callable, Literal

@@ -121,32 +121,6 @@ class Record:
         return f"<record of {fname(self.f)}>"
 
 
-class PartialsRecord:
-    """A scalar function applied at nested tracked values: its partials, as
-    tracked values of the enclosing differentiation, times the cotangent."""
-    __slots__ = ("out", "inputs", "f")
-
-    def __init__(self, out, inputs, f):
-        self.out = out
-        self.inputs = inputs        # (slot, partial, shape of the input or None, real input?)
-        self.f = f
-
-    def backprop(self, adj):
-        ybar = unthunk(adj.get(self.out))
-        if isinstance(ybar, AbstractZero):
-            return
-        for slot, partial, shape, real in self.inputs:
-            if np.iscomplexobj(_ad_strip_all(partial)):
-                partial = np.conjugate(partial)
-            g = partial * ybar
-            if shape is not None and np.shape(_ad_strip_all(g)) != shape:
-                g = unbroadcast(shape, g)
-            adj.add(slot, _tracing.project_real(g) if real else g)
-
-    def __repr__(self):
-        return f"<partials record of {fname(self.f)}>"
-
-
 _FLAT_TYPES = _tracing.FLAT_TYPES
 _SLOW = object()
 
@@ -246,8 +220,6 @@ def apply(top, kind, f, args, kwargs):
     if nested and not _foreign.holds_foreign(primals):
         # Nested differentiation (see _nested.py).
         k = _nested.kind(rule_f, primals)
-        if k == "partials" and not kwargs and all(not path for _, path, _ in inputs):
-            return _by_partials(tape, rule_f, _nested.lookup(rule_f, primals), primals, inputs)
         if k in ("linear", "locally linear", "multilinear"):
             omega = _nested.primal(rule_f)(*primals, **kwargs)
             out, outputs = attach(tape, omega, rule_f)
@@ -279,19 +251,6 @@ def apply(top, kind, f, args, kwargs):
     out, outputs = attach(tape, omega, rule_f)
     if outputs is not None:
         tape.push_record(Record(pullback, inputs, outputs, len(primals), rule_f, nested, real))
-    return out
-
-
-def _by_partials(tape, f, partials, primals, inputs):
-    omega = _nested.primal(f)(*primals)
-    rows = []
-    for i, _, slot in inputs:
-        x = primals[i]
-        shape = np.shape(_ad_strip_all(x)) if _tracing.is_array(x) or _tracing.is_array(omega) else None
-        rows.append((slot, partials[i](*primals, omega), shape, _tracing.is_real(x)))
-    out, outputs = attach(tape, omega, f)
-    if type(outputs) is int:
-        tape.push_record(PartialsRecord(outputs, rows, f))
     return out
 
 

@@ -15,6 +15,9 @@ array_api_compat's Dask namespace hands to NumPy's ufuncs): there the generic
 rules, which keep the array lazy, are registered for the Dask array type.
 """
 
+import builtins
+import cmath
+import math
 import operator
 import sys
 import warnings
@@ -22,10 +25,12 @@ import warnings
 import numpy as np
 
 from chainrules.rulesets.elementwise import TABLE
-from chainrules.rulesets.elementwise_rules import register_name, register_row
+from chainrules._xp import through_engines
+from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
 
 __all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators",
-           "register_numpy_on_tracked", "NUMPY_ON_TRACKED"]
+           "register_numpy_on_tracked", "NUMPY_ON_TRACKED",
+           "register_scalars_on_tracked", "SCALARS_ON_TRACKED", "SCALAR_ROW_OF", "scalar_row"]
 
 # the other libraries' functions and dunders given the table's rules here
 # (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
@@ -165,3 +170,112 @@ def register_numpy_on_tracked(*tracked_types: type) -> None:
                     register_row(f, row, t, object, name=f"numpy.{n}")
                     register_row(f, row, object, t, name=f"numpy.{n}")
             NUMPY_ON_TRACKED.add(f)
+
+
+# ----- Python's scalar functions on values tracked by chainrules.ad ------------------
+
+# The scalar functions (math, cmath, operator, builtins) whose table row has
+# another name than theirs; the others are found by name (math.sin → sin,
+# math.asin → asin, math.fabs → fabs).
+SCALAR_ROW_OF = {
+    operator.add: "add", operator.iadd: "add", operator.sub: "subtract", operator.isub: "subtract",
+    operator.mul: "multiply", operator.imul: "multiply", operator.truediv: "divide",
+    operator.itruediv: "divide", operator.floordiv: "floor_divide", operator.ifloordiv: "floor_divide",
+    operator.mod: "remainder", operator.imod: "remainder", operator.pow: "pow", operator.ipow: "pow",
+    builtins.pow: "pow", operator.neg: "negative", operator.pos: "positive", operator.abs: "abs",
+    builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum",
+    math.degrees: "rad2deg", math.radians: "deg2rad", math.remainder: "remainder"}
+
+SCALARS_ON_TRACKED: set = set()
+
+
+def scalar_row(f, arity):
+    """The table row giving the derivatives of the scalar function f (math,
+    cmath, operator, builtins) called with `arity` arguments, or None."""
+    from chainrules.rulesets.elementwise import row_for_numpy_name
+    try:
+        name = SCALAR_ROW_OF.get(f)
+    except TypeError:
+        return None
+    row = TABLE.get(name) if name else (row_for_numpy_name(f.__name__) or TABLE.get(f.__name__))
+    return row if row is not None and row.arity == arity else None
+
+
+def _by_arity(rules):
+    """One frule and one rrule for a scalar function called with 1 or 2
+    arguments (math.log(x) and math.log(x, base), math.hypot(x, y) but not
+    math.hypot(x, y, z)): the rules of that arity, None (declined) for another."""
+    frules = {n: fr for n, (fr, rr) in rules.items()}
+    rrules = {n: rr for n, (fr, rr) in rules.items()}
+
+    def scalar_frule(tangents, *args, **kwargs):
+        fr = frules.get(len(args))
+        return None if fr is None else fr(tangents, *args, **kwargs)
+
+    def scalar_rrule(*args, **kwargs):
+        rr = rrules.get(len(args))
+        return None if rr is None else rr(*args, **kwargs)
+    return scalar_frule, scalar_rrule
+
+
+def _log_base_rules(f):
+    """log(x, base) = log(x)/log(base), on tracked values (no table row: not
+    an element-wise function of the standard)."""
+    from chainrules._core import AbstractZero, NoTangent, ZeroTangent, unthunk
+    log = through_engines(f)
+
+    def log_base_frule(tangents, x, b):
+        Ω = log(x, b)
+        Δx, Δb = unthunk(tangents[1]), unthunk(tangents[2])
+        lb = log(b)
+        ΔΩ = ZeroTangent()
+        if not isinstance(Δx, AbstractZero):
+            ΔΩ = Δx / (x * lb)
+        if not isinstance(Δb, AbstractZero):
+            t = -Δb * Ω / (b * lb)
+            ΔΩ = t if isinstance(ΔΩ, AbstractZero) else ΔΩ + t
+        return Ω, ΔΩ
+
+    def log_base_rrule(x, b):
+        Ω = log(x, b)
+
+        def log_base_pullback(ȳ):
+            ȳ = unthunk(ȳ)
+            if isinstance(ȳ, AbstractZero):
+                return NoTangent(), ZeroTangent(), ZeroTangent()
+            lb = log(b)
+            dx, db = 1 / (x * lb), -Ω / (b * lb)
+            if f is cmath.log:
+                dx, db = dx.conjugate(), db.conjugate()
+            return NoTangent(), ȳ * dx, ȳ * db
+        return Ω, log_base_pullback
+    return log_base_frule, log_base_rrule
+
+
+def register_scalars_on_tracked(*tracked_types: type) -> None:
+    """Register the table's rules for Python's scalar functions that have a
+    row of the C scalar table (math.sin, cmath.acosh, operator.mul, abs, max…)
+    where an argument is one of `tracked_types` (chainrules.ad's Dual and
+    Var): inside a nested differentiation the C kernels cannot take the
+    tracked values, and the table's generic body, which the enclosing
+    differentiation differentiates, runs instead (as for NumPy's ufuncs)."""
+    from chainrules._core import _scalar_rows, register_frule, register_rrule
+    for f, c_row in _scalar_rows().items():
+        if isinstance(f, np.ufunc) or f in _NUMPY_OWN:
+            continue
+        rules = {}
+        for n in c_row.arities:
+            row = scalar_row(f, n)
+            if row is not None:
+                rules[n] = rules_for(f, row, name=f"{getattr(f, '__module__', '') or ''}.{f.__name__}".lstrip("._"))
+            elif n == 2 and f in (math.log, cmath.log):
+                rules[n] = _log_base_rules(f)
+        if not rules:
+            continue
+        fr, rr = _by_arity(rules)
+        for t in tracked_types:
+            signatures = ([(t,)] if 1 in rules else []) + ([(t, object), (object, t)] if 2 in rules else [])
+            for types in signatures:
+                register_frule(f, *types)(fr)
+                register_rrule(f, *types)(rr)
+        SCALARS_ON_TRACKED.add(f)

@@ -30,6 +30,8 @@ from chainrules._core import (
     Dual,
     Var,
     ProjectTo,
+    _ad_strip_all,
+    _Traced,
     Thunk,
     pullback_seed,
     register_frule,
@@ -43,7 +45,7 @@ from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 __all__ = ["rules_for", "register_row", "register_name"]
 
 _NUMBERS = (int, float, complex)
-_TRACKED = (Dual, Var)      # the values chainrules.ad tracks (a rule differentiated by it)
+_TRACKED = (Dual, Var, _Traced)      # the values chainrules.ad tracks (ad.compile's too): a rule differentiated by it
 
 
 # ----- arrays, dtypes and projections with xp -------------------------------------
@@ -169,7 +171,7 @@ class _NumpyProject:
         self.project = ProjectTo(x)
         self.kind = self.project.kind
         self.shape = tuple(getattr(x, "shape", ()))
-        self.real = not np.iscomplexobj(x)
+        self.real = not _is_complex_value(x)
 
     def __call__(self, x̄):
         if self.kind == 0:
@@ -180,8 +182,21 @@ class _NumpyProject:
         if type(x̄) in _TRACKED:
             # a cotangent tracked by an enclosing differentiation (the rule
             # differentiated): the real part for a real argument, with np.real's rule
-            return np.real(x̄) if self.real and np.iscomplexobj(x̄) else x̄
+            return np.real(x̄) if self.real and _is_complex_value(x̄) else x̄
         return self.project(x̄)
+
+
+def _is_complex_value(v):
+    """np.iscomplexobj of v, or of the plain value under a tracked v (asking
+    NumPy would go through the engines' dispatcher)."""
+    t = type(v)
+    if t is np.ndarray:
+        return v.dtype.kind == "c"
+    if t is float:
+        return False
+    if t in _TRACKED:
+        v = _ad_strip_all(v)
+    return np.iscomplexobj(v)
 
 
 def _zero_for(project):
@@ -379,7 +394,7 @@ def _binary_rules(f, row, name, reflected):
                     return project(_times(xp, _conj(xp, p) if cplx else p, seed))
                 except AttributeError as e:
                     raise _missing(name, xp, e) from e
-            return Thunk(named_rule(binary_cotangent, _ident(name)))
+            return Thunk(binary_cotangent)        # (named after the function with the rule)
 
         def binary_pullback(ȳ):
             if isinstance(ȳ, AbstractZero):

@@ -1,6 +1,6 @@
-"""Second derivatives through every function the nested engine knows
-(`chainrules.ad._nested`, `_nested_rules`): each element-wise function of the
-partials table at real points (negative ones included) and at complex points,
+"""Second derivatives through the rules themselves (a rule evaluated on values
+tracked by an enclosing differentiation is differentiated by it): each
+element-wise function of Python's scalar modules and of NumPy at real points (negative ones included) and at complex points,
 then reductions, shape functions and products, in all four nestings (forward
 over forward, forward over reverse, reverse over forward, reverse over
 reverse) and `hessian`, each against central finite differences of the first
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules.ad import _nested
+from chainrules.rulesets.elementwise_interop import SCALARS_ON_TRACKED, scalar_row
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.testing import test_approx
 
@@ -50,16 +50,28 @@ def _accepts_complex(f):
     return False
 
 
-# NumPy's ufuncs run the element-wise table's generic rule bodies under nesting
-# (not _nested's partials): the same checks for them
+# Python's scalar functions (math, cmath, operator, builtins) and NumPy's ufuncs
+# run the element-wise table's generic rule bodies under nesting
 NUMPY_1 = [getattr(np, n) for n in (
     "sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh exp exp2 expm1 log "
     "log2 log10 log1p sqrt cbrt degrees radians fabs square reciprocal negative positive").split()]
 NUMPY_2 = [getattr(np, n) for n in (
     "add subtract multiply true_divide power floor_divide arctan2 hypot maximum minimum").split()]
-UNARY = sorted(({f for (f, n) in _nested._TABLE if n == 1} | set(NUMPY_1)) - {abs, operator.abs},
-               key=_name) + [np.absolute]
-BINARY = sorted({f for (f, n) in _nested._TABLE if n == 2} | set(NUMPY_2), key=_name)
+# Python's scalar functions: each has its table row registered on the tracked types
+_MATH_1 = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+           "log1p sqrt cbrt erf erfc degrees radians fabs").split()
+SCALAR_1 = [getattr(m, n) for m in (math, cmath) for n in _MATH_1 if hasattr(m, n)] + [operator.neg, operator.pos]
+SCALAR_2 = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, pow, math.pow,
+            operator.floordiv, math.atan2, math.hypot, max, min, math.log, cmath.log]
+UNARY = sorted(set(SCALAR_1) | set(NUMPY_1), key=_name) + [np.absolute]
+BINARY = sorted(set(SCALAR_2) | set(NUMPY_2), key=_name)
+
+
+def test_the_scalar_functions_have_their_rows_on_tracked_values():
+    for f in SCALAR_1 + [abs, operator.abs]:
+        assert f in SCALARS_ON_TRACKED and scalar_row(f, 1) is not None, f
+    for f in SCALAR_2:
+        assert f in SCALARS_ON_TRACKED, f
 
 
 def _real_cases():

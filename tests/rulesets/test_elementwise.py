@@ -16,7 +16,8 @@ import pytest
 import chainrules as cr
 from chainrules import NoTangent, ZeroTangent, unthunk
 from chainrules._core import _scalar_rows
-from chainrules.rulesets.elementwise import NEG_ONE, ONE, STANDARD, TABLE, row_for_numpy_name
+from chainrules.rulesets.elementwise_interop import scalar_row
+from chainrules.rulesets.elementwise import NEG_ONE, ONE, STANDARD, TABLE
 from chainrules.rulesets.elementwise_rules import register_row, rules_for
 from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 
@@ -63,14 +64,6 @@ def _partials(row, f, args):
 
 # ----- every C scalar row agrees with the table ----------------------------------
 
-# C-row functions whose table row has another name
-_ROW_OF = {operator.add: "add", operator.iadd: "add", operator.sub: "subtract", operator.isub: "subtract",
-           operator.mul: "multiply", operator.imul: "multiply", operator.truediv: "divide",
-           operator.itruediv: "divide", operator.floordiv: "floor_divide", operator.ifloordiv: "floor_divide",
-           operator.mod: "remainder", operator.imod: "remainder", operator.pow: "pow", operator.ipow: "pow",
-           builtins.pow: "pow", operator.neg: "negative", operator.pos: "positive", operator.abs: "abs",
-           builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum",
-           math.degrees: "rad2deg", math.radians: "deg2rad", math.remainder: "remainder"}
 # C rows with no table row, and why
 _NOT_IN_TABLE = {
     (math.gamma, 1): "Γ' = Γ·ψ needs digamma, which no array namespace has (scipy.special's rules)",
@@ -81,10 +74,9 @@ _NOT_IN_TABLE = {
 }
 
 
-def _row_of(f, arity):
-    name = _ROW_OF.get(f)
-    row = TABLE.get(name) if name else (row_for_numpy_name(f.__name__) or TABLE.get(f.__name__))
-    return row if row is not None and row.arity == arity else None
+# the row of a C-row function called with `arity` arguments (the lookup chainrules.ad
+# uses for Python's scalar functions on tracked values)
+_row_of = scalar_row
 
 
 def _c_rows():

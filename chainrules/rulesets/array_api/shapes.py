@@ -40,7 +40,7 @@ from chainrules.rulesets.array_api._common import (
 )
 from chainrules._xp import astype, through_engines
 
-__all__ = ["register", "register_getitem", "TABLE"]
+__all__ = ["register", "register_getitem", "register_getitem_on_tracked", "TABLE"]
 
 
 def _along(axis, sl):
@@ -544,6 +544,20 @@ def _getitem_rules(get):
         return Ω, getitem_pullback
 
     return getitem_frule, getitem_rrule
+
+
+def register_getitem_on_tracked(*tracked_types: type) -> None:
+    """Register the indexing rules on `operator.getitem` where the array is
+    one of `tracked_types` (chainrules.ad's Dual and Var): indexing inside a
+    nested differentiation, differentiated by the enclosing one (NumPy's own
+    getitem rule is registered for ndarrays)."""
+    from chainrules._core import register_frule, register_rrule
+    from chainrules.rulesets._arrays import named_rule
+    frule, rrule = _getitem_rules(operator.getitem)
+    frule, rrule = named_rule(frule, "getitem"), named_rule(rrule, "getitem")
+    for t in tracked_types:
+        register_frule(operator.getitem, t, object)(frule)
+        register_rrule(operator.getitem, t, object)(rrule)
 
 
 def register_getitem(array_type):

@@ -155,12 +155,9 @@ def _strict(spec_id):
 
 STRICT_XFAIL = {}
 # what order 2 on array-api-strict still finds (issue 12, to fix in the rules)
-_STRICT_GETITEM = ("operator.getitem's array-API rule is registered for array_api_strict.Array arguments only: "
-                   "cr.frule returns None for a tracked value, so the rule cannot be differentiated")
 STRICT_ORDER2_XFAIL = {
     "clip": ("the clip rule's bounds stay NumPy scalars while x is a tracked strict array: the namespace "
              "lookup refuses the mix (NamespaceError: chainrules.ad[array_api_strict] and numpy)"),
-    "getitem-slice": _STRICT_GETITEM, "getitem-int": _STRICT_GETITEM, "getitem-newaxis": _STRICT_GETITEM,
 }
 
 
