@@ -358,9 +358,10 @@ def getitem_rrule(x, idx):
     return Ω, getitem_pullback
 
 
-for _f in (operator.getitem, np.ndarray.__getitem__):
-    register_for_arrays(_f, getitem_frule, getitem_rrule, object, either=False, arrays=(Tracked,), name="getitem")
-del _f
+# x.__getitem__(i) on a tracked NumPy value (operator.getitem on tracked values of
+# any library has the array-API rule: array_api/shapes.py)
+register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object, either=False, arrays=(Tracked,),
+                    name="getitem")
 
 
 # x.item(*index): one element as a Python number.

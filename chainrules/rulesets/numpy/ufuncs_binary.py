@@ -266,15 +266,16 @@ def divmod_rrule(x, y, **kwargs):
 
 
 # ----- The operator module on arrays: the same rules -------------------------
-# (for ndarrays and tracked NumPy values: _tracked.py)
+# (for ndarrays; on values tracked by chainrules.ad the operator functions have
+# the element-wise table's generic rows, for any library: elementwise_interop.py)
 
 def _register_operators():
     binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
               (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
     for op, f in binary:
-        register_for_arrays(op, *_binary_rules[f], object)
+        register_for_arrays(op, *_binary_rules[f], object, arrays=(np.ndarray,))
     for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
-        register_for_arrays(op, *_unary_rules[f])
+        register_for_arrays(op, *_unary_rules[f], arrays=(np.ndarray,))
 
 
 _register_operators()

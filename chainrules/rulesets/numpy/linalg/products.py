@@ -135,9 +135,10 @@ def operator_matmul_rrule(a, b):
 
 
 # operator.matmul on arrays (either argument) and x.__matmul__(y), which is
-# x @ y; the reflected x.__rmatmul__(y) is y @ x (ndarrays and tracked NumPy
-# values: _tracked.py)
-register_for_arrays(operator.matmul, matmul_frule, operator_matmul_rrule, object)
+# x @ y; the reflected x.__rmatmul__(y) is y @ x (the methods for ndarrays and
+# tracked NumPy values: _tracked.py; operator.matmul on tracked values of any
+# library has the array-API rule: array_api/on_tracked.py)
+register_for_arrays(operator.matmul, matmul_frule, operator_matmul_rrule, object, arrays=(np.ndarray,))
 register_for_arrays(np.ndarray.__matmul__, matmul_frule, operator_matmul_rrule, object, either=False)
 
 
