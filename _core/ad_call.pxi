@@ -131,7 +131,7 @@ cdef object _ad_call1(_ScalarRow row, object f, object a, int kind):
     if row is not None and not row.overridden:
         if ta is Dual:
             da = <Dual>a
-            if da.fast:
+            if da.fast and _ad_live(da.tag):       # else escaped: the generic engine reports it
                 if not da.np64 and row.adkind != AD_UFUNC:
                     if _ad_row1(row, da.v, &r, &d):
                         return _fast_dual(da.tag, r, d * da.d)
@@ -166,7 +166,7 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
             return _ad_generic(kind, f, (a, b), None)
         if ta is Dual:
             da = <Dual>a
-            if da.fast:
+            if da.fast and _ad_live(da.tag):       # else escaped: the generic engine reports it
                 if tb is Dual:
                     db = <Dual>b
                     if (db.fast and db.tag == da.tag and not _ad_row_nd2(row)
@@ -176,7 +176,7 @@ cdef object _ad_call2(_ScalarRow row, object f, object a, object b, int kind):
                     return _fast_dual(da.tag, r, du * da.d)
         elif tb is Dual:
             db = <Dual>b
-            if (db.fast and not _ad_row_nd2(row) and _ad_const(a, &u)
+            if (db.fast and _ad_live(db.tag) and not _ad_row_nd2(row) and _ad_const(a, &u)
                     and _ad_row2(row, u, db.v, &r, &du, &dv)):
                 return _fast_dual(db.tag, r, dv * db.d)
         elif ta is Var:

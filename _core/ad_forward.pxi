@@ -23,14 +23,35 @@ import operator as _ad_operator
 
 cdef long _ad_last_tag = 0
 cdef set _ad_active = set()
+cdef bint _ad_last_live = False      # the newest tag is under way (the hot path's check)
 cdef object _ad_dispatch = None      # chainrules.ad._tracing.dispatch
 
 
 cdef long _ad_open() except -1:
     global _ad_last_tag
+    global _ad_last_live
     _ad_last_tag += 1
     _ad_active.add(_ad_last_tag)
+    _ad_last_live = True
     return _ad_last_tag
+
+
+cdef inline void _ad_close_tag(long tag):
+    """The differentiation of this tag is finished."""
+    global _ad_last_live
+    _ad_active.discard(tag)
+    if tag == _ad_last_tag:
+        _ad_last_live = False
+
+
+cdef inline bint _ad_live(long tag) except -1:
+    """The differentiation of this tag is under way: a tracked value of a
+    finished one has escaped it, and the fast paths leave it to the generic
+    engine, which reports it.  The newest tag, the common case, is one
+    comparison; any other a lookup in the set."""
+    if tag == _ad_last_tag:
+        return _ad_last_live
+    return tag in _ad_active
 
 
 def _ad_new_tag():
@@ -40,7 +61,7 @@ def _ad_new_tag():
 
 def _ad_close(long tag):
     """Mark a differentiation as finished (chainrules.ad internal)."""
-    _ad_active.discard(tag)
+    _ad_close_tag(tag)
 
 
 def _ad_is_active(long tag):
@@ -497,7 +518,7 @@ cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by
     try:
         y = f(d)
     finally:
-        _ad_active.discard(tag)
+        _ad_close_tag(tag)
     if type(y) is Dual and (<Dual>y).fast and (<Dual>y).tag == tag:
         return (<Dual>y).tangent
     return finish(tag, y)

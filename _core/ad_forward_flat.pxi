@@ -80,7 +80,7 @@ cdef object _ad_forward_flat(int kind, object f, tuple args):
         primals[i] = p
         tangents[i + 1] = t
         argv[i + 3] = <PyObject*>p
-    if not have or tag not in _ad_active:
+    if not have or not _ad_live(tag):
         return _AD_NOT_FLAT              # the generic engine reports an escaped value
     tt = tuple(tangents[:n + 1])
     argv[0] = <PyObject*>_ad_fwd_config

@@ -122,7 +122,7 @@ cdef object _ad_fwd_np(_ScalarRow row, int n, object a, object b):
             x[i].slot = -1
         elif not _ad_np_const(v, &x[i]):
             return None
-    if not have or tag not in _ad_active or not _ad_np_eval(row, n, x, &r, p):
+    if not have or not _ad_live(tag) or not _ad_np_eval(row, n, x, &r, p):
         return None                     # (an escaped Dual: the generic engine reports it)
     acc = 0.0
     for i in range(n):

@@ -46,13 +46,18 @@ cdef class _RStep:
     cdef Py_ssize_t live_ref[_RS_MAXARGS]
     cdef int nlive
     cdef bint small             # nargs and the live inputs fit the arrays
+    cdef bint hard_zero         # a C-table row on Python floats: the tape's scalar node, whose
+                                # float cotangent 0.0 is skipped (no 0·inf = NaN)
 
 
 def _compile_rstep(int kind, f, list template, tuple pos, tuple refs, tuple live, kwargs,
-                   Py_ssize_t out, omega_or_expect):
-    """A step of a `_Replay` (chainrules.ad.compile internal)."""
+                   Py_ssize_t out, omega_or_expect, bint hard_zero=False):
+    """A step of a `_Replay` (chainrules.ad.compile internal).  hard_zero: the
+    engines' fast path does this step as a scalar node of the tape (a C-table
+    row on Python floats), which the sweep skips when its cotangent is 0.0."""
     cdef _RStep s = _RStep.__new__(_RStep)
     s.kind = kind
+    s.hard_zero = hard_zero
     s.f = f
     s.template = template
     s.pos = pos
@@ -390,6 +395,8 @@ cdef class _Replay:
                 s = <_RStep>self.steps[i]
                 if s.kind != RS_RULE:
                     continue
+                if s.hard_zero and adj.o.get(s.out) is None and (not adj.ft[s.out] or adj.a[s.out] == 0.0):
+                    continue            # as Tape._sweep skips a scalar node: 0 where it gives 0
                 ȳ = adj._get(s.out)
                 if isinstance(ȳ, AbstractZero):
                     continue

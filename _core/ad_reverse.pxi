@@ -96,7 +96,7 @@ cdef class Tape:
     def close(self):
         """The function has run: no more recording on this tape."""
         self.active = False
-        _ad_active.discard(self.tag)
+        _ad_close_tag(self.tag)
 
     @property
     def nbytes(self):
@@ -660,7 +660,7 @@ cdef object _ad_gradient_scalar_c(object f, double x, object finish, object by_r
         y = f(leaf)
     finally:
         tape.active = False
-        _ad_active.discard(tape.tag)
+        _ad_close_tag(tape.tag)
     if type(y) is Var and (<Var>y).tape is tape and (<Var>y).fast and not tape.records:
         return PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
     return finish(tape, leaf, y)
@@ -684,7 +684,7 @@ cdef object _ad_value_and_gradient_scalar_c(object f, double x, object finish, o
         y = f(leaf)
     finally:
         tape.active = False
-        _ad_active.discard(tape.tag)
+        _ad_close_tag(tape.tag)
     if type(y) is Var and (<Var>y).tape is tape and (<Var>y).fast and not tape.records:
         return (<Var>y)._primal(), PyFloat_FromDouble(tape._sweep_scalar((<Var>y).slot, 0))
     return finish(tape, leaf, y)

@@ -250,7 +250,7 @@ def scalar_program(rec, nin, out):
 
 def replay(rec, nin, out, grad_refs, mode):
     steps = []
-    for kind, f, args, kwargs, ref, value, _ in rec.steps:
+    for kind, f, args, kwargs, ref, value, row in rec.steps:
         template, pos, refs, live = [], [], [], []
         for i, a in enumerate(args):
             if type(a) is _Traced:
@@ -261,8 +261,9 @@ def replay(rec, nin, out, grad_refs, mode):
                     live.append((i, a.ref))
             else:
                 template.append(a)
+        # a step with a row is the engines' scalar node (its zero cotangent is skipped)
         steps.append(_compile_rstep(kind, f, template, tuple(pos), tuple(refs), tuple(live),
-                                    kwargs, ref, value))
+                                    kwargs, ref, value, row is not None))
     config = REVERSE if mode == "reverse" else FORWARD
     return _Replay(steps, len(rec.primals), nin, out, tuple(grad_refs), config, mode == "reverse")
 

@@ -405,3 +405,61 @@ def test_sums_and_means_done_in_c_are_numpys_to_the_bit(n, rows, scale):
         return np.sin(np.sum(v * v)) * np.mean(v) + np.sum(v) ** 2
     assert same(ad.compile(f)(x), ad.gradient(f, x))
     assert same(ad.compile(f)(x[0]), ad.gradient(f, x[0]))
+
+
+# ----- a zero cotangent on a scalar step of a mixed program ---------------------------
+# The tape skips a scalar node (a C-table row on Python floats) whose cotangent
+# is 0.0, so an infinite partial there gives 0, not 0·inf = NaN; the replay of a
+# program with arrays skips it too.  NumPy functions on floats are recorded as
+# the generic engine's rules, which do run on a zero cotangent (NaN): the replay
+# agrees with ad.gradient both ways.
+
+_INF_PARTIAL = [                     # (function, a point where its partial is infinite)
+    (math.sqrt, 0.0), (math.asin, 1.0), (math.acos, -1.0), (math.atanh, 1.0 - 2.0 ** -53),
+    (lambda t: t ** 0.5, 0.0), (np.sqrt, 0.0), (np.arcsin, 1.0),
+]
+_ZEROED = [                          # the scalar s reaches the output with a zero cotangent
+    lambda v, s: np.sum(v * v) + s * 0.0,
+    lambda v, s: np.sum(v * v) + 0.0 * s + 1.0,
+    lambda v, s: np.sum(v * (s * 0.0)),
+    lambda v, s: np.sum(v * 0.0 * s) + np.sum(v),
+    lambda v, s: np.sum(np.zeros(3) * s) + np.sum(np.sin(v)),
+    lambda v, s: np.sum(v) + (s - s),
+    lambda v, s: (np.sum(v), s)[0],          # s does not reach the output at all
+]
+
+
+def _mixed(k, j):
+    fn, at = _INF_PARTIAL[k]
+    body = _ZEROED[j]
+    return (lambda v, t: body(v, fn(t + at))), 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, len(_INF_PARTIAL) - 1), st.integers(0, len(_ZEROED) - 1),
+       st.lists(st.floats(-2, 2, allow_nan=False), min_size=3, max_size=3))
+def test_a_zero_cotangent_on_a_scalar_step_replays_as_the_tape(k, j, xs):
+    f, t = _mixed(k, j)
+    x = np.array(xs)
+    g = ad.compile(f, argnums=(0, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = ad.gradient(f, x, t)
+        got = [g(x, t), g(x, t)]            # the recording's run, then a replay
+    assert same(got[0], want) and same(got[1], want)
+    assert n_programs(g) == 1
+
+
+def test_zero_cotangents_zero_for_math_nan_for_numpy_functions():
+    def f(use_np):
+        root = np.sqrt if use_np else math.sqrt
+        return lambda v, t: np.sum(v * v) + root(t) * 0.0 + t
+    x = np.array([0.5, 1.0])
+    for use_np, dt in ((False, 1.0), (True, float("nan"))):
+        g = ad.compile(f(use_np), argnums=(0, 1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for _ in range(2):
+                gx, gt = g(x, 0.0)
+                assert np.array_equal(gx, [1.0, 2.0]) and same(gt, dt)
+        assert next(iter(g.slow.cache.values()))[0].scalar is None     # the replay, not the C program
