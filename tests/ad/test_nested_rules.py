@@ -45,6 +45,12 @@ LOSSES = {
     "matmul": lambda x: np.sum(np.tanh(A @ x) @ (B @ B.T) * x),
     "einsum": lambda x: np.einsum("i,ij,j->", x, A, np.sin(x)),
     "outer_dot": lambda x: np.sum(np.outer(x, x) * A) + np.dot(x, np.dot(A, x)),
+    "einsum_diagonal": lambda x: np.sum(np.einsum("ii->i", np.outer(x, np.sin(x))) ** 2),
+    "inner_vdot": lambda x: np.inner(x, np.tanh(x)) * np.vdot(np.cos(x), x),
+    "kron": lambda x: np.sum(np.kron(x, np.sin(x)) * np.kron(A[0], x)),
+    "cross": lambda x: np.sum(np.cross(x, np.cross(np.exp(x), A[1])) ** 2),
+    "complex_products": lambda x: np.real(np.vdot(x + 1j * np.sin(x), np.einsum("ij,j->i", A + 1j, x)) *
+                                          np.sum(np.kron(1j * x, np.cross(x, A[2] + 0.5j)))),
 }
 
 
@@ -70,13 +76,16 @@ def test_second_derivative_forward_over_forward(name):
     test_approx(d2, v @ fd_hessian(f, X0) @ v, msg=name, rtol=1e-6, atol=1e-8)
 
 
-def test_third_derivative_through_prod_and_solve():
+@pytest.mark.parametrize("name", ["prod", "solve_both", "var", "einsum_diagonal", "inner_vdot", "kron", "cross",
+                                  "complex_products"])
+def test_third_derivative(name):
+    """d³/dt³ of f along a line: forward over forward over reverse."""
     v = np.array([0.3, -0.5, 0.8])
-    for f in (LOSSES["prod"], LOSSES["solve_both"], LOSSES["var"]):
-        line = lambda t: f(X0 + t * v)                  # noqa: E731
-        d3 = ad.derivative(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
-        fd3 = FDM(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
-        test_approx(d3, fd3, rtol=1e-5, atol=1e-7)
+    f = LOSSES[name]
+    line = lambda t: f(X0 + t * v)                      # noqa: E731
+    d3 = ad.derivative(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
+    fd3 = FDM(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
+    test_approx(d3, fd3, rtol=1e-5, atol=1e-7)
 
 
 def test_complex_prod_and_var():
