@@ -11,7 +11,8 @@ C kernels of the scalar table cannot take and many array rules convert with
 compute with NumPy functions and operators on their arguments, which reach
 the engines), or have an array-API rule body registered on the tracked types
 (`chainrules.rulesets.array_api.on_tracked`: indexing, sort, clip, take, max,
-min, matmul, tensordot).  The few left are handled here:
+min, matmul, tensordot); so are the products (dot, einsum, outer, kron, …) and
+cumprod, linalg.norm/solve/inv/det/slogdet.  The few left are handled here:
 
 - linear functions (cumsum, trace, diagonal, diff, repeat, fft…): the tangent is
   the function of the tangents, and the pullback, built at plain primals,
@@ -19,11 +20,10 @@ min, matmul, tensordot).  The few left are handled here:
 - locally linear functions (median, quantiles, partition, ptp, …): the derivative at
   the plain values, their rule's, as a linear map with rules of its own
   (`LocalJvp`, and `LinearPullback` for the pullback);
-- multilinear functions (dot, einsum, outer, kron, …): the same, expanding
-  products of tracked components (`pullback_at`, below), and, in reverse
-  over reverse, a pullback with a rule of its own (`MultilinearPullback`);
-- cumprod, linalg.norm/solve/inv/det/slogdet: rules written
-  with NumPy calls on the tracked arguments (`chainrules.ad._nested_rules`).
+- multilinear functions (none left: their rules are differentiated as they
+  are): the same, expanding products of tracked components (`pullback_at`,
+  below), and, in reverse over reverse, a pullback with a rule of its own
+  (`MultilinearPullback`).
 
 NumPy's element-wise ufuncs and Python's scalar functions (math, cmath,
 operator, abs, pow, max, min) are not here: their generic rule bodies (the
@@ -43,7 +43,6 @@ import operator
 
 import numpy as np
 
-from chainrules.ad import _nested_rules
 from chainrules.rulesets import elementwise_interop as _elementwise_interop
 from chainrules._core import (
     AbstractZero,
@@ -111,8 +110,6 @@ def kind(f, primals):
     try:
         if f in _elementwise_interop.NUMPY_ON_TRACKED:
             return None         # the table's generic rule body (registered on Dual and Var)
-        if f in _nested_rules.RULES:
-            return "rule"
         if f in LINEAR:
             return "linear"
         if f in LOCALLY_LINEAR:

@@ -1,14 +1,13 @@
 """Second derivatives through prod, cumprod, var, std, linalg.norm, solve,
-inv, det, slogdet, and reverse over reverse through matmul-type functions,
-each checked against finite differences of the gradient (prod, var, std and
-matmul by their own rules, differentiated as they are; the others by
-chainrules.ad._nested_rules and the multilinear pullback of _nested)."""
+inv, det, slogdet and the products (matmul, einsum, dot, outer, kron,
+cross, inner, vdot), and third derivatives, each checked against finite
+differences of the gradient: every one by its own rule, differentiated as
+it is by chainrules.ad."""
 
 import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules.ad import _nested_rules
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.testing import test_approx
 
@@ -97,17 +96,31 @@ def test_complex_prod_and_var():
 
 
 def test_unsupported_arguments_decline_and_report():
-    # a tuple of axes is not handled by the nested rule: the ordinary rule, differentiable
-    # itself, gives the answer (∂²(x0·x1·x2)/∂xi∂xj = xk)
+    # a tuple of axes: the rule, differentiable itself, gives the answer (∂²(x0·x1·x2)/∂xi∂xj = xk)
     H = ad.hessian(lambda x: np.sum(np.prod(np.reshape(x, (1, 1, 3)), axis=(0, 2))), X0)
     test_approx(H, np.array([[0, X0[2], X0[1]], [X0[2], 0, X0[0]], [X0[1], X0[0], 0]]), atol=1e-12)
-    # cumprod through a zero: the nested rule declines, the ordinary rule (differentiable) answers:
+    # cumprod through a zero: the rule (differentiable) answers:
     # x0 + x0·x1 + x0·x1·x2 at (1, 0, 2)
     H = ad.hessian(lambda x: np.sum(np.cumprod(x)), np.array([1.0, 0.0, 2.0]))
     test_approx(H, np.array([[0, 3, 0], [3, 0, 1], [0, 1, 0]]), atol=1e-12)
 
 
-def test_rules_decline_by_returning_none():
-    assert _nested_rules.rrule(np.cumprod, (X0,), {"out": None}) is None
-    assert _nested_rules.frule(np.linalg.inv, (None, A + 1j), (A + 1j,), {}) is None
-    assert _nested_rules.rrule(np.linalg.norm, (A,), {"ord": 1}) is None
+COMPLEX_AND_OTHER_ORDERS = {
+    "inv_complex": lambda x: np.real(np.sum(np.linalg.inv(A + 1j * np.diag(x)) * A)),
+    "det_complex": lambda x: np.real(np.linalg.det(A + 1j * np.outer(x, x))),
+    "slogdet_complex": lambda x: np.linalg.slogdet(A + 1j * np.diag(np.sin(x)))[1],
+    "solve_complex": lambda x: np.real(np.vdot(x, np.linalg.solve(A + 1j * np.diag(x), x + 1j))),
+    "norm_ord3": lambda x: np.linalg.norm(x, ord=3),
+    "norm_complex": lambda x: np.linalg.norm(x + 1j * np.cos(x)),
+    "cumprod_complex": lambda x: np.real(np.sum(np.cumprod(x + 0.5j))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_AND_OTHER_ORDERS))
+def test_complex_and_other_orders_through_the_rules(name):
+    # what the nested registry declined (complex matrices, other norms) the rules,
+    # differentiated as they are, answer
+    f = COMPLEX_AND_OTHER_ORDERS[name]
+    test_approx(ad.hessian(f, X0), fd_hessian(f, X0), msg=name, rtol=1e-6, atol=1e-8)
+    H = ad.jacobian(lambda z: ad.gradient(f, z), X0, mode="reverse")
+    test_approx(H, fd_hessian(f, X0), msg=name, rtol=1e-6, atol=1e-8)

@@ -1,7 +1,8 @@
 """Order 2 for the NumPy rules that chainrules.ad's nested registry
 (`ad/_nested.py`) used to stand in for, now differentiated as they are
 (issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
-not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum).
+not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum)
+and linalg.inv, det, slogdet, solve and norm (solve.py, norms.py).
 test_frule/test_rrule with order=2 run each rule on values tracked by
 chainrules.ad and compare its differentiated pushforward and pullback with
 finite differences; complex where the function takes complex, and einsum
@@ -21,6 +22,10 @@ SQ = spread((3, 3))
 SQC = array(RNG, (3, 3), np.complex128)
 V = spread((3,))
 V3 = spread((2, 3), lo=-1.0, hi=2.0)
+A = np.array([[3.0, 1.0, 0.5], [1.0, 4.0, 1.0], [0.2, 1.0, 5.0]])      # well conditioned
+AC = A + 1j * spread((3, 3), lo=-0.5, hi=0.5)
+AN = -A                                                                 # negative determinant
+AB = np.stack([A, A.T + np.eye(3)])                                     # a batch
 
 
 CASES = [
@@ -48,6 +53,28 @@ CASES = [
     Case("einsum-broadcast-missing", np.einsum, "i,j->ij", V, V[:2]),
     Case("einsum-complex", np.einsum, "ij,kj->ik", XC, YC),
     Case("einsum-complex-diagonal", np.einsum, "ii,i->i", SQC, V),
+    # ----- inverses and solvers (numpy/linalg/solve.py) -----
+    Case("inv", np.linalg.inv, A),
+    Case("inv-complex", np.linalg.inv, AC),
+    Case("inv-batch", np.linalg.inv, AB),
+    Case("det", np.linalg.det, A),
+    Case("det-negative", np.linalg.det, AN),
+    Case("det-complex", np.linalg.det, AC),
+    Case("det-batch", np.linalg.det, AB),
+    Case("slogdet", np.linalg.slogdet, AN),
+    Case("slogdet-complex", np.linalg.slogdet, AC),
+    Case("solve-vector", np.linalg.solve, A, V),
+    Case("solve-matrix", np.linalg.solve, A, X.T),
+    Case("solve-complex", np.linalg.solve, AC, XC.T),
+    Case("solve-mixed", np.linalg.solve, A, XC.T),
+    # ----- norms (numpy/linalg/norms.py) -----
+    Case("norm", np.linalg.norm, X),
+    Case("norm-vector-axis", np.linalg.norm, X, fkwargs={"axis": 1, "keepdims": True}),
+    Case("norm-fro", np.linalg.norm, X, "fro"),
+    Case("norm-ord3", np.linalg.norm, V, 3),
+    Case("norm-ord1", np.linalg.norm, V, 1),
+    Case("norm-complex", np.linalg.norm, XC, fkwargs={"axis": 0}),
+    # ----- mixed real and complex arguments -----
     Case("einsum-mixed", np.einsum, "ij,j->i", SQC, V),
     Case("inner-mixed", np.inner, XC, Y),
     Case("vdot-mixed", np.vdot, X, YC),
