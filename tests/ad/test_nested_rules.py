@@ -1,6 +1,7 @@
 """Second derivatives through prod, cumprod, var, std, linalg.norm, solve,
-inv, det, slogdet and the products (matmul, einsum, dot, outer, kron,
-cross, inner, vdot), and third derivatives, each checked against finite
+inv, det, slogdet, the products (matmul, einsum, dot, outer, kron,
+cross, inner, vdot) and linear functions (cumsum, diff, trace, diagonal,
+diag, repeat), and third derivatives, each checked against finite
 differences of the gradient: every one by its own rule, differentiated as
 it is by chainrules.ad."""
 
@@ -48,6 +49,11 @@ LOSSES = {
     "inner_vdot": lambda x: np.inner(x, np.tanh(x)) * np.vdot(np.cos(x), x),
     "kron": lambda x: np.sum(np.kron(x, np.sin(x)) * np.kron(A[0], x)),
     "cross": lambda x: np.sum(np.cross(x, np.cross(np.exp(x), A[1])) ** 2),
+    "cumsum_diff": lambda x: np.sum(np.cumsum(np.outer(x, x), axis=1) * A) + np.sum(np.diff(x ** 3, n=2) ** 2),
+    "trace_offset": lambda x: np.trace(np.outer(x, np.sin(x)), offset=1) * np.trace(np.outer(x, x)[None] * A,
+                                                                                 axis1=1, axis2=2)[0],
+    "diagonal_3d": lambda x: np.sum(np.diagonal(np.einsum("i,j,k->ijk", x, np.sin(x), x), 1, 0, 2) ** 2),
+    "diag_repeat": lambda x: np.sum(np.diag(np.repeat(x, [2, 0, 1])) @ np.repeat(np.sin(x), 1)[[0, 0, 1]]),
     "complex_products": lambda x: np.real(np.vdot(x + 1j * np.sin(x), np.einsum("ij,j->i", A + 1j, x)) *
                                           np.sum(np.kron(1j * x, np.cross(x, A[2] + 0.5j)))),
 }
@@ -76,7 +82,7 @@ def test_second_derivative_forward_over_forward(name):
 
 
 @pytest.mark.parametrize("name", ["prod", "solve_both", "var", "einsum_diagonal", "inner_vdot", "kron", "cross",
-                                  "complex_products"])
+                                  "complex_products", "cumsum_diff", "trace_offset", "diagonal_3d", "diag_repeat"])
 def test_third_derivative(name):
     """d³/dt³ of f along a line: forward over forward over reverse."""
     v = np.array([0.3, -0.5, 0.8])

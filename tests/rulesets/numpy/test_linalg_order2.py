@@ -1,7 +1,7 @@
 """Order 2 for the NumPy rules that chainrules.ad's nested registry
 (`ad/_nested.py`) used to stand in for, now differentiated as they are
 (issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
-not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum)
+not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum, trace)
 and linalg.inv, det, slogdet, solve and norm (solve.py, norms.py).
 test_frule/test_rrule with order=2 run each rule on values tracked by
 chainrules.ad and compare its differentiated pushforward and pullback with
@@ -22,6 +22,7 @@ SQ = spread((3, 3))
 SQC = array(RNG, (3, 3), np.complex128)
 V = spread((3,))
 V3 = spread((2, 3), lo=-1.0, hi=2.0)
+X3 = spread((3, 2, 4))
 A = np.array([[3.0, 1.0, 0.5], [1.0, 4.0, 1.0], [0.2, 1.0, 5.0]])      # well conditioned
 AC = A + 1j * spread((3, 3), lo=-0.5, hi=0.5)
 AN = -A                                                                 # negative determinant
@@ -53,6 +54,10 @@ CASES = [
     Case("einsum-broadcast-missing", np.einsum, "i,j->ij", V, V[:2]),
     Case("einsum-complex", np.einsum, "ij,kj->ik", XC, YC),
     Case("einsum-complex-diagonal", np.einsum, "ii,i->i", SQC, V),
+    Case("trace", np.trace, SQ),
+    Case("trace-offset-axes", np.trace, X3, 1, 0, 2),
+    Case("trace-complex", np.trace, SQC, -1),
+    Case("linalg.trace", np.linalg.trace, AB),
     # ----- inverses and solvers (numpy/linalg/solve.py) -----
     Case("inv", np.linalg.inv, A),
     Case("inv-complex", np.linalg.inv, AC),

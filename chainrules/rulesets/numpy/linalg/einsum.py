@@ -203,7 +203,7 @@ def trace_rrule(a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
     pa = project_to(a)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.trace(a, offset, axis1, axis2, dtype)
     nrest = (NO,) * len(rest)
 
@@ -214,6 +214,10 @@ def trace_rrule(a, *rest, **kw):
             return (NO, _zero_for(pa)) + nrest
 
         def trace_ā():
+            if isinstance(ȳ, Tracked) or isinstance(a, Tracked):     # the rule differentiated: no writes
+                nd = a.ndim
+                ā = np.reshape(ȳ, np.shape(ȳ) + (1, 1)) * np.eye(a.shape[axis1], a.shape[axis2], k=offset)
+                return pa(np.moveaxis(ā, (nd - 2, nd - 1), (axis1 % nd, axis2 % nd)))
             ā = np.zeros(a.shape, dtype=np.result_type(a.dtype, np.asarray(ȳ).dtype))
             m = np.moveaxis(ā, (axis1, axis2), (-2, -1))   # a view
             r, c = m.shape[-2:]
