@@ -90,9 +90,7 @@ def _np(*path):
 # stack, where, flip, roll, prod, var, std, …), or by the array-API rule bodies
 # registered for them on the tracked types (indexing, sort, clip, take, max, min,
 # matmul, tensordot: chainrules.rulesets.array_api.on_tracked).
-LINEAR = _existing(
-    _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
-    _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
+LINEAR = _existing()
 
 # Locally linear: piecewise linear, so that near the point the derivative is
 # the rule's, taken at the plain values (median, partition, ptp, …; second
@@ -100,9 +98,7 @@ LINEAR = _existing(
 LOCALLY_LINEAR = _existing(
     np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
 
-MULTILINEAR = _existing(
-    _np("fft", "fft"), _np("fft", "ifft"), _np("fft", "rfft"), _np("fft", "irfft"),
-    _np("fft", "fft2"), _np("fft", "ifft2"), _np("fft", "fftn"), _np("fft", "ifftn"))
+MULTILINEAR = _existing()
 
 
 def kind(f, primals):

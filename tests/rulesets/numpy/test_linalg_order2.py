@@ -2,7 +2,8 @@
 (`ad/_nested.py`) used to stand in for, now differentiated as they are
 (issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
 not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum, trace)
-and linalg.inv, det, slogdet, solve and norm (solve.py, norms.py).
+linalg.inv, det, slogdet, solve and norm (solve.py, norms.py), and the fft
+functions (numpy/fft.py).
 test_frule/test_rrule with order=2 run each rule on values tracked by
 chainrules.ad and compare its differentiated pushforward and pullback with
 finite differences; complex where the function takes complex, and einsum
@@ -79,6 +80,19 @@ CASES = [
     Case("norm-ord3", np.linalg.norm, V, 3),
     Case("norm-ord1", np.linalg.norm, V, 1),
     Case("norm-complex", np.linalg.norm, XC, fkwargs={"axis": 0}),
+    # ----- fft (numpy/fft.py): linear -----
+    Case("fft", np.fft.fft, X),
+    Case("fft-complex-n-ortho", np.fft.fft, XC, 4, 0, "ortho"),
+    Case("ifft-complex", np.fft.ifft, XC),
+    Case("fft2-complex", np.fft.fft2, XC),
+    Case("ifftn-pad", np.fft.ifftn, XC, (3, 4), (0, 1)),
+    Case("rfft", np.fft.rfft, X),
+    Case("rfft-n", np.fft.rfft, V, 5),
+    Case("rfftn", np.fft.rfftn, X3),
+    Case("irfft", np.fft.irfft, XC),
+    Case("irfft-n-forward", np.fft.irfft, XC, 5, 0, "forward"),
+    Case("hfft", np.fft.hfft, XC),
+    Case("ihfft", np.fft.ihfft, X),
     # ----- mixed real and complex arguments -----
     Case("einsum-mixed", np.einsum, "ij,j->i", SQC, V),
     Case("inner-mixed", np.inner, XC, Y),
