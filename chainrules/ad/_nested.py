@@ -96,7 +96,7 @@ LINEAR = _existing()
 # the rule's, taken at the plain values (median, partition, ptp, …; second
 # derivatives are zero almost everywhere).
 LOCALLY_LINEAR = _existing(
-    np.take_along_axis, np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp, np.partition)
+    np.median, np.percentile, np.quantile, np.nanmax, np.nanmin, np.ptp)
 
 MULTILINEAR = _existing()
 

@@ -1,7 +1,8 @@
 """Second derivatives through prod, cumprod, var, std, linalg.norm, solve,
 inv, det, slogdet, the products (matmul, einsum, dot, outer, kron,
 cross, inner, vdot) and linear functions (cumsum, diff, trace, diagonal,
-diag, repeat, fft), and third derivatives, each checked against finite
+diag, repeat, fft) and permutations and gathers (sort, partition,
+take_along_axis), and third derivatives, each checked against finite
 differences of the gradient: every one by its own rule, differentiated as
 it is by chainrules.ad."""
 
@@ -55,6 +56,8 @@ LOSSES = {
     "diagonal_3d": lambda x: np.sum(np.diagonal(np.einsum("i,j,k->ijk", x, np.sin(x), x), 1, 0, 2) ** 2),
     "diag_repeat": lambda x: np.sum(np.diag(np.repeat(x, [2, 0, 1])) @ np.repeat(np.sin(x), 1)[[0, 0, 1]]),
     "fft": lambda x: np.sum(np.abs(np.fft.fft(np.sin(x) * x)) ** 2) + np.sum(np.fft.irfft(np.fft.rfft(x ** 3), 4) ** 2),
+    "take_along_partition": lambda x: np.sum(np.take_along_axis(np.sin(x) * x, np.array([2, 0, 2, 1]), 0) ** 3) +
+    np.sum(np.partition(x ** 3, 1) * A[0]) + np.sum(np.sort(np.cos(x)) * A[1]),
     "complex_products": lambda x: np.real(np.vdot(x + 1j * np.sin(x), np.einsum("ij,j->i", A + 1j, x)) *
                                           np.sum(np.kron(1j * x, np.cross(x, A[2] + 0.5j)))),
 }
@@ -83,7 +86,7 @@ def test_second_derivative_forward_over_forward(name):
 
 
 @pytest.mark.parametrize("name", ["prod", "solve_both", "var", "einsum_diagonal", "inner_vdot", "kron", "cross",
-                                  "complex_products", "cumsum_diff", "trace_offset", "diagonal_3d", "diag_repeat", "fft"])
+                                  "complex_products", "cumsum_diff", "trace_offset", "diagonal_3d", "diag_repeat", "fft", "take_along_partition"])
 def test_third_derivative(name):
     """d³/dt³ of f along a line: forward over forward over reverse."""
     v = np.array([0.3, -0.5, 0.8])

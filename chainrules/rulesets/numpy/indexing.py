@@ -201,6 +201,9 @@ def _permuting(name, setup):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = _real_for(xs.dtype, unthunk(ȳ))
+            if isinstance(ȳ, Tracked):      # the pullback differentiated: the inverse permutation, no writes
+                x̄ = np.take_along_axis(ȳ, np.argsort(perm, axis=axis), axis)
+                return (NO, project(np.reshape(x̄, shape))) + rest
             x̄ = np.empty(xs.shape, dtype=xs.dtype)
             np.put_along_axis(x̄, perm, ȳ, axis)
             return (NO, project(x̄.reshape(shape))) + rest
@@ -220,6 +223,9 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
     an InplaceableThunk accumulating into an existing array.  `project`:
     None when the primal is an ndarray (the zeros already fit it)."""
     v = _real_for(dtype, ȳ)
+    if isinstance(v, Tracked):
+        dest = _scatter_tracked(shape, dtype, index, v)
+        return dest if project is None else project(dest)
 
     def scatter_add(dest):
         if repeats_possible:
@@ -236,6 +242,17 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
             dest[index] = v
         return dest if project is None else project(dest)
     return InplaceableThunk(scatter_add, Thunk(scatter))
+
+
+def _scatter_tracked(shape, dtype, index, v):
+    """Zeros of `shape` with v added at `index` (repeats accumulating), without
+    writes, for a v tracked by chainrules.ad (the pullback differentiated): v
+    times the 0/1 matrix that sends each of its elements to its position."""
+    n = int(np.prod(shape))
+    positions = np.arange(n).reshape(shape)[index]
+    v = np.broadcast_to(v, np.shape(positions))
+    onehot = (np.reshape(positions, (-1, 1)) == np.arange(n)).astype(dtype if dtype.kind in "fc" else float)
+    return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
 
 
 def _take_index(x, indices, axis, mode):
