@@ -25,7 +25,7 @@ from chainrules._core import broadcast_view, unbroadcast
 from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "tracked_call", "register", "methods", "output_parts",
-           "seed", "plain", "array_or_tracked", "project_to",
+           "seed", "plain", "array_or_tracked", "project_to", "scatter_tracked",
            "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -97,6 +97,17 @@ def project_to(x):
     """ProjectTo(x), for a real tracked x one that keeps cotangents real."""
     p = ProjectTo(x)
     return _RealTracked(p) if isinstance(x, Tracked) and p.kind and not is_complex(x) else p
+
+
+def scatter_tracked(shape, dtype, index, v):
+    """Zeros of `shape` with v added at `index` (repeats accumulating), without
+    writes, for a v tracked by chainrules.ad (a pullback differentiated): v
+    times the 0/1 matrix that sends each of its elements to its position."""
+    n = int(np.prod(shape))
+    positions = np.arange(n).reshape(shape)[index]
+    v = np.broadcast_to(v, np.shape(positions))
+    onehot = (np.reshape(positions, (-1, 1)) == np.arange(n)).astype(dtype if dtype.kind in "fc" else float)
+    return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
 
 
 def like(Ω, ΔΩ):

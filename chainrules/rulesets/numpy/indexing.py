@@ -41,6 +41,7 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     seed,
+    scatter_tracked,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.reductions import _value
@@ -224,7 +225,7 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
     None when the primal is an ndarray (the zeros already fit it)."""
     v = _real_for(dtype, ȳ)
     if isinstance(v, Tracked):
-        dest = _scatter_tracked(shape, dtype, index, v)
+        dest = scatter_tracked(shape, dtype, index, v)
         return dest if project is None else project(dest)
 
     def scatter_add(dest):
@@ -242,17 +243,6 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
             dest[index] = v
         return dest if project is None else project(dest)
     return InplaceableThunk(scatter_add, Thunk(scatter))
-
-
-def _scatter_tracked(shape, dtype, index, v):
-    """Zeros of `shape` with v added at `index` (repeats accumulating), without
-    writes, for a v tracked by chainrules.ad (the pullback differentiated): v
-    times the 0/1 matrix that sends each of its elements to its position."""
-    n = int(np.prod(shape))
-    positions = np.arange(n).reshape(shape)[index]
-    v = np.broadcast_to(v, np.shape(positions))
-    onehot = (np.reshape(positions, (-1, 1)) == np.arange(n)).astype(dtype if dtype.kind in "fc" else float)
-    return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
 
 
 def _take_index(x, indices, axis, mode):
