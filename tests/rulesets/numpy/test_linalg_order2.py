@@ -85,6 +85,8 @@ CASES = [
     Case("fft-complex-n-ortho", np.fft.fft, XC, 4, 0, "ortho"),
     Case("ifft-complex", np.fft.ifft, XC),
     Case("fft2-complex", np.fft.fft2, XC),
+    Case("ifft2", np.fft.ifft2, X),
+    Case("fftn-axes", np.fft.fftn, X3, None, (0, 2)),
     Case("ifftn-pad", np.fft.ifftn, XC, (3, 4), (0, 1)),
     Case("rfft", np.fft.rfft, X),
     Case("rfft-n", np.fft.rfft, V, 5),
