@@ -35,12 +35,11 @@ by it when its body computes with NumPy functions and operators on its
 arguments (NumPy's element-wise ufuncs and Python's scalar functions by the
 element-wise table; indexing, sort, clip, take, max, min, matmul and
 tensordot by their array-API bodies registered on Dual and Var; sum, mean,
-reshape, prod, var, std and most shape functions by their own rules; every
-rule of another array library).  The few NumPy rules that still convert to
-plain arrays (cumsum, trace, diff, fft, einsum, outer, median, cumprod,
-linalg.norm/solve/inv/det/slogdet, …) are handled by `chainrules.ad._nested`
-and `_nested_rules` until they are rewritten; others raise a clear
-NoRuleError naming the rule.
+reshape, prod, var, std, cumprod, the products (dot, einsum, outer, kron,
+…), linalg.norm/solve/inv/det/slogdet and most shape functions by their own
+rules; every rule of another array library).  There is no second registry:
+a rule that cannot compute with tracked values raises a clear NoRuleError
+naming the rule.
 
 Calls the engines cannot see: a `math` function or a function with a rule
 called directly inside the differentiated code (use `chainrules.ad.math`,

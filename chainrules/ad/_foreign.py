@@ -20,7 +20,7 @@ from chainrules._core import Tracked, _ad_strip_all
 from chainrules._xp import NamespaceError, astype, namespace
 
 __all__ = ["xp_of", "is_inexact", "is_real_floating", "zeros_like", "project", "describe",
-           "is_real_scalar", "unit_basis", "stack", "ones_like", "operator_function", "holds_foreign",
+           "is_real_scalar", "unit_basis", "stack", "ones_like", "operator_function",
            "check_libraries", "plain_numpy"]
 
 _PLAIN = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic, list, tuple, dict)
@@ -143,19 +143,6 @@ def operator_function(f, primals):
         if xp is not None:
             return getattr(xp, name, None)
     return None
-
-
-def holds_foreign(primals):
-    """An argument (or an element of a list or tuple argument) is an array of
-    another library than NumPy: its rules' bodies are differentiated as they
-    are (the nested registry `_nested` is NumPy's)."""
-    for a in primals:
-        if type(a) is list or type(a) is tuple:
-            if holds_foreign(a):
-                return True
-        elif xp_of(_ad_strip_all(a)) is not None:
-            return True
-    return False
 
 
 def plain_numpy(args):

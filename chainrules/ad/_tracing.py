@@ -567,8 +567,8 @@ def nested_rule_error(f, e, mode):
         f"chainrules.ad ({mode} mode, nested differentiation): the rule of {fname(f)} met values "
         f"tracked by an enclosing differentiation and cannot compute with them ({type(e).__name__}: "
         f"{e}).  Second derivatives through {fname(f)} need a rule written with operators and "
-        "NumPy functions on its arguments (no np.asarray on them); element-wise, linear and "
-        "multilinear functions are handled without it (see chainrules.ad._nested)")
+        "NumPy functions and operators on its arguments (no np.asarray, ufunc.at or writes into "
+        "arrays on them: see chainrules.rulesets.numpy._tracked)")
 
 
 def is_array(x):

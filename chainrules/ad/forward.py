@@ -37,7 +37,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
-from chainrules.ad import _foreign, _nested, _nested_rules, _tracing
+from chainrules.ad import _foreign, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -93,22 +93,12 @@ def apply(top, kind, f, args, kwargs):
         primals.append(p)
         tangents.append(_tracing.structural_tangent(p, collected) if changed else _tracing.const_tangent(a))
     nested = _tracing.top_tracked(primals) is not None
-    k = None
-    if nested and not _foreign.holds_foreign(primals):
-        # Nested differentiation: the rule would see values tracked by an
-        # enclosing differentiation (see _nested.py).
-        k = _nested.kind(rule_f, primals)
-        if k in ("linear", "locally linear", "multilinear"):
-            omega = _nested.primal(rule_f)(*primals, **kwargs)
-            return wrap_output(tag, omega, _nested.tangent_of(rule_f, k, primals, tangents[1:], kwargs), rule_f)
-    res = _nested_rules.frule(rule_f, tuple(tangents), primals, kwargs) if nested and k == "rule" else None
-    if res is None:
-        try:
-            res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
-        except (TypeError, AttributeError) as e:
-            if nested:
-                raise _tracing.nested_rule_error(rule_f, e, "forward") from e
-            raise
+    try:
+        res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)
+    except (TypeError, AttributeError) as e:
+        if nested:
+            raise _tracing.nested_rule_error(rule_f, e, "forward") from e
+        raise
     if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
         rule_f = g
         res = frule(FORWARD, tuple(tangents), rule_f, *primals, **kwargs)

@@ -42,7 +42,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
-from chainrules.ad import _foreign, _nested, _nested_rules, _tracing
+from chainrules.ad import _foreign, _tracing
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -216,25 +216,12 @@ def apply(top, kind, f, args, kwargs):
         primals.append(_tracing.split(a, tag, leaf)[0])
     nested = _tracing.top_tracked(primals) is not None
     real = tuple(map(_tracing.is_real, leaves)) if nested else None
-    k = None
-    if nested and not _foreign.holds_foreign(primals):
-        # Nested differentiation (see _nested.py).
-        k = _nested.kind(rule_f, primals)
-        if k in ("linear", "locally linear", "multilinear"):
-            omega = _nested.primal(rule_f)(*primals, **kwargs)
-            out, outputs = attach(tape, omega, rule_f)
-            if outputs is not None:
-                tape.push_record(Record(_nested.pullback(rule_f, k, primals, kwargs), inputs, outputs,
-                                        len(primals), rule_f, real=real))
-            return out
-    res = _nested_rules.rrule(rule_f, primals, kwargs) if nested and k == "rule" else None
-    if res is None:
-        try:
-            res = rrule(REVERSE, rule_f, *primals, **kwargs)
-        except (TypeError, AttributeError) as e:
-            if nested:
-                raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
-            raise
+    try:
+        res = rrule(REVERSE, rule_f, *primals, **kwargs)
+    except (TypeError, AttributeError) as e:
+        if nested:
+            raise _tracing.nested_rule_error(rule_f, e, "reverse") from e
+        raise
     if res is None and kind == OP and (g := _foreign.operator_function(rule_f, primals)) is not None:
         rule_f = g
         res = rrule(REVERSE, rule_f, *primals, **kwargs)

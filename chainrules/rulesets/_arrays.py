@@ -8,6 +8,7 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     NoTangent,
+    ProjectTo,
     StructuralTangent,
     Tracked,
     ZeroTangent,
@@ -24,7 +25,7 @@ from chainrules._core import broadcast_view, unbroadcast
 from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "tracked_call", "register", "methods", "output_parts",
-           "seed", "plain",
+           "seed", "plain", "array_or_tracked", "project_to", "scatter_tracked",
            "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -65,6 +66,48 @@ def plain(x):
     if type(x) is np.ndarray or not isinstance(x, np.ndarray):
         return x
     return np.asarray(x)
+
+
+def array_or_tracked(x):
+    """x as an ndarray, or as it is when it is tracked by chainrules.ad (a rule
+    differentiated by an enclosing differentiation: NumPy's functions and
+    operators track it, np.asarray would drop what it tracks)."""
+    return x if isinstance(x, Tracked) else np.asarray(x)
+
+
+class _RealTracked:
+    """ProjectTo of a real argument tracked by chainrules.ad, which also drops
+    the imaginary part of a complex cotangent (ProjectTo lets tracked values
+    through, leaving that to the reverse engine; a pullback differentiated in
+    forward mode needs it done here)."""
+    __slots__ = ("p",)
+
+    def __init__(self, p):
+        self.p = p
+
+    @property
+    def kind(self):
+        return self.p.kind
+
+    def __call__(self, g):
+        return self.p(np.real(g) if is_complex(g) else g)
+
+
+def project_to(x):
+    """ProjectTo(x), for a real tracked x one that keeps cotangents real."""
+    p = ProjectTo(x)
+    return _RealTracked(p) if isinstance(x, Tracked) and p.kind and not is_complex(x) else p
+
+
+def scatter_tracked(shape, dtype, index, v):
+    """Zeros of `shape` with v added at `index` (repeats accumulating), without
+    writes, for a v tracked by chainrules.ad (a pullback differentiated): v
+    times the 0/1 matrix that sends each of its elements to its position."""
+    n = int(np.prod(shape))
+    positions = np.arange(n).reshape(shape)[index]
+    v = np.broadcast_to(v, np.shape(positions))
+    onehot = (np.reshape(positions, (-1, 1)) == np.arange(n)).astype(dtype if dtype.kind in "fc" else float)
+    return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
 
 
 def like(Ω, ΔΩ):

@@ -1,14 +1,15 @@
 """Second derivatives through prod, cumprod, var, std, linalg.norm, solve,
-inv, det, slogdet, and reverse over reverse through matmul-type functions,
-each checked against finite differences of the gradient (prod, var, std and
-matmul by their own rules, differentiated as they are; the others by
-chainrules.ad._nested_rules and the multilinear pullback of _nested)."""
+inv, det, slogdet, the products (matmul, einsum, dot, outer, kron,
+cross, inner, vdot) and linear functions (cumsum, diff, trace, diagonal,
+diag, repeat, fft) and permutations and gathers (sort, partition,
+take_along_axis), and third derivatives, each checked against finite
+differences of the gradient: every one by its own rule, differentiated as
+it is by chainrules.ad."""
 
 import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules.ad import _nested_rules
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.testing import test_approx
 
@@ -45,6 +46,20 @@ LOSSES = {
     "matmul": lambda x: np.sum(np.tanh(A @ x) @ (B @ B.T) * x),
     "einsum": lambda x: np.einsum("i,ij,j->", x, A, np.sin(x)),
     "outer_dot": lambda x: np.sum(np.outer(x, x) * A) + np.dot(x, np.dot(A, x)),
+    "einsum_diagonal": lambda x: np.sum(np.einsum("ii->i", np.outer(x, np.sin(x))) ** 2),
+    "inner_vdot": lambda x: np.inner(x, np.tanh(x)) * np.vdot(np.cos(x), x),
+    "kron": lambda x: np.sum(np.kron(x, np.sin(x)) * np.kron(A[0], x)),
+    "cross": lambda x: np.sum(np.cross(x, np.cross(np.exp(x), A[1])) ** 2),
+    "cumsum_diff": lambda x: np.sum(np.cumsum(np.outer(x, x), axis=1) * A) + np.sum(np.diff(x ** 3, n=2) ** 2),
+    "trace_offset": lambda x: np.trace(np.outer(x, np.sin(x)), offset=1) * np.trace(np.outer(x, x)[None] * A,
+                                                                                 axis1=1, axis2=2)[0],
+    "diagonal_3d": lambda x: np.sum(np.diagonal(np.einsum("i,j,k->ijk", x, np.sin(x), x), 1, 0, 2) ** 2),
+    "diag_repeat": lambda x: np.sum(np.diag(np.repeat(x, [2, 0, 1])) @ np.repeat(np.sin(x), 1)[[0, 0, 1]]),
+    "fft": lambda x: np.sum(np.abs(np.fft.fft(np.sin(x) * x)) ** 2) + np.sum(np.fft.irfft(np.fft.rfft(x ** 3), 4) ** 2),
+    "take_along_partition": lambda x: np.sum(np.take_along_axis(np.sin(x) * x, np.array([2, 0, 2, 1]), 0) ** 3) +
+    np.sum(np.partition(x ** 3, 1) * A[0]) + np.sum(np.sort(np.cos(x)) * A[1]),
+    "complex_products": lambda x: np.real(np.vdot(x + 1j * np.sin(x), np.einsum("ij,j->i", A + 1j, x)) *
+                                          np.sum(np.kron(1j * x, np.cross(x, A[2] + 0.5j)))),
 }
 
 
@@ -70,13 +85,16 @@ def test_second_derivative_forward_over_forward(name):
     test_approx(d2, v @ fd_hessian(f, X0) @ v, msg=name, rtol=1e-6, atol=1e-8)
 
 
-def test_third_derivative_through_prod_and_solve():
+@pytest.mark.parametrize("name", ["prod", "solve_both", "var", "einsum_diagonal", "inner_vdot", "kron", "cross",
+                                  "complex_products", "cumsum_diff", "trace_offset", "diagonal_3d", "diag_repeat", "fft", "take_along_partition"])
+def test_third_derivative(name):
+    """d³/dt³ of f along a line: forward over forward over reverse."""
     v = np.array([0.3, -0.5, 0.8])
-    for f in (LOSSES["prod"], LOSSES["solve_both"], LOSSES["var"]):
-        line = lambda t: f(X0 + t * v)                  # noqa: E731
-        d3 = ad.derivative(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
-        fd3 = FDM(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
-        test_approx(d3, fd3, rtol=1e-5, atol=1e-7)
+    f = LOSSES[name]
+    line = lambda t: f(X0 + t * v)                      # noqa: E731
+    d3 = ad.derivative(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
+    fd3 = FDM(lambda s: ad.hvp(lambda t: line(t), s, 1.0), 0.0)
+    test_approx(d3, fd3, rtol=1e-5, atol=1e-7)
 
 
 def test_complex_prod_and_var():
@@ -88,17 +106,31 @@ def test_complex_prod_and_var():
 
 
 def test_unsupported_arguments_decline_and_report():
-    # a tuple of axes is not handled by the nested rule: the ordinary rule, differentiable
-    # itself, gives the answer (∂²(x0·x1·x2)/∂xi∂xj = xk)
+    # a tuple of axes: the rule, differentiable itself, gives the answer (∂²(x0·x1·x2)/∂xi∂xj = xk)
     H = ad.hessian(lambda x: np.sum(np.prod(np.reshape(x, (1, 1, 3)), axis=(0, 2))), X0)
     test_approx(H, np.array([[0, X0[2], X0[1]], [X0[2], 0, X0[0]], [X0[1], X0[0], 0]]), atol=1e-12)
-    # cumprod through a zero: the nested rule declines, the ordinary rule (differentiable) answers:
+    # cumprod through a zero: the rule (differentiable) answers:
     # x0 + x0·x1 + x0·x1·x2 at (1, 0, 2)
     H = ad.hessian(lambda x: np.sum(np.cumprod(x)), np.array([1.0, 0.0, 2.0]))
     test_approx(H, np.array([[0, 3, 0], [3, 0, 1], [0, 1, 0]]), atol=1e-12)
 
 
-def test_rules_decline_by_returning_none():
-    assert _nested_rules.rrule(np.cumprod, (X0,), {"out": None}) is None
-    assert _nested_rules.frule(np.linalg.inv, (None, A + 1j), (A + 1j,), {}) is None
-    assert _nested_rules.rrule(np.linalg.norm, (A,), {"ord": 1}) is None
+COMPLEX_AND_OTHER_ORDERS = {
+    "inv_complex": lambda x: np.real(np.sum(np.linalg.inv(A + 1j * np.diag(x)) * A)),
+    "det_complex": lambda x: np.real(np.linalg.det(A + 1j * np.outer(x, x))),
+    "slogdet_complex": lambda x: np.linalg.slogdet(A + 1j * np.diag(np.sin(x)))[1],
+    "solve_complex": lambda x: np.real(np.vdot(x, np.linalg.solve(A + 1j * np.diag(x), x + 1j))),
+    "norm_ord3": lambda x: np.linalg.norm(x, ord=3),
+    "norm_complex": lambda x: np.linalg.norm(x + 1j * np.cos(x)),
+    "cumprod_complex": lambda x: np.real(np.sum(np.cumprod(x + 0.5j))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_AND_OTHER_ORDERS))
+def test_complex_and_other_orders_through_the_rules(name):
+    # what the nested registry declined (complex matrices, other norms) the rules,
+    # differentiated as they are, answer
+    f = COMPLEX_AND_OTHER_ORDERS[name]
+    test_approx(ad.hessian(f, X0), fd_hessian(f, X0), msg=name, rtol=1e-6, atol=1e-8)
+    H = ad.jacobian(lambda z: ad.gradient(f, z), X0, mode="reverse")
+    test_approx(H, fd_hessian(f, X0), msg=name, rtol=1e-6, atol=1e-8)

@@ -17,7 +17,7 @@ from chainrules.rulesets.array_api import linalg, reductions, shapes
 
 from . import test_elementwise_interop_order2
 from .array_api import test_order2 as array_api_order2
-from .numpy import test_reductions_order2, test_shapes_order2, test_ufuncs, test_ufuncs_order2
+from .numpy import test_linalg_order2, test_reductions_order2, test_shapes_order2, test_ufuncs, test_ufuncs_order2
 from .test_elementwise_interop import REAL_ROWS
 
 # the modules (under chainrules.rulesets) of issue 12's NumPy rules; np.pad's rules
@@ -26,6 +26,12 @@ FAMILIES = {"numpy.ufuncs", "numpy.ufuncs_binary", "numpy.reductions", "numpy.av
             "numpy.statistics", "numpy.shapes", "numpy.joining", "numpy.indexing"}
 PRODUCTS = [np.matmul, np.linalg.matmul, operator.matmul, np.ndarray.__matmul__, np.ndarray.__rmatmul__, np.dot,
             np.ndarray.dot, np.tensordot, np.linalg.tensordot, np.vecdot, np.linalg.vecdot]
+# the functions chainrules.ad's nested registry (ad/_nested.py, deleted) stood in for,
+# now differentiated through their own rules (numpy/test_linalg_order2.py)
+FORMERLY_NESTED = [np.inner, np.vdot, np.outer, np.linalg.outer, np.kron, np.cross, np.linalg.cross, np.einsum,
+                   np.trace, np.linalg.trace, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.solve,
+                   np.linalg.norm, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
+                   np.fft.rfft, np.fft.rfftn, np.fft.irfft, np.fft.hfft, np.fft.ihfft]
 
 
 def _key(f):
@@ -66,7 +72,7 @@ def _from_a_test(f):
 def issue12_numpy_functions():
     fs = [f for f in cr._core._registered_functions()
           if _rule_modules(f) & FAMILIES and not _from_a_test(f)]
-    return fs + PRODUCTS
+    return fs + PRODUCTS + FORMERLY_NESTED
 
 
 def _parametrized(test):
@@ -81,7 +87,7 @@ def _parametrized(test):
 
 def order2_numpy_functions():
     covered = set()
-    for mod in (test_reductions_order2, test_shapes_order2, test_ufuncs_order2):
+    for mod in (test_reductions_order2, test_shapes_order2, test_ufuncs_order2, test_linalg_order2):
         covered.update(_key(c.f) for c in mod.CASES)
     for name, test in vars(test_ufuncs).items():
         if name.startswith("test_") and "order_two" in name:

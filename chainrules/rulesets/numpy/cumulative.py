@@ -23,6 +23,7 @@ from chainrules.rulesets._arrays import (
     register as _register,
     seed,
     plain,
+    array_or_tracked,
 )
 from chainrules.rulesets.numpy.reductions import (
     _NOVALUE,
@@ -74,7 +75,7 @@ def cumsum_rrule(x, *args, **kwargs):
         ȳ = seed(ȳ, 'cumsum')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        x̄ = _reverse_cumsum(np.asarray(unthunk(ȳ)), axis)
+        x̄ = _reverse_cumsum(array_or_tracked(unthunk(ȳ)), axis)
         return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
     return Ω, cumsum_pullback
 
@@ -229,7 +230,7 @@ def diff_rrule(a, *args, **kwargs):
         ȳ = seed(ȳ, 'diff')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        g = np.asarray(unthunk(ȳ))
+        g = array_or_tracked(unthunk(ȳ))
         for _ in range(n):
             # the adjoint of one difference: c̄ᵢ = gᵢ₋₁ - gᵢ
             g = -np.diff(g, axis=axis, prepend=0, append=0)

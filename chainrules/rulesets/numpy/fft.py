@@ -27,13 +27,12 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    ProjectTo,
     Thunk,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import NO, ZERO, named_rule, plain, reject_out, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, plain, project_to, reject_out, seed
 
 
 _DUAL = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -155,7 +154,7 @@ def _make_rules(name, fn, nd, default_axes, kind, adjoint):
 
     def fft_rrule(a, *rest, **kw):
         size, axes, norm = _options(name, nd, default_axes, rest, kw)
-        pa = ProjectTo(a)
+        pa = project_to(a)
         y = fn(a, *rest, **kw)
         lengths, axes = _plan(a, nd, size, axes, kind)
         nrest = (NO,) * len(rest)
@@ -165,7 +164,7 @@ def _make_rules(name, fn, nd, default_axes, kind, adjoint):
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
-            ȳ = np.asarray(ȳ)
+            ȳ = array_or_tracked(ȳ)
             return (NO, Thunk(lambda: pa(adjoint(ȳ, a, lengths, axes, norm)))) + nrest
 
         fft_pullback.__name__ = fft_pullback.__qualname__ = f"{name}_pullback"
@@ -203,7 +202,7 @@ def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
 
     def hermitian_rrule(a, *rest, **kw):
         n, axis, norm = _options(name, False, -1, rest, kw)
-        pa = ProjectTo(a)
+        pa = project_to(a)
         y = fn(a, *rest, **kw)
         lengths, axes = _plan(a, False, n, axis, kind)
         nrest = (NO,) * len(rest)
@@ -214,7 +213,7 @@ def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
-            ȳ = np.asarray(ȳ)
+            ȳ = array_or_tracked(ȳ)
 
             def hermitian_ā():
                 if conj_in:

@@ -41,6 +41,7 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     seed,
+    scatter_tracked,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.reductions import _value
@@ -201,6 +202,9 @@ def _permuting(name, setup):
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = _real_for(xs.dtype, unthunk(ȳ))
+            if isinstance(ȳ, Tracked):      # the pullback differentiated: the inverse permutation, no writes
+                x̄ = np.take_along_axis(ȳ, np.argsort(perm, axis=axis), axis)
+                return (NO, project(np.reshape(x̄, shape))) + rest
             x̄ = np.empty(xs.shape, dtype=xs.dtype)
             np.put_along_axis(x̄, perm, ȳ, axis)
             return (NO, project(x̄.reshape(shape))) + rest
@@ -220,6 +224,9 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
     an InplaceableThunk accumulating into an existing array.  `project`:
     None when the primal is an ndarray (the zeros already fit it)."""
     v = _real_for(dtype, ȳ)
+    if isinstance(v, Tracked):
+        dest = scatter_tracked(shape, dtype, index, v)
+        return dest if project is None else project(dest)
 
     def scatter_add(dest):
         if repeats_possible:

@@ -48,6 +48,8 @@ from chainrules.rulesets._arrays import (
     unreduce,
     seed,
     plain,
+    scatter_tracked,
+    array_or_tracked,
 )
 
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
@@ -344,6 +346,8 @@ def _nanargmin(v, axis):
 def _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape):
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
     v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+    if isinstance(v, Tracked):      # the pullback differentiated: no writes
+        return project(scatter_tracked(shape, dtype, idx, v))
 
     def scatter_add(dest):
         dest[idx] += v
@@ -359,7 +363,7 @@ def _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape):
 def _wins(x, idx, Ω, kept_shape):
     """With initial=: where the chosen element of x is the result (ties go to
     x); elsewhere the constant `initial` won and the derivative is zero."""
-    return np.reshape(np.asarray(x)[idx], kept_shape) == np.reshape(Ω, kept_shape)
+    return np.reshape(_value(x)[idx], kept_shape) == np.reshape(_value(Ω), kept_shape)
 
 
 def _chooser(fname, f, argfn):
@@ -371,7 +375,7 @@ def _chooser(fname, f, argfn):
         if isinstance(Δx, AbstractZero) or np.size(x) == 0:
             return Ω, ZERO
         idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
-        ΔΩ = np.reshape(np.asarray(dense(Δx))[idx], np.shape(Ω))
+        ΔΩ = np.reshape(array_or_tracked(dense(Δx))[idx], np.shape(Ω))
         if _initial(opts) is not None:
             ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
         return Ω, _like(Ω, ΔΩ)
@@ -415,7 +419,7 @@ def ptp_frule(tangents, x, *args, **kwargs):
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
     axes = normalize_axes(opts.get("axis"), np.ndim(x))
-    Δx = np.asarray(dense(Δx))
+    Δx = array_or_tracked(dense(Δx))
     ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
 
@@ -435,6 +439,10 @@ def ptp_rrule(x, *args, **kwargs):
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = unthunk(ȳ)
+        if isinstance(ȳ, Tracked):      # the pullback differentiated: no writes
+            v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+            return (NO, project(scatter_tracked(shape, dtype, _arg_index(x, axes, np.argmax), v)
+                                - scatter_tracked(shape, dtype, _arg_index(x, axes, np.argmin), v))) + rest
         hi = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmax), ȳ, kept_shape)
         lo = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmin), -ȳ, kept_shape)
 

@@ -40,6 +40,7 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     seed,
+    array_or_tracked,
 )
 
 
@@ -365,10 +366,17 @@ def _repeat_adjoint(ȳ, x, args, kwargs):
         base, ax = (int(np.prod(shape)),), 0
     else:
         base, ax = shape, int(axis) % len(shape)
-    ȳ = np.asarray(ȳ)
+    ȳ = array_or_tracked(ȳ)
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         r = int(np.ravel(repeats)[0])
         g = np.sum(np.reshape(ȳ, base[:ax] + (base[ax], r) + base[ax + 1:]), axis=ax + 1)
+    elif isinstance(ȳ, Tracked):
+        # the pullback differentiated: the sums of the segments of ȳ, as differences of its
+        # running sum at their ends (no writes into an array)
+        ends = np.cumsum(repeats)
+        cs = np.cumsum(np.moveaxis(ȳ, ax, 0), axis=0)
+        cs = np.concatenate([np.zeros((1,) + tuple(np.shape(cs)[1:]), dtype=ȳ.dtype), cs])
+        g = np.moveaxis(np.take(cs, ends, axis=0) - np.take(cs, ends - np.asarray(repeats), axis=0), 0, ax)
     else:
         g = np.zeros(base, dtype=ȳ.dtype)
         np.add.at(np.moveaxis(g, ax, 0), np.repeat(np.arange(base[ax]), repeats), np.moveaxis(ȳ, ax, 0))
@@ -419,10 +427,28 @@ def _diagonal_adjoint(ȳ, x, args, kwargs):
     offset = int(_arg(args, kwargs, 0, "offset", 0))
     axis1 = int(_arg(args, kwargs, 1, "axis1", 0))
     axis2 = int(_arg(args, kwargs, 2, "axis2", 1))
-    ȳ = np.asarray(ȳ)
+    ȳ = array_or_tracked(ȳ)
+    if isinstance(ȳ, Tracked):
+        return diagonal_embed(ȳ, np.shape(x), offset, axis1, axis2)
     g = np.zeros(np.shape(x), dtype=ȳ.dtype)
     g[_diagonal_index(g.shape, offset, axis1, axis2, ȳ.shape[-1])] = ȳ
     return g
+
+
+def diagonal_embed(ȳ, shape, offset, axis1, axis2):
+    """The array of `shape` holding ȳ (the diagonal axis last, as np.diagonal
+    gives it) on its diagonal (offset, axis1, axis2) and zeros elsewhere,
+    computed without writes (ȳ may be tracked by chainrules.ad): ȳ contracted
+    with the 0/1 tensor E[l, i, j] = [i, j is the l-th element of the
+    diagonal], its two axes then moved into place."""
+    nd = len(shape)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    n = ȳ.shape[-1]
+    l = np.arange(n)
+    E = np.zeros((n, shape[axis1], shape[axis2]))
+    E[l, l + max(0, -offset), l + max(0, offset)] = 1.0
+    g = np.tensordot(ȳ, E, axes=([ȳ.ndim - 1], [0]))
+    return np.moveaxis(g, (nd - 2, nd - 1), (axis1, axis2))
 
 
 _linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thunk=True)

@@ -263,7 +263,10 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
             q̄ = ZERO
         else:
             v = st.unarrange(ȳ) * dq
-            q̄ = pq(np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale)
+            q̄ = np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale
+            # a tracked q̄ (the pullback differentiated) of a plain q: real, unprojected (a float's
+            # projection would convert it)
+            q̄ = np.real(q̄) if isinstance(q̄, Tracked) and not isinstance(q, Tracked) else pq(q̄)
         return (NO, ā, q̄) + nrest
 
     return y, quantile_pullback

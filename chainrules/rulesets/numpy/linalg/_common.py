@@ -5,6 +5,7 @@ shape."""
 
 import numpy as np
 
+from chainrules._core import Tracked
 from chainrules.rulesets._arrays import (
     ZERO,
     is_zero as _zero,
@@ -16,7 +17,8 @@ from chainrules.rulesets._arrays import (
 
 def _diff(x):
     """Is `x` an array or number with a tangent space (float or complex)?"""
-    return np.asarray(x).dtype.kind in "fc"
+    dtype = x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
+    return dtype.kind in "fc"
 
 
 if hasattr(np.ndarray, "mT"):     # NumPy >= 2: an attribute, much cheaper than swapaxes

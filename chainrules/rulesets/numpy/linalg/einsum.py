@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 
 from chainrules._core import (
-    ProjectTo,
     Thunk,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -22,6 +22,8 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
+    project_to,
 )
 from chainrules.rulesets.numpy.linalg._common import (
     _sum_tangents,
@@ -94,12 +96,33 @@ class _EinsumPlan:
         if shrink:
             g = np.sum(g, axis=shrink, keepdims=True)
         if missing:
-            g = np.array(np.broadcast_to(g, ushape))
+            g = np.broadcast_to(g, ushape) if isinstance(g, Tracked) else np.array(np.broadcast_to(g, ushape))
         if diagonal is None:
             return g
+        if isinstance(g, Tracked):      # the rule differentiated: no writes into an array
+            return self._on_diagonal(sub, uniq, g, op.shape)
         full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
         np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
         return full
+
+    @staticmethod
+    def _on_diagonal(sub, uniq, g, shape):
+        """The array of `shape` (subscripts `sub`, repeated letters) holding g
+        (subscripts `uniq`) on its diagonal and zeros elsewhere, as an einsum
+        of g with identity matrices: each repeat of a letter gets a fresh
+        letter tied to the first by δ (np.eye)."""
+        fresh = iter([c for c in string.ascii_letters if c not in sub])
+        out, deltas, eyes, seen = [], [], [], set()
+        for c, n in zip(sub, shape):
+            if c in seen:
+                d = next(fresh)
+                out.append(d)
+                deltas.append(c + d)
+                eyes.append(np.eye(n, dtype=g.dtype))
+            else:
+                seen.add(c)
+                out.append(c)
+        return np.einsum(",".join([uniq] + deltas) + "->" + "".join(out), g, *eyes)
 
 
 @functools.lru_cache(maxsize=512)
@@ -132,8 +155,8 @@ def einsum_frule(tangents, subscripts, *operands, **kw):
 @register_rrule(np.einsum, str, ...)
 def einsum_rrule(subscripts, *operands, **kw):
     optimize = _einsum_kw(kw)
-    projs = [ProjectTo(op) for op in operands]
-    ops = [np.asarray(op) for op in operands]
+    projs = [project_to(op) for op in operands]
+    ops = [array_or_tracked(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
     parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
@@ -142,7 +165,7 @@ def einsum_rrule(subscripts, *operands, **kw):
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, NO) + tuple(_zero_for(p) for p in projs)
-        ȳ = np.asarray(ȳ)
+        ȳ = array_or_tracked(ȳ)
 
         def operand_cotangent(k):
             p = projs[k]
@@ -179,8 +202,8 @@ def trace_frule(tangents, a, *rest, **kw):
 def trace_rrule(a, *rest, **kw):
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
-    pa = ProjectTo(a)
-    a = np.asarray(a)
+    pa = project_to(a)
+    a = array_or_tracked(a)
     y = np.trace(a, offset, axis1, axis2, dtype)
     nrest = (NO,) * len(rest)
 
@@ -191,6 +214,10 @@ def trace_rrule(a, *rest, **kw):
             return (NO, _zero_for(pa)) + nrest
 
         def trace_ā():
+            if isinstance(ȳ, Tracked) or isinstance(a, Tracked):     # the rule differentiated: no writes
+                nd = a.ndim
+                ā = np.reshape(ȳ, np.shape(ȳ) + (1, 1)) * np.eye(a.shape[axis1], a.shape[axis2], k=offset)
+                return pa(np.moveaxis(ā, (nd - 2, nd - 1), (axis1 % nd, axis2 % nd)))
             ā = np.zeros(a.shape, dtype=np.result_type(a.dtype, np.asarray(ȳ).dtype))
             m = np.moveaxis(ā, (axis1, axis2), (-2, -1))   # a view
             r, c = m.shape[-2:]

@@ -19,6 +19,8 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
+    project_to,
 )
 from chainrules.rulesets.numpy.linalg._common import (
     _diff,
@@ -75,7 +77,7 @@ def _onehot_extremum(vals, axis, fn):
 def _norm_gradient(x, y, ord, kind, axes):
     """∂norm/∂x (same shape as x; x̄ = gradient · ȳ, ẏ = Re Σ conj(gradient)·ẋ),
     or None for ord=0."""
-    yk = np.asarray(y)
+    yk = array_or_tracked(y)
     if kind == "flat" or (kind == "vector" and ord in (None, 2)):
         yb = _keep(yk, axes, x.ndim)
         return np.where(yb == 0, 0, x / np.where(yb == 0, 1, yb))
@@ -118,7 +120,7 @@ def _norm_gradient(x, y, ord, kind, axes):
 
 def _keep(y, axes, nd):
     """y with the reduced axes put back (length 1), if they are not there."""
-    y = np.asarray(y)
+    y = array_or_tracked(y)
     if y.ndim == nd:
         return y
     return np.expand_dims(y, tuple(sorted(axes)))
@@ -127,7 +129,7 @@ def _keep(y, axes, nd):
 @register_frule(np.linalg.norm, object, ...)
 def norm_frule(tangents, x, *rest, **kw):
     ord, axis, keepdims = _opts("numpy.linalg.norm", rest, kw, _NORM_SPEC)
-    x = np.asarray(x)
+    x = array_or_tracked(x)
     y = np.linalg.norm(x, ord, axis, keepdims)
     ẋ = plain(unthunk(tangents[1]))
     if not _diff(x):
@@ -145,8 +147,8 @@ def norm_frule(tangents, x, *rest, **kw):
 @register_rrule(np.linalg.norm, object, ...)
 def norm_rrule(x, *rest, **kw):
     ord, axis, keepdims = _opts("numpy.linalg.norm", rest, kw, _NORM_SPEC)
-    px = ProjectTo(x)
-    x = np.asarray(x)
+    px = project_to(x)
+    x = array_or_tracked(x)
     y = np.linalg.norm(x, ord, axis, keepdims)
     kind, axes = _norm_plan(x, ord, axis)
     nrest = (NO,) * len(rest)

@@ -8,9 +8,7 @@ import operator
 import numpy as np
 
 from chainrules._core import (
-    ProjectTo,
     Thunk,
-    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -25,6 +23,8 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
+    project_to,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.linalg._common import (
@@ -65,7 +65,7 @@ def _bilinear_frule(f, fname):
 
 def _matmul_cotangents(ȳ, a, b, pa, pb):
     """(ā, b̄) for y = a @ b (NumPy's 1-d promotion and batch broadcasting)."""
-    ȳ = np.asarray(ȳ)
+    ȳ = array_or_tracked(ȳ)
     if a.ndim == 1 or b.ndim == 1:
         return _matmul_vector_cotangents(ȳ, a, b, pa, pb)
 
@@ -114,10 +114,8 @@ def matmul_frule(tangents, a, b, **kw):
 @register_rrule(np.linalg.matmul, object, object)
 def matmul_rrule(a, b, **kw):
     _matmul_kw("numpy.matmul", kw)
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
-    a = a if isinstance(a, Tracked) else np.asarray(a)
-    b = b if isinstance(b, Tracked) else np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.matmul(a, b, **kw) if kw else a @ b
 
     def matmul_pullback(ȳ):
@@ -197,7 +195,7 @@ def _tensordot_b̄(ȳ, a, b, ia, ib):
 
 
 def _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb):
-    ȳ = np.asarray(ȳ)
+    ȳ = array_or_tracked(ȳ)
 
     def tensordot_ā():
         return pa(_tensordot_ā(ȳ, a, b, ia, ib))
@@ -221,10 +219,8 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
 @register_rrule(np.linalg.tensordot, object, object)
 def tensordot_rrule(a, b, *rest, **kw):
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
-    a = a if isinstance(a, Tracked) else np.asarray(a)
-    b = b if isinstance(b, Tracked) else np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.tensordot(a, b, axes)
     ia, ib = _tensordot_axes(a, b, axes)
     nrest = (NO,) * len(rest)
@@ -256,10 +252,8 @@ register_frule(np.dot, object, object)(dot_frule)
 @register_rrule(np.dot, object, object)
 def dot_rrule(a, b, **kw):
     reject_out("numpy.dot", kw)
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    # a tracked a or b (the rule differentiated by chainrules.ad) as it is: NumPy's functions track it
-    a = a if isinstance(a, Tracked) else np.asarray(a)
-    b = b if isinstance(b, Tracked) else np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.dot(a, b)
     as_matmul = 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
     ia, ib = _dot_axes(a, b)
@@ -289,8 +283,8 @@ register_frule(np.inner, object, object)(inner_frule)
 
 @register_rrule(np.inner, object, object)
 def inner_rrule(a, b):
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.inner(a, b)
     if a.ndim == 0 or b.ndim == 0:
         ia, ib = [], []
@@ -317,8 +311,8 @@ register_frule(np.vdot, object, object)(vdot_frule)
 
 @register_rrule(np.vdot, object, object)
 def vdot_rrule(a, b):
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.vdot(a, b)
 
     def vdot_pullback(ȳ):
@@ -353,9 +347,8 @@ def vecdot_frule(tangents, x1, x2, **kw):
 @register_rrule(np.linalg.vecdot, object, object)
 def vecdot_rrule(x1, x2, **kw):
     axis = _vecdot_axis(kw)
-    p1, p2 = ProjectTo(x1), ProjectTo(x2)
-    x1 = x1 if isinstance(x1, Tracked) else np.asarray(x1)      # tracked: as it is (see matmul_rrule)
-    x2 = x2 if isinstance(x2, Tracked) else np.asarray(x2)
+    p1, p2 = project_to(x1), project_to(x2)
+    x1, x2 = array_or_tracked(x1), array_or_tracked(x2)
     y = np.linalg.vecdot(x1, x2, **kw)
 
     def vecdot_pullback(ȳ):
@@ -365,7 +358,7 @@ def vecdot_rrule(x1, x2, **kw):
             return NO, _zero_for(p1), _zero_for(p2)
         # y = Σ conj(x1)·x2:  x̄1 = x2·conj(ȳ),  x̄2 = x1·ȳ  (ȳ spread along the axis)
         nd = max(x1.ndim, x2.ndim)
-        ȳe = np.expand_dims(np.asarray(ȳ), axis % nd if nd else axis)
+        ȳe = np.expand_dims(array_or_tracked(ȳ), axis % nd if nd else axis)
         x̄1 = Thunk(lambda: p1(unbroadcast(x1, x2 * ȳe.conj()))) if p1.kind else NO
         x̄2 = Thunk(lambda: p2(unbroadcast(x2, x1 * ȳe))) if p2.kind else NO
         return NO, x̄1, x̄2
@@ -387,8 +380,8 @@ def _outer_rrule(f, fname):
     arguments, an error for others): f computes Ω."""
     def outer_rrule(a, b, **kw):
         reject_out(fname, kw)
-        pa, pb = ProjectTo(a), ProjectTo(b)
-        a, b = np.asarray(a), np.asarray(b)
+        pa, pb = project_to(a), project_to(b)
+        a, b = array_or_tracked(a), array_or_tracked(b)
         y = f(a, b)
         return y, _outer_pullback(pa, pb, a, b)
     return named_rule(outer_rrule, "outer")
@@ -401,7 +394,7 @@ def _outer_pullback(pa, pb, a, b):
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
-        ȳ = np.asarray(ȳ)
+        ȳ = array_or_tracked(ȳ)
         ā = Thunk(lambda: pa((ȳ @ b.ravel().conj()).reshape(a.shape))) if pa.kind else NO
         b̄ = Thunk(lambda: pb((a.ravel().conj() @ ȳ).reshape(b.shape))) if pb.kind else NO
         return NO, ā, b̄
@@ -433,8 +426,8 @@ register_frule(np.kron, object, object)(kron_frule)
 
 @register_rrule(np.kron, object, object)
 def kron_rrule(a, b):
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.kron(a, b)
     nd, sa, sb = _kron_shapes(a, b)
 
@@ -496,8 +489,8 @@ def cross_rrule(a, b, *rest, **kw):
     if axes is None:
         return None
     axisa, axisb, axisc = axes
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.cross(a, b, axisa, axisb, axisc)
     nrest = (NO,) * len(rest)
     a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
@@ -507,7 +500,7 @@ def cross_rrule(a, b, *rest, **kw):
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
-        ȳ3 = np.moveaxis(np.asarray(ȳ), axisc, -1)
+        ȳ3 = np.moveaxis(array_or_tracked(ȳ), axisc, -1)
 
         # Jᵀ of a ↦ a × b is c̄ ↦ conj(b) × c̄;  of b ↦ a × b: c̄ ↦ c̄ × conj(a)
         def cross_ā():

@@ -9,6 +9,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
+    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -21,6 +22,8 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
+    project_to,
 )
 from chainrules.rulesets.numpy.linalg._common import (
     _fit,
@@ -41,7 +44,7 @@ from chainrules.rulesets.numpy.linalg.factorizations import _svd_pullback, _svd_
 @register_frule(np.linalg.inv, object)
 def inv_frule(tangents, a):
     y = np.linalg.inv(a)
-    if type(y) is not np.ndarray:
+    if type(y) is not np.ndarray and not isinstance(y, Tracked):     # np.matrix
         return y, inv_frule(tangents, plain(a))[1]
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
@@ -51,7 +54,7 @@ def inv_frule(tangents, a):
 
 @register_rrule(np.linalg.inv, object)
 def inv_rrule(a):
-    pa = ProjectTo(a)
+    pa = project_to(a)
     y = np.linalg.inv(a)
 
     def inv_pullback(ȳ):
@@ -80,6 +83,10 @@ def _exclusive_prod(s):
 def _cofactor(a, d):
     """∂det(a)/∂a = adj(a)ᵀ, by the inverse where a is invertible and by the
     SVD otherwise (exact at singular matrices too)."""
+    if isinstance(d, Tracked) or isinstance(a, Tracked):
+        # the rule differentiated by chainrules.ad: through the inverse (the
+        # adjugate by the SVD is not differentiated; at a singular matrix, LinAlgError)
+        return (d if np.ndim(d) == 0 else d[..., None, None]) * _T(np.linalg.inv(a))
     d = np.asarray(d)
     if np.all(d != 0) and np.all(np.isfinite(d)):
         try:
@@ -95,7 +102,7 @@ def _cofactor(a, d):
 
 @register_frule(np.linalg.det, object)
 def det_frule(tangents, a):
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.det(a)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
@@ -105,8 +112,8 @@ def det_frule(tangents, a):
 
 @register_rrule(np.linalg.det, object)
 def det_rrule(a):
-    pa = ProjectTo(a)
-    a = np.asarray(a)
+    pa = project_to(a)
+    a = array_or_tracked(a)
     y = np.linalg.det(a)
 
     def det_pullback(ȳ):
@@ -114,8 +121,8 @@ def det_rrule(a):
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
-        ȳ = np.asarray(ȳ)
-        return NO, Thunk(lambda: pa(ȳ[..., None, None] * _cofactor(a, y).conj()))
+        ȳ = array_or_tracked(ȳ)
+        return NO, Thunk(lambda: pa((ȳ if np.ndim(ȳ) == 0 else ȳ[..., None, None]) * _cofactor(a, y).conj()))
 
     return y, det_pullback
 
@@ -126,7 +133,7 @@ def det_rrule(a):
 
 @register_frule(np.linalg.slogdet, object)
 def slogdet_frule(tangents, a):
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.slogdet(a)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
@@ -138,8 +145,8 @@ def slogdet_frule(tangents, a):
 
 @register_rrule(np.linalg.slogdet, object)
 def slogdet_rrule(a):
-    pa = ProjectTo(a)
-    a = np.asarray(a)
+    pa = project_to(a)
+    a = array_or_tracked(a)
     y = np.linalg.slogdet(a)
     is_complex = a.dtype.kind == "c"
 
@@ -151,12 +158,12 @@ def slogdet_rrule(a):
         s̄, l̄ = unthunk(ȳ[0]), unthunk(ȳ[1])
         # logabsdet = Re log det, sign = exp(i·Im log det); the gradient of
         # log det is a⁻ᵀ, so ā = (l̄ + i·θ̄)·a⁻ᴴ with θ̄ = Im(conj(sign)·s̄).
-        c = np.zeros(np.shape(y.logabsdet)) if _zero(l̄) else np.asarray(l̄, dtype=float)
+        c = np.zeros(np.shape(y.logabsdet)) if _zero(l̄) else np.real(l̄)
         if is_complex and not _zero(s̄):
             c = c + 1j * np.imag(np.conj(y.sign) * s̄)
         if _zero(l̄) and not (is_complex and not _zero(s̄)):
             return NO, _zero_for(pa)
-        return NO, Thunk(lambda: pa(np.asarray(c)[..., None, None] * _H(np.linalg.inv(a))))
+        return NO, Thunk(lambda: pa((c if np.ndim(c) == 0 else c[..., None, None]) * _H(np.linalg.inv(a))))
 
     return y, slogdet_pullback
 
@@ -174,14 +181,14 @@ def _solve_is_vector(a, b):
 
 @register_frule(np.linalg.solve, object, object)
 def solve_frule(tangents, a, b):
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.linalg.solve(a, b)
     ȧ, ḃ = plain(unthunk(tangents[1])), unthunk(tangents[2])
     if _zero(ȧ) and _zero(ḃ):
         return y, ZERO
     vec = _solve_is_vector(a, b)
     y2 = y[..., None] if vec else y
-    rhs = ZERO if _zero(ḃ) else (np.asarray(ḃ)[..., None] if vec else ḃ)
+    rhs = ZERO if _zero(ḃ) else (array_or_tracked(ḃ)[..., None] if vec else ḃ)
     if not _zero(ȧ):
         rhs = _add(rhs, -(ȧ @ y2))
     ẏ = np.linalg.solve(a, np.broadcast_to(rhs, np.broadcast_shapes(np.shape(rhs), y2.shape)))
@@ -190,8 +197,8 @@ def solve_frule(tangents, a, b):
 
 @register_rrule(np.linalg.solve, object, object)
 def solve_rrule(a, b):
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    a, b = np.asarray(a), np.asarray(b)
+    pa, pb = project_to(a), project_to(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.linalg.solve(a, b)
     vec = _solve_is_vector(a, b)
     b2 = b[..., None] if vec else b
@@ -202,7 +209,7 @@ def solve_rrule(a, b):
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
-        ȳ2 = np.asarray(ȳ)[..., None] if vec else np.asarray(ȳ)
+        ȳ2 = array_or_tracked(ȳ)[..., None] if vec else array_or_tracked(ȳ)
         # b̄ = a⁻ᴴ ȳ is needed by both cotangents: compute it once, on demand.
         cache = []
 

@@ -1,0 +1,110 @@
+"""Order 2 for the NumPy rules that chainrules.ad's nested registry
+(`ad/_nested.py`) used to stand in for, now differentiated as they are
+(issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
+not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum, trace)
+linalg.inv, det, slogdet, solve and norm (solve.py, norms.py), and the fft
+functions (numpy/fft.py).
+test_frule/test_rrule with order=2 run each rule on values tracked by
+chainrules.ad and compare its differentiated pushforward and pullback with
+finite differences; complex where the function takes complex, and einsum
+with a repeated index (its cotangent written onto a diagonal)."""
+
+import numpy as np
+import pytest
+
+from .._order2 import Case, array, params, spread
+
+RNG = np.random.default_rng(1207)
+X = spread((2, 3))
+Y = spread((2, 3), lo=-2.0, hi=2.0)
+XC = array(RNG, (2, 3), np.complex128)
+YC = array(RNG, (2, 3), np.complex128)
+SQ = spread((3, 3))
+SQC = array(RNG, (3, 3), np.complex128)
+V = spread((3,))
+V3 = spread((2, 3), lo=-1.0, hi=2.0)
+X3 = spread((3, 2, 4))
+A = np.array([[3.0, 1.0, 0.5], [1.0, 4.0, 1.0], [0.2, 1.0, 5.0]])      # well conditioned
+AC = A + 1j * spread((3, 3), lo=-0.5, hi=0.5)
+AN = -A                                                                 # negative determinant
+AB = np.stack([A, A.T + np.eye(3)])                                     # a batch
+
+
+CASES = [
+    # ----- products (numpy/linalg/products.py): bilinear -----
+    Case("inner", np.inner, X, Y),
+    Case("inner-vector", np.inner, V, V + 1),
+    Case("inner-complex", np.inner, XC, YC),
+    Case("vdot", np.vdot, X, Y),
+    Case("vdot-complex", np.vdot, XC, YC),
+    Case("outer", np.outer, V, X),
+    Case("outer-complex", np.outer, XC[0], YC[1]),
+    Case("linalg.outer", np.linalg.outer, V, V + 1),
+    Case("kron", np.kron, X, SQ),
+    Case("kron-complex", np.kron, XC, YC[:, :2]),
+    Case("cross", np.cross, V3, Y),
+    Case("cross-axis0", np.cross, V3.T, V, fkwargs={"axisa": 0}),
+    Case("cross-complex", np.cross, XC, YC),
+    Case("linalg.cross", np.linalg.cross, V3, Y),
+    # ----- einsum (numpy/linalg/einsum.py): multilinear -----
+    Case("einsum-matmul", np.einsum, "ij,jk->ik", X, SQ),
+    Case("einsum-three", np.einsum, "ij,jk,k->i", X, SQ, V),
+    Case("einsum-implicit-ellipsis", np.einsum, "...j,j", X, V),
+    Case("einsum-diagonal", np.einsum, "ii->i", SQ),
+    Case("einsum-diagonal-product", np.einsum, "ii,ij->j", SQ, X.T),
+    Case("einsum-broadcast-missing", np.einsum, "i,j->ij", V, V[:2]),
+    Case("einsum-complex", np.einsum, "ij,kj->ik", XC, YC),
+    Case("einsum-complex-diagonal", np.einsum, "ii,i->i", SQC, V),
+    Case("trace", np.trace, SQ),
+    Case("trace-offset-axes", np.trace, X3, 1, 0, 2),
+    Case("trace-complex", np.trace, SQC, -1),
+    Case("linalg.trace", np.linalg.trace, AB),
+    # ----- inverses and solvers (numpy/linalg/solve.py) -----
+    Case("inv", np.linalg.inv, A),
+    Case("inv-complex", np.linalg.inv, AC),
+    Case("inv-batch", np.linalg.inv, AB),
+    Case("det", np.linalg.det, A),
+    Case("det-negative", np.linalg.det, AN),
+    Case("det-complex", np.linalg.det, AC),
+    Case("det-batch", np.linalg.det, AB),
+    Case("slogdet", np.linalg.slogdet, AN),
+    Case("slogdet-complex", np.linalg.slogdet, AC),
+    Case("solve-vector", np.linalg.solve, A, V),
+    Case("solve-matrix", np.linalg.solve, A, X.T),
+    Case("solve-complex", np.linalg.solve, AC, XC.T),
+    Case("solve-mixed", np.linalg.solve, A, XC.T),
+    # ----- norms (numpy/linalg/norms.py) -----
+    Case("norm", np.linalg.norm, X),
+    Case("norm-vector-axis", np.linalg.norm, X, fkwargs={"axis": 1, "keepdims": True}),
+    Case("norm-fro", np.linalg.norm, X, "fro"),
+    Case("norm-ord3", np.linalg.norm, V, 3),
+    Case("norm-ord1", np.linalg.norm, V, 1),
+    Case("norm-complex", np.linalg.norm, XC, fkwargs={"axis": 0}),
+    # ----- fft (numpy/fft.py): linear -----
+    Case("fft", np.fft.fft, X),
+    Case("fft-complex-n-ortho", np.fft.fft, XC, 4, 0, "ortho"),
+    Case("ifft-complex", np.fft.ifft, XC),
+    Case("fft2-complex", np.fft.fft2, XC),
+    Case("ifft2", np.fft.ifft2, X),
+    Case("fftn-axes", np.fft.fftn, X3, None, (0, 2)),
+    Case("ifftn-pad", np.fft.ifftn, XC, (3, 4), (0, 1)),
+    Case("rfft", np.fft.rfft, X),
+    Case("rfft-n", np.fft.rfft, V, 5),
+    Case("rfftn", np.fft.rfftn, X3),
+    Case("irfft", np.fft.irfft, XC),
+    Case("irfft-n-forward", np.fft.irfft, XC, 5, 0, "forward"),
+    Case("hfft", np.fft.hfft, XC),
+    Case("ihfft", np.fft.ihfft, X),
+    # ----- mixed real and complex arguments -----
+    Case("einsum-mixed", np.einsum, "ij,j->i", SQC, V),
+    Case("inner-mixed", np.inner, XC, Y),
+    Case("vdot-mixed", np.vdot, X, YC),
+    Case("outer-mixed", np.outer, V, XC),
+    Case("kron-mixed", np.kron, XC, SQ),
+    Case("cross-mixed", np.cross, V3, YC),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES, {}))
+def test_order_two(case):
+    case.run()
