@@ -27,11 +27,9 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    Dual,
-    Var,
     ProjectTo,
     _ad_strip_all,
-    _Traced,
+    Tracked,
     Thunk,
     pullback_seed,
     register_frule,
@@ -45,7 +43,6 @@ from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 __all__ = ["rules_for", "register_row", "register_name"]
 
 _NUMBERS = (int, float, complex)
-_TRACKED = (Dual, Var, _Traced)      # the values chainrules.ad tracks (ad.compile's too): a rule differentiated by it
 
 
 # ----- arrays, dtypes and projections with xp -------------------------------------
@@ -179,7 +176,7 @@ class _NumpyProject:
         if isinstance(x̄, AbstractZero):
             return x̄
         x̄ = unbroadcast(np, x̄, self.shape)
-        if type(x̄) in _TRACKED:
+        if isinstance(x̄, Tracked):
             # a cotangent tracked by an enclosing differentiation (the rule
             # differentiated): the real part for a real argument, with np.real's rule
             return np.real(x̄) if self.real and _is_complex_value(x̄) else x̄
@@ -194,7 +191,7 @@ def _is_complex_value(v):
         return v.dtype.kind == "c"
     if t is float:
         return False
-    if t in _TRACKED:
+    if isinstance(v, Tracked):
         v = _ad_strip_all(v)
     return np.iscomplexobj(v)
 
@@ -208,7 +205,7 @@ def _times(xp, d, v):
         return v
     if d is NEG_ONE:
         return -v
-    if type(v) in _TRACKED and type(d) not in _TRACKED:
+    if isinstance(v, Tracked) and not isinstance(d, Tracked):
         return v * d        # a library array times a tracked value: the tracked value's product
     return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
