@@ -1,8 +1,12 @@
 """chainrules' C scalar table from numba's nopython code (chainrules.numba):
 every row's f, f′ and fused (f, f′) called from @njit and compared with
-chainrules' rules, in a loop over an array, with a clear error for a wrong
+chainrules' rules and, for the real rows (numba compiles their kernels from
+the generated chainrules/_numba_kernels.py), with the C kernels to the bit;
+in a loop over an array, inlined into it, with a clear error for a wrong
 argument, and from a cached function in a fresh process."""
 
+import ctypes
+import itertools
 import pathlib
 import subprocess
 import sys
@@ -33,6 +37,100 @@ def _jitted(name, kind):
     ns = {"crn": crn}
     exec(src, ns)
     return numba.njit(ns["g"])
+
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+
+# real points: ordinary ones, the domain edges of the rows (±1, 0, poles, the
+# overflow of exp and gamma), ±0.0, subnormals, ±inf and NaN
+EDGES = (0.0, -0.0, 0.3, -0.7, 0.5, -0.5, 1.0, -1.0, 1.9, 2.0, -2.5, 3.0, -3.0, 10.0, -10.5,
+         0.1 + 1e-16, math.pi, 1e-300, -1e-300, 5e-324, 1e300, -1e300, 709.0, 710.0, 171.7,
+         -171.5, 1e16, math.inf, -math.inf, math.nan)
+EDGES_2 = (0.0, -0.0, 0.3, -0.7, 1.0, -1.0, 2.0, 2.5, -3.0, 1e300, 5e-324, math.inf, -math.inf,
+           math.nan)
+
+
+def _c_functions(name, kind):
+    """The C kernels of a real row by address (ctypes), as (f, f′, fused) callables
+    giving what _jitted's functions give."""
+    f_addr, d_addr, fd_addr = crn.addresses()[name]
+    D, P = ctypes.c_double, ctypes.POINTER(ctypes.c_double)
+    if kind == "r1":
+        class Pair(ctypes.Structure):
+            _fields_ = [("f", D), ("d", D)]
+        f = ctypes.CFUNCTYPE(D, D)(f_addr)
+        d = ctypes.CFUNCTYPE(D, D)(d_addr)
+        fd = ctypes.CFUNCTYPE(Pair, D)(fd_addr)
+
+        def one(x):
+            p = fd(x)
+            return f(x), (d(x),), p.f, (p.d,)
+        return one
+    f = ctypes.CFUNCTYPE(D, D, D)(f_addr)
+    d = ctypes.CFUNCTYPE(None, D, D, P, P)(d_addr)
+    fd = ctypes.CFUNCTYPE(D, D, D, P, P)(fd_addr)
+
+    def two(x, y):
+        a, b, c, e = D(), D(), D(), D()
+        d(x, y, ctypes.byref(a), ctypes.byref(b))
+        o = fd(x, y, ctypes.byref(c), ctypes.byref(e))
+        return f(x, y), (a.value, b.value), o, (c.value, e.value)
+    return two
+
+
+def _same(a, b):
+    """a and b are the same double: equal with the same sign, or both NaN."""
+    return (a != a and b != b) or (a == b and math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+def _flat(got):
+    f, d, f2, d2 = got
+    return (f, *d, f2, *d2)
+
+
+def test_the_real_rows_are_the_c_kernels_to_the_bit():
+    # numba compiles the generated Python kernels; they call libm as the C does
+    checked = 0
+    for name, (kind, *_) in _core._native_table().items():
+        if kind[0] != "r":
+            continue
+        g, c = _jitted(name, kind), _c_functions(name, kind)
+        points = [(x,) for x in EDGES] if kind == "r1" else itertools.product(EDGES_2, EDGES_2)
+        for args in points:
+            got, want = _flat(g(*args)), _flat(c(*args))
+            assert all(map(_same, got, want)), (name, args, got, want)
+            checked += 1
+    assert checked > 37 * len(EDGES)
+
+
+def test_the_generated_kernels_are_up_to_date():
+    sys.path.insert(0, str(ROOT / "_core"))
+    try:
+        import gen_numba
+    finally:
+        sys.path.pop(0)
+    path = pathlib.Path(gen_numba.OUT)
+    assert path.read_text(encoding="utf-8") == gen_numba.output(), (
+        "chainrules/_numba_kernels.py is not what _core/gen_numba.py writes: run it")
+
+
+@pytest.mark.parametrize("name", ["log1p", "sin", "exp", "tanh", "atan"])
+def test_the_kernels_are_inlined_into_a_loop(name):
+    # the derivative is compiled into the loop: no call to a kernel remains
+    # (only libm's functions, as in a loop written by hand)
+    ns = {"crn": crn}
+    exec(f"def loop(x, dy):\n    for i in range(x.size):\n        dy[i] = crn.{name}_d(x[i])\n",
+         ns)
+    loop = numba.njit(ns["loop"])
+    x = np.linspace(0.1, 0.9, 17)
+    dy = np.empty_like(x)
+    loop(x, dy)
+    c = _c_functions(name, "r1")
+    assert all(_same(a, c(v)[1][0]) for a, v in zip(dy.tolist(), x.tolist()))
+    llvm = next(iter(loop.inspect_llvm().values()))
+    body = llvm[llvm.index("define"):]
+    calls = [line for line in body.splitlines() if "call " in line and "_numba_kernels" in line]
+    assert calls == [], calls
 
 
 def test_rows_and_addresses_are_the_core_table():
@@ -93,7 +191,8 @@ def test_a_complex_argument_to_a_real_row_is_a_clear_error():
 
 
 def test_cache_true_resolves_the_kernels_in_a_new_process(tmp_path):
-    # the compiled code names the kernels by symbol (chainrules_sinh_fd), which
+    # a real row is compiled into the cached code (it calls libm by name); a
+    # complex one names the C kernel by symbol (chainrules_cexp_fd), which
     # chainrules.numba registers at import: a cached function loads and runs
     script = tmp_path / "cached_kernels.py"
     script.write_text(textwrap.dedent("""
@@ -102,14 +201,14 @@ def test_cache_true_resolves_the_kernels_in_a_new_process(tmp_path):
 
         @numba.njit(cache=True)
         def g(x):
-            return crn.sinh_fd(x)
+            return crn.sinh_fd(x), crn.cexp_fd(complex(x))
 
-        f, d = g(0.5)
-        print(f, d, sum(g.stats.cache_hits.values()))
+        (f, d), (w, e) = g(0.5)
+        print(f, d, w == e, sum(g.stats.cache_hits.values()))
     """))
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                            check=True, cwd=tmp_path).stdout.split() for _ in range(2)]
-    want = [repr(math.sinh(0.5)), repr(math.cosh(0.5))]
+    want = [repr(math.sinh(0.5)), repr(math.cosh(0.5)), "True"]
     assert runs[0] == want + ["0"]          # compiled and written to the cache
     assert runs[1] == want + ["1"]          # loaded from it
     assert list(pathlib.Path(tmp_path).rglob("*.nbi"))
