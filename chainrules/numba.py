@@ -102,6 +102,15 @@ def _llvm_type(kind: str, which: int) -> _ir.FunctionType:
     return _ir.FunctionType(_ir.VoidType() if which == 1 else ret, args + outs)
 
 
+def _check(name: str, args: tuple[Any, ...], cplx: bool) -> None:
+    """A clear typing error for an argument the row does not take."""
+    accepted = _types.Number if cplx else (_types.Float, _types.Integer, _types.Boolean)
+    for i, a in enumerate(args):
+        if not isinstance(a, accepted):
+            raise _TypingError(f"chainrules.numba.{name}: argument {i + 1} must be a "
+                               f"{'number' if cplx else 'real number'}, got {a}")
+
+
 def _make(name: str, kind: str, which: int, addr: int) -> Any:
     symbol = f"chainrules_{name}{('', '_d', '_fd')[which]}"
     _llvm_binding.add_symbol(symbol, addr)
@@ -113,11 +122,7 @@ def _make(name: str, kind: str, which: int, addr: int) -> Any:
     fnty = _llvm_type(kind, which)
 
     def typer(typingctx: Any, *args: Any) -> Any:
-        accepted = _types.Number if cplx else (_types.Float, _types.Integer, _types.Boolean)
-        for i, a in enumerate(args):
-            if not isinstance(a, accepted):
-                raise _TypingError(f"chainrules.numba.{symbol[11:]}: argument {i + 1} must be a "
-                                   f"{'number' if cplx else 'real number'}, got {a}")
+        _check(symbol[11:], args, cplx)
         sig = ret(*([num] * n))
 
         def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
@@ -165,12 +170,8 @@ def _real(name: str, n: int) -> Any:
     Python kernel (chainrules._numba_kernels) into the caller, so LLVM inlines it;
     an integer or boolean argument is converted to float64 first, as C does."""
     impl = getattr(_kernels, name)
-
-    def check(args: tuple[Any, ...]) -> None:
-        for i, a in enumerate(args):
-            if not isinstance(a, (_types.Float, _types.Integer, _types.Boolean)):
-                raise _TypingError(f"chainrules.numba.{name}: argument {i + 1} must be a "
-                                   f"real number, got {a}")
+    stub: Any
+    typer: Any
 
     if n == 1:
         def stub1(x: float) -> Any:
@@ -180,7 +181,7 @@ def _real(name: str, n: int) -> Any:
             return impl(_float64(x))
 
         def typer1(x: Any) -> Any:
-            check((x,))
+            _check(name, (x,), False)
             return impl1
         stub, typer = stub1, typer1
     else:
@@ -191,7 +192,7 @@ def _real(name: str, n: int) -> Any:
             return impl(_float64(x), _float64(y))
 
         def typer2(x: Any, y: Any) -> Any:
-            check((x, y))
+            _check(name, (x, y), False)
             return impl2
         stub, typer = stub2, typer2
     stub.__name__ = stub.__qualname__ = name

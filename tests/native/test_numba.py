@@ -178,6 +178,12 @@ def test_integers_are_real_arguments():
 
     (f, d), (a, b) = g(1)
     assert f == d == np.exp(1.0) and (a, b) == (2 / 5, -1 / 5)
+    assert g(True) == g(1.0)
+
+
+def test_the_real_rows_are_also_callable_from_python():
+    # the public functions run the same compiled kernels outside @njit
+    assert crn.sin_d(0.3) == math.cos(0.3) and crn.atan2_fd(3, 4) == (math.atan2(3, 4), 0.16, -0.12)
 
 
 def test_a_complex_argument_to_a_real_row_is_a_clear_error():
