@@ -5,8 +5,8 @@ them into the caller's loop), from the same source as the C kernels:
 - the kernels are chainrules/include/chainrules/kernels.pxd's real ones,
   translated line by line (the file is C-like Cython: ``cdef`` declarations
   become assignments, an output pointer ``dx[0] = …`` a local that the
-  function returns, a call that fills pointers a tuple assignment, ``<int>``
-  goes: chainrules._numba_libm's ldexp truncates as C's cast does);
+  function returns, a call that fills pointers a tuple assignment, ``<int>e``
+  ``trunc(e)``);
 - the rows and the primals are _core/gen_native.py's ROWS and helpers, as
   for scalar.pxd;
 - libm's functions and constants are chainrules._numba_libm's (``_m.sin``).
@@ -18,14 +18,15 @@ date.  The translator knows only the Cython the kernels use: anything else
 mistranslation.
 """
 
+import importlib.util
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_native  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("gen_native", os.path.join(HERE, "gen_native.py"))
+gen_native = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_native)
 KERNELS = os.path.join(HERE, "..", "chainrules", "include", "chainrules", "kernels.pxd")
 OUT = os.path.join(HERE, "..", "chainrules", "_numba_kernels.py")
 
@@ -110,10 +111,26 @@ def _signature(header):
     return m.group(1), m.group(2), params
 
 
+def _int_casts(s):
+    """<int>operand -> trunc(operand): C's cast of a double in int's range (the
+    kernels' casts feed ldexp's int, which chainrules._numba_libm truncates)."""
+    while "<int>" in s:
+        i = s.index("<int>")
+        j = i + 5 + len(re.match(r"[\w.]*", s[i + 5:]).group(0))
+        if j < len(s) and s[j] == "(":
+            depth = 0
+            for j in range(j, len(s)):
+                depth += (s[j] == "(") - (s[j] == ")")
+                if depth == 0:
+                    break
+            j += 1
+        s = f"{s[:i]}trunc({s[i + 5:j]}){s[j:]}"
+    return s
+
+
 def _expr(s):
     """A Cython expression of the kernels as Python (libm qualified as _m.)."""
-    s = re.sub(r"(?<![\w.])[mk]\.(?=\w)", "", s)
-    s = s.replace("<int>", "")
+    s = _int_casts(re.sub(r"(?<![\w.])[mk]\.(?=\w)", "", s))
     if re.search(r"<\w+>", s) or "&" in s:
         raise ValueError(f"gen_numba: cannot translate {s!r}")
     for a, b in ALIAS.items():

@@ -407,7 +407,7 @@ def d2_ldexp(x, i, o):
         e = 100000.0
     elif e < -100000.0:
         e = -100000.0
-    dx = _m.ldexp(1.0, e)
+    dx = _m.ldexp(1.0, _m.trunc(e))
     di = 0.0
     return dx, di
 
@@ -571,7 +571,7 @@ def _sign(x):
 
 @_jit
 def _ldexp(x, i):
-    return _m.ldexp(x, _m.fmax(-100000.0, _m.fmin(i, 100000.0)))
+    return _m.ldexp(x, _m.trunc(_m.fmax(-100000.0, _m.fmin(i, 100000.0))))
 
 
 @_jit

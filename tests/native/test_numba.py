@@ -103,15 +103,36 @@ def test_the_real_rows_are_the_c_kernels_to_the_bit():
     assert checked > 37 * len(EDGES)
 
 
-def test_the_generated_kernels_are_up_to_date():
+def _gen_numba():
     sys.path.insert(0, str(ROOT / "_core"))
     try:
         import gen_numba
     finally:
         sys.path.pop(0)
+    return gen_numba
+
+
+def test_the_generated_kernels_are_up_to_date():
+    gen_numba = _gen_numba()
     path = pathlib.Path(gen_numba.OUT)
     assert path.read_text(encoding="utf-8") == gen_numba.output(), (
         "chainrules/_numba_kernels.py is not what _core/gen_numba.py writes: run it")
+
+
+def test_the_translator_turns_pointers_into_returns_and_refuses_what_it_does_not_know():
+    gen_numba = _gen_numba()
+    src = gen_numba.translate(
+        "cdef inline void d2_f(double x, double y, double o, double* dx, double* dy) noexcept nogil:",
+        ["    cdef double u = m.fabs(x), w", "    if u > M_PI:", "        d2_max(x, y, o, dx, dy)",
+         "        return", "    dx[0] = <int>u + <int>m.fmax(x, m.fmin(y, 1.0))", "    dy[0] = 0.0"], {"d2_max": 2})
+    assert src.splitlines()[1:] == [
+        "def d2_f(x, y, o):", "    u = _m.fabs(x)", "    if u > _m.M_PI:",
+        "        dx, dy = d2_max(x, y, o)", "        return dx, dy", "    dx = _m.trunc(u) + _m.trunc(_m.fmax(x, _m.fmin(y, 1.0)))", "    dy = 0.0",
+        "    return dx, dy"]
+    header = "cdef inline double g(double x) noexcept nogil:"
+    for line in ("    return <long>x", "    return h(&x)"):
+        with pytest.raises(ValueError, match="gen_numba: cannot translate"):
+            gen_numba.translate(header, [line], {})
 
 
 @pytest.mark.parametrize("name", ["log1p", "sin", "exp", "tanh", "atan"])
