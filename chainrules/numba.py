@@ -84,22 +84,15 @@ _D = _ir.DoubleType()
 _C = _ir.LiteralStructType([_D, _D])      # C99 double complex (and numba's complex128)
 
 
-def _llvm_type(kind: str, which: int) -> _ir.FunctionType:
-    """The LLVM type of a row's f (which=0), f′ (1) or fused (f, f′) (2); complex
-    arguments pass as two doubles each and return as {double, double}, as the C ABI does."""
-    n = int(kind[1])
-    cplx = kind[0] == "c"
-    args = [_D] * (2 * n if cplx else n)
-    ret = _C if cplx else _D
-    ptr = (_C if cplx else _D).as_pointer()
-    if which == 0:
-        return _ir.FunctionType(ret, args)
-    if which == 1 and n == 1:
-        return _ir.FunctionType(ret, args)
-    if which == 2 and kind == "r1":
-        return _ir.FunctionType(_C, args)     # struct {double f, d}: both in registers
-    outs = [ptr] * n
-    return _ir.FunctionType(_ir.VoidType() if which == 1 else ret, args + outs)
+def _llvm_type(n: int, which: int) -> _ir.FunctionType:
+    """The LLVM type of a complex row's f (which=0), f′ (1) or fused (f, f′) (2)
+    of n arguments; each passes as two doubles and a result returns as {double,
+    double}, as the C ABI does."""
+    args = [_D] * (2 * n)
+    if which == 0 or (which == 1 and n == 1):
+        return _ir.FunctionType(_C, args)
+    outs = [_C.as_pointer()] * n
+    return _ir.FunctionType(_ir.VoidType() if which == 1 else _C, args + outs)
 
 
 def _check(name: str, args: tuple[Any, ...], cplx: bool) -> None:
@@ -112,34 +105,28 @@ def _check(name: str, args: tuple[Any, ...], cplx: bool) -> None:
 
 
 def _make(name: str, kind: str, which: int, addr: int) -> Any:
+    """The public function of a complex row: a call to its C function, by a
+    symbol registered with LLVM (so that cache=True finds it again)."""
     symbol = f"chainrules_{name}{('', '_d', '_fd')[which]}"
     _llvm_binding.add_symbol(symbol, addr)
     n = int(kind[1])
-    cplx = kind[0] == "c"
-    num = _types.complex128 if cplx else _types.float64
+    num = _types.complex128
     outs = 1 if which == 0 else (n if which == 1 else n + 1)     # the values given
     ret = num if outs == 1 else _UniTuple(num, outs)
-    fnty = _llvm_type(kind, which)
+    fnty = _llvm_type(n, which)
 
     def typer(typingctx: Any, *args: Any) -> Any:
-        _check(symbol[11:], args, cplx)
+        _check(symbol[11:], args, True)
         sig = ret(*([num] * n))
 
         def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
             fn = _get_or_insert_function(builder.module, fnty, symbol)
             cargs = []
             for v in llargs:
-                if cplx:
-                    cargs += [builder.extract_value(v, 0), builder.extract_value(v, 1)]
-                else:
-                    cargs.append(v)
+                cargs += [builder.extract_value(v, 0), builder.extract_value(v, 1)]
             slots = []
-            if which == 2 and kind == "r1":
-                res = builder.call(fn, cargs)
-                return context.make_tuple(builder, ret, [builder.extract_value(res, 0),
-                                                         builder.extract_value(res, 1)])
             if which == 2 or (which == 1 and n == 2):
-                slots = [_alloca_once(builder, _C if cplx else _D) for _ in range(n)]
+                slots = [_alloca_once(builder, _C) for _ in range(n)]
             res = builder.call(fn, cargs + slots)
             vals = ([] if which == 1 and n == 2 else [res]) + [builder.load(s) for s in slots]
             if outs == 1:
