@@ -176,6 +176,32 @@ def _gen_numba():
     return gen_numba
 
 
+def test_the_real_rows_in_vectorizable_loops_are_the_c_kernels_to_the_bit():
+    # inlined into a loop over an array, LLVM may vectorize: the numbers stay C's
+    ns = {"crn": crn}
+    for name, (kind, *_) in _core._native_table().items():
+        if kind == "r1":
+            src = (f"def loop(x, y, out):\n    for i in range(x.size):\n"
+                   f"        a, b = crn.{name}_fd(x[i])\n"
+                   f"        out[i, 0], out[i, 1], out[i, 2] = a, b, crn.{name}_d(x[i])\n")
+            x = np.array(EDGES * 3)
+            y = x
+        elif kind == "r2":
+            src = (f"def loop(x, y, out):\n    for i in range(x.size):\n"
+                   f"        out[i, 0], out[i, 1], out[i, 2] = crn.{name}_fd(x[i], y[i])\n")
+            x, y = (np.array(v) for v in zip(*itertools.product(EDGES_2, EDGES_2)))
+        else:
+            continue
+        exec(src, ns)
+        out = np.empty((x.size, 3))
+        numba.njit(ns["loop"])(x, y, out)
+        c = _c_functions(name, kind)
+        for i, (u, v) in enumerate(zip(x.tolist(), y.tolist())):
+            f, d, f2, d2 = c(u) if kind == "r1" else c(u, v)
+            want = (f2, *d2, d[0]) if kind == "r1" else (f2, *d2)
+            assert all(map(_same, out[i].tolist(), want)), (name, u, v, out[i], want)
+
+
 def test_the_generated_kernels_are_up_to_date():
     gen_numba = _gen_numba()
     path = pathlib.Path(gen_numba.OUT)
