@@ -4,8 +4,11 @@
 - chainrules/include/chainrules/cscalar.pxd: the complex rows,
 - _core/native.pxi: the core's table of their addresses (for chainrules.numba).
 
-Run it after changing the rows (python _core/gen_native.py); the outputs are
-committed, and tests/native/test_cython.py checks they are up to date.  A row:
+Run it after changing the rows (python _core/gen_native.py), and
+_core/gen_numba.py, which writes the numba version of the real rows
+(chainrules/_numba_kernels.py) from the same rows and kernels.pxd; the outputs
+are committed, and tests/native/test_cython.py and test_numba.py check they
+are up to date.  A row:
 (name, the primal as a Cython expression of x (z) or x, y, the kernel of
 chainrules/include/chainrules/kernels.pxd, whether the kernel reads Ω).
 """
