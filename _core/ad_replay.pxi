@@ -432,3 +432,49 @@ cdef object _compile_const_tangent(object a):
     return NO_TANGENT
 
 
+
+
+# ----- what the lowering pass (chainrules/ad/_compile_fuse.py) reads ------------
+
+def _compile_rule_table(f):
+    """The rule table of f (its `rrules` tuple is replaced by a registration),
+    or None."""
+    return _lookup_table(f)
+
+
+def _compile_pullback_info(pb):
+    """What a compiled pullback of the array rules computes, for the lowering
+    pass: ("unary", f, deriv, mode, conj) for `_UnaryPullback` (mode 0:
+    deriv(x, Ω), 1: deriv(x), 2: Ω), ("binary", op, cplx) for
+    `_BinaryPullback` (op 0..3: add, subtract, multiply, divide); else None."""
+    cdef _UnaryPullback u
+    cdef _BinaryPullback b
+    if type(pb) is _UnaryPullback:
+        u = <_UnaryPullback>pb
+        return ("unary", u.rule.f, u.rule.deriv, u.rule.mode, u.conj)
+    if type(pb) is _BinaryPullback:
+        b = <_BinaryPullback>pb
+        return ("binary", b.rule.f, b.rule.op, b.cplx)
+    return None
+
+
+def _compile_reduction(f, x):
+    """LOWER_SUM / LOWER_MEAN when the replay does np.sum / np.mean of x
+    itself (one float64 or float32 ndarray), else 0."""
+    if type(x) is not _ndarray or not (x.dtype is _f64_descr or x.dtype is _f32_descr):
+        return LOWER_NONE
+    return LOWER_SUM if f is _np_sum else LOWER_MEAN if f is _np_mean else LOWER_NONE
+
+
+def _compile_reduce_value(int lower, x):
+    """Ω of the reduction, as the replay computes it."""
+    return _compile_reduce(lower, x)
+
+
+def _compile_reduce_pullback(int lower, x, ȳ):
+    """The cotangent of x under the reduction, as the replay computes it, or
+    None where the rule must say it."""
+    cdef _Reduced red = _Reduced.__new__(_Reduced)
+    red.x = x
+    red.lower = lower
+    return _compile_reduced_pullback(red, ȳ)

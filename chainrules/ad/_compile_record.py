@@ -67,6 +67,7 @@ class Recorder:
         self.primals = []       # the primal of each value
         self.active = []        # each value depends on a differentiated input
         self.tangents = []      # forward mode: the tangent of each value
+        self.pullbacks = {}     # reverse mode: the recorded pullback of each rule's output
 
     def new(self, primal, active, tangent=None):
         ref = len(self.primals)
@@ -149,7 +150,12 @@ def record(top, kind, f, args, kwargs):
         raise TypeError(f"the {'rrule' if rec.mode == 'reverse' else 'frule'} of {fname(rule_f)} "
                         f"returned {type(res).__name__}, not a pair")
     omega, second = res
-    return _output(rec, RULE, rule_f, args, kwargs, omega, True, second if rec.mode == "forward" else None)
+    if rec.mode == "forward":
+        return _output(rec, RULE, rule_f, args, kwargs, omega, True, second)
+    out = _output(rec, RULE, rule_f, args, kwargs, omega, True)
+    if type(out) is _Traced:
+        rec.pullbacks[out.ref] = second         # what the lowering pass reads
+    return out
 
 
 def _output(rec, kind, f, args, kwargs, omega, active, tangent=None):

@@ -57,6 +57,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules.ad import _tracing
+from chainrules.ad._compile_fuse import lower
 from chainrules.ad._compile_record import CannotRecord, Recorder, is_leaf, replay, scalar_program
 from chainrules.ad._tracing import fname
 from chainrules.ad.forward import _owned, derivative, zero_of
@@ -69,13 +70,20 @@ _MISS = _compile_miss()
 
 
 class _Program:
-    """A recorded program: its C form when it has one, else its replay."""
-    __slots__ = ("scalar", "replay", "omega_const")
+    """A recorded program: its C form when it has one, else its replay (and
+    its lowered function when the lowering pass took it)."""
+    __slots__ = ("scalar", "replay", "omega_const", "fused", "run")
 
-    def __init__(self, scalar, replay, omega_const):
+    def __init__(self, scalar, replay, omega_const, fused=None):
         self.scalar = scalar
         self.replay = replay
         self.omega_const = omega_const      # the output when it does not depend on an input
+        self.fused = fused
+        self.run = replay.run if fused is None else self._fused_or_replay
+
+    def _fused_or_replay(self, inputs, tangents):
+        res = self.fused(inputs)
+        return self.replay.run(inputs, tangents) if res is _MISS else res
 
 
 # ----- the compiled function ------------------------------------------------------------
@@ -182,6 +190,7 @@ class _Compiled:
         for prog in self.cache.get(key, ()):
             out = self.run(prog, inputs, args, nums)
             if out is not _MISS:
+                self.remember(prog, args, kwargs, nums)
                 return out
         try:
             prog = self.trace(args, kwargs, nums, len(inputs))
@@ -191,7 +200,39 @@ class _Compiled:
             return self.ordinary(args, kwargs)
         self.add(key, prog)
         out = self.run(prog, inputs, args, nums)
-        return self.ordinary(args, kwargs) if out is _MISS else out
+        if out is _MISS:
+            return self.ordinary(args, kwargs)
+        self.remember(prog, args, kwargs, nums)
+        return out
+
+    def remember(self, prog, args, kwargs, nums):
+        """Let the fast entry (`_CompiledCall._multi`) replay prog for calls
+        with this signature, when every argument is an array or a float and
+        every closure cell an array, a float or a value the signature does
+        not read (checked there by its type)."""
+        if kwargs or self.mode != "reverse" or prog.scalar is not None or \
+                not all(type(a) is np.ndarray or type(a) is float for a in args):
+            return
+        cells, descrs, shapes = [], [], []
+        for _, cell in self.cells:
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                return
+            if type(v) is np.ndarray or type(v) is float:
+                descrs.append(v.dtype if type(v) is np.ndarray else None)
+                shapes.append(v.shape if type(v) is np.ndarray else None)
+            elif _by_reference(cell) and type(type(v)) is type:
+                descrs.append(type(v))
+                shapes.append(None)
+            else:
+                return
+            cells.append(cell)
+        order = nums + tuple(i for i in range(len(args)) if i not in nums)
+        self.call.last_multi = (prog.run, nums, order,
+                                tuple(a.dtype if type(a) is np.ndarray else None for a in args),
+                                tuple(a.shape if type(a) is np.ndarray else None for a in args),
+                                tuple(cells), tuple(descrs), tuple(shapes), self.single)
 
     def add(self, key, prog):
         self.cache.setdefault(key, []).insert(0, prog)
@@ -220,8 +261,8 @@ class _Compiled:
             if call.simple:
                 call.last_scalar = prog.scalar
             return res[1]
-        res = prog.replay.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
-                              if self.mode == "forward" else None)
+        res = prog.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
+                       if self.mode == "forward" else None)
         if res is _MISS:
             return _MISS
         omega, second = res
@@ -235,7 +276,7 @@ class _Compiled:
             x = args[0]
             g = grads[0]
             if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
-                call.last_replay = (prog.replay, x.dtype, x.shape)
+                call.last_replay = (prog.run, x.dtype, x.shape)
         return grads[0] if self.single else grads
 
     @staticmethod
@@ -299,7 +340,9 @@ class _Compiled:
         elif not is_leaf(omega) and not isinstance(omega, (int, np.integer)):
             raise CannotRecord(f"an output of type {type(omega).__name__}")
         scalar = scalar_program(rec, len(nums), out) if nin == len(nums) and out >= 0 else None
-        return _Program(scalar, replay(rec, nin, out, grad_refs, self.mode), omega_const)
+        generic = replay(rec, nin, out, grad_refs, self.mode)
+        fused = lower(rec, nin, out, grad_refs, generic) if scalar is None else None
+        return _Program(scalar, generic, omega_const, fused)
 
     def warn(self, what):
         if what not in self.warned:

@@ -1,0 +1,356 @@
+"""The lowering pass of chainrules.ad.compile: a recorded reverse-mode program
+of array operations rewritten into one straight-line Python function of
+NumPy calls, close to what one writes by hand -- the forward values, then the
+cotangents, each a NumPy expression fixed at the recording (the rule each
+step's pullback came from, the axes an unbroadcast sums, whether a projection
+is needed), with no dispatch, no thunks, no adjoint bookkeeping at replay.
+
+Each expression is the one the step's rule computes (`_core/array_rules.pxi`
+and `rulesets/numpy`): the same NumPy calls on the same operands, so the same
+bits as `ad.gradient`:
+
+- a unary ufunc (`_UnaryPullback`): ``x̄ = f'(x, Ω) * ȳ`` by the rule's own
+  derivative (``1 - Ω * Ω`` for tanh), conjugated for complex x;
+- add, subtract, multiply, divide of two arrays (`_BinaryPullback`): ``ȳ``,
+  ``-ȳ``, ``y * ȳ``, ..., an unbroadcast as ``np.add.reduce`` over the axes
+  fixed at the recording (the bias of ``X @ W + b``: ``ȳ`` summed over axis 0);
+- matmul of two matrices: ``ȳ @ b.mT`` and ``a.mT @ ȳ`` (``.conj()`` for
+  complex);
+- ``x ** p`` for a constant p: ``p * (Ω / x) * ȳ`` as the power rule computes
+  it (its own function where x has zeros);
+- np.sum / np.mean of a float array: the replay's C reduction and its
+  broadcast cotangent;
+- guards and operations on constants as the generic replay does them.
+
+A program with any other step is left to the generic replay (`_Replay`,
+`_core/ad_replay.pxi`).  The lowered function checks, before anything, that
+the rule tables of its operations are those of the recording (a rule
+registered later: the generic replay, which dispatches), and the shapes of the
+arrays it holds by reference; it returns the miss sentinel where the replay
+would miss (the caller then runs the generic replay).  At the recording the
+lowered function is run once next to the generic replay and kept only if both
+give the same bits.
+"""
+
+import numpy as np
+
+from chainrules._core import (
+    AbstractZero,
+    _compile_miss,
+    _compile_project,
+    _compile_pullback_info,
+    _compile_reduce_pullback,
+    _compile_reduce_value,
+    _compile_reduction,
+    _compile_rule_table,
+    _Traced,
+    unthunk,
+)
+from chainrules.ad._compile_record import GUARD, PLAIN
+from chainrules.ad.forward import ZERO
+
+__all__ = ["lower"]
+
+_MISS = _compile_miss()
+_B_ADD, _B_SUB, _B_MUL, _B_DIV = 0, 1, 2, 3
+_D_OF_X, _D_OMEGA = 1, 2
+
+
+class _NoFusion(Exception):
+    """The program has a step the lowering does not take."""
+
+
+def _layout(v):
+    return (type(v), v.dtype, v.shape) if type(v) is np.ndarray else (type(v),)
+
+
+def _same(a, b):
+    """The same value to the bit (types, dtypes, shapes; NaNs equal)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    if type(a) is np.ndarray:
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+    if isinstance(a, AbstractZero):
+        return True
+    try:
+        return bool(a == b) or bool(a != a and b != b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _guard_same(r, e):
+    """A guard's value now is the recorded one (as the generic replay checks it)."""
+    if type(r) is not type(e):
+        return False
+    if type(r) is np.ndarray:
+        return r.dtype == e.dtype and r.shape == e.shape and bool(np.array_equal(r, e))
+    try:
+        return bool(r == e) or (r != r and e != e)
+    except Exception:
+        return False
+
+
+def _fits(v, layout):
+    return type(v) is layout[0] and (len(layout) == 1 or (v.dtype == layout[1] and v.shape == layout[2]))
+
+
+def _pullback_kind(pb):
+    """The rule a recorded pullback comes from, for the steps lowered here."""
+    info = _compile_pullback_info(pb)
+    if info is not None:
+        return info
+    code = getattr(pb, "__code__", None)
+    if code is None:
+        return None
+    qual = code.co_qualname
+    if qual == "matmul_rrule.<locals>.matmul_pullback" and \
+            pb.__module__ == "chainrules.rulesets.numpy.linalg.products":
+        return ("matmul",)
+    if pb.__module__ == "chainrules.rulesets.numpy.ufuncs_binary" and \
+            code.co_freevars == ("dx", "dy", "name", "px", "py", "x", "y", "Ω"):      # _binary's pullback
+        cells = dict(zip(code.co_freevars, (c.cell_contents for c in pb.__closure__)))
+        if getattr(cells.get("dx"), "__name__", None) == "_power_dx":
+            return ("power", cells["dx"], cells["y"])
+    return None
+
+
+class _Gen:
+    """The lowered function's source, and each line run as it is written on
+    the recording's values (so every later line knows the types, dtypes and
+    shapes it meets)."""
+
+    def __init__(self, rec, nin):
+        self.ns = {"MISS": _MISS, "_add_reduce": np.add.reduce, "_project": _compile_project,
+                   "_conj": np.conj, "_count_nonzero": np.count_nonzero, "_guard_same": _guard_same,
+                   "_fits": _fits, "_reduce": _compile_reduce_value, "_reduce_pb": _compile_reduce_pullback,
+                   "seed": 1.0, "ZERO": ZERO}
+        self.names = {}
+        self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
+        self.checks = []
+        self.lines = []
+        self.n = 0
+
+    def const(self, obj):
+        key = id(obj)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"c{len(self.names)}"
+            self.ns[name] = obj
+            if type(obj) is np.ndarray:
+                self.checks.append(f"{name}.shape != {obj.shape!r} or {name}.dtype != {name}_dtype")
+                self.ns[f"{name}_dtype"] = obj.dtype
+        return name
+
+    def run(self, name, expr):
+        """`name = expr`, evaluated now on the recording's values."""
+        self.lines.append(f"{name} = {expr}")
+        value = self.env[name] = eval(expr, self.ns, self.env)
+        return value
+
+    def temp(self, expr):
+        self.n += 1
+        name = f"t{self.n}"
+        return name, self.run(name, expr)
+
+
+def lower(rec, nin, out, grad_refs, generic):
+    """The program of the recording `rec` as a lowered function
+    `fused(inputs, tangents=None) -> (Ω, cotangents) or the miss sentinel`,
+    or None when a step is not one lowered here or the lowered function does
+    not give the generic replay's bits at the recording's values."""
+    if rec.mode != "reverse" or out < nin:
+        return None
+    try:
+        fused = _lower(rec, nin, out, grad_refs)
+    except (_NoFusion, ValueError, TypeError, AttributeError, FloatingPointError):
+        return None
+    inputs = tuple(rec.primals[:nin])
+    want = generic.run(inputs, None)
+    got = fused(inputs)
+    if want is _MISS or got is _MISS:
+        return None
+    want = (want[0], tuple(unthunk(g) for g in want[1]))
+    return fused if _same(got, want) else None
+
+
+def _lower(rec, nin, out, grad_refs):
+    gen = _Gen(rec, nin)
+    tables = []
+    backward = []          # (step's out ref, its traced args, the lowering of its pullback)
+    for kind, f, args, kwargs, ref, value, row in rec.steps:
+        names = [f"v{a.ref}" if type(a) is _Traced else gen.const(a) for a in args]
+        kw = "".join(f", {k}={gen.const(v)}" for k, v in (kwargs or {}).items())
+        if kind == GUARD:
+            gen.lines.append(f"if not _guard_same({gen.const(f)}({', '.join(names)}{kw}), {gen.const(value)}): "
+                             f"return MISS")
+            continue
+        if kind == PLAIN:
+            gen.run(f"v{ref}", f"{gen.const(f)}({', '.join(names)}{kw})")
+            gen.lines.append(f"if not _fits(v{ref}, {gen.const(_layout(value))}): return MISS")
+            continue
+        if row is not None or kwargs or any(type(a) is _Traced and a.ref == out for a in args):
+            raise _NoFusion
+        tab = _compile_rule_table(f)
+        if tab is None or tab.instances:
+            raise _NoFusion
+        tables.append(tab)
+        prims = [gen.env[n] if type(a) is _Traced else a for a, n in zip(args, names)]
+        step = _lower_step(gen, f, rec.pullbacks.get(ref), args, names, prims, ref)
+        if _layout(gen.env[f"v{ref}"]) != _layout(value):
+            raise _NoFusion
+        backward.append((ref, args, step))
+    # the cotangents, swept backwards as the engine's adjoints
+    cot = {out: ("seed", 1.0)}
+    for ref, args, step in reversed(backward):
+        if ref not in cot:
+            continue                    # a zero cotangent: the engine skips the step
+        parts = step(*cot[ref])
+        for i, a in enumerate(args):
+            if _live(a):
+                name, value = parts[i]
+                want = rec.primals[a.ref]
+                if type(value) is not np.ndarray or _layout(value) != _layout(want):
+                    raise _NoFusion
+                if a.ref in cot:
+                    name, value = gen.temp(f"{cot[a.ref][0]} + {name}")
+                cot[a.ref] = (name, value)
+    for tab in {id(t): t for t in tables}.values():
+        gen.checks.append(f"{gen.const(tab)}.rrules is not {gen.const(tab.rrules)}")
+    grads = ", ".join(cot[r][0] if r in cot else "ZERO" for r in grad_refs)
+    unpack = "".join(f"v{i}, " for i in range(nin))
+    src = [f"def fused(inputs, tangents=None):",
+           f"    {unpack}= inputs"]
+    if gen.checks:
+        src.append(f"    if {' or '.join(gen.checks)}: return MISS")
+    src.append("    try:")
+    src += [f"        {line}" for line in gen.lines]
+    src.append("    except Exception:")
+    src.append("        return MISS")
+    src.append(f"    return v{out}, ({grads},)")
+    code = "\n".join(src)
+    exec(compile(code, "<chainrules.ad.compile lowered program>", "exec"), gen.ns)
+    fused = gen.ns["fused"]
+    fused.source = code
+    return fused
+
+
+def _lower_step(gen, f, pb, args, names, prims, ref):
+    """Emit the step's forward line; return its pullback's lowering:
+    (ȳ's name, ȳ) -> {argument position: (name, value) of its cotangent}."""
+    kind = _pullback_kind(pb)
+    if kind is None:
+        if len(args) == 1 and _compile_reduction(f, prims[0]):
+            return _reduction(gen, _compile_reduction(f, prims[0]), names[0], ref)
+        raise _NoFusion
+    out = f"v{ref}"
+    if kind[0] == "unary":
+        _, uf, deriv, mode, conj = kind
+        x = names[0]
+        gen.run(out, f"{gen.const(uf)}({x})")
+        d = out if mode == _D_OMEGA else f"{gen.const(deriv)}({x})" if mode == _D_OF_X else \
+            f"{gen.const(deriv)}({x}, {out})"
+
+        def unary(ȳ, ȳv):
+            _needs_array(ȳv, gen.env[out])
+            return {0: _fit(gen, f"({'_conj(' + d + ')' if conj else d}) * {ȳ}", x, prims[0])}
+        return unary
+    if kind[0] == "binary":
+        _, bf, op, cplx = kind
+        x, y = names
+        gen.run(out, f"{gen.const(bf)}({x}, {y})")
+
+        def conj(e):
+            return f"_conj({e})" if cplx else e
+
+        def binary(ȳ, ȳv):
+            _needs_array(ȳv, gen.env[out])
+            if op == _B_ADD:
+                parts = (ȳ, ȳ)
+            elif op == _B_SUB:
+                parts = (ȳ, f"(-{ȳ})")
+            elif op == _B_MUL:
+                parts = (f"{conj(y)} * {ȳ}", f"{conj(x)} * {ȳ}")
+            else:
+                parts = (f"{ȳ} / {conj(y)}", f"(-({conj(f'({out} / {y})')} * {ȳ}))")
+            return {i: _fit(gen, parts[i], names[i], prims[i]) for i in (0, 1) if _live(args[i])}
+        return binary
+    if kind[0] == "matmul":
+        a, b = names
+        if any(type(p) is not np.ndarray or p.ndim != 2 for p in prims):
+            raise _NoFusion
+        gen.run(out, f"{a} @ {b}")
+
+        def H(name, p):
+            return f"{name}.mT.conj()" if p.dtype.kind == "c" else f"{name}.mT"
+
+        def matmul(ȳ, ȳv):
+            _needs_array(ȳv, gen.env[out])
+            res = {}
+            if _live(args[0]):
+                res[0] = _fit(gen, f"{ȳ} @ {H(b, prims[1])}", a, prims[0])
+            if _live(args[1]):
+                res[1] = _fit(gen, f"{H(a, prims[0])} @ {ȳ}", b, prims[1])
+            return res
+        return matmul
+    # x ** p for a constant p
+    _, dx, p_array = kind
+    x, p = names
+    if type(args[1]) is _Traced or type(prims[1]) not in (int, float) or type(prims[0]) is not np.ndarray:
+        raise _NoFusion
+    gen.run(out, f"{gen.const(np.power)}({x}, {p})")
+    pa, dxn = gen.const(p_array), gen.const(dx)
+    d = f"({pa} * ({out} / {x}) if _count_nonzero({x}) == {prims[0].size} else {dxn}({x}, {pa}, {out}))"
+    cplx = gen.env[out].dtype.kind == "c"
+
+    def power(ȳ, ȳv):
+        _needs_array(ȳv, gen.env[out])
+        return {0: _fit(gen, f"{'_conj(' + d + ')' if cplx else d} * {ȳ}", x, prims[0])}
+    return power
+
+
+def _reduction(gen, lower, x, ref):
+    gen.run(f"v{ref}", f"_reduce({lower}, {x})")
+
+    def reduction(ȳ, ȳv):
+        name, value = gen.temp(f"_reduce_pb({lower}, {x}, {ȳ})")
+        if value is None:
+            raise _NoFusion
+        return {0: (name, value)}
+    return reduction
+
+
+def _live(a):
+    return type(a) is _Traced and a.active
+
+
+def _needs_array(ȳ, Ω):
+    """The pullbacks lowered here take a cotangent of the output's layout."""
+    if type(ȳ) is not np.ndarray or ȳ.shape != Ω.shape:
+        raise _NoFusion
+
+
+def _fit(gen, expr, x, xv):
+    """The cotangent `expr` of the argument x made x's, as the rules do it:
+    summed over the axes broadcasting added (fixed now), projected to x's
+    dtype only where it is not x's already."""
+    name, value = gen.temp(expr)
+    if type(value) is not np.ndarray:
+        raise _NoFusion
+    if type(xv) is not np.ndarray:
+        raise _NoFusion
+    if value.shape != xv.shape:
+        shape, dshape = xv.shape, value.shape
+        extra = len(dshape) - len(shape)
+        if extra < 0:
+            raise _NoFusion
+        if extra:
+            name, value = gen.temp(f"_add_reduce({name}, axis={tuple(range(extra))!r})")
+            dshape = dshape[extra:]
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and dshape[i] != 1)
+        if axes:
+            name, value = gen.temp(f"_add_reduce({name}, axis={axes!r}, keepdims=True)")
+    if _layout(value) != _layout(xv):
+        name, value = gen.temp(f"_project({x}, {name})")
+    return name, value
