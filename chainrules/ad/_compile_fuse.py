@@ -48,6 +48,7 @@ from chainrules._core import (
 )
 from chainrules.ad._compile_record import GUARD, PLAIN
 from chainrules.ad.forward import ZERO
+from chainrules.rulesets.numpy.ufuncs_binary import _times
 
 __all__ = ["lower"]
 
@@ -108,11 +109,16 @@ def _pullback_kind(pb):
     if qual == "matmul_rrule.<locals>.matmul_pullback" and \
             pb.__module__ == "chainrules.rulesets.numpy.linalg.products":
         return ("matmul",)
-    if pb.__module__ == "chainrules.rulesets.numpy.ufuncs_binary" and \
-            code.co_freevars == ("dx", "dy", "name", "px", "py", "x", "y", "Ω"):      # _binary's pullback
-        cells = dict(zip(code.co_freevars, (c.cell_contents for c in pb.__closure__)))
-        if getattr(cells.get("dx"), "__name__", None) == "_power_dx":
-            return ("power", cells["dx"], cells["y"])
+    if pb.__module__ != "chainrules.rulesets.numpy.ufuncs_binary":
+        return None
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in pb.__closure__)))
+    uf = getattr(np, cells.get("name", ""), None)
+    if type(uf) is not np.ufunc:
+        return None
+    if code.co_freevars == ("dx", "dy", "name", "px", "py", "x", "y", "Ω"):         # _binary's pullback
+        return ("pybinary", uf, cells["dx"], cells["dy"], cells["x"], cells["y"])
+    if code.co_freevars == ("name", "px", "py", "same_x", "same_y", "sign", "x", "y", "Ω"):   # _addsub's
+        return ("pyaddsub", uf, cells["sign"], cells["x"], cells["y"])
     return None
 
 
@@ -125,7 +131,7 @@ class _Gen:
         self.ns = {"MISS": _MISS, "_add_reduce": np.add.reduce, "_project": _compile_project,
                    "_conj": np.conj, "_count_nonzero": np.count_nonzero, "_guard_same": _guard_same,
                    "_fits": _fits, "_reduce": _compile_reduce_value, "_reduce_pb": _compile_reduce_pullback,
-                   "seed": 1.0, "ZERO": ZERO}
+                   "seed": 1.0, "ZERO": ZERO, "_times": _times}
         self.names = {}
         self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
         self.checks = []
@@ -294,20 +300,49 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
                 res[1] = _fit(gen, f"{H(a, prims[0])} @ {ȳ}", b, prims[1])
             return res
         return matmul
-    # x ** p for a constant p
-    _, dx, p_array = kind
-    x, p = names
-    if type(args[1]) is _Traced or type(prims[1]) not in (int, float) or type(prims[0]) is not np.ndarray:
+    # the Python rules of the binary ufuncs (an array and a number, say)
+    uf = kind[1]
+    if type(prims[0]) is not np.ndarray and type(prims[1]) is not np.ndarray:
         raise _NoFusion
-    gen.run(out, f"{gen.const(np.power)}({x}, {p})")
-    pa, dxn = gen.const(p_array), gen.const(dx)
-    d = f"({pa} * ({out} / {x}) if _count_nonzero({x}) == {prims[0].size} else {dxn}({x}, {pa}, {out}))"
-    cplx = gen.env[out].dtype.kind == "c"
+    gen.run(out, f"{gen.const(uf)}({names[0]}, {names[1]})")
+    Ω = gen.env[out]
+    if type(Ω) is not np.ndarray:
+        raise _NoFusion
+    if kind[0] == "pyaddsub":
+        sign = kind[2]
 
-    def power(ȳ, ȳv):
-        _needs_array(ȳv, gen.env[out])
-        return {0: _fit(gen, f"{'_conj(' + d + ')' if cplx else d} * {ȳ}", x, prims[0])}
-    return power
+        def addsub(ȳ, ȳv):
+            _needs_array(ȳv, Ω)
+            parts = (ȳ, ȳ if sign > 0 else f"(-{ȳ})")
+            return {i: _fit(gen, parts[i], names[i], prims[i]) for i in (0, 1) if _live(args[i])}
+        return addsub
+    _, _, dx, dy, xc, yc = kind
+    # the partials' arguments: the values now, the rule's own form of a constant
+    xs = [names[i] if type(args[i]) is _Traced else gen.const((xc, yc)[i]) for i in (0, 1)]
+    cplx = Ω.dtype.kind == "c"
+    partial = []
+    for i, d in enumerate((dx, dy)):
+        if d is None:
+            partial.append(None)
+        elif getattr(d, "__name__", None) == "_power_dx" and type(args[1]) is not _Traced and \
+                type(prims[0]) is np.ndarray:
+            x, p = xs
+            partial.append(f"({p} * ({out} / {x}) if _count_nonzero({x}) == {prims[0].size} "
+                           f"else {gen.const(d)}({x}, {p}, {out}))")
+        else:
+            partial.append(f"{gen.const(d)}({xs[0]}, {xs[1]}, {out})")
+
+    def pybinary(ȳ, ȳv):
+        _needs_array(ȳv, Ω)
+        res = {}
+        for i in (0, 1):
+            if _live(args[i]):
+                if partial[i] is None:
+                    raise _NoFusion
+                d = f"_conj({partial[i]})" if cplx else partial[i]
+                res[i] = _fit(gen, f"_times({d}, {ȳ})", names[i], prims[i])
+        return res
+    return pybinary
 
 
 def _reduction(gen, lower, x, ref):
