@@ -32,6 +32,8 @@ lowered function is run once next to the generic replay and kept only if both
 give the same bits.
 """
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from chainrules._core import (
@@ -57,15 +59,19 @@ _B_ADD, _B_SUB, _B_MUL, _B_DIV = 0, 1, 2, 3
 _D_OF_X, _D_OMEGA = 1, 2
 
 
+_Named = tuple[str, Any]                            # a line's name and its value at the recording
+_Pullback = Callable[[str, Any], dict[int, _Named]]  # a pullback's lowering
+
+
 class _NoFusion(Exception):
     """The program has a step the lowering does not take."""
 
 
-def _layout(v):
+def _layout(v: Any) -> tuple[Any, ...]:
     return (type(v), v.dtype, v.shape) if type(v) is np.ndarray else (type(v),)
 
 
-def _same(a, b):
+def _same(a: Any, b: Any) -> bool:
     """The same value to the bit (types, dtypes, shapes; NaNs equal)."""
     if type(a) is not type(b):
         return False
@@ -81,7 +87,7 @@ def _same(a, b):
         return False
 
 
-def _guard_same(r, e):
+def _guard_same(r: Any, e: Any) -> bool:
     """A guard's value now is the recorded one (as the generic replay checks it)."""
     if type(r) is not type(e):
         return False
@@ -93,11 +99,11 @@ def _guard_same(r, e):
         return False
 
 
-def _fits(v, layout):
+def _fits(v: Any, layout: tuple[Any, ...]) -> bool:
     return type(v) is layout[0] and (len(layout) == 1 or (v.dtype == layout[1] and v.shape == layout[2]))
 
 
-def _pullback_kind(pb):
+def _pullback_kind(pb: Any) -> tuple[Any, ...] | None:
     """The rule a recorded pullback comes from, for the steps lowered here."""
     info = _compile_pullback_info(pb)
     if info is not None:
@@ -127,18 +133,18 @@ class _Gen:
     the recording's values (so every later line knows the types, dtypes and
     shapes it meets)."""
 
-    def __init__(self, rec, nin):
+    def __init__(self, rec: Any, nin: int) -> None:
         self.ns = {"MISS": _MISS, "_add_reduce": np.add.reduce, "_project": _compile_project,
                    "_conj": np.conj, "_count_nonzero": np.count_nonzero, "_guard_same": _guard_same,
                    "_fits": _fits, "_reduce": _compile_reduce_value, "_reduce_pb": _compile_reduce_pullback,
                    "seed": 1.0, "ZERO": ZERO, "_times": _times}
-        self.names = {}
+        self.names: dict[int, str] = {}
         self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
-        self.checks = []
-        self.lines = []
+        self.checks: list[str] = []
+        self.lines: list[str] = []
         self.n = 0
 
-    def const(self, obj):
+    def const(self, obj: Any) -> str:
         key = id(obj)
         name = self.names.get(key)
         if name is None:
@@ -149,19 +155,19 @@ class _Gen:
                 self.ns[f"{name}_dtype"] = obj.dtype
         return name
 
-    def run(self, name, expr):
+    def run(self, name: str, expr: str) -> Any:
         """`name = expr`, evaluated now on the recording's values."""
         self.lines.append(f"{name} = {expr}")
         value = self.env[name] = eval(expr, self.ns, self.env)
         return value
 
-    def temp(self, expr):
+    def temp(self, expr: str) -> _Named:
         self.n += 1
         name = f"t{self.n}"
         return name, self.run(name, expr)
 
 
-def lower(rec, nin, out, grad_refs, generic):
+def lower(rec: Any, nin: int, out: int, grad_refs: Sequence[int], generic: Any) -> Callable[..., Any] | None:
     """The program of the recording `rec` as a lowered function
     `fused(inputs, tangents=None) -> (Ω, cotangents) or the miss sentinel`,
     or None when a step is not one lowered here or the lowered function does
@@ -181,7 +187,7 @@ def lower(rec, nin, out, grad_refs, generic):
     return fused if _same(got, want) else None
 
 
-def _lower(rec, nin, out, grad_refs):
+def _lower(rec: Any, nin: int, out: int, grad_refs: Sequence[int]) -> Callable[..., Any]:
     gen = _Gen(rec, nin)
     tables = []
     backward = []          # (step's out ref, its traced args, the lowering of its pullback)
@@ -226,7 +232,7 @@ def _lower(rec, nin, out, grad_refs):
         gen.checks.append(f"{gen.const(tab)}.rrules is not {gen.const(tab.rrules)}")
     grads = ", ".join(cot[r][0] if r in cot else "ZERO" for r in grad_refs)
     unpack = "".join(f"v{i}, " for i in range(nin))
-    src = [f"def fused(inputs, tangents=None):",
+    src = ["def fused(inputs, tangents=None):",
            f"    {unpack}= inputs"]
     if gen.checks:
         src.append(f"    if {' or '.join(gen.checks)}: return MISS")
@@ -237,12 +243,13 @@ def _lower(rec, nin, out, grad_refs):
     src.append(f"    return v{out}, ({grads},)")
     code = "\n".join(src)
     exec(compile(code, "<chainrules.ad.compile lowered program>", "exec"), gen.ns)
-    fused = gen.ns["fused"]
-    fused.source = code
+    fused: Callable[..., Any] = gen.ns["fused"]
+    setattr(fused, "source", code)
     return fused
 
 
-def _lower_step(gen, f, pb, args, names, prims, ref):
+def _lower_step(gen: _Gen, f: Any, pb: Any, args: Sequence[Any], names: list[str], prims: list[Any],
+                ref: int) -> _Pullback:
     """Emit the step's forward line; return its pullback's lowering:
     (ȳ's name, ȳ) -> {argument position: (name, value) of its cotangent}."""
     kind = _pullback_kind(pb)
@@ -258,7 +265,7 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
         d = out if mode == _D_OMEGA else f"{gen.const(deriv)}({x})" if mode == _D_OF_X else \
             f"{gen.const(deriv)}({x}, {out})"
 
-        def unary(ȳ, ȳv):
+        def unary(ȳ: str, ȳv: Any) -> dict[int, _Named]:
             _needs_array(ȳv, gen.env[out])
             return {0: _fit(gen, f"({'_conj(' + d + ')' if conj else d}) * {ȳ}", x, prims[0])}
         return unary
@@ -267,10 +274,10 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
         x, y = names
         gen.run(out, f"{gen.const(bf)}({x}, {y})")
 
-        def conj(e):
+        def conj(e: str) -> str:
             return f"_conj({e})" if cplx else e
 
-        def binary(ȳ, ȳv):
+        def binary(ȳ: str, ȳv: Any) -> dict[int, _Named]:
             _needs_array(ȳv, gen.env[out])
             if op == _B_ADD:
                 parts = (ȳ, ȳ)
@@ -288,10 +295,10 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
             raise _NoFusion
         gen.run(out, f"{a} @ {b}")
 
-        def H(name, p):
+        def H(name: str, p: Any) -> str:
             return f"{name}.mT.conj()" if p.dtype.kind == "c" else f"{name}.mT"
 
-        def matmul(ȳ, ȳv):
+        def matmul(ȳ: str, ȳv: Any) -> dict[int, _Named]:
             _needs_array(ȳv, gen.env[out])
             res = {}
             if _live(args[0]):
@@ -311,7 +318,7 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
     if kind[0] == "pyaddsub":
         sign = kind[2]
 
-        def addsub(ȳ, ȳv):
+        def addsub(ȳ: str, ȳv: Any) -> dict[int, _Named]:
             _needs_array(ȳv, Ω)
             parts = (ȳ, ȳ if sign > 0 else f"(-{ȳ})")
             return {i: _fit(gen, parts[i], names[i], prims[i]) for i in (0, 1) if _live(args[i])}
@@ -320,7 +327,7 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
     # the partials' arguments: the values now, the rule's own form of a constant
     xs = [names[i] if type(args[i]) is _Traced else gen.const((xc, yc)[i]) for i in (0, 1)]
     cplx = Ω.dtype.kind == "c"
-    partial = []
+    partial: list[str | None] = []
     for i, d in enumerate((dx, dy)):
         if d is None:
             partial.append(None)
@@ -332,7 +339,7 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
         else:
             partial.append(f"{gen.const(d)}({xs[0]}, {xs[1]}, {out})")
 
-    def pybinary(ȳ, ȳv):
+    def pybinary(ȳ: str, ȳv: Any) -> dict[int, _Named]:
         _needs_array(ȳv, Ω)
         res = {}
         for i in (0, 1):
@@ -345,10 +352,10 @@ def _lower_step(gen, f, pb, args, names, prims, ref):
     return pybinary
 
 
-def _reduction(gen, lower, x, ref):
+def _reduction(gen: _Gen, lower: int, x: str, ref: int) -> _Pullback:
     gen.run(f"v{ref}", f"_reduce({lower}, {x})")
 
-    def reduction(ȳ, ȳv):
+    def reduction(ȳ: str, ȳv: Any) -> dict[int, _Named]:
         name, value = gen.temp(f"_reduce_pb({lower}, {x}, {ȳ})")
         if value is None:
             raise _NoFusion
@@ -356,17 +363,17 @@ def _reduction(gen, lower, x, ref):
     return reduction
 
 
-def _live(a):
+def _live(a: Any) -> bool:
     return type(a) is _Traced and a.active
 
 
-def _needs_array(ȳ, Ω):
+def _needs_array(ȳ: Any, Ω: Any) -> None:
     """The pullbacks lowered here take a cotangent of the output's layout."""
     if type(ȳ) is not np.ndarray or ȳ.shape != Ω.shape:
         raise _NoFusion
 
 
-def _fit(gen, expr, x, xv):
+def _fit(gen: _Gen, expr: str, x: str, xv: Any) -> _Named:
     """The cotangent `expr` of the argument x made x's, as the rules do it:
     summed over the axes broadcasting added (fixed now), projected to x's
     dtype only where it is not x's already."""
