@@ -45,16 +45,20 @@ from chainrules._core import (
     _compile_reduce_value,
     _compile_reduction,
     _compile_rule_table,
+    _fuse_power_pullback,
+    _fuse_tanh_pullback,
     _Traced,
     unthunk,
 )
 from chainrules.ad._compile_record import GUARD, PLAIN
 from chainrules.ad.forward import ZERO
-from chainrules.rulesets.numpy.ufuncs_binary import _times
+from chainrules.rulesets.numpy.ufuncs import _UNARY
+from chainrules.rulesets.numpy.ufuncs_binary import _power_dx, _times
 
 __all__ = ["lower"]
 
 _MISS = _compile_miss()
+_TANH_DERIV = dict(_UNARY)[np.tanh]         # tanh's f'(x, Ω) = 1 - Ω * Ω, which _k_tanh computes
 _B_ADD, _B_SUB, _B_MUL, _B_DIV = 0, 1, 2, 3
 _D_OF_X, _D_OMEGA = 1, 2
 
@@ -137,7 +141,8 @@ class _Gen:
         self.ns = {"MISS": _MISS, "_add_reduce": np.add.reduce, "_project": _compile_project,
                    "_conj": np.conj, "_count_nonzero": np.count_nonzero, "_guard_same": _guard_same,
                    "_fits": _fits, "_reduce": _compile_reduce_value, "_reduce_pb": _compile_reduce_pullback,
-                   "seed": 1.0, "ZERO": ZERO, "_times": _times}
+                   "seed": 1.0, "ZERO": ZERO, "_times": _times,
+                   "_k_tanh": _fuse_tanh_pullback, "_k_power": _fuse_power_pullback}
         self.names: dict[int, str] = {}
         self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
         self.checks: list[str] = []
@@ -267,6 +272,8 @@ def _lower_step(gen: _Gen, f: Any, pb: Any, args: Sequence[Any], names: list[str
 
         def unary(ȳ: str, ȳv: Any) -> dict[int, _Named]:
             _needs_array(ȳv, gen.env[out])
+            if deriv is _TANH_DERIV and mode == 0 and not conj:       # one C loop on float64
+                return {0: _fit(gen, f"_k_tanh({gen.const(deriv)}, {x}, {out}, {ȳ})", x, prims[0])}
             return {0: _fit(gen, f"({'_conj(' + d + ')' if conj else d}) * {ȳ}", x, prims[0])}
         return unary
     if kind[0] == "binary":
@@ -331,9 +338,11 @@ def _lower_step(gen: _Gen, f: Any, pb: Any, args: Sequence[Any], names: list[str
     for i, d in enumerate((dx, dy)):
         if d is None:
             partial.append(None)
-        elif getattr(d, "__name__", None) == "_power_dx" and type(args[1]) is not _Traced and \
-                type(prims[0]) is np.ndarray:
+        elif d is _power_dx and type(args[1]) is not _Traced and type(prims[0]) is np.ndarray:
             x, p = xs
+            if not cplx and (type(yc) is float or (type(yc) is int and abs(yc) < 2 ** 53)):
+                partial.append(f"_k_power({gen.const(d)}, {float(yc)!r}, {p}, {x}, {out}, ")   # one C loop
+                continue
             partial.append(f"({p} * ({out} / {x}) if _count_nonzero({x}) == {prims[0].size} "
                            f"else {gen.const(d)}({x}, {p}, {out}))")
         else:
@@ -344,10 +353,12 @@ def _lower_step(gen: _Gen, f: Any, pb: Any, args: Sequence[Any], names: list[str
         res = {}
         for i in (0, 1):
             if _live(args[i]):
-                if partial[i] is None:
+                d = partial[i]
+                if d is None:
                     raise _NoFusion
-                d = f"_conj({partial[i]})" if cplx else partial[i]
-                res[i] = _fit(gen, f"_times({d}, {ȳ})", names[i], prims[i])
+                expr = f"{d}{ȳ})" if d.startswith("_k_power(") else \
+                    f"_times({'_conj(' + d + ')' if cplx else d}, {ȳ})"
+                res[i] = _fit(gen, expr, names[i], prims[i])
         return res
     return pybinary
 

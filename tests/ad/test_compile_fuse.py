@@ -83,20 +83,42 @@ def test_broadcasting_of_several_shapes(bshape, dtype, seed):
         assert (programs(g)[0].fused is not None) == lowered
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, 3.25, np.inf]), min_size=4, max_size=4),
-       st.sampled_from([2, 3, 0.5, 2.0]))
-def test_powers_with_zeros_in_the_base(values, p):
-    x = np.array(values)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 0.5, -2.0, 3.25, np.inf, -np.inf, np.nan, 1e-300]),
+                min_size=4, max_size=4),
+       st.sampled_from([2, 3, 0.5, 2.0, -1, 1.5]), st.sampled_from([np.float64, np.float32]),
+       st.sampled_from(["sum", "mean", "times"]))
+def test_powers_and_tanh_with_zeros_infinities_and_nans(values, p, dtype, reduce):
+    # tanh(0) = 0: zeros in the base of the power (its own function there); the
+    # mean's cotangent is a broadcast scalar, the product's an array: the C
+    # loops of tanh's and the power's pullbacks on float64, NumPy's on float32
+    x = np.array(values, dtype=dtype)
+    w = np.linspace(0.5, 2.0, 4).astype(dtype)
 
     def f(v):
-        return np.sum(np.cos(v) ** p)
+        t = np.tanh(v) ** p
+        return np.sum(t) if reduce == "sum" else np.mean(t) if reduce == "mean" else np.sum(t * w)
     g = ad.compile(f)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         want = ad.gradient(f, x)
-        got = [g(x), g(x + 0.0)]
+        got = [g(x), g(x + dtype(0.0))]
     assert same(got[0], want) and same(got[1], want)
+    assert programs(g)[0].fused is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2 ** 16))
+def test_the_c_loops_agree_with_numpy_on_random_values(n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) * np.exp(rng.uniform(-30, 5, n))
+
+    def f(v):
+        return np.mean(np.tanh(v * 3.0) ** 2)
+    g = ad.compile(f)
+    assert same(g(x), ad.gradient(f, x))
+    assert same(g(x[::-1].copy()), ad.gradient(f, x[::-1].copy()))
+    assert "_k_tanh(" in programs(g)[0].fused.source and "_k_power(" in programs(g)[0].fused.source
 
 
 def test_a_vector_matmul_is_not_lowered_and_replays_generically():
