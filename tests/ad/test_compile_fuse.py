@@ -182,3 +182,27 @@ def test_a_registration_after_the_recording_sends_the_replay_to_dispatch():
 def cm_miss():
     from chainrules._core import _compile_miss
     return _compile_miss()
+
+
+def test_the_fast_entry_of_several_arrays_rechecks_arguments_and_closure():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((4, 3))
+
+    def loss(W, b):
+        return np.mean(np.tanh(X @ W + b) ** 2)
+    g = ad.compile(loss, argnums=(0, 1))
+    W, b = rng.standard_normal((3, 2)), rng.standard_normal(2)
+    for _ in range(2):
+        assert same(g(W, b), ad.gradient(loss, W, b))
+    assert g.last_multi is not None
+    X = rng.standard_normal((6, 3))             # rebound to another shape: another program
+    assert same(g(W, b), ad.gradient(loss, W, b))
+    X = X[:, ::-1] * 1.0                        # same shape, another array: read afresh
+    assert same(g(W, b), ad.gradient(loss, W, b))
+    W32 = W.astype(np.float32)                  # another dtype: another program
+    assert same(g(W32, b), ad.gradient(loss, W32, b))
+    assert same(g(W, b[:1]), ad.gradient(loss, W, b[:1]))
+    assert same(g(W, b, *()), g(W, b))
+    assert len(programs(g)) == 4
+    with pytest.raises(TypeError):
+        g(W)                                    # argnums=(0, 1) and one argument
