@@ -145,17 +145,20 @@ class _Gen:
                    "_k_tanh": _fuse_tanh_pullback, "_k_power": _fuse_power_pullback}
         self.names: dict[int, str] = {}
         self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
+        self.nin = nin
         self.checks: list[str] = []
         self.lines: list[str] = []
         self.n = 0
 
-    def const(self, obj: Any) -> str:
+    def const(self, obj: Any, held: bool = True) -> str:
+        """A name for obj; an array the program holds by reference (held) has
+        its shape and dtype checked on each call."""
         key = id(obj)
         name = self.names.get(key)
         if name is None:
             name = self.names[key] = f"c{len(self.names)}"
             self.ns[name] = obj
-            if type(obj) is np.ndarray:
+            if type(obj) is np.ndarray and held:
                 self.checks.append(f"{name}.shape != {obj.shape!r} or {name}.dtype != {name}_dtype")
                 self.ns[f"{name}_dtype"] = obj.dtype
         return name
@@ -367,6 +370,15 @@ def _reduction(gen: _Gen, lower: int, x: str, ref: int) -> _Pullback:
     gen.run(f"v{ref}", f"_reduce({lower}, {x})")
 
     def reduction(ȳ: str, ȳv: Any) -> dict[int, _Named]:
+        if ȳ == "seed" and int(x[1:]) >= gen.nin:
+            # the output's: a read-only broadcast of 1/n in x's dtype, the same on every
+            # call, made once (not for an input, whose gradient the caller gets)
+            value = _compile_reduce_pullback(lower, gen.env[x], ȳv)
+            if value is None:
+                raise _NoFusion
+            name = gen.const(value, held=False)
+            gen.env[name] = value
+            return {0: (name, value)}
         name, value = gen.temp(f"_reduce_pb({lower}, {x}, {ȳ})")
         if value is None:
             raise _NoFusion
@@ -388,7 +400,10 @@ def _fit(gen: _Gen, expr: str, x: str, xv: Any) -> _Named:
     """The cotangent `expr` of the argument x made x's, as the rules do it:
     summed over the axes broadcasting added (fixed now), projected to x's
     dtype only where it is not x's already."""
-    name, value = gen.temp(expr)
+    if expr in gen.env:
+        name, value = expr, gen.env[expr]       # a name already: no copy of the reference
+    else:
+        name, value = gen.temp(expr)
     if type(value) is not np.ndarray:
         raise _NoFusion
     if type(xv) is not np.ndarray:

@@ -206,3 +206,13 @@ def test_the_fast_entry_of_several_arrays_rechecks_arguments_and_closure():
     assert len(programs(g)) == 4
     with pytest.raises(TypeError):
         g(W)                                    # argnums=(0, 1) and one argument
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_mean_of_an_input_and_of_a_step(dtype):
+    x = np.linspace(-1.0, 2.0, 6).astype(dtype).reshape(2, 3)
+    for f in (lambda v: np.mean(v), lambda v: np.mean(np.tanh(v)), lambda v: np.sum(v * v)):
+        g = ad.compile(f)
+        got = [g(x), g(x * dtype(2))]
+        assert same(got[0], ad.gradient(f, x)) and same(got[1], ad.gradient(f, x * dtype(2)))
+        assert programs(g)[0].fused is not None
