@@ -240,11 +240,11 @@ def _lower(rec: Any, nin: int, out: int, grad_refs: Sequence[int]) -> Callable[.
         gen.checks.append(f"{gen.const(tab)}.rrules is not {gen.const(tab.rrules)}")
     grads = ", ".join(cot[r][0] if r in cot else "ZERO" for r in grad_refs)
     unpack = "".join(f"v{i}, " for i in range(nin))
-    src = ["def fused(inputs, tangents=None):",
-           f"    {unpack}= inputs"]
+    src = ["def fused(inputs, tangents=None):"]
     if gen.checks:
         src.append(f"    if {' or '.join(gen.checks)}: return MISS")
     src.append("    try:")
+    src.append(f"        {unpack}= inputs")
     src += [f"        {line}" for line in gen.lines]
     src.append("    except Exception:")
     src.append("        return MISS")

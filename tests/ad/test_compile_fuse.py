@@ -216,3 +216,16 @@ def test_a_mean_of_an_input_and_of_a_step(dtype):
         got = [g(x), g(x * dtype(2))]
         assert same(got[0], ad.gradient(f, x)) and same(got[1], ad.gradient(f, x * dtype(2)))
         assert programs(g)[0].fused is not None
+
+
+def test_guards_are_checked_in_the_lowered_function():
+    def f(x):
+        if np.sum(x) > 0:
+            return np.sum(x * x)
+        return np.sum(np.sin(x))
+    g = ad.compile(f)
+    for x in (np.ones(3), -np.ones(3), np.arange(3.0), -np.arange(3.0) - 1.0):
+        assert same(g(x), ad.gradient(f, x))
+    progs = programs(g)
+    assert len(progs) == 2 and all(p.fused is not None and "_guard_same(" in p.fused.source for p in progs)
+    assert progs[0].fused((-np.ones(3),)) is cm_miss()       # the other branch: not this program
