@@ -48,9 +48,11 @@ from chainrules._core import (
     _fuse_power_pullback,
     _fuse_tanh_pullback,
     _Traced,
+    rrule,
     unthunk,
 )
 from chainrules.ad._compile_record import GUARD, PLAIN
+from chainrules.ad.config import REVERSE
 from chainrules.ad.forward import ZERO
 from chainrules.rulesets.numpy.ufuncs import _UNARY
 from chainrules.rulesets.numpy.ufuncs_binary import _power_dx, _times
@@ -142,6 +144,7 @@ class _Gen:
                    "_conj": np.conj, "_count_nonzero": np.count_nonzero, "_guard_same": _guard_same,
                    "_fits": _fits, "_reduce": _compile_reduce_value, "_reduce_pb": _compile_reduce_pullback,
                    "seed": 1.0, "ZERO": ZERO, "_times": _times,
+                   "_rrule": rrule, "REVERSE": REVERSE, "_unthunk": unthunk,
                    "_k_tanh": _fuse_tanh_pullback, "_k_power": _fuse_power_pullback}
         self.names: dict[int, str] = {}
         self.env = {f"v{i}": rec.primals[i] for i in range(nin)}
@@ -231,7 +234,10 @@ def _lower(rec: Any, nin: int, out: int, grad_refs: Sequence[int]) -> Callable[.
             if _live(a):
                 name, value = parts[i]
                 want = rec.primals[a.ref]
-                if type(value) is not np.ndarray or _layout(value) != _layout(want):
+                # arrays and NumPy scalars, added as the engine adds them (not its
+                # float slots: Python floats there start from 0.0)
+                if _layout(value) != _layout(want) or not isinstance(
+                        value, (np.ndarray, np.floating, np.complexfloating)):
                     raise _NoFusion
                 if a.ref in cot:
                     name, value = gen.temp(f"{cot[a.ref][0]} + {name}")
@@ -264,7 +270,7 @@ def _lower_step(gen: _Gen, f: Any, pb: Any, args: Sequence[Any], names: list[str
     if kind is None:
         if len(args) == 1 and _compile_reduction(f, prims[0]):
             return _reduction(gen, _compile_reduction(f, prims[0]), names[0], ref)
-        raise _NoFusion
+        return _generic(gen, f, args, names, ref)
     out = f"v{ref}"
     if kind[0] == "unary":
         _, uf, deriv, mode, conj = kind
@@ -384,6 +390,26 @@ def _reduction(gen: _Gen, lower: int, x: str, ref: int) -> _Pullback:
             raise _NoFusion
         return {0: (name, value)}
     return reduction
+
+
+def _generic(gen: _Gen, f: Any, args: Sequence[Any], names: list[str], ref: int) -> _Pullback:
+    """Any other rule on NumPy scalars (the sum of two reductions, say): its
+    rrule called, its pullback's cotangents taken as the engine takes them."""
+    out = f"v{ref}"
+    gen.run(f"r{ref}", f"_rrule(REVERSE, {gen.const(f)}, {', '.join(names)})")
+    gen.run(out, f"r{ref}[0]")
+    gen.run(f"pb{ref}", f"r{ref}[1]")
+    Ω = gen.env[out]
+    if not isinstance(Ω, (np.floating, np.complexfloating)):
+        raise _NoFusion                 # arrays go through the lowerings above
+    gen.lines.append(f"if not _fits({out}, {gen.const(_layout(Ω))}): return MISS")
+
+    def generic(ȳ: str, ȳv: Any) -> dict[int, _Named]:
+        name, parts = gen.temp(f"pb{ref}({ȳ})")
+        if type(parts) is not tuple or len(parts) != len(args) + 1:
+            raise _NoFusion
+        return {i: gen.temp(f"_unthunk({name}[{i + 1}])") for i, a in enumerate(args) if _live(a)}
+    return generic
 
 
 def _live(a: Any) -> bool:
