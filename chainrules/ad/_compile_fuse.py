@@ -20,6 +20,10 @@ bits as `ad.gradient`:
   it (its own function where x has zeros);
 - np.sum / np.mean of a float array: the replay's C reduction and its
   broadcast cotangent;
+- tanh's pullback and the power's as one C loop on float64 arrays
+  (`_core/ad_replay.pxi`: the same operations in the same order);
+- any other rule on NumPy scalars (``mse + lam * np.sum(W * W)``): its rrule
+  called, its pullback's cotangents added as the engine adds them;
 - guards and operations on constants as the generic replay does them.
 
 A program with any other step is left to the generic replay (`_Replay`,
