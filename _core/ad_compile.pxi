@@ -442,6 +442,14 @@ cdef class _ScalarProgram:
 
 # ----- the compiled callable: its fast entry -----------------------------------
 
+cdef inline bint _layout_is(object a, object descr, object shape):
+    """a is a float (descr None) or an exact ndarray of that dtype and shape."""
+    if descr is None:
+        return type(a) is float
+    return type(a) is _ndarray and cr_descr(<PyObject*>a) == <PyObject*>descr and \
+        cr_dims_are(<PyObject*>a, <PyObject*>shape)
+
+
 @cython.final
 cdef class _CompiledCall:
     """The callable `chainrules.ad.compile` returns.  The common call -- one
@@ -454,7 +462,8 @@ cdef class _CompiledCall:
     cdef readonly str mode
     cdef readonly object argnums
     cdef public _ScalarProgram last_scalar     # the float program of the last call
-    cdef public object last_replay             # the (_Replay, descr, shape) of the last array call
+    cdef public object last_replay             # the (run, descr, shape) of the last array call
+    cdef public object last_multi              # the last call of arrays and floats (see _multi)
     cdef public bint simple                    # one argument, argnums 0, no closure inputs
     cdef dict __dict__
 
@@ -466,6 +475,7 @@ cdef class _CompiledCall:
         self.simple = simple
         self.last_scalar = None
         self.last_replay = None
+        self.last_multi = None
 
     def __call__(self, *args, **kwargs):
         cdef double value, tangent
@@ -484,12 +494,67 @@ cdef class _CompiledCall:
                 descr = rp[1]
                 shape = rp[2]
                 if cr_descr(<PyObject*>a) == <PyObject*>descr and cr_dims_are(<PyObject*>a, <PyObject*>shape):
-                    out = (<_Replay>rp[0]).run((a,), None)
+                    out = rp[0]((a,), None)       # the program's lowered function or its replay
                     if out is not _CMISS:
                         ga = (<tuple>(<tuple>out)[1])[0]
                         if type(ga) is _ndarray and cr_same_layout(<PyObject*>ga, <PyObject*>a):
                             return ga
+        if self.last_multi is not None and not kwargs:
+            out = self._multi(args)
+            if out is not _CMISS:
+                return out
         return self.slow(args, kwargs)
+
+    cdef object _multi(self, tuple args):
+        """The call again with the signature of the last call whose arguments
+        were all arrays and floats (`last_multi`, set by compile.py: (run,
+        nums, order, the arguments' dtypes or None for a float, their shapes,
+        the closure cells, their dtypes / None for a float / the type of a
+        value not read, their shapes, single)); the miss sentinel otherwise."""
+        cdef tuple m = <tuple>self.last_multi
+        cdef tuple order = <tuple>m[2]
+        cdef tuple descrs = <tuple>m[3]
+        cdef tuple shapes = <tuple>m[4]
+        cdef tuple cells = <tuple>m[5]
+        cdef tuple cdescrs = <tuple>m[6]
+        cdef tuple cshapes = <tuple>m[7]
+        cdef tuple nums = <tuple>m[1]
+        cdef Py_ssize_t i, k, n = PyTuple_GET_SIZE(order)
+        cdef list inputs = []
+        if PyTuple_GET_SIZE(args) != n:
+            return _CMISS
+        for k in range(n):
+            a = args[<Py_ssize_t>order[k]]
+            if not _layout_is(a, descrs[<Py_ssize_t>order[k]], shapes[<Py_ssize_t>order[k]]):
+                return _CMISS
+            inputs.append(a)
+        for k in range(PyTuple_GET_SIZE(cells)):
+            try:
+                v = (<tuple>cells)[k].cell_contents
+            except ValueError:
+                return _CMISS
+            d = cdescrs[k]
+            if isinstance(d, type):
+                if type(v) is not d:
+                    return _CMISS
+            elif not _layout_is(v, d, cshapes[k]):
+                return _CMISS
+            else:
+                inputs.append(v)
+        res = m[0](tuple(inputs), None)
+        if res is _CMISS:
+            return _CMISS
+        grads = <tuple>(<tuple>res)[1]
+        out = []
+        for k in range(PyTuple_GET_SIZE(nums)):
+            g = grads[k]
+            a = args[<Py_ssize_t>nums[k]]
+            if not (type(g) is _ndarray and type(a) is _ndarray and cr_same_layout(<PyObject*>g, <PyObject*>a)):
+                g = self.slow.project(a, g)
+            out.append(g)
+        if m[8]:
+            return out[0]
+        return tuple(out)
 
     def __repr__(self):
         return f"<chainrules.ad.compile({getattr(self.f, '__qualname__', self.f)!s}, mode={self.mode!r})>"

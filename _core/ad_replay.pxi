@@ -432,3 +432,125 @@ cdef object _compile_const_tangent(object a):
     return NO_TANGENT
 
 
+
+
+# ----- what the lowering pass (chainrules/ad/_compile_fuse.py) reads ------------
+
+def _compile_rule_table(f):
+    """The rule table of f (its `rrules` tuple is replaced by a registration),
+    or None."""
+    return _lookup_table(f)
+
+
+def _compile_pullback_info(pb):
+    """What a compiled pullback of the array rules computes, for the lowering
+    pass: ("unary", f, deriv, mode, conj) for `_UnaryPullback` (mode 0:
+    deriv(x, Ω), 1: deriv(x), 2: Ω), ("binary", op, cplx) for
+    `_BinaryPullback` (op 0..3: add, subtract, multiply, divide); else None."""
+    cdef _UnaryPullback u
+    cdef _BinaryPullback b
+    if type(pb) is _UnaryPullback:
+        u = <_UnaryPullback>pb
+        return ("unary", u.rule.f, u.rule.deriv, u.rule.mode, u.conj)
+    if type(pb) is _BinaryPullback:
+        b = <_BinaryPullback>pb
+        return ("binary", b.rule.f, b.rule.op, b.cplx)
+    return None
+
+
+def _compile_reduction(f, x):
+    """LOWER_SUM / LOWER_MEAN when the replay does np.sum / np.mean of x
+    itself (one float64 or float32 ndarray), else 0."""
+    if type(x) is not _ndarray or not (x.dtype is _f64_descr or x.dtype is _f32_descr):
+        return LOWER_NONE
+    return LOWER_SUM if f is _np_sum else LOWER_MEAN if f is _np_mean else LOWER_NONE
+
+
+def _compile_reduce_value(int lower, x):
+    """Ω of the reduction, as the replay computes it."""
+    return _compile_reduce(lower, x)
+
+
+def _compile_reduce_pullback(int lower, x, ȳ):
+    """The cotangent of x under the reduction, as the replay computes it, or
+    None where the rule must say it."""
+    cdef _Reduced red = _Reduced.__new__(_Reduced)
+    red.x = x
+    red.lower = lower
+    return _compile_reduced_pullback(red, ȳ)
+
+
+# ----- fused pullback kernels of the lowering pass ------------------------------
+# One C loop for an element-wise pullback NumPy would do in three or four calls:
+# the same IEEE operations in the same order on each element (no contraction
+# into fused multiply-adds: the core is built for the x86-64/aarch64 baseline
+# without -ffast-math), so the same bits.  Float64 arrays only, C-contiguous or,
+# for the cotangent, a broadcast scalar (the seed of a mean); anything else is
+# NumPy's calls, the rule's own expression.
+
+cdef extern from *:
+    """
+    /* A new C-ordered array like a (its dtype and shape). */
+    static inline PyObject *cr_empty_like_c(PyObject *a) {
+        return PyArray_NewLikeArray((PyArrayObject *)a, NPY_CORDER, NULL, 0);
+    }
+    /* An aligned native float64 ndarray of n elements that is C-contiguous
+       (*step = 1) or a broadcast of one value (every stride 0, *step = 0). */
+    static inline int cr_f64_elements(PyObject *a, Py_ssize_t n, double **data, Py_ssize_t *step) {
+        PyArrayObject *p = (PyArrayObject *)a;
+        int k;
+        if (PyArray_TYPE(p) != NPY_DOUBLE || !PyArray_ISALIGNED(p) || !PyArray_ISNOTSWAPPED(p)
+                || (Py_ssize_t)PyArray_SIZE(p) != n)
+            return 0;
+        *data = (double *)PyArray_DATA(p);
+        if (PyArray_ISCARRAY_RO(p)) { *step = 1; return 1; }
+        for (k = 0; k < PyArray_NDIM(p); k++)
+            if (PyArray_STRIDES(p)[k] != 0) return 0;
+        *step = 0;
+        return 1;
+    }
+    """
+    object cr_empty_like_c(PyObject* a)
+    bint cr_f64_elements(PyObject* a, Py_ssize_t n, double** data, Py_ssize_t* step)
+
+
+cdef inline bint _f64_pair(object a, object b, double** pa, double** pb, Py_ssize_t* sb, Py_ssize_t* n) except -1:
+    """a a C-contiguous float64 array, b a float64 array of its shape (C-contiguous or a broadcast scalar)."""
+    return (type(a) is _ndarray and type(b) is _ndarray and cr_f64_contiguous(<PyObject*>a, pa, n)
+            and cr_same_dims(<PyObject*>a, <PyObject*>b) and cr_f64_elements(<PyObject*>b, n[0], pb, sb))
+
+
+def _fuse_tanh_pullback(deriv, x, Ω, ȳ):
+    """deriv(x, Ω) * ȳ where deriv is tanh's `1 - Ω * Ω`: one loop on float64."""
+    cdef double* o
+    cdef double* g
+    cdef double* r
+    cdef Py_ssize_t n, sg, i, m
+    if not _f64_pair(Ω, ȳ, &o, &g, &sg, &n):
+        return deriv(x, Ω) * ȳ
+    out = cr_empty_like_c(<PyObject*>Ω)
+    cr_f64_contiguous(<PyObject*>out, &r, &m)
+    for i in range(n):
+        r[i] = (1.0 - o[i] * o[i]) * g[i * sg]
+    return out
+
+
+def _fuse_power_pullback(dx, double p, object p_rule, x, Ω, ȳ):
+    """dx(x, p, Ω) * ȳ where dx is the power rule's `p * (Ω / x)` (its own
+    function where x has a zero): one loop on float64."""
+    cdef double* o
+    cdef double* g
+    cdef double* xs
+    cdef double* r
+    cdef Py_ssize_t n, nx, sg, i, m
+    if not (_f64_pair(Ω, ȳ, &o, &g, &sg, &n) and type(x) is _ndarray and cr_f64_contiguous(<PyObject*>x, &xs, &nx)
+            and nx == n):
+        return dx(x, p_rule, Ω) * ȳ
+    for i in range(n):
+        if xs[i] == 0.0:
+            return dx(x, p_rule, Ω) * ȳ
+    out = cr_empty_like_c(<PyObject*>Ω)
+    cr_f64_contiguous(<PyObject*>out, &r, &m)
+    for i in range(n):
+        r[i] = (p * (o[i] / xs[i])) * g[i * sg]
+    return out

@@ -8,6 +8,8 @@ args hold traced values and plain constants; a guard's value is what f saw
 (a bool, an int, a mask) and must recur on replay.
 """
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from chainrules._core import (
@@ -35,7 +37,7 @@ class CannotRecord(Exception):
     """What the recording cannot take; the message names the operation."""
 
 
-def _kind_of(v):
+def _kind_of(v: Any) -> str | None:
     """"leaf": a value with a tangent space a traced value can stand for
     (floats, complex numbers, float and complex arrays); "data": integer or
     boolean data (an int(), a floor, a mask), recorded as a guard; None:
@@ -51,7 +53,7 @@ def _kind_of(v):
     return None
 
 
-def is_leaf(v):
+def is_leaf(v: Any) -> bool:
     return _kind_of(v) == "leaf"
 
 
@@ -60,22 +62,23 @@ def is_leaf(v):
 class Recorder:
     """One run of f on traced values: the values (inputs first) and the steps."""
 
-    def __init__(self, tag, mode):
+    def __init__(self, tag: int, mode: str) -> None:
         self.tag = tag
         self.mode = mode
-        self.steps = []         # (kind, f, args, kwargs, out ref, Ω or the guard's value, row)
-        self.primals = []       # the primal of each value
-        self.active = []        # each value depends on a differentiated input
-        self.tangents = []      # forward mode: the tangent of each value
+        self.steps: list[tuple[Any, ...]] = []      # (kind, f, args, kwargs, out ref, Ω or the guard's value, row)
+        self.primals: list[Any] = []                # the primal of each value
+        self.active: list[bool] = []                # each value depends on a differentiated input
+        self.tangents: list[Any] = []               # forward mode: the tangent of each value
+        self.pullbacks: dict[int, Any] = {}         # reverse mode: the recorded pullback of each rule's output
 
-    def new(self, primal, active, tangent=None):
+    def new(self, primal: Any, active: bool, tangent: Any = None) -> _Traced:
         ref = len(self.primals)
         self.primals.append(primal)
         self.active.append(active)
         self.tangents.append(tangent)
         return _compile_traced(self, ref, primal, self.tag, active)
 
-    def plain(self, args):
+    def plain(self, args: Sequence[Any]) -> list[Any]:
         """The primals of flat arguments; CannotRecord for anything else."""
         out = []
         for a in args:
@@ -91,7 +94,7 @@ class Recorder:
                 raise CannotRecord(f"an argument of type {type(a).__name__}")
         return out
 
-    def guard(self, fn, args):
+    def guard(self, fn: Callable[..., Any], args: Sequence[Any]) -> Any:
         if not _ad_is_active(self.tag):
             raise EscapedTrackedValueError(
                 f"{fname(fn)}: met a value traced by chainrules.ad.compile after its recording "
@@ -101,7 +104,7 @@ class Recorder:
         return value
 
 
-def record(top, kind, f, args, kwargs):
+def record(top: _Traced, kind: int, f: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """The engine of traced values (`_tracing.ENGINES[_Traced]`): record f's
     application as a step and return its traced output."""
     rec = top.recorder
@@ -149,10 +152,16 @@ def record(top, kind, f, args, kwargs):
         raise TypeError(f"the {'rrule' if rec.mode == 'reverse' else 'frule'} of {fname(rule_f)} "
                         f"returned {type(res).__name__}, not a pair")
     omega, second = res
-    return _output(rec, RULE, rule_f, args, kwargs, omega, True, second if rec.mode == "forward" else None)
+    if rec.mode == "forward":
+        return _output(rec, RULE, rule_f, args, kwargs, omega, True, second)
+    out = _output(rec, RULE, rule_f, args, kwargs, omega, True)
+    if type(out) is _Traced:
+        rec.pullbacks[out.ref] = second         # what the lowering pass reads
+    return out
 
 
-def _output(rec, kind, f, args, kwargs, omega, active, tangent=None):
+def _output(rec: Recorder, kind: int, f: Any, args: Sequence[Any], kwargs: Any, omega: Any, active: bool,
+            tangent: Any = None) -> Any:
     kind_of = _kind_of(omega)
     if kind_of == "leaf":
         out = rec.new(omega, active, tangent)
@@ -165,11 +174,11 @@ def _output(rec, kind, f, args, kwargs, omega, active, tangent=None):
     raise CannotRecord(f"{fname(f)} returning a {type(omega).__name__}")
 
 
-def real_number(v):
+def real_number(v: Any) -> float | None:
     """v as a C double the engines' fast path would read, or None."""
     t = type(v)
     if t is float:
-        return v
+        return float(v)
     if t is int:
         try:
             return float(v)
@@ -178,7 +187,7 @@ def real_number(v):
     return None
 
 
-def _scalar_step(rec, f, rule_f, args, primals):
+def _scalar_step(rec: Recorder, f: Any, rule_f: Any, args: Sequence[Any], primals: list[Any]) -> _Traced | None:
     """A C-table row on real scalars, as the engines' fast path does it."""
     n = len(args)
     xs = []
@@ -200,6 +209,8 @@ def _scalar_step(rec, f, rule_f, args, primals):
         res = frule(FORWARD, (_tracing.NO,) + tuple(
             rec.tangents[a.ref] if type(a) is _Traced and a.active else _tracing.const_tangent(a)
             for a in args), rule_f, *primals)
+        if res is None:
+            return None                 # no frule here: the generic step
         tangent = res[1]
     out = rec.new(omega, True, tangent)
     rec.steps.append((RULE, rule_f, tuple(args), None, out.ref, omega, row))
@@ -208,15 +219,17 @@ def _scalar_step(rec, f, rule_f, args, primals):
 
 # ----- from a recording to a program ---------------------------------------------------
 
-def scalar_program(rec, nin, out):
+def scalar_program(rec: Recorder, nin: int, out: int) -> Any:
     """The recording as a `_ScalarProgram` when every step is a C-table row
     or a comparison on real scalars and every input a float; else None."""
     if any(type(p) is not float for p in rec.primals[:nin]) or not all(rec.active[:nin]):
         return None
-    consts, steps, const_of = [], [], {}
+    consts: list[tuple[int, float]] = []
+    steps: list[tuple[Any, ...]] = []
+    const_of: dict[tuple[Any, ...], int] = {}
     nvals = len(rec.primals)
 
-    def ref_of(a):
+    def ref_of(a: Any) -> tuple[int, bool]:
         nonlocal nvals
         if type(a) is _Traced:
             return a.ref, a.active
@@ -248,10 +261,13 @@ def scalar_program(rec, nin, out):
     return _ScalarProgram.build(nin, nvals, consts, steps, out)
 
 
-def replay(rec, nin, out, grad_refs, mode):
+def replay(rec: Recorder, nin: int, out: int, grad_refs: Sequence[int], mode: str) -> Any:
     steps = []
     for kind, f, args, kwargs, ref, value, row in rec.steps:
-        template, pos, refs, live = [], [], [], []
+        template: list[Any] = []
+        pos: list[int] = []
+        refs: list[int] = []
+        live: list[tuple[int, int]] = []
         for i, a in enumerate(args):
             if type(a) is _Traced:
                 template.append(None)

@@ -57,6 +57,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules.ad import _tracing
+from chainrules.ad._compile_fuse import lower
 from chainrules.ad._compile_record import CannotRecord, Recorder, is_leaf, replay, scalar_program
 from chainrules.ad._tracing import fname
 from chainrules.ad.forward import _owned, derivative, zero_of
@@ -69,13 +70,22 @@ _MISS = _compile_miss()
 
 
 class _Program:
-    """A recorded program: its C form when it has one, else its replay."""
-    __slots__ = ("scalar", "replay", "omega_const")
+    """A recorded program: its C form when it has one, else its replay (and
+    its lowered function when the lowering pass took it)."""
+    __slots__ = ("scalar", "replay", "omega_const", "fused", "run", "fast")
 
-    def __init__(self, scalar, replay, omega_const):
+    def __init__(self, scalar: Any, replay: Any, omega_const: Any, fused: Callable[..., Any] | None = None) -> None:
         self.scalar = scalar
         self.replay = replay
         self.omega_const = omega_const      # the output when it does not depend on an input
+        self.fused = fused
+        self.run = replay.run if fused is None else self._fused_or_replay
+        self.fast = replay.run if fused is None else fused      # what the fast entry calls (a miss: slow)
+
+    def _fused_or_replay(self, inputs: tuple[Any, ...], tangents: Any) -> Any:
+        assert self.fused is not None
+        res = self.fused(inputs)
+        return self.replay.run(inputs, tangents) if res is _MISS else res
 
 
 # ----- the compiled function ------------------------------------------------------------
@@ -83,14 +93,14 @@ class _Program:
 _SCALARS = (float, complex, np.floating, np.complexfloating)
 
 
-def _layout(v):
+def _layout(v: Any) -> Any:
     t = type(v)
     if t is np.ndarray:
         return (t, v.dtype, v.shape)
     return t
 
 
-def _sign_constant(v, inputs, key):
+def _sign_constant(v: Any, inputs: list[Any], key: list[Any]) -> bool:
     """A non-differentiated value: numbers and arrays are inputs (by type,
     dtype and shape); other values are part of the signature by value."""
     t = type(v)
@@ -109,23 +119,23 @@ def _sign_constant(v, inputs, key):
 class _Compiled:
     """The state behind one compiled function (`_CompiledCall.slow`)."""
 
-    def __init__(self, f, mode, argnums):
+    def __init__(self, f: Callable[..., Any], mode: str, argnums: int | tuple[int, ...]) -> None:
         self.f = f
         self.mode = mode
         self.argnums = argnums
         self.single = type(argnums) is int
-        self.nums = (argnums,) if self.single else argnums
-        self.cache = {}             # signature -> [programs], most recent first
-        self.order = []             # (signature, program), oldest first, for eviction
-        self.ordinary_keys = set()  # signatures left to the ordinary engine
-        self.warned = set()
+        self.nums: tuple[int, ...] = (argnums,) if isinstance(argnums, int) else argnums
+        self.cache: dict[tuple[Any, ...], list[_Program]] = {}     # signature -> programs, most recent first
+        self.order: list[tuple[tuple[Any, ...], _Program]] = []   # oldest first, for eviction
+        self.ordinary_keys: set[tuple[Any, ...]] = set()           # signatures left to the ordinary engine
+        self.warned: set[str] = set()
         self.cells = [(name, cell) for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ())] \
             if type(f) is types.FunctionType else []
-        self.call = None
+        self.call: Any = None       # the _CompiledCall
 
     # -- signing a call --------------------------------------------------------
 
-    def sign(self, args, kwargs):
+    def sign(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], tuple[Any, ...], tuple[int, ...]] | None:
         """(inputs, signature, positions) of a call, or None when the call is
         not one to compile (the ordinary engine takes it)."""
         n = len(args)
@@ -133,7 +143,8 @@ class _Compiled:
         if any(i < 0 or i >= n for i in nums):
             raise TypeError(f"chainrules.ad.compile({fname(self.f)}): argnums={self.argnums!r} but "
                             f"the call has {n} positional argument{'s' if n != 1 else ''}")
-        inputs, key = [], [nums]
+        inputs: list[Any] = []
+        key: list[Any] = [nums]
         for i in nums:
             x = args[i]
             t = type(x)
@@ -172,7 +183,7 @@ class _Compiled:
 
     # -- a call -----------------------------------------------------------------
 
-    def __call__(self, args, kwargs):
+    def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         signed = self.sign(args, kwargs)
         if signed is None:
             return self.ordinary(args, kwargs)
@@ -182,6 +193,7 @@ class _Compiled:
         for prog in self.cache.get(key, ()):
             out = self.run(prog, inputs, args, nums)
             if out is not _MISS:
+                self.remember(prog, args, kwargs, nums)
                 return out
         try:
             prog = self.trace(args, kwargs, nums, len(inputs))
@@ -191,9 +203,41 @@ class _Compiled:
             return self.ordinary(args, kwargs)
         self.add(key, prog)
         out = self.run(prog, inputs, args, nums)
-        return self.ordinary(args, kwargs) if out is _MISS else out
+        if out is _MISS:
+            return self.ordinary(args, kwargs)
+        self.remember(prog, args, kwargs, nums)
+        return out
 
-    def add(self, key, prog):
+    def remember(self, prog: _Program, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...]) -> None:
+        """Let the fast entry (`_CompiledCall._multi`) replay prog for calls
+        with this signature, when every argument is an array or a float and
+        every closure cell an array, a float or a value the signature does
+        not read (checked there by its type)."""
+        if kwargs or self.mode != "reverse" or prog.scalar is not None or \
+                not all(type(a) is np.ndarray or type(a) is float for a in args):
+            return
+        cells, descrs, shapes = [], [], []
+        for _, cell in self.cells:
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                return
+            if type(v) is np.ndarray or type(v) is float:
+                descrs.append(v.dtype if type(v) is np.ndarray else None)
+                shapes.append(v.shape if type(v) is np.ndarray else None)
+            elif _by_reference(cell) and type(type(v)) is type:
+                descrs.append(type(v))
+                shapes.append(None)
+            else:
+                return
+            cells.append(cell)
+        order = nums + tuple(i for i in range(len(args)) if i not in nums)
+        self.call.last_multi = (prog.fast, nums, order,
+                                tuple(a.dtype if type(a) is np.ndarray else None for a in args),
+                                tuple(a.shape if type(a) is np.ndarray else None for a in args),
+                                tuple(cells), tuple(descrs), tuple(shapes), self.single)
+
+    def add(self, key: tuple[Any, ...], prog: _Program) -> None:
         self.cache.setdefault(key, []).insert(0, prog)
         self.order.append((key, prog))
         if len(self.order) > CACHE_SIZE:
@@ -203,7 +247,7 @@ class _Compiled:
             if not progs:
                 del self.cache[old_key]
 
-    def run(self, prog, inputs, args, nums):
+    def run(self, prog: _Program, inputs: list[Any], args: tuple[Any, ...], nums: tuple[int, ...]) -> Any:
         xs = [inputs[k] for k in range(len(nums))]
         call = self.call
         if prog.scalar is not None:
@@ -220,8 +264,8 @@ class _Compiled:
             if call.simple:
                 call.last_scalar = prog.scalar
             return res[1]
-        res = prog.replay.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
-                              if self.mode == "forward" else None)
+        res = prog.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
+                       if self.mode == "forward" else None)
         if res is _MISS:
             return _MISS
         omega, second = res
@@ -235,15 +279,15 @@ class _Compiled:
             x = args[0]
             g = grads[0]
             if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
-                call.last_replay = (prog.replay, x.dtype, x.shape)
+                call.last_replay = (prog.fast, x.dtype, x.shape)
         return grads[0] if self.single else grads
 
     @staticmethod
-    def one(x):
+    def one(x: Any) -> float | complex:
         return complex(1.0) if isinstance(x, (complex, np.complexfloating)) else 1.0
 
     @staticmethod
-    def project(x, g):
+    def project(x: Any, g: Any) -> Any:
         """The gradient of the input x, as `collect` in reverse.py makes it."""
         if type(g) is np.ndarray:
             p = _compile_project(x, g)
@@ -256,7 +300,7 @@ class _Compiled:
 
     # -- recording ---------------------------------------------------------------
 
-    def trace(self, args, kwargs, nums, ninputs):
+    def trace(self, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...], ninputs: int) -> _Program:
         tag = _ad_new_tag()
         rec = Recorder(tag, self.mode)
         try:
@@ -299,9 +343,11 @@ class _Compiled:
         elif not is_leaf(omega) and not isinstance(omega, (int, np.integer)):
             raise CannotRecord(f"an output of type {type(omega).__name__}")
         scalar = scalar_program(rec, len(nums), out) if nin == len(nums) and out >= 0 else None
-        return _Program(scalar, replay(rec, nin, out, grad_refs, self.mode), omega_const)
+        generic = replay(rec, nin, out, grad_refs, self.mode)
+        fused = lower(rec, nin, out, grad_refs, generic) if scalar is None else None
+        return _Program(scalar, generic, omega_const, fused)
 
-    def warn(self, what):
+    def warn(self, what: str) -> None:
         if what not in self.warned:
             self.warned.add(what)
             warnings.warn(f"chainrules.ad.compile({fname(self.f)}): cannot record {what}; calls "
@@ -311,12 +357,12 @@ class _Compiled:
 
     # -- the ordinary engine ----------------------------------------------------
 
-    def ordinary(self, args, kwargs):
+    def ordinary(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         n = len(args)
         nums = tuple(i + n if i < 0 else i for i in self.nums)
         f = self.f
 
-        def partial(*xs):
+        def partial(*xs: Any) -> Any:
             full = list(args)
             for i, x in zip(nums, xs):
                 full[i] = x
@@ -327,7 +373,7 @@ class _Compiled:
         return g if self.single or len(nums) > 1 else (g,)
 
 
-def _is_input(v):
+def _is_input(v: Any) -> bool:
     return type(v) in (float, complex, np.ndarray) or isinstance(v, (np.floating, np.complexfloating))
 
 
@@ -379,7 +425,7 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
     return call
 
 
-def _by_reference(cell):
+def _by_reference(cell: Any) -> bool:
     """A closure cell the signature does not read (a function, a module…)."""
     try:
         v = cell.cell_contents
