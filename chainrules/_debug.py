@@ -44,7 +44,7 @@ _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, ran
 _DEPTH = 8          # containers nested deeper than this are not followed
 
 
-def _snapshot(x: Any, depth: Any=0, seen: Any=None) -> Any:
+def _snapshot(x: Any, depth: Any = 0, seen: Any = None) -> Any:
     """What can change in place in x, recorded: None for values that cannot
     (numbers, strings, functions) or that are too deep or seen before."""
     if isinstance(x, _IMMUTABLE):
@@ -163,7 +163,7 @@ class _Watch:
 
     __slots__ = ("fname", "items")
 
-    def __init__(self, f: Any, xs: Any, kwargs: Any, what: Any="argument") -> None:
+    def __init__(self, f: Any, xs: Any, kwargs: Any, what: str = "argument") -> None:
         self.fname = _fname(f)
         names = _names(f, len(xs))
         self.items = []
@@ -178,7 +178,7 @@ class _Watch:
             if snap is not None:
                 self.items.append((f"keyword argument {k}", k, x, snap))
 
-    def add(self, label: Any, name: Any, x: Any) -> None:
+    def add(self, label: str, name: str, x: Any) -> None:
         snap = _snapshot(x)
         if snap is not None:
             self.items.append((label, name, x, snap))
@@ -206,7 +206,7 @@ class _CheckedPullback:
 
     __slots__ = ("pullback", "watch", "fname")
 
-    def __init__(self, pullback: Any, watch: Any, fname: Any) -> None:
+    def __init__(self, pullback: Any, watch: Any, fname: str) -> None:
         self.pullback = pullback
         self.watch = watch
         self.fname = fname
@@ -221,7 +221,7 @@ class _CheckedPullback:
                     "InplaceableThunk.")
         return res
 
-    def __getattr__(self, name: Any) -> Any:           # __name__, __doc__, …: the pullback's
+    def __getattr__(self, name: str) -> Any:           # __name__, __doc__, …: the pullback's
         return getattr(self.pullback, name)
 
     def __repr__(self) -> str:

@@ -162,7 +162,7 @@ def plain_numpy(args: Any) -> bool:
     return bool(args)
 
 
-def check_libraries(args: Any, who: Any) -> None:
+def check_libraries(args: Any, who: str) -> None:
     """Arrays of two libraries among a differentiation's inputs: a TypeError
     naming both (the rules would meet them in one call)."""
     if _numpy_only(args, 0):

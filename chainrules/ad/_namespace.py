@@ -75,7 +75,7 @@ class TrackedNamespace:
         self._xp = xp
         self.__name__ = f"chainrules.ad[{getattr(xp, '__name__', type(xp).__name__)}]"
 
-    def __getattr__(self, name: Any) -> Any:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         try:
@@ -110,7 +110,7 @@ def library_function(f: Any) -> Any:
 
 
 def _asarray(f: Any) -> Any:
-    def asarray(obj: Any, /, *, dtype: Any=None, device: Any=None, copy: Any=None) -> Any:
+    def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
         if isinstance(obj, Tracked) and dtype is None:
             return obj                              # already an array of this library
         if _has_tracked((obj,), {}):

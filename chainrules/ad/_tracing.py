@@ -187,7 +187,7 @@ def with_cells(fn: Any, values: Any) -> Any:
     return g
 
 
-def split(x: Any, tag: Any, leaf: Any, depth: Any=0) -> Any:
+def split(x: Any, tag: Any, leaf: Any, depth: Any = 0) -> Any:
     """Replace the values tracked at `tag` in x (and in its lists, tuples,
     dicts, closures and partials) by `leaf(value, path)`; returns the new x
     (x itself when nothing changed) and whether something changed.  `path` is
@@ -392,7 +392,7 @@ def strip(x: Any) -> Any:
     return x
 
 
-def traceable(f: Any, wrapper: Any=None) -> bool:
+def traceable(f: Any, wrapper: Any = None) -> bool:
     """Whether running f on tracked values can work: not a builtin or a ufunc
     (compiled code converts its arguments to plain numbers), nor a function of
     an array library reached through a tracked value's namespace (`wrapper`

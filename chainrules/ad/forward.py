@@ -88,7 +88,7 @@ def apply(top: Any, kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
     for a in args:
         collected = {}
 
-        def leaf(d: Any, path: Any, collected: Any=collected) -> Any:
+        def leaf(d: Any, path: Any, collected: Any = collected) -> Any:
             collected[path] = d.tangent
             return d.primal
 
@@ -392,7 +392,7 @@ def jacobian_input(x: Any) -> Any:
     return (complex(p) if dtype.kind == "c" else float(p)), (), dtype  # type: ignore[arg-type]  # real here
 
 
-def basis(shape: Any, dtype: Any, like: Any=None) -> Iterator[Any]:
+def basis(shape: Any, dtype: Any, like: Any = None) -> Iterator[Any]:
     """The unit tangents of a value of this shape (numbers for a scalar; for
     an array of another library, arrays of that library)."""
     p = _ad_strip_all(like)
@@ -420,7 +420,7 @@ def as_output(omega: Any, d: Any) -> Any:
     return d
 
 
-def stack_jacobian(parts: Any, out_shape: Any, in_shape: Any, axis: Any=-1, like: Any=None) -> Any:
+def stack_jacobian(parts: Any, out_shape: Any, in_shape: Any, axis: Any = -1, like: Any = None) -> Any:
     """The Jacobian of shape out_shape + in_shape from one part per input
     element (axis=-1) or per output element (axis=0); in the library of
     `like` (the input) when that is not NumPy."""
@@ -456,7 +456,7 @@ def _as_tuples(primals: Any, tangents: Any) -> Any:
     return primals, tangents
 
 
-def _check_input(x: Any, who: Any) -> None:
+def _check_input(x: Any, who: str) -> None:
     p = _ad_strip_all(x)
     if isinstance(p, (str, bytes)) or p is None:
         raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")

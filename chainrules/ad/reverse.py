@@ -80,7 +80,7 @@ class Record:
     the real part is taken here."""
     __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested", "real")
 
-    def __init__(self, pullback: Any, inputs: Any, outputs: Any, nargs: Any, f: Any, nested: Any=False, real: Any=None) -> None:
+    def __init__(self, pullback: Any, inputs: Any, outputs: Any, nargs: Any, f: Any, nested: Any = False, real: Any = None) -> None:
         self.pullback = pullback
         self.inputs = inputs
         self.outputs = outputs
@@ -211,7 +211,7 @@ def apply(top: Any, kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
             return call_f(*args, **kwargs)
         rule_f = g
     for i, a in enumerate(args):
-        def leaf(v: Any, path: Any, i: Any=i) -> Any:
+        def leaf(v: Any, path: Any, i: Any = i) -> Any:
             inputs.append((i, path, v.slot))
             leaves.append(v.primal)
             return v.primal
@@ -431,7 +431,7 @@ def _run(f: Any, args: Any) -> Any:
 
 # ----- the API ---------------------------------------------------------------------
 
-def _real_scalar(omega: Any, who: Any) -> None:
+def _real_scalar(omega: Any, who: str) -> None:
     p = _ad_strip_all(omega)
     if isinstance(p, np.ndarray) and p.size == 1 and p.dtype.kind in "fiu":
         return
@@ -534,7 +534,7 @@ def _value_and_gradient(f: Any, args: Any) -> Any:
     return omega, pullback(1.0)
 
 
-def _check_inputs(args: Any, who: Any) -> None:
+def _check_inputs(args: Any, who: str) -> None:
     for a in args:
         _check_input(a, who)
     _foreign.check_libraries(args, who)
@@ -641,7 +641,7 @@ def jacobian_reverse(f: Any, x: Any) -> Any:
     return stack_jacobian(rows, out_shape, shape, axis=0, like=x)
 
 
-def _has_leaf(x: Any, depth: Any=0) -> bool:
+def _has_leaf(x: Any, depth: Any = 0) -> bool:
     if isinstance(x, Tracked) or is_differentiable_leaf(x):
         return True
     if depth > 32:
@@ -654,7 +654,7 @@ def _has_leaf(x: Any, depth: Any=0) -> bool:
     return fields is not None and any(_has_leaf(v, depth + 1) for v in fields.values())
 
 
-def _check_input(x: Any, who: Any) -> None:
+def _check_input(x: Any, who: str) -> None:
     p = _ad_strip_all(x)
     if isinstance(p, (str, bytes)) or p is None:
         raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")

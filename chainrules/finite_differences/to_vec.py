@@ -146,7 +146,7 @@ class _Fixed(_Layout):
         return NoTangent()
 
 
-def _scalar_of(dx: Any, what: Any) -> Any:
+def _scalar_of(dx: Any, what: str) -> Any:
     dx = unthunk(dx)
     if isinstance(dx, AbstractZero):
         return 0.0
@@ -205,7 +205,7 @@ class _Complex(_Layout):
         return self.unflatten(v)
 
 
-def _array_of(dx: Any, shape: Any, what: Any) -> Any:
+def _array_of(dx: Any, shape: Any, what: str) -> Any:
     dx = unthunk(dx)
     if isinstance(dx, AbstractZero):
         return None

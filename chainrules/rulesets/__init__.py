@@ -41,7 +41,7 @@ def _scipy_special(module: Any) -> None:
 
 # module name -> the function registering the rules for it, called with the
 # module once it has been imported (and again if it is reloaded)
-def _array_api_rules(name: Any) -> Any:
+def _array_api_rules(name: str) -> Any:
     def register(module: Any) -> None:
         try:
             _array_api.register_for(name, module)
@@ -81,7 +81,7 @@ class _RegisterAfter(importlib.abc.Loader):
         self._loader.exec_module(module)
         self._register(module)
 
-    def __getattr__(self, name: Any) -> Any:            # get_resource_reader, is_package, ...
+    def __getattr__(self, name: str) -> Any:            # get_resource_reader, is_package, ...
         return getattr(self._loader, name)
 
 
@@ -89,7 +89,7 @@ class _OnImportHook(importlib.abc.MetaPathFinder):
     """Finds the modules of ON_IMPORT with the other finders and wraps their
     loaders; removes itself from `sys.meta_path` once none is pending."""
 
-    def find_spec(self, name: Any, path: Any, target: Any=None) -> Any:
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name not in _pending:
             return None
         _pending.discard(name)
@@ -101,7 +101,7 @@ class _OnImportHook(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _find_with(name: Any, path: Any, target: Any) -> Any:
+def _find_with(name: str, path: Any, target: Any) -> Any:
     for finder in sys.meta_path:
         if isinstance(finder, _OnImportHook):
             continue

@@ -243,7 +243,7 @@ def matrix_safe(f: Any, frule: FruleFunction, rrule: RruleFunction) -> Any:
     return matrix_frule, matrix_rrule
 
 
-def output_parts(ȳ: Any, n: Any, name: Any="a tuple-valued function") -> Any:
+def output_parts(ȳ: Any, n: Any, name: str = "a tuple-valued function") -> Any:
     """The n cotangents of a tuple output of `name`, from a Tangent[tuple], a
     tuple/list or a zero; each part a seed (see `seed`) or a zero."""
     if isinstance(ȳ, AbstractZero):
@@ -267,7 +267,7 @@ def methods(*names: Any) -> Any:
     return [m for m in found if callable(m)]
 
 
-def reject_out(fname: Any, kwargs: Any, *names: Any) -> None:
+def reject_out(fname: str, kwargs: Any, *names: Any) -> None:
     """Raise a clear error for arguments a rule cannot honour (`out=` and the
     like).  `names` lists them; `None`-valued ones are allowed."""
     for name in ("out",) + names:
@@ -306,7 +306,7 @@ def normalize_axes(axis: Any, ndim: Any) -> Any:
     return (a % ndim if ndim else a,)
 
 
-def unreduce(dy: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any=None) -> Any:
+def unreduce(dy: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any = None) -> Any:
     """The cotangent `dy` of a reduction over `axes` spread back over the
     input's `shape`: a read-only broadcast view (tangents are values; nothing
     is copied).  `dtype`, when given, is applied to the small `dy` first, so

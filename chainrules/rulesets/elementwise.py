@@ -68,7 +68,7 @@ class Row:
     the NumPy functions with this derivative."""
     __slots__ = ("name", "partials", "holomorphic", "complex_rule", "numpy", "standard")
 
-    def __init__(self, name: Any, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any) -> None:
+    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any) -> None:
         self.name = name
         self.partials = partials
         self.holomorphic = holomorphic
@@ -92,7 +92,7 @@ class Row:
 TABLE: dict[Any, Any] = {}
 
 
-def _row(name: Any, *partials: Any, holomorphic: Any=False, complex_rule: Any=None, numpy: Any=None, standard: Any=True) -> None:
+def _row(name: str, *partials: Any, holomorphic: Any = False, complex_rule: Any = None, numpy: Any = None, standard: Any = True) -> None:
     TABLE[name] = Row(name, partials, holomorphic, complex_rule,
                       (name,) if numpy is None else tuple(numpy), standard)
 
@@ -106,7 +106,7 @@ def _is_complex(xp: Any, v: Any) -> Any:
     return xp.isdtype(dtype, "complex floating")
 
 
-def _as_dtype(xp: Any, cond: Any, like: Any, negate: Any=False) -> Any:
+def _as_dtype(xp: Any, cond: Any, like: Any, negate: Any = False) -> Any:
     """A boolean mask (negated with `negate`) as 0/1 of like's dtype (the
     standard has no bool·float).  A comparison of tracked scalars is a Python
     bool: made an array first."""
@@ -307,6 +307,6 @@ STANDARD = frozenset(name for name, r in TABLE.items() if r.standard)
 _BY_NUMPY_NAME = {n: r for r in TABLE.values() for n in r.numpy}
 
 
-def row_for_numpy_name(name: Any) -> Any:
+def row_for_numpy_name(name: str) -> Any:
     """The row of the NumPy function of this name (np.arcsin → asin), or None."""
     return _BY_NUMPY_NAME.get(name)

@@ -66,7 +66,7 @@ def register_namespace(module: Any) -> None:
                 REGISTERED.add(f)
 
 
-def register_operators(array_type: Any, label: Any) -> None:
+def register_operators(array_type: Any, label: str) -> None:
     """Register the table's rules for `operator.add(x, y)`… where x or y is an
     `array_type`, and for the type's dunders (`__add__`, `__radd__`, …)."""
     for op, row in _BINARY_OPS:
@@ -131,7 +131,7 @@ def _dask_array(module: Any) -> None:
                     register_row(f, row, object, module.Array, name=f"numpy.{n}")
 
 
-def _registering(fn: Any, label: Any) -> Any:
+def _registering(fn: Any, label: str) -> Any:
     def register(module: Any) -> None:
         try:
             fn(module)

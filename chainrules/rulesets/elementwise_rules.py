@@ -236,7 +236,7 @@ def _fit(xp: Any, Ω: Any, ΔΩ: Any) -> Any:
     return like(Ω, ΔΩ) if _is_numpy(xp) else ΔΩ
 
 
-def _seed(xp: Any, name: Any, ȳ: Any, Ω: Any) -> Any:
+def _seed(xp: Any, name: str, ȳ: Any, Ω: Any) -> Any:
     """The incoming cotangent as an array of Ω's shape (a smaller one, a
     scalar seed say, is spread over it); one that does not broadcast to Ω is
     a ValueError naming the function; one that is not a tangent (None, a
@@ -255,7 +255,7 @@ def _seed(xp: Any, name: Any, ȳ: Any, Ω: Any) -> Any:
     return ȳ
 
 
-def _missing(name: Any, xp: Any, e: Any) -> Any:
+def _missing(name: str, xp: Any, e: Any) -> Any:
     """A namespace without a function the rule needs: a TypeError naming it."""
     if getattr(e, "obj", None) is xp:
         return TypeError(f"{name}: the array namespace {getattr(xp, '__name__', xp)!r} has no "
@@ -263,7 +263,7 @@ def _missing(name: Any, xp: Any, e: Any) -> Any:
     return e
 
 
-def _check_kwargs(name: Any, kwargs: Any) -> None:
+def _check_kwargs(name: str, kwargs: Any) -> None:
     reject_out(name, kwargs)
     if kwargs.get("where", True) is not True:
         raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
@@ -271,7 +271,7 @@ def _check_kwargs(name: Any, kwargs: Any) -> None:
 
 # ----- unary rules -------------------------------------------------------------------
 
-def _unary_rules(f: Any, row: Any, name: Any) -> Any:
+def _unary_rules(f: Any, row: Any, name: str) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
 
@@ -341,7 +341,7 @@ def _partial(xp: Any, d: Any, x: Any, y: Any, Ω: Any) -> Any:
     return d(xp, x, y, Ω) if callable(d) else d
 
 
-def _binary_rules(f: Any, row: Any, name: Any, reflected: Any) -> Any:
+def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
     """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
     row's function of (y, x) (x.__radd__(y) is y + x)."""
     dx, dy = row.partials
@@ -412,7 +412,7 @@ def _binary_rules(f: Any, row: Any, name: Any, reflected: Any) -> Any:
     return named_rule(binary_frule, ident), named_rule(binary_rrule, ident)
 
 
-def _ident(name: Any) -> Any:
+def _ident(name: str) -> Any:
     """The name a rule's code gets (tracebacks): `jax.numpy.sin` → `sin`."""
     return name.rsplit(".", 1)[-1]
 
@@ -423,7 +423,7 @@ def _has_tangent(xp: Any, v: Any, va: Any) -> Any:
 
 # ----- building and registering ------------------------------------------------------
 
-def rules_for(f: Any, row: Any, name: Any=None, reflected: Any=False) -> Any:
+def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False) -> Any:
     """(frule, rrule) of the function f, whose derivatives are the table row
     `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x)."""
     if isinstance(row, str):
@@ -435,7 +435,7 @@ def rules_for(f: Any, row: Any, name: Any=None, reflected: Any=False) -> Any:
     return _binary_rules(f, row, name, reflected)
 
 
-def register_row(f: Any, row: Any, *types: Any, name: Any=None, reflected: Any=False) -> Any:
+def register_row(f: Any, row: Any, *types: Any, name: str | None = None, reflected: Any = False) -> Any:
     """Register the rules of the table row `row` for f (restricted to the
     argument `types`, as register_frule takes them)."""
     fr, rr = rules_for(f, row, name, reflected)
@@ -444,7 +444,7 @@ def register_row(f: Any, row: Any, *types: Any, name: Any=None, reflected: Any=F
     return fr, rr
 
 
-def register_name(module: Any, name: Any, row: Any, skip: Any=()) -> Any:
+def register_name(module: Any, name: str, row: Any, skip: Any = ()) -> Any:
     """Register the row's rules for `module.<name>`, if the module has such a
     function and it is not one of `skip` (NumPy's own ufuncs keep their
     rules).  Returns the function, or None."""

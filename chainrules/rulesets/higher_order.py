@@ -94,7 +94,7 @@ def _sum_self(parts: Any) -> Any:
     return acc
 
 
-def _elements(xs: Any, who: Any) -> Any:
+def _elements(xs: Any, who: str) -> Any:
     """The elements of an iterable argument, and whether it can have a tangent."""
     if isinstance(xs, (list, tuple, np.ndarray)):
         return list(xs), True
@@ -311,7 +311,7 @@ def _order(elems: Any, key: Any, reverse: Any) -> Any:
 
 
 @register_rrule(sorted, config="reverse")
-def sorted_rrule(config: Any, xs: Any, key: Any=None, reverse: Any=False) -> tuple[Any, Pullback]:
+def sorted_rrule(config: Any, xs: Any, key: Any = None, reverse: Any = False) -> tuple[Any, Pullback]:
     elems, ok = _elements(xs, "sorted")
     perm = _order(elems, key, reverse)
     omega = [elems[p] for p in perm]
@@ -329,14 +329,14 @@ def sorted_rrule(config: Any, xs: Any, key: Any=None, reverse: Any=False) -> tup
 
 
 @register_frule(sorted, config="forward")
-def sorted_frule(config: Any, tangents: Any, xs: Any, key: Any=None, reverse: Any=False) -> tuple[Any, Any]:
+def sorted_frule(config: Any, tangents: Any, xs: Any, key: Any = None, reverse: Any = False) -> tuple[Any, Any]:
     elems = _elements(xs, "sorted")[0]
     perm = _order(elems, key, reverse)
     dxs = tangents[1]
     return [elems[p] for p in perm], [_part(dxs, p) for p in perm]
 
 
-def _select(fname: Any, args: Any, key: Any, default: Any, pick: Any) -> Any:
+def _select(fname: str, args: Any, key: Any, default: Any, pick: Any) -> Any:
     """(elements, index of the chosen one or None for the default, n-ary?, ok)."""
     if len(args) == 1:
         elems, ok = _elements(args[0], fname)
@@ -362,8 +362,8 @@ def _select(fname: Any, args: Any, key: Any, default: Any, pick: Any) -> Any:
 _NODEFAULT = object()
 
 
-def _select_rrule(fname: Any, pick: Any) -> RruleFunction:
-    def select_rrule(config: Any, *args: Any, key: Any=None, default: Any=_NODEFAULT) -> tuple[Any, Pullback]:
+def _select_rrule(fname: str, pick: Any) -> RruleFunction:
+    def select_rrule(config: Any, *args: Any, key: Any = None, default: Any = _NODEFAULT) -> tuple[Any, Pullback]:
         elems, best, nary, ok = _select(fname, args, key, default, pick)
         omega = default if best is None else elems[best]
 
@@ -384,8 +384,8 @@ def _select_rrule(fname: Any, pick: Any) -> RruleFunction:
     return select_rrule
 
 
-def _select_frule(fname: Any, pick: Any) -> FruleFunction:
-    def select_frule(config: Any, tangents: Any, *args: Any, key: Any=None, default: Any=_NODEFAULT) -> tuple[Any, Any]:
+def _select_frule(fname: str, pick: Any) -> FruleFunction:
+    def select_frule(config: Any, tangents: Any, *args: Any, key: Any = None, default: Any = _NODEFAULT) -> tuple[Any, Any]:
         elems, best, nary, ok = _select(fname, args, key, default, pick)
         if best is None:
             return default, ZERO

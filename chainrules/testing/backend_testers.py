@@ -50,7 +50,7 @@ _ARRAY_API_NAMES = {
 }
 
 
-def _backend_function(b: Any, f: Any, backend_f: Any, who: Any) -> Any:
+def _backend_function(b: Any, f: Any, backend_f: Any, who: str) -> Any:
     if backend_f is not None:
         if not callable(backend_f):
             raise TypeError(f"{who}: backend_f must be callable, got {type(backend_f).__name__}")
@@ -73,7 +73,7 @@ class _ComputeWatch:
         self.seen: list[Any] = []
 
     @contextlib.contextmanager
-    def during(self, what: Any) -> Iterator[Any]:
+    def during(self, what: str) -> Iterator[Any]:
         if not self.lazy:
             yield
             return
@@ -98,7 +98,7 @@ def _is_array_primal(p: Any) -> bool:
     return isinstance(p, np.ndarray) or (isinstance(p, np.generic) and p.dtype.kind in "fciu")
 
 
-def check_backend_value(b: Any, primal: Any, value: Any, what: Any) -> None:
+def check_backend_value(b: Any, primal: Any, value: Any, what: str) -> None:
     """Assert that `value`, from a rule run on `b`'s arrays, is a value of that
     library where `primal` (the NumPy counterpart) is an array: an array of
     `b`, with the primal's shape and (float/complex) dtype; zeros pass."""
@@ -125,7 +125,7 @@ def check_backend_value(b: Any, primal: Any, value: Any, what: Any) -> None:
     check_tangent_type(np.asarray(primal), to_numpy(value), what)
 
 
-def _check_values(report: Any, b: Any, primal: Any, value: Any, expected: Any, what: Any, rtol: Any, atol: Any) -> None:
+def _check_values(report: Any, b: Any, primal: Any, value: Any, expected: Any, what: str, rtol: Any, atol: Any) -> None:
     try:
         check_backend_value(b, primal, value, what)
     except AssertionError as e:
@@ -145,7 +145,7 @@ def _zeros_like(b: Any) -> Any:
     return zeros_like
 
 
-def _setup(who: Any, config: Any, f: Any, inputs: Any, backend: Any, backend_f: Any, fkwargs: Any, fdm: Any) -> Any:
+def _setup(who: str, config: Any, f: Any, inputs: Any, backend: Any, backend_f: Any, fkwargs: Any, fdm: Any) -> Any:
     b = resolve_backend(backend, f"{who}: backend")
     bf, bname = _backend_function(b, f, backend_f, who)
     reseed_for(f)
@@ -170,7 +170,7 @@ def rrule_on_backend(config: Any, f: Any, inputs: Any, *, rtol: Any, atol: Any, 
     xs_b = [_convert_in(x, b) for x in xs]
     ybar_b = _convert_in(ybar, b)
 
-    def run(seed: Any, what: Any) -> Any:
+    def run(seed: Any, what: str) -> Any:
         with watch.during("the rrule"):
             res = rrule(*head, bf, *xs_b, **_safe_copy(fkwargs))
         if res is None:
@@ -243,7 +243,7 @@ def frule_on_backend(config: Any, f: Any, inputs: Any, *, rtol: Any, atol: Any, 
     xs_b = [_convert_in(x, b) for x in xs]
     tangents_b = tuple(_convert_in(t, b) for t in tangents)
 
-    def run(dxs: Any, what: Any) -> Any:
+    def run(dxs: Any, what: str) -> Any:
         try:
             with watch.during("the frule"):
                 res = frule(*head, dxs, bf, *xs_b, **_safe_copy(fkwargs))

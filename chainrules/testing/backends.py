@@ -75,7 +75,7 @@ def _library_of_namespace(name: str) -> str:
     return {"jaxlib": "jax"}.get(root, root)
 
 
-def resolve_backend(backend: Any, who: Any="backend") -> Any:
+def resolve_backend(backend: Any, who: str = "backend") -> Any:
     """resolve_backend(backend) -> Backend: a namespace module, or its name
     as a string ("torch", "jax.numpy", "dask.array", "array_api_strict",
     "array_api_compat.numpy"…), imported when named."""
@@ -97,7 +97,7 @@ def resolve_backend(backend: Any, who: Any="backend") -> Any:
     return Backend(xp, library)
 
 
-def _require_x64(who: Any) -> None:
+def _require_x64(who: str) -> None:
     jax = importlib.import_module("jax")
     if not jax.config.read("jax_enable_x64"):
         raise ValueError(f"{who}: JAX runs in single precision unless 64-bit mode is on, so float64 "
@@ -105,7 +105,7 @@ def _require_x64(who: Any) -> None:
                          "`jax.config.update('jax_enable_x64', True)` (or JAX_ENABLE_X64=1)")
 
 
-def _check_dtype(x: Any, who: Any) -> None:
+def _check_dtype(x: Any, who: str) -> None:
     if x.dtype.kind not in "fcbiu":
         raise TypeError(f"{who}: cannot convert an array of dtype {x.dtype} (float32, float64, complex64, "
                         "complex128, integer and bool arrays are converted)")

@@ -64,7 +64,7 @@ def default_tolerance(*values: Any) -> float:
     return _TOLERANCE_BY_BITS.get(bits, 1e-9 if bits > 64 else 1e-2)
 
 
-def _short(x: Any, limit: Any=200) -> Any:
+def _short(x: Any, limit: Any = 200) -> Any:
     if isinstance(x, np.ndarray):
         with np.printoptions(precision=10, threshold=20, edgeitems=3):
             r = f"array({np.array2string(x, separator=', ')}, dtype={x.dtype}, shape={x.shape})"
@@ -276,7 +276,7 @@ def _real_scalar(x: Any) -> bool:
     return isinstance(x, (float, np.floating)) or (isinstance(x, int) and not isinstance(x, bool))
 
 
-def check_tangent_type(primal: Any, dx: Any, what: Any) -> None:
+def check_tangent_type(primal: Any, dx: Any, what: str) -> None:
     """Assert that dx can be a tangent of `primal`: a real number for a real
     number, a number of the primal's own dtype for a NumPy scalar, an array
     of the same shape and dtype for an array (a complex array's tangent is
@@ -333,7 +333,7 @@ def _plain_add(acc: Any, dx: Any) -> Any:
     return acc + unthunk(dx)
 
 
-def check_add_inplace(acc: Any, dx: Any, what: Any, rtol: Any, atol: Any) -> None:
+def check_add_inplace(acc: Any, dx: Any, what: str, rtol: Any, atol: Any) -> None:
     """Assert that `add_inplace(copy of acc, dx)` equals `acc + unthunk(dx)`:
     the only check of an InplaceableThunk's add_fn."""
     if isinstance(acc, AbstractZero) or isinstance(unthunk(dx), NotImplementedTangent):

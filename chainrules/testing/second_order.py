@@ -47,7 +47,7 @@ class Order2:
     the rule called on (possibly tracked) arguments, conversions for a
     backend (identity for NumPy) and the tolerances."""
 
-    def __init__(self, name: Any, fdm: Any, rtol: Any, atol: Any, to_arg: Any=None, to_out: Any=None, zeros_like: Any=None) -> None:
+    def __init__(self, name: str, fdm: Any, rtol: Any, atol: Any, to_arg: Any = None, to_out: Any = None, zeros_like: Any = None) -> None:
         self.name = name
         self.fdm = fdm
         self.rtol = rtol
@@ -100,7 +100,7 @@ def _parts(t: Any, n: Any) -> Any:
     raise AssertionError(f"expected {n} tangents, got {_short(t)}")
 
 
-def _differentiate(o2: Any, report: Any, who: Any, g: Any, primals: Any, directions: Any) -> Any:
+def _differentiate(o2: Any, report: Any, who: str, g: Any, primals: Any, directions: Any) -> Any:
     """(AD jvp, FD jvp) of g at primals along directions; the AD jvp is None
     after reporting why chainrules.ad could not differentiate the rule."""
     from chainrules import ad  # noqa: PLC0415 - the testers work without the AD loaded

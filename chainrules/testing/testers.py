@@ -83,7 +83,7 @@ def _safe_copy(x: Any) -> Any:
 class _Arg:
     """One argument of the call under test (index 0 is f itself)."""
 
-    def __init__(self, index: Any, value: Any, is_self: Any=False, name: Any=None) -> None:
+    def __init__(self, index: Any, value: Any, is_self: Any = False, name: str | None = None) -> None:
         self.index = index
         self.is_self = is_self
         self.name = name
@@ -118,7 +118,7 @@ class _Arg:
 class _Report:
     """Collects the failures of one tester call; raises them together."""
 
-    def __init__(self, header: Any) -> None:
+    def __init__(self, header: str) -> None:
         self.header = header
         self.failures: list[str] = []
 
@@ -163,7 +163,7 @@ def _fd_primals(specs: Any, active: Any) -> Any:
     return [s.fd_primal if s.index in active else s.primal for s in specs]
 
 
-def _check_not_mutated(report: Any, specs: Any, given: Any, who: Any) -> None:
+def _check_not_mutated(report: Any, specs: Any, given: Any, who: str) -> None:
     """The rule must not change its arguments (the tester passed it copies)."""
     for s, g in zip(specs[1:], given):
         if g is s.primal:
@@ -175,7 +175,7 @@ def _check_not_mutated(report: Any, specs: Any, given: Any, who: Any) -> None:
             report.fail(f"the {who} mutated {s.label}: {detail}")
 
 
-def _split_config(who: Any, args: Any) -> Any:
+def _split_config(who: str, args: Any) -> Any:
     if not args:
         raise TypeError(f"{who}([config,] f, *args): expected the function")
     if isinstance(args[0], RuleConfig):
@@ -210,7 +210,7 @@ def _primal_call(f: Any, fkwargs: Any) -> Any:
     return call
 
 
-def _check_order(who: Any, order: Any) -> None:
+def _check_order(who: str, order: Any) -> None:
     if isinstance(order, bool) or order not in (1, 2):
         raise ValueError(f"{who}: order must be 1 or 2, got {order!r}")
 
@@ -412,7 +412,7 @@ def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
     report = _Report(header)
     head = (config,) if config is not None else ()
 
-    def run_rrule(given: Any=None) -> Any:
+    def run_rrule(given: Any = None) -> Any:
         return rrule(*head, f, *(_safe_copy(xs) if given is None else given), **_safe_copy(fkwargs))
 
     given = _safe_copy(xs)
@@ -431,7 +431,7 @@ def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
                  rtol=rtol, atol=atol)
     report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the rrule (vs f(*args))")
 
-    def call_pullback(pb: Any, seed: Any, what: Any) -> Any:
+    def call_pullback(pb: Any, seed: Any, what: str) -> Any:
         try:
             out = pb(seed)
         except Exception as e:

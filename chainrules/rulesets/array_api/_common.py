@@ -59,7 +59,7 @@ def positional_names(f: Any, n_arrays: Any, fallback: Any) -> Any:
     return tuple(names)
 
 
-def options(fname: Any, names: Any, args: Any, kwargs: Any, known: Any, defaults: Any) -> Any:
+def options(fname: str, names: Any, args: Any, kwargs: Any, known: Any, defaults: Any) -> Any:
     """The options of a call by the standard's names: positional ones after
     the arrays matched to `names`, keywords renamed by ALIASES; an option the
     rule does not know is a TypeError naming it (never a wrong derivative)."""
@@ -77,7 +77,7 @@ def options(fname: Any, names: Any, args: Any, kwargs: Any, known: Any, defaults
     return opts
 
 
-def normalize_axes(fname: Any, axis: Any, ndim: Any) -> Any:
+def normalize_axes(fname: str, axis: Any, ndim: Any) -> Any:
     """The sorted tuple of non-negative axes `axis` (None, int or sequence)
     names in an array of `ndim` dimensions."""
     if axis is None:
@@ -164,7 +164,7 @@ def cast(xp: Any, v: Any, like: Any) -> Any:
     return v
 
 
-def as_seed(xp: Any, ȳ: Any, name: Any, Ω: Any) -> Any:
+def as_seed(xp: Any, ȳ: Any, name: str, Ω: Any) -> Any:
     """The pullback's seed as an array of xp with Ω's dtype family: unthunked
     and checked (a TypeError naming `name` for a non-tangent), a Python
     number made an array of xp (the real part when Ω is real)."""
@@ -218,7 +218,7 @@ def sequence_tangent(primal: Any, parts: Any) -> Any:
     return Tangent[type(primal)](*parts)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
-def sequence_parts(Δ: Any, arrays: Any, name: Any) -> Any:
+def sequence_parts(Δ: Any, arrays: Any, name: str) -> Any:
     """The tangents of the arrays of a sequence (a Tangent[tuple] or list),
     zeros materialised; None when they are all zero."""
     Δ = unthunk(Δ)

@@ -40,7 +40,7 @@ def _cast(f: Any, x: Any, dtype: Any, args: Any, kwargs: Any) -> Any:
     return f(x, dtype, *args, **kwargs)
 
 
-def astype_rules(f: Any, name: Any="astype") -> Any:
+def astype_rules(f: Any, name: str = "astype") -> Any:
     def astype_frule(tangents: Any, x: Any, dtype: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = _cast(f, x, dtype, args, kwargs)
         Δx = tangents[1]

@@ -48,7 +48,7 @@ def _add(t: Any, u: Any) -> Any:
     return t if u is None else t + u
 
 
-def _bilinear(fname: Any, f: Any, n_opts_fallback: Any, known: Any, defaults: Any, forward_f: Any, adjoints: Any) -> Any:
+def _bilinear(fname: str, f: Any, n_opts_fallback: Any, known: Any, defaults: Any, forward_f: Any, adjoints: Any) -> Any:
     """Rules for a bilinear f(a, b, *options): the pushforward calls
     `forward_f(a, b, opts)` with a tangent in place of one argument,
     `adjoints(xp, ȳ, a, b, opts)` gives (ā, b̄) before projection (a thunk each)."""
@@ -117,7 +117,7 @@ def _matmul_adjoints(xp: Any, ȳ: Any, a: Any, b: Any, opts: Any) -> Any:
     return matmul_da, matmul_db
 
 
-def matmul_rules(f: Any, name: Any="matmul") -> Any:
+def matmul_rules(f: Any, name: str = "matmul") -> Any:
     return _bilinear(name, f, (), (), {}, _matmul_forward, _matmul_adjoints)
 
 
@@ -170,7 +170,7 @@ def _tensordot_adjoints(xp: Any, ȳ: Any, a: Any, b: Any, opts: Any) -> Any:
     return tensordot_da, tensordot_db
 
 
-def tensordot_rules(f: Any, name: Any="tensordot") -> Any:
+def tensordot_rules(f: Any, name: str = "tensordot") -> Any:
     return _bilinear(name, f, ("axes",), ("axes", "axis"), {"axes": 2}, _tensordot_forward, _tensordot_adjoints)
 
 
@@ -192,7 +192,7 @@ def _vecdot_adjoints(xp: Any, ȳ: Any, a: Any, b: Any, opts: Any) -> Any:
     return vecdot_da, vecdot_db
 
 
-def vecdot_rules(f: Any, name: Any="vecdot") -> Any:
+def vecdot_rules(f: Any, name: str = "vecdot") -> Any:
     return _bilinear(name, f, ("axis",), ("axis",), {"axis": -1}, _vecdot_forward, _vecdot_adjoints)
 
 

@@ -73,7 +73,7 @@ def _real_if(xp: Any, v: Any, real: Any) -> Any:
 
 
 
-def _reduction(fname: Any, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
+def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
     """The frule and rrule of a reduction `f`: `body(xp, x, Ω, axes, opts)`
     gives (pushforward(Δx), adjoint(ȳ)) where the adjoint returns the
     cotangent of x before projection."""
@@ -140,11 +140,11 @@ def _mean_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
-def sum_rules(f: Any, name: Any="sum") -> Any:
+def sum_rules(f: Any, name: str = "sum") -> Any:
     return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body)
 
 
-def mean_rules(f: Any, name: Any="mean") -> Any:
+def mean_rules(f: Any, name: str = "mean") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False}, _mean_body)
 
 
@@ -183,7 +183,7 @@ def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
-def prod_rules(f: Any, name: Any="prod") -> Any:
+def prod_rules(f: Any, name: str = "prod") -> Any:
     return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body)
 
 
@@ -234,11 +234,11 @@ _VAR_KNOWN = ("axis", "correction", "keepdims")
 _VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False}
 
 
-def var_rules(f: Any, name: Any="var") -> Any:
+def var_rules(f: Any, name: str = "var") -> Any:
     return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body)
 
 
-def std_rules(f: Any, name: Any="std") -> Any:
+def std_rules(f: Any, name: str = "std") -> Any:
     return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body)
 
 
@@ -293,12 +293,12 @@ def _chooser_body(argname: Any) -> Any:
     return body
 
 
-def max_rules(f: Any, name: Any="max") -> Any:
+def max_rules(f: Any, name: str = "max") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
                       _chooser_body("argmax"))
 
 
-def min_rules(f: Any, name: Any="min") -> Any:
+def min_rules(f: Any, name: str = "min") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
                       _chooser_body("argmin"))
 
@@ -309,7 +309,7 @@ def _along(axis: Any, nd: Any, sl: Any) -> Any:
     return (slice(None),) * axis + (sl, Ellipsis)
 
 
-def _scan_axis(fname: Any, x: Any, axis: Any) -> Any:
+def _scan_axis(fname: str, x: Any, axis: Any) -> Any:
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"{fname}: axis is required for an array of {x.ndim} dimensions")
@@ -317,7 +317,7 @@ def _scan_axis(fname: Any, x: Any, axis: Any) -> Any:
     return normalize_axes(fname, axis, x.ndim)[0]
 
 
-def cumulative_sum_rules(f: Any, name: Any="cumulative_sum") -> Any:
+def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "dtype", "include_initial")
     defaults = {"axis": None, "dtype": None, "include_initial": False}

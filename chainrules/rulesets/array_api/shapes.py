@@ -60,7 +60,7 @@ def _along(axis: Any, sl: Any) -> Any:
 
 # ----- linear in x: the frule is f on the tangent, the pullback an adjoint -------------------------
 
-def _linear(fname: Any, f: Any, fallback: Any, known: Any, defaults: Any, adjoint: Any) -> Any:
+def _linear(fname: str, f: Any, fallback: Any, known: Any, defaults: Any, adjoint: Any) -> Any:
     """Rules for f(x, *options), linear in x: `adjoint(xp, ȳ, x, Ω, opts)`."""
     names = positional_names(f, 1, fallback)
 
@@ -117,41 +117,41 @@ def _broadcast_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return unbroadcast(xp, ȳ, tuple(x.shape))
 
 
-def reshape_rules(f: Any, name: Any="reshape") -> Any:
+def reshape_rules(f: Any, name: str = "reshape") -> Any:
     return _linear(name, f, ("shape",), ("shape", "copy"), {}, _reshape_back)
 
 
-def permute_dims_rules(f: Any, name: Any="permute_dims") -> Any:
+def permute_dims_rules(f: Any, name: str = "permute_dims") -> Any:
     return _linear(name, f, ("axes",), ("axes",), {}, _permute_back)
 
 
-def matrix_transpose_rules(f: Any, name: Any="matrix_transpose") -> Any:
+def matrix_transpose_rules(f: Any, name: str = "matrix_transpose") -> Any:
     return _linear(name, f, (), (), {}, _transpose_back)
 
 
-def expand_dims_rules(f: Any, name: Any="expand_dims") -> Any:
+def expand_dims_rules(f: Any, name: str = "expand_dims") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
 
 
-def squeeze_rules(f: Any, name: Any="squeeze") -> Any:
+def squeeze_rules(f: Any, name: str = "squeeze") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
 
 
-def flip_rules(f: Any, name: Any="flip") -> Any:
+def flip_rules(f: Any, name: str = "flip") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {"axis": None}, _flip_back)
 
 
-def roll_rules(f: Any, name: Any="roll") -> Any:
+def roll_rules(f: Any, name: str = "roll") -> Any:
     return _linear(name, f, ("shift", "axis"), ("shift", "axis"), {"axis": None}, _roll_back)
 
 
-def broadcast_to_rules(f: Any, name: Any="broadcast_to") -> Any:
+def broadcast_to_rules(f: Any, name: str = "broadcast_to") -> Any:
     return _linear(name, f, ("shape",), ("shape",), {}, _broadcast_back)
 
 
 # ----- concat, stack: the cotangent is cut back into the arrays' pieces ------------------------------
 
-def _joiner(fname: Any, f: Any, pieces: Any) -> Any:
+def _joiner(fname: str, f: Any, pieces: Any) -> Any:
     """Rules for f(arrays, axis=...): `pieces(xp, ȳ, arrays, axis)` cuts ȳ."""
     names = positional_names(f, 1, ("axis",))
 
@@ -213,11 +213,11 @@ def _size(shape: Any) -> Any:
     return n
 
 
-def concat_rules(f: Any, name: Any="concat") -> Any:
+def concat_rules(f: Any, name: str = "concat") -> Any:
     return _joiner(name, f, _concat_pieces)
 
 
-def stack_rules(f: Any, name: Any="stack") -> Any:
+def stack_rules(f: Any, name: str = "stack") -> Any:
     return _joiner(name, f, _stack_pieces)
 
 
@@ -239,7 +239,7 @@ def _masked(xp: Any, mask: Any, v: Any, shape: Any) -> Any:
     return unbroadcast(xp, xp.where(mask, v, xp.zeros_like(v)), shape)
 
 
-def where_rules(f: Any, name: Any="where") -> Any:
+def where_rules(f: Any, name: str = "where") -> Any:
     def where_frule(tangents: Any, condition: Any, *rest: Any) -> tuple[Any, Any] | None:
         if len(rest) != 2:
             return None                     # where(condition) alone gives indices
@@ -295,7 +295,7 @@ def _clip_masks(xp: Any, x: Any, lo: Any, hi: Any) -> Any:
     return above & below, ~above & below, ~below
 
 
-def clip_rules(f: Any, name: Any="clip") -> Any:
+def clip_rules(f: Any, name: str = "clip") -> Any:
     names = positional_names(f, 1, ("min", "max"))
 
     def bounds(x: Any, args: Any, kwargs: Any) -> Any:
@@ -352,7 +352,7 @@ def _gather(xp: Any, v: Any, perm: Any, axis: Any) -> Any:
     return xp.moveaxis(out, -1, axis) if hasattr(xp, "moveaxis") else out
 
 
-def sort_rules(f: Any, name: Any="sort") -> Any:
+def sort_rules(f: Any, name: str = "sort") -> Any:
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "descending", "stable")
 
@@ -401,7 +401,7 @@ def _onehot(xp: Any, index: Any, n: Any, like: Any) -> Any:
     return astype(xp, hit, like.dtype)
 
 
-def take_rules(f: Any, name: Any="take") -> Any:
+def take_rules(f: Any, name: str = "take") -> Any:
     names = positional_names(f, 2, ("axis",))
 
     def take_frule(tangents: Any, x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:

@@ -32,7 +32,7 @@ def numpy_inside(args: Any) -> bool:
     return True
 
 
-def on_tracked(name: Any, fr: Any, rr: Any) -> Any:
+def on_tracked(name: str, fr: Any, rr: Any) -> Any:
     """fr, rr for arguments tracked by chainrules.ad: NumPy's inside, else None."""
     def tracked_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         return fr(tangents, *args, **kwargs) if numpy_inside(args) else None
@@ -42,7 +42,7 @@ def on_tracked(name: Any, fr: Any, rr: Any) -> Any:
     return named_rule(tracked_frule, name), named_rule(tracked_rrule, name)
 
 
-def register_for_arrays(f: Any, fr: Any, rr: Any, *rest: Any, either: Any=True, arrays: Any=ARRAYS, name: Any=None) -> None:
+def register_for_arrays(f: Any, fr: Any, rr: Any, *rest: Any, either: Any = True, arrays: Any = ARRAYS, name: str | None = None) -> None:
     """fr, rr registered for f where the first argument (with `rest` =
     (object,) and `either`, or the second) is an ndarray or a tracked NumPy
     value; `rest` types the other arguments (`...`: any number)."""

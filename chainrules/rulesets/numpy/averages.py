@@ -54,7 +54,7 @@ from chainrules.rulesets.numpy.reductions import (
 # var = Σ|x - μ|²/(N - ddof): the pullback is 2(x - μ)·Re(ȳ)/(N - ddof) (the
 # terms through μ cancel, Σ(x - μ) = 0); std = √var divides by 2Ω.
 
-def _var_options(fname: Any, x: Any, args: Any, kwargs: Any) -> Any:
+def _var_options(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     """The options var, std, nanvar and nanstd share: (opts, shape, dtype, axes, ddof)."""
     opts = _options(fname, args, kwargs, _VAR_ARGS, refuse=("out", "where", "mean"))
     shape, dtype = _shape_dtype(x)
@@ -65,7 +65,7 @@ def _var_options(fname: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return opts, shape, dtype, axes, ddof
 
 
-def _var_setup(fname: Any, x: Any, args: Any, kwargs: Any) -> Any:
+def _var_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     opts, shape, dtype, axes, ddof = _var_options(fname, x, args, kwargs)
     return shape, dtype, axes, _keepdims(opts), _count(shape, axes) - ddof
 
@@ -245,7 +245,7 @@ _register([np.average], average_frule, average_rrule)
 # The same pullback as var with N the count of non-NaN elements per slice and
 # zero at the NaNs.
 
-def _nanvar_setup(fname: Any, x: Any, args: Any, kwargs: Any) -> Any:
+def _nanvar_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
     x = x if isinstance(x, Tracked) else np.asarray(x)
     nan = np.isnan(_value(x))
@@ -260,7 +260,7 @@ def _kept(v: Any, axes: Any, keepdims: Any) -> Any:
     return v if keepdims else np.squeeze(v, axis=axes)
 
 
-def _nanvar_rules(fname: Any, f: Any, std: Any) -> Any:
+def _nanvar_rules(fname: str, f: Any, std: Any) -> Any:
     def nanvar_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
         Ω = f(x, *args, **kwargs)

@@ -131,7 +131,7 @@ _TRANSFORMS = [
 ]
 
 
-def _options(name: Any, nd: Any, default_axes: Any, rest: Any, kw: Any) -> Any:
+def _options(name: str, nd: Any, default_axes: Any, rest: Any, kw: Any) -> Any:
     fname = f"numpy.fft.{name}"
     reject_out(fname, kw)
     names = ("s", "axes", "norm") if nd else ("n", "axis", "norm")
@@ -150,7 +150,7 @@ def _options(name: Any, nd: Any, default_axes: Any, rest: Any, kw: Any) -> Any:
 # (one frule and one rrule per transform, made from the table above)
 # =============================================================================
 
-def _make_rules(name: Any, fn: Any, nd: Any, default_axes: Any, kind: Any, adjoint: Any) -> None:
+def _make_rules(name: str, fn: Any, nd: Any, default_axes: Any, kind: Any, adjoint: Any) -> None:
 
     def fft_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         size, axes, norm = _options(name, nd, default_axes, rest, kw)
@@ -196,7 +196,7 @@ del _row
 # rfft's adjoint(conj(ȳ)).
 # =============================================================================
 
-def _hermitian_rules(name: Any, fn: Any, inner: Any, kind: Any, adjoint: Any, conj_in: Any) -> None:
+def _hermitian_rules(name: str, fn: Any, inner: Any, kind: Any, adjoint: Any, conj_in: Any) -> None:
     def hermitian_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         _options(name, False, -1, rest, kw)
         y = fn(a, *rest, **kw)

@@ -187,7 +187,7 @@ def _partition_setup(x: Any, args: Any, kwargs: Any) -> Any:
     return xs, axis, perm, Ω
 
 
-def _permuting(name: Any, setup: Any) -> Any:
+def _permuting(name: str, setup: Any) -> Any:
     """Rules for a function that permutes x along an axis: `setup(x, args,
     kwargs)` gives (x or its ravel, the axis, the permutation, Ω)."""
     def permute_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:

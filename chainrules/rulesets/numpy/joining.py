@@ -55,7 +55,7 @@ def _stand_in(shape: Any) -> Any:
     return np.broadcast_to(np.empty(()), shape)
 
 
-def _joiner(f: Any, name: Any, layout: Any, refuse: Any=("out",)) -> None:
+def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
     """Rules for a function joining a sequence of arrays along one axis.
     `layout(arrays, args, kwargs)` gives (axis, shapes): each array, reshaped
     to its shape in `shapes`, is concatenated along `axis`."""
@@ -155,7 +155,7 @@ def append_rrule(arr: Any, values: Any, *args: Any, **kwargs: Any) -> tuple[Any,
     return Ω, append_pullback
 
 
-def _splitter(f: Any, name: Any, axis_of: Any) -> None:
+def _splitter(f: Any, name: str, axis_of: Any) -> None:
     """Rules for a function splitting an array into a list of pieces along
     one axis; the adjoint concatenates the pieces' cotangents."""
 

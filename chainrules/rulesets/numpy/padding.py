@@ -65,7 +65,7 @@ class _PadAxis:
     k of length n): `push` pads a tangent, `pull` maps a cotangent back.  `u`
     is the primal (padded along the axes before k) the selecting modes read."""
 
-    def __init__(self, shape: Any, k: Any, b: Any, a: Any, mode: Any, kwargs: Any, u: Any=None) -> None:
+    def __init__(self, shape: Any, k: Any, b: Any, a: Any, mode: Any, kwargs: Any, u: Any = None) -> None:
         n = shape[k]
         self.k, self.b, self.a, self.n, self.nd = k, b, a, n, len(shape)
         self.mode = mode

@@ -65,7 +65,7 @@ _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
 
 # ----- argument handling -------------------------------------------------------
 
-def _options(fname: Any, args: Any, kwargs: Any, names: Any, refuse: Any=("out", "where")) -> Any:
+def _options(fname: str, args: Any, kwargs: Any, names: Any, refuse: Any = ("out", "where")) -> Any:
     """The reduction's options by name (positional ones after the array are
     matched to `names`), refusing those the rule cannot honour."""
     if args:
@@ -110,7 +110,7 @@ _VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 # `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
 # over x's shape by `unreduce`).
 
-def _linear_reduction(f: Any, name: Any, names: Any, forward: Any, adjoint: Any, primal: Any=None) -> Any:
+def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any, primal: Any = None) -> Any:
     primal = primal or f
 
     def reduction_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -224,7 +224,7 @@ def _exclusive_prod(x: Any, axes: Any) -> Any:
     return _from_last(left * right, shape, axes, keep)
 
 
-def _prod_partials(x: Any, Ω: Any, axes: Any, keepdims: Any, initial: Any=None) -> Any:
+def _prod_partials(x: Any, Ω: Any, axes: Any, keepdims: Any, initial: Any = None) -> Any:
     """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
     products (times `initial`, a constant factor, when given)."""
     if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
@@ -374,7 +374,7 @@ def _wins(x: Any, idx: Any, Ω: Any, kept_shape: Any) -> Any:
     return np.reshape(_value(x)[idx], kept_shape) == np.reshape(_value(Ω), kept_shape)
 
 
-def _chooser(fname: Any, f: Any, argfn: Any) -> Any:
+def _chooser(fname: str, f: Any, argfn: Any) -> Any:
     def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)

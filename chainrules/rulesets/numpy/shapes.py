@@ -52,7 +52,7 @@ from chainrules.rulesets._arrays import (
 )
 
 
-def _arg(args: Any, kwargs: Any, i: Any, name: Any, default: Any=None) -> Any:
+def _arg(args: Any, kwargs: Any, i: Any, name: str, default: Any = None) -> Any:
     """The argument at position i after the array (or given by name)."""
     if len(args) > i:
         return args[i]
@@ -70,7 +70,7 @@ def _real_for(dtype: Any, v: Any) -> Any:
 
 # ----- linear in the array: forward is f on the tangent, back is the adjoint ------------
 
-def _linear(fs: Any, name: Any, adjoint: Any, forward: Any=None, refuse: Any=("out",), thunk: Any=False, check: Any=None) -> None:
+def _linear(fs: Any, name: str, adjoint: Any, forward: Any = None, refuse: Any = ("out",), thunk: Any = False, check: Any = None) -> None:
     """Rules for functions f(x, *args, **kwargs) linear in x, the other
     arguments being indices and options.  `adjoint(ȳ, x, args, kwargs)`
     gives the cotangent of x (before projection); `forward(Δx, x, args,
@@ -83,7 +83,7 @@ def _linear(fs: Any, name: Any, adjoint: Any, forward: Any=None, refuse: Any=("o
         _linear_rules(f, name, adjoint, forward, refuse, thunk, check)
 
 
-def _linear_rules(f: Any, name: Any, adjoint: Any, forward: Any, refuse: Any, thunk: Any, check: Any) -> None:
+def _linear_rules(f: Any, name: str, adjoint: Any, forward: Any, refuse: Any, thunk: Any, check: Any) -> None:
     def linear_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             reject_out(name, kwargs, *refuse[1:])
@@ -274,7 +274,7 @@ _linear([np.expand_dims], "expand_dims", _reshape_back)
 
 # atleast_1d/2d/3d: one array gives one array; several give a tuple.
 
-def _atleast(f: Any, name: Any) -> None:
+def _atleast(f: Any, name: str) -> None:
     def atleast_frule(tangents: Any, *arys: Any) -> tuple[Any, Any]:
         Ω = f(*arys)
         if len(arys) == 1:
@@ -464,7 +464,7 @@ _linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thu
 
 if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last two axes
     @register_frule(np.linalg.diagonal, object)
-    def linalg_diagonal_frule(tangents: Any, x: Any, *, offset: Any=0) -> tuple[Any, Any]:
+    def linalg_diagonal_frule(tangents: Any, x: Any, *, offset: Any = 0) -> tuple[Any, Any]:
         Ω = np.linalg.diagonal(x, offset=offset)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
@@ -472,7 +472,7 @@ if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last t
         return Ω, np.diagonal(dense(Δx), offset, -2, -1)
 
     @register_rrule(np.linalg.diagonal, object)
-    def linalg_diagonal_rrule(x: Any, *, offset: Any=0) -> tuple[Any, Pullback]:
+    def linalg_diagonal_rrule(x: Any, *, offset: Any = 0) -> tuple[Any, Pullback]:
         Ω = np.linalg.diagonal(x, offset=offset)
         project = ProjectTo(x)
 
@@ -523,7 +523,7 @@ def _copy_primal(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return tracked_call(f, x, args, kwargs)
 
 
-def _copy_like(f: Any, name: Any) -> None:
+def _copy_like(f: Any, name: str) -> None:
     def copy_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = _copy_primal(f, x, args, kwargs)
         Δx = tangents[1]

@@ -64,7 +64,7 @@ class _OrderStat:
     (the rule differentiated by chainrules.ad) stays tracked where the
     result depends on it: the elements themselves (`dq`) and γ (linear)."""
 
-    def __init__(self, fname: Any, a: Any, q: Any, axis: Any, method: Any, keepdims: Any, nan: Any=False) -> None:
+    def __init__(self, fname: str, a: Any, q: Any, axis: Any, method: Any, keepdims: Any, nan: Any = False) -> None:
         if method not in _METHODS:
             raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
         a_in, q_in = a, q
@@ -207,7 +207,7 @@ _QUANTILE_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("m
                   ("keepdims", False))
 
 
-def _quantile_options(fname: Any, rest: Any, kw: Any, spec: Any=_QUANTILE_SPEC) -> Any:
+def _quantile_options(fname: str, rest: Any, kw: Any, spec: Any = _QUANTILE_SPEC) -> Any:
     reject_out(fname, kw, "weights", "interpolation")
     if len(rest) > len(spec):
         raise TypeError(f"{fname}: too many positional arguments")
@@ -217,7 +217,7 @@ def _quantile_options(fname: Any, rest: Any, kw: Any, spec: Any=_QUANTILE_SPEC) 
     return opts
 
 
-def _quantile_frule(fname: Any, fn: Any, scale: Any, tangents: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any=False) -> tuple[Any, Any]:
+def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any = False) -> tuple[Any, Any]:
     o = _quantile_options(fname, rest, kw)
     y = fn(a, q, *rest, **kw)
     ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
@@ -251,7 +251,7 @@ def _add(x: Any, y: Any) -> Any:
     return x + y
 
 
-def _quantile_rrule(fname: Any, fn: Any, scale: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any=False) -> tuple[Any, Pullback]:
+def _quantile_rrule(fname: str, fn: Any, scale: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any = False) -> tuple[Any, Pullback]:
     o = _quantile_options(fname, rest, kw)
     pa, pq = ProjectTo(a), ProjectTo(q)
     y = fn(a, q, *rest, **kw)
@@ -312,7 +312,7 @@ def percentile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullba
 _MEDIAN_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("keepdims", False))
 
 
-def _median_frule(fname: Any, fn: Any, nan: Any, tangents: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Any]:
+def _median_frule(fname: str, fn: Any, nan: Any, tangents: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Any]:
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
@@ -325,7 +325,7 @@ def _median_frule(fname: Any, fn: Any, nan: Any, tangents: Any, a: Any, rest: An
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
 
 
-def _median_rrule(fname: Any, fn: Any, nan: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Pullback]:
+def _median_rrule(fname: str, fn: Any, nan: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Pullback]:
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     pa = ProjectTo(a)
     y = fn(a, *rest, **kw)
@@ -477,7 +477,7 @@ def _H(X: Any) -> Any:
     return np.conj(np.transpose(X))
 
 
-def _cov_options(fname: Any, rest: Any, kw: Any) -> Any:
+def _cov_options(fname: str, rest: Any, kw: Any) -> Any:
     opts = {k: (rest[i] if i < len(rest) else kw.get(k, d)) for i, (k, d) in enumerate(_COV_SPEC)}
     return opts, kw.get("dtype")
 

@@ -72,7 +72,7 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-def _check_kwargs(name: Any, kwargs: Any) -> None:
+def _check_kwargs(name: str, kwargs: Any) -> None:
     """`out=` and a `where=` mask leave parts of the output unwritten: refuse."""
     if kwargs.get("where", True) is not True:
         raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
@@ -88,12 +88,12 @@ def _array_like(x: Any) -> Any:
     return np.asarray(x) if isinstance(x, (list, tuple, np.ndarray)) else x
 
 
-def _seed_error(name: Any, ȳ: Any, Ω: Any) -> Any:
+def _seed_error(name: str, ȳ: Any, Ω: Any) -> Any:
     return ValueError(f"pullback of {name}: a cotangent of shape {np.shape(ȳ)} does not fit the "
                       f"output of shape {np.shape(Ω)}")
 
 
-def _check_seed(name: Any, ȳ: Any, Ω: Any) -> None:
+def _check_seed(name: str, ȳ: Any, Ω: Any) -> None:
     """A cotangent must broadcast to the output's shape (a smaller one, such
     as a scalar seed, is spread over it)."""
     try:
@@ -104,7 +104,7 @@ def _check_seed(name: Any, ȳ: Any, Ω: Any) -> None:
         raise _seed_error(name, ȳ, Ω)
 
 
-def _spread_seed(name: Any, ȳ: Any, Ω: Any) -> Any:
+def _spread_seed(name: str, ȳ: Any, Ω: Any) -> Any:
     """The cotangent of a binary ufunc's output, unthunked; a smaller one
     (a scalar seed, say) is spread over Ω's shape, one that does not
     broadcast to it is an error naming the function."""
@@ -134,7 +134,7 @@ def _fit(Ω: Any, ΔΩ: Any) -> Any:
     return _like(Ω, ΔΩ)
 
 
-def _unary(f: Any, deriv: Any, name: Any=None) -> None:
+def _unary(f: Any, deriv: Any, name: str | None = None) -> None:
     """frule and rrule of a unary holomorphic (or real) function from its
     derivative: `deriv(x, Ω) = f'(x)`, or a ufunc `deriv` with f'(x) =
     deriv(x), or `OMEGA` for f'(x) = Ω.  The last two let the compiled rule
@@ -258,7 +258,7 @@ for _f, _d in _UNARY:
 # ----- Linear unary functions: the pushforward is f itself, and so is the
 #       pullback (each is its own adjoint) ----------------------------------
 
-def _linear_unary(f: Any, name: Any=None, key: Any=None, types: Any=()) -> None:
+def _linear_unary(f: Any, name: str | None = None, key: Any = None, types: Any = ()) -> None:
     """The rules of the linear map f, registered for `key` (default f), which
     computes Ω: x.conj() keeps a 0-d array where np.conjugate gives a scalar."""
     key = f if key is None else key
@@ -308,7 +308,7 @@ def _safe_abs(z: Any) -> Any:
 # abs / absolute / fabs: sign(x) for real x (abs'(0) = 0, as ChainRules);
 # for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z| (0 at z = 0).
 
-def _abs_rules(f: Any, name: Any) -> None:
+def _abs_rules(f: Any, name: str) -> None:
     """The rules of absolute and fabs; each computes its own primal (fabs
     refuses complex numbers)."""
 
@@ -391,7 +391,7 @@ def sign_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 # zero for real input (0 or π).
 
 @register_frule(np.angle)
-def angle_frule(tangents: Any, z: Any, deg: Any=False) -> tuple[Any, Any]:
+def angle_frule(tangents: Any, z: Any, deg: Any = False) -> tuple[Any, Any]:
     Ω = np.angle(z, deg)
     Δz = tangents[1]
     if isinstance(Δz, AbstractZero) or not _is_complex(z):
@@ -402,7 +402,7 @@ def angle_frule(tangents: Any, z: Any, deg: Any=False) -> tuple[Any, Any]:
 
 
 @register_rrule(np.angle)
-def angle_rrule(z: Any, *args: Any, deg: Any=False) -> tuple[Any, Pullback]:
+def angle_rrule(z: Any, *args: Any, deg: Any = False) -> tuple[Any, Pullback]:
     deg = args[0] if args else deg
     Ω = np.angle(z, deg)
     project = ProjectTo(z)
@@ -545,7 +545,7 @@ def frexp_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 # ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
 # to integer arguments such as `decimals`).
 
-def _zero_derivative(f: Any, ndiff: Any=1, name: Any=None) -> None:
+def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None) -> None:
     name = name or f.__name__
 
     def zero_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:

@@ -61,7 +61,7 @@ def _conj(d: Any) -> Any:
     return d if d is _ONE else np.conj(d)
 
 
-def _binary(f: Any, dx: Any, dy: Any, name: Any=None) -> Any:
+def _binary(f: Any, dx: Any, dy: Any, name: str | None = None) -> Any:
     name = name or f.__name__
 
     def binary_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -112,7 +112,7 @@ def _binary(f: Any, dx: Any, dy: Any, name: Any=None) -> Any:
 _COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
-def _register_binary(f: Any, name: Any, frule: Any, pullback_at: Any) -> Any:
+def _register_binary(f: Any, name: str, frule: Any, pullback_at: Any) -> Any:
     """Register f's frule and its rrule: Ω = f(x, y) and `pullback_at(x, y, Ω)`."""
     pullback_at = named_rule(pullback_at, name)
 

@@ -42,7 +42,7 @@ def _is_number(x: Any) -> Any:
     return _is_real(x) or isinstance(x, _COMPLEX)
 
 
-def _numbers(xs: Any, real: Any=False) -> bool:
+def _numbers(xs: Any, real: Any = False) -> bool:
     ok = _is_real if real else _is_number
     return all(ok(x) for x in xs)
 
@@ -68,7 +68,7 @@ def _elements(t: Any, n: Any) -> Any:
     raise TypeError(f"expected the tangent of a sequence of {n} numbers, got {type(t).__name__}")
 
 
-def _outputs(ȳ: Any, n: Any, name: Any) -> Any:
+def _outputs(ȳ: Any, n: Any, name: str) -> Any:
     """The n cotangents of a tuple output: a Tangent[tuple], a tuple, or a zero."""
     ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, AbstractZero):
@@ -81,7 +81,7 @@ def _outputs(ȳ: Any, n: Any, name: Any) -> Any:
                     f"{type(ȳ).__name__}")
 
 
-def _scalar(ȳ: Any, name: Any) -> Any:
+def _scalar(ȳ: Any, name: str) -> Any:
     """A scalar cotangent, unthunked; arrays of one element are read as numbers."""
     ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, np.ndarray):

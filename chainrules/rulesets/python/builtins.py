@@ -82,8 +82,8 @@ def _select(args: Any, op: Any, key: Any, default: Any) -> Any:
     return best, xs, seq
 
 
-def _extreme_rules(f: Any, op: Any, name: Any) -> Any:
-    def extreme_frule(tangents: Any, *args: Any, key: Any=None, default: Any=_MISSING) -> tuple[Any, Any] | None:
+def _extreme_rules(f: Any, op: Any, name: str) -> Any:
+    def extreme_frule(tangents: Any, *args: Any, key: Any = None, default: Any = _MISSING) -> tuple[Any, Any] | None:
         sel = _select(args, op, key, default)
         if sel is None:
             return None
@@ -98,7 +98,7 @@ def _extreme_rules(f: Any, op: Any, name: Any) -> Any:
         Δ = unthunk(ts[i])
         return Ω, (Δ if isinstance(Δ, AbstractZero) else ProjectTo(Ω)(Δ))
 
-    def extreme_rrule(*args: Any, key: Any=None, default: Any=_MISSING) -> tuple[Any, Pullback] | None:
+    def extreme_rrule(*args: Any, key: Any = None, default: Any = _MISSING) -> tuple[Any, Pullback] | None:
         sel = _select(args, op, key, default)
         if sel is None:
             return None
@@ -146,7 +146,7 @@ def _sum_args(xs: Any, rest: Any, start: Any) -> Any:
 
 
 @register_frule(builtins.sum)
-def sum_frule(tangents: Any, xs: Any, *rest: Any, start: Any=_MISSING) -> tuple[Any, Any] | None:
+def sum_frule(tangents: Any, xs: Any, *rest: Any, start: Any = _MISSING) -> tuple[Any, Any] | None:
     s = _sum_args(xs, rest, start)
     if s is None:
         return None
@@ -158,7 +158,7 @@ def sum_frule(tangents: Any, xs: Any, *rest: Any, start: Any=_MISSING) -> tuple[
 
 
 @register_rrule(builtins.sum)
-def sum_rrule(xs: Any, *rest: Any, start: Any=_MISSING) -> tuple[Any, Pullback] | None:
+def sum_rrule(xs: Any, *rest: Any, start: Any = _MISSING) -> tuple[Any, Pullback] | None:
     s = _sum_args(xs, rest, start)
     if s is None:
         return None

@@ -159,7 +159,7 @@ def _prod_ok(xs: Any, start: Any) -> Any:
 
 
 @register_frule(math.prod)
-def prod_frule(tangents: Any, xs: Any, *, start: Any=1) -> tuple[Any, Any] | None:
+def prod_frule(tangents: Any, xs: Any, *, start: Any = 1) -> tuple[Any, Any] | None:
     if not _prod_ok(xs, start):
         return None
     xs_ = list(xs)
@@ -169,7 +169,7 @@ def prod_frule(tangents: Any, xs: Any, *, start: Any=1) -> tuple[Any, Any] | Non
 
 
 @register_rrule(math.prod)
-def prod_rrule(xs: Any, *, start: Any=1) -> tuple[Any, Pullback] | None:
+def prod_rrule(xs: Any, *, start: Any = 1) -> tuple[Any, Pullback] | None:
     if not _prod_ok(xs, start):
         return None
     xs_ = list(xs)

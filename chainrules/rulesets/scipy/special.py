@@ -61,13 +61,13 @@ def _is_complex(x: Any) -> Any:
     return np.iscomplexobj(x)
 
 
-def _ufunc_kw(fname: Any, kw: Any) -> None:
+def _ufunc_kw(fname: str, kw: Any) -> None:
     reject_out(fname, kw, "where", "signature")
 
 
 # ----- unary ufuncs: one partial each, written in terms of x and Ω -------------
 
-def _unary(f: Any, name: Any, partial: Any, complex_ok: Any) -> None:
+def _unary(f: Any, name: str, partial: Any, complex_ok: Any) -> None:
     fname = f"scipy.special.{name}"
 
     def special_frule(tangents: Any, x: Any, **kw: Any) -> tuple[Any, Any] | None:
@@ -173,7 +173,7 @@ def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
 
 # ----- xlogy, xlog1py: x·log(y), x·log1p(y), zero where x = 0 ----------------------
 
-def _xlog(f: Any, name: Any, log: Any, shift: Any) -> None:
+def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
     fname = f"scipy.special.{name}"
 
     def partials(x: Any, y: Any) -> Any:

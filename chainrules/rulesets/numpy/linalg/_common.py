@@ -46,7 +46,7 @@ def _diag(x: Any) -> Any:
     return np.diagonal(x, axis1=-2, axis2=-1)
 
 
-def _diag_embed(d: Any, dtype: Any=None) -> Any:
+def _diag_embed(d: Any, dtype: Any = None) -> Any:
     k = d.shape[-1]
     out = np.zeros(d.shape + (k,), dtype=dtype or d.dtype)
     i = np.arange(k)
@@ -74,7 +74,7 @@ def _sum_tangents(ts: Any) -> Any:
     return out
 
 
-def _opts(fname: Any, rest: Any, kw: Any, spec: Any) -> Any:
+def _opts(fname: str, rest: Any, kw: Any, spec: Any) -> Any:
     """Values of the optional parameters `spec` ((name, default), …) from the
     extra positional arguments `rest` and the keywords `kw`."""
     if len(rest) > len(spec):

@@ -239,9 +239,9 @@ def trace_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
 
 if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
     @register_frule(np.linalg.trace, object)
-    def linalg_trace_frule(tangents: Any, x: Any, *, offset: Any=0, dtype: Any=None) -> tuple[Any, Any]:
+    def linalg_trace_frule(tangents: Any, x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Any]:
         return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
 
     @register_rrule(np.linalg.trace, object)
-    def linalg_trace_rrule(x: Any, *, offset: Any=0, dtype: Any=None) -> tuple[Any, Pullback]:
+    def linalg_trace_rrule(x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Pullback]:
         return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)

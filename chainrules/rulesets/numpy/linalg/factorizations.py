@@ -333,7 +333,7 @@ if hasattr(np.linalg, "svdvals"):
 # linalg.eigh  ->  EighResult(eigenvalues, eigenvectors);  linalg.eigvalsh
 # =============================================================================
 
-def _uplo(fname: Any, rest: Any, kw: Any) -> Any:
+def _uplo(fname: str, rest: Any, kw: Any) -> Any:
     uplo, = _opts(fname, rest, kw, (("UPLO", "L"),))
     uplo = str(uplo).upper()
     if uplo not in ("L", "U"):

@@ -56,7 +56,7 @@ def _bilinear_tangent(f: Any, a: Any, b: Any, ȧ: Any, ḃ: Any, *args: Any, **k
     return ẏ
 
 
-def _bilinear_frule(f: Any, fname: Any) -> FruleFunction:
+def _bilinear_frule(f: Any, fname: str) -> FruleFunction:
     """The frule of a bilinear f(a, b) without options: ẏ = f(ȧ, b) + f(a, ḃ)."""
     def bilinear_frule(tangents: Any, a: Any, b: Any, **kw: Any) -> tuple[Any, Any]:
         if kw:
@@ -103,7 +103,7 @@ def _matmul_vector_cotangents(ȳ: Any, a: Any, b: Any, pa: Any, pb: Any) -> tupl
     return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
 
 
-def _matmul_kw(fname: Any, kw: Any) -> None:
+def _matmul_kw(fname: str, kw: Any) -> None:
     if kw:
         reject_out(fname, kw, "axes", "axis", "signature", "where")
 
@@ -382,7 +382,7 @@ if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
 # outer (flattens its arguments)
 # =============================================================================
 
-def _outer_rrule(f: Any, fname: Any) -> RruleFunction:
+def _outer_rrule(f: Any, fname: str) -> RruleFunction:
     """The rrule of np.outer, or of np.linalg.outer (the same for 1-d
     arguments, an error for others): f computes Ω."""
     def outer_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
