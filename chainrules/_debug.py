@@ -44,7 +44,7 @@ _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, ran
 _DEPTH = 8          # containers nested deeper than this are not followed
 
 
-def _snapshot(x: Any, depth: Any = 0, seen: Any = None) -> Any:
+def _snapshot(x: Any, depth: int = 0, seen: Any = None) -> Any:
     """What can change in place in x, recorded: None for values that cannot
     (numbers, strings, functions) or that are too deep or seen before."""
     if isinstance(x, _IMMUTABLE):
@@ -126,7 +126,7 @@ def _changed(x: Any, snap: Any, path: Any) -> Any:
 
 # ----- naming the arguments -----------------------------------------------------
 
-def _names(f: Any, n: Any) -> Any:
+def _names(f: Any, n: int) -> Any:
     """The names of f's first n positional parameters, as far as known."""
     nin = getattr(f, "nin", None)
     if isinstance(f, np.ufunc) and nin:

@@ -175,7 +175,7 @@ def check_libraries(args: Any, who: str) -> None:
                         "convert them to one library first")
 
 
-def _numpy_only(args: Any, depth: Any) -> bool:
+def _numpy_only(args: Any, depth: int) -> bool:
     """Every element of args (lists and tuples looked into) is a NumPy array
     or a number: the inputs cannot hold two libraries."""
     for a in args:
@@ -192,7 +192,7 @@ _SCALARS = (float, int, complex, bool, str, bytes, type(None))
 _ONE_LIBRARY = frozenset(_SCALARS + (np.ndarray, np.float64, np.float32, np.complex128, np.complex64))
 
 
-def _libraries(x: Any, found: Any, depth: Any) -> None:
+def _libraries(x: Any, found: Any, depth: int) -> None:
     p = _ad_strip_all(x) if isinstance(x, Tracked) else x
     if type(p) in _SCALARS:
         return

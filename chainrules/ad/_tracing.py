@@ -109,7 +109,7 @@ def _cells(fn: Any) -> Any:
     return out
 
 
-def _scan(x: Any, best: Any, depth: Any) -> Any:
+def _scan(x: Any, best: Any, depth: int) -> Any:
     if type(x) in FLAT_TYPES:
         return best                 # an ndarray, a number, a slice: nothing tracked inside
     if isinstance(x, Tracked):
@@ -187,7 +187,7 @@ def with_cells(fn: Any, values: Any) -> Any:
     return g
 
 
-def split(x: Any, tag: Any, leaf: Any, depth: Any = 0) -> Any:
+def split(x: Any, tag: Any, leaf: Any, depth: int = 0) -> Any:
     """Replace the values tracked at `tag` in x (and in its lists, tuples,
     dicts, closures and partials) by `leaf(value, path)`; returns the new x
     (x itself when nothing changed) and whether something changed.  `path` is
@@ -196,7 +196,7 @@ def split(x: Any, tag: Any, leaf: Any, depth: Any = 0) -> Any:
     return _split(x, tag, leaf, (), depth)
 
 
-def _split(x: Any, tag: Any, leaf: Any, path: Any, depth: Any) -> Any:
+def _split(x: Any, tag: Any, leaf: Any, path: Any, depth: int) -> Any:
     if isinstance(x, Tracked):
         if x.tag == tag:
             return leaf(x, path), True
@@ -252,7 +252,7 @@ def structural_tangent(x: Any, tangents: Any) -> Any:
     return _tangent_at(x, tangents, (), 0)
 
 
-def _tangent_at(x: Any, tangents: Any, path: Any, depth: Any) -> Any:
+def _tangent_at(x: Any, tangents: Any, path: Any, depth: int) -> Any:
     if path in tangents:
         return tangents[path]
     if depth > _MAX_DEPTH:

@@ -641,7 +641,7 @@ def jacobian_reverse(f: Any, x: Any) -> Any:
     return stack_jacobian(rows, out_shape, shape, axis=0, like=x)
 
 
-def _has_leaf(x: Any, depth: Any = 0) -> bool:
+def _has_leaf(x: Any, depth: int = 0) -> bool:
     if isinstance(x, Tracked) or is_differentiable_leaf(x):
         return True
     if depth > 32:

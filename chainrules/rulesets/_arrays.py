@@ -243,7 +243,7 @@ def matrix_safe(f: Any, frule: FruleFunction, rrule: RruleFunction) -> Any:
     return matrix_frule, matrix_rrule
 
 
-def output_parts(ȳ: Any, n: Any, name: str = "a tuple-valued function") -> Any:
+def output_parts(ȳ: Any, n: int, name: str = "a tuple-valued function") -> Any:
     """The n cotangents of a tuple output of `name`, from a Tangent[tuple], a
     tuple/list or a zero; each part a seed (see `seed`) or a zero."""
     if isinstance(ȳ, AbstractZero):
@@ -293,7 +293,7 @@ def dense(t: Any) -> Any:
 
 # ----- helpers for rules that reduce over axes -------------------------------
 
-def normalize_axes(axis: Any, ndim: Any) -> Any:
+def normalize_axes(axis: Any, ndim: int) -> Any:
     """The sorted tuple of non-negative axes that `axis` (None, an int or a
     sequence of ints, negative allowed) names in an array of `ndim`
     dimensions.  The primal has already validated them; NumPy lets some

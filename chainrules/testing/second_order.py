@@ -89,7 +89,7 @@ def _dense(d: Any, like: Any, zeros_like: Any) -> Any:
     return d
 
 
-def _parts(t: Any, n: Any) -> Any:
+def _parts(t: Any, n: int) -> Any:
     t = unthunk(t)
     if isinstance(t, StructuralTangent) and isinstance(t.backing, tuple):
         return tuple(t.backing)

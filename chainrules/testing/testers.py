@@ -137,7 +137,7 @@ class _Report:
             raise AssertionError(f"{self.header}: {len(self.failures)} problem(s)\n{body}")
 
 
-def _param_names(f: Any, n: Any) -> Any:
+def _param_names(f: Any, n: int) -> Any:
     """The names of f's first n positional parameters, where Python can tell."""
     try:
         params = list(inspect.signature(f).parameters.values())

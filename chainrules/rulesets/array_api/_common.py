@@ -77,7 +77,7 @@ def options(fname: str, names: Any, args: Any, kwargs: Any, known: Any, defaults
     return opts
 
 
-def normalize_axes(fname: str, axis: Any, ndim: Any) -> Any:
+def normalize_axes(fname: str, axis: Any, ndim: int) -> Any:
     """The sorted tuple of non-negative axes `axis` (None, int or sequence)
     names in an array of `ndim` dimensions."""
     if axis is None:

@@ -305,7 +305,7 @@ def min_rules(f: Any, name: str = "min") -> Any:
 
 # ----- cumulative_sum ---------------------------------------------------------------------------------
 
-def _along(axis: Any, nd: Any, sl: Any) -> Any:
+def _along(axis: Any, nd: int, sl: Any) -> Any:
     return (slice(None),) * axis + (sl, Ellipsis)
 
 

@@ -392,7 +392,7 @@ def sort_rules(f: Any, name: str = "sort") -> Any:
 
 # ----- take: a one-hot contraction, repeated indices add up ---------------------------------------
 
-def _onehot(xp: Any, index: Any, n: Any, like: Any) -> Any:
+def _onehot(xp: Any, index: Any, n: int, like: Any) -> Any:
     """(m, n) matrix in like's dtype: row i is e_{index[i]} (negative
     indices count from the end)."""
     index = xp.reshape(index, (-1,))
@@ -482,7 +482,7 @@ def _basic_plan(idx: Any, shape: Any) -> Any:
     return plan
 
 
-def _pad(xp: Any, g: Any, axis: Any, start: Any, step: Any, m: Any, n: Any) -> Any:
+def _pad(xp: Any, g: Any, axis: Any, start: Any, step: Any, m: Any, n: int) -> Any:
     """The adjoint of taking elements start, start + step, … (m of them) of
     an axis of length n: g put at those places, zeros elsewhere."""
     if m == 0:

@@ -46,7 +46,7 @@ from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, 
 _DUAL: dict[str | None, Any] = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def _plan(a: Any, nd: Any, size: Any, axes: Any, kind: Any) -> Any:
+def _plan(a: Any, nd: int, size: Any, axes: Any, kind: Any) -> Any:
     """(lengths, axes) of the transform: one length per axis, as NumPy
     derives them (`size` is n or s, `nd` False for the 1-d functions)."""
     shape = np.shape(a)
@@ -80,7 +80,7 @@ def _fit(x: Any, shape: Any, axes: Any) -> Any:
     return x
 
 
-def _half_weights(n: Any, m: Any, doubled: Any) -> Any:
+def _half_weights(n: int, m: Any, doubled: Any) -> Any:
     """Weights along the half-spectrum axis (m = n//2 + 1 bins): the bins that
     irfft counts twice get `doubled`, the others 1."""
     w = np.full(m, doubled)
@@ -90,7 +90,7 @@ def _half_weights(n: Any, m: Any, doubled: Any) -> Any:
     return w
 
 
-def _along(w: Any, ax: Any, ndim: Any) -> Any:
+def _along(w: Any, ax: Any, ndim: int) -> Any:
     shape = [1] * ndim
     shape[ax] = len(w)
     return w.reshape(shape)
@@ -131,7 +131,7 @@ _TRANSFORMS = [
 ]
 
 
-def _options(name: str, nd: Any, default_axes: Any, rest: Any, kw: Any) -> Any:
+def _options(name: str, nd: int, default_axes: Any, rest: Any, kw: Any) -> Any:
     fname = f"numpy.fft.{name}"
     reject_out(fname, kw)
     names = ("s", "axes", "norm") if nd else ("n", "axis", "norm")
@@ -150,7 +150,7 @@ def _options(name: str, nd: Any, default_axes: Any, rest: Any, kw: Any) -> Any:
 # (one frule and one rrule per transform, made from the table above)
 # =============================================================================
 
-def _make_rules(name: str, fn: Any, nd: Any, default_axes: Any, kind: Any, adjoint: Any) -> None:
+def _make_rules(name: str, fn: Any, nd: int, default_axes: Any, kind: Any, adjoint: Any) -> None:
 
     def fft_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         size, axes, norm = _options(name, nd, default_axes, rest, kw)

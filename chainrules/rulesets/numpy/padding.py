@@ -54,7 +54,7 @@ def _pad_widths(x: Any, args: Any, kwargs: Any) -> Any:
     return np.broadcast_to(np.asarray(_arg(args, kwargs, 0, "pad_width"), dtype=np.intp), (np.ndim(x), 2))
 
 
-def _at(axis: Any, ndim: Any, index: Any) -> Any:
+def _at(axis: Any, ndim: int, index: Any) -> Any:
     sl = [slice(None)] * ndim
     sl[axis] = index
     return tuple(sl)

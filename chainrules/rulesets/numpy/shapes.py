@@ -222,7 +222,7 @@ def _transpose_axes(args: Any, kwargs: Any, method: Any) -> Any:
     return _arg(args, kwargs, 0, "axes")
 
 
-def _inverse_axes(axes: Any, ndim: Any) -> Any:
+def _inverse_axes(axes: Any, ndim: int) -> Any:
     return None if axes is None else tuple(np.argsort([int(a) % ndim for a in axes]))
 
 
@@ -311,7 +311,7 @@ def _sequence_tangent(primal: Any, parts: Any) -> Any:
     return Tangent[type(primal)](*parts)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
-def _output_parts(ȳ: Any, n: Any) -> Any:
+def _output_parts(ȳ: Any, n: int) -> Any:
     """The n parts of the cotangent of a tuple or list output."""
     if isinstance(ȳ, AbstractZero):
         return [ȳ] * n

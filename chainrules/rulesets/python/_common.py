@@ -55,7 +55,7 @@ def _is_sequence(xs: Any) -> bool:
     return isinstance(xs, (list, tuple))
 
 
-def _elements(t: Any, n: Any) -> Any:
+def _elements(t: Any, n: int) -> Any:
     """The n element tangents of a sequence's tangent: a list, tuple,
     `Tangent[list]`, array, or a zero (which stands for every element)."""
     t = unthunk(t)
@@ -68,7 +68,7 @@ def _elements(t: Any, n: Any) -> Any:
     raise TypeError(f"expected the tangent of a sequence of {n} numbers, got {type(t).__name__}")
 
 
-def _outputs(ȳ: Any, n: Any, name: str) -> Any:
+def _outputs(ȳ: Any, n: int, name: str) -> Any:
     """The n cotangents of a tuple output: a Tangent[tuple], a tuple, or a zero."""
     ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, AbstractZero):

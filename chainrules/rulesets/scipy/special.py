@@ -231,13 +231,13 @@ _xlog(sp.xlog1py, "xlog1py", np.log1p, 1)
 
 # ----- reductions over an axis --------------------------------------------------------
 
-def _axes(axis: Any, ndim: Any) -> Any:
+def _axes(axis: Any, ndim: int) -> Any:
     if axis is None:
         return tuple(range(ndim))
     return tuple(sorted(int(i) % ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
 
 
-def _keep(v: Any, axes: Any, ndim: Any, keepdims: Any) -> Any:
+def _keep(v: Any, axes: Any, ndim: int, keepdims: Any) -> Any:
     v = np.asarray(v)
     return v if keepdims or v.ndim == ndim else np.expand_dims(v, axes)
 

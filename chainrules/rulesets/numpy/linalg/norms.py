@@ -126,7 +126,7 @@ def _norm_gradient(x: Any, y: Any, ord: Any, kind: Any, axes: Any) -> Any:
     raise ValueError(f"numpy.linalg.norm: invalid norm order {ord!r} for matrices")
 
 
-def _keep(y: Any, axes: Any, nd: Any) -> Any:
+def _keep(y: Any, axes: Any, nd: int) -> Any:
     """y with the reduced axes put back (length 1), if they are not there."""
     y = array_or_tracked(y)
     if y.ndim == nd:
