@@ -22,7 +22,7 @@ argument and where it changed:
 import inspect
 import os
 import types
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -44,7 +44,7 @@ _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic, ran
 _DEPTH = 8          # containers nested deeper than this are not followed
 
 
-def _snapshot(x, depth=0, seen=None):
+def _snapshot(x: Any, depth: int = 0, seen: Any = None) -> Any:
     """What can change in place in x, recorded: None for values that cannot
     (numbers, strings, functions) or that are too deep or seen before."""
     if isinstance(x, _IMMUTABLE):
@@ -71,12 +71,12 @@ def _snapshot(x, depth=0, seen=None):
     return None
 
 
-def _element(a, index):
+def _element(a: Any, index: Any) -> Any:
     v = a[index]
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _changed(x, snap, path):
+def _changed(x: Any, snap: Any, path: Any) -> Any:
     """Where x differs from its snapshot (a phrase), or None."""
     if snap is None:
         return None
@@ -126,7 +126,7 @@ def _changed(x, snap, path):
 
 # ----- naming the arguments -----------------------------------------------------
 
-def _names(f, n):
+def _names(f: Any, n: int) -> Any:
     """The names of f's first n positional parameters, as far as known."""
     nin = getattr(f, "nin", None)
     if isinstance(f, np.ufunc) and nin:
@@ -145,7 +145,7 @@ def _names(f, n):
     return names[:n]
 
 
-def _fname(f):
+def _fname(f: Any) -> Any:
     """numpy.sin, math.exp, mymodule.f: the name errors give f."""
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
     if not isinstance(name, str):
@@ -163,7 +163,7 @@ class _Watch:
 
     __slots__ = ("fname", "items")
 
-    def __init__(self, f, xs, kwargs, what="argument"):
+    def __init__(self, f: Any, xs: Any, kwargs: Any, what: str = "argument") -> None:
         self.fname = _fname(f)
         names = _names(f, len(xs))
         self.items = []
@@ -178,12 +178,12 @@ class _Watch:
             if snap is not None:
                 self.items.append((f"keyword argument {k}", k, x, snap))
 
-    def add(self, label, name, x):
+    def add(self, label: str, name: str, x: Any) -> None:
         snap = _snapshot(x)
         if snap is not None:
             self.items.append((label, name, x, snap))
 
-    def check(self, when, advice):
+    def check(self, when: Any, advice: Any) -> None:
         for label, name, x, snap in self.items:
             where = _changed(x, snap, name)
             if where:
@@ -206,12 +206,12 @@ class _CheckedPullback:
 
     __slots__ = ("pullback", "watch", "fname")
 
-    def __init__(self, pullback, watch, fname):
+    def __init__(self, pullback: Any, watch: Any, fname: str) -> None:
         self.pullback = pullback
         self.watch = watch
         self.fname = fname
 
-    def __call__(self, *cotangents):
+    def __call__(self, *cotangents: Any) -> Any:
         self.watch.check(_AFTER_RRULE, _ADVICE_USER)
         seeds = _Watch(self.pullback, cotangents, {}, what="cotangent")
         seeds.fname = self.fname
@@ -221,14 +221,14 @@ class _CheckedPullback:
                     "InplaceableThunk.")
         return res
 
-    def __getattr__(self, name):           # __name__, __doc__, …: the pullback's
+    def __getattr__(self, name: str) -> Any:           # __name__, __doc__, …: the pullback's
         return getattr(self.pullback, name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<pullback of {self.fname}, checked by debug mode: {self.pullback!r}>"
 
 
-def checked_rrule(rrule_plain, config, f, xs, kwargs):
+def checked_rrule(rrule_plain: Any, config: Any, f: Any, xs: Any, kwargs: Any) -> Any:
     watch = _Watch(f, xs, kwargs)
     res = rrule_plain(config, f, xs, kwargs)
     watch.check("by its own rrule", "A rule must not mutate its arguments.")
@@ -239,7 +239,7 @@ def checked_rrule(rrule_plain, config, f, xs, kwargs):
     return Ω, _CheckedPullback(pullback, watch, watch.fname)
 
 
-def checked_frule(frule_plain, config, tangents, f, xs, kwargs):
+def checked_frule(frule_plain: Any, config: Any, tangents: Any, f: Any, xs: Any, kwargs: Any) -> Any:
     watch = _Watch(f, xs, kwargs)
     if isinstance(tangents, (tuple, list)):
         for i, t in enumerate(tangents):
@@ -283,7 +283,7 @@ class _DebugModeSwitch:
         return f"<chainrules debug mode {'on' if _on else 'off'}>"
 
 
-def _set(on):
+def _set(on: Any) -> None:
     global _on
     _on = bool(on)
     _core._set_debug_hooks(_Checks if _on else None)

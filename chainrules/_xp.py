@@ -18,6 +18,8 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 """
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +29,7 @@ __all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "
 # Types answered without a call.  Python numbers are neutral (they take the
 # namespace of the arrays they meet); NumPy's own types are NumPy's.
 _NEUTRAL = (int, float, complex, bool, type(None))
-_ns_of_type = {np.ndarray: np, np.float64: np, np.float32: np, np.complex128: np,
+_ns_of_type: dict[type, Any] = {np.ndarray: np, np.float64: np, np.float32: np, np.complex128: np,
                np.complex64: np, np.int64: np, np.bool_: np}
 
 
@@ -36,7 +38,7 @@ class NamespaceError(TypeError):
     has no array API namespace."""
 
 
-def _compat_namespace(x):
+def _compat_namespace(x: Any) -> Any:
     try:
         import array_api_compat
     except ImportError:
@@ -47,7 +49,7 @@ def _compat_namespace(x):
         return None
 
 
-def _namespace_of_type(t, x):
+def _namespace_of_type(t: type, x: Any) -> Any:
     """The namespace of an array of type t (x one of them), or None for a
     neutral value (a Python number, a string, None, a tangent type)."""
     if issubclass(t, (np.ndarray, np.generic)):
@@ -66,12 +68,12 @@ def _namespace_of_type(t, x):
     return xp
 
 
-def _library(xp):
+def _library(xp: Any) -> str:
     name = getattr(xp, "__name__", None) or type(xp).__name__
     return name
 
 
-def namespace(*xs):
+def namespace(*xs: Any) -> Any:
     """The array namespace of the arrays among xs (NumPy if there are none).
 
     Lists and tuples are looked into (one level), as NumPy functions take
@@ -109,20 +111,20 @@ def namespace(*xs):
     return np if xp is None else xp
 
 
-def _same(a, b):
+def _same(a: Any, b: Any) -> bool:
     """array_api_compat.numpy and numpy are the same library (arrays of both
     are ndarrays)."""
     names = {getattr(a, "__name__", ""), getattr(b, "__name__", "")}
     return names <= {"numpy", "array_api_compat.numpy"}
 
 
-def is_numpy(xp):
+def is_numpy(xp: Any) -> bool:
     """xp is NumPy (itself or array_api_compat's wrapper): the rule may use
     NumPy's own functions and the compiled fast paths."""
     return xp is np or getattr(xp, "__name__", "") == "array_api_compat.numpy"
 
 
-def astype(xp, x, dtype):
+def astype(xp: Any, x: Any, dtype: Any) -> Any:
     """x as dtype (xp.astype where the namespace has it: NumPy < 2.1 lacks it,
     and NumPy 2.0's refuses NumPy scalars, whose own .astype does the same)."""
     if xp is np:
@@ -143,7 +145,7 @@ def astype(xp, x, dtype):
     return x.astype(dtype)
 
 
-def cumulative_sum(xp, x, axis=None):
+def cumulative_sum(xp: Any, x: Any, axis: int | None = None) -> Any:
     """xp.cumulative_sum (NumPy < 2.1: np.cumsum)."""
     f = getattr(xp, "cumulative_sum", None)
     if f is not None:
@@ -151,7 +153,7 @@ def cumulative_sum(xp, x, axis=None):
     return xp.cumsum(x, axis=axis)
 
 
-def unbroadcast(xp, ȳ, shape):
+def unbroadcast(xp: Any, ȳ: Any, shape: Any) -> Any:
     """The cotangent ȳ of a broadcast result summed back to an argument of
     `shape`: xp.sum over the axes broadcasting added or stretched."""
     shape = tuple(shape)
@@ -166,7 +168,7 @@ def unbroadcast(xp, ȳ, shape):
     return xp.reshape(ȳ, shape)
 
 
-def through_engines(f):
+def through_engines(f: Callable[..., Any]) -> Callable[..., Any]:
     """f for a rule body: called on values tracked by `chainrules.ad` (the
     rule evaluated inside a nested differentiation), it hands the call to the
     engines (`chainrules.ad.wrap(f)`: f's own rule at the enclosing level)
@@ -179,9 +181,9 @@ def through_engines(f):
         return f
     from chainrules._core import Tracked, Wrapped
     wrapped = Wrapped(f)
-    wrapped._library_function = True       # never traced: a NoRuleError without a rule
+    wrapped._library_function = True       # type: ignore[attr-defined]  # never traced: a NoRuleError without a rule
 
-    def holds(a):
+    def holds(a: object) -> bool:
         if isinstance(a, Tracked):
             return True
         if type(a) is list or type(a) is tuple:
@@ -191,7 +193,7 @@ def through_engines(f):
         return False
 
     @functools.wraps(f)
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if holds(a):
                 return wrapped(*args, **kwargs)

@@ -1,4 +1,5 @@
-"""Types (issue 14): `mypy --strict` passes on the package (with the overrides documented in
+"""Types (issue 14): `mypy --strict` passes on the package (no override but those of the
+optional libraries without stubs and of ad.compile's rewrite, each documented in
 pyproject.toml) and on a user's script (tests/typing/user_script.py, whose assert_type
 lines say what the public API's types come out as); an installed chainrules is typed for
 mypy (PEP 561: chainrules/py.typed); every public function is annotated."""
@@ -53,6 +54,43 @@ def test_the_mypy_settings_are_strict_and_check_the_package_and_the_user_script(
     assert starts
     for i in starts:
         assert text[i - 1].startswith("# "), f"pyproject.toml line {i + 1}: an override without a comment"
+
+
+# No module of the package is relaxed: every check of --strict applies to all of it.
+_STILL_RELAXED: set[str] = set()
+
+
+def relaxed_overrides(config):
+    """The overrides of a [tool.mypy] table that relax a check on chainrules' own modules,
+    (other than those of _STILL_RELAXED, empty now): [(modules, settings)]."""
+    bad = []
+    for o in config.get("overrides", []):
+        modules = [o["module"]] if isinstance(o["module"], str) else o["module"]
+        settings = {k: v for k, v in o.items() if k != "module"}
+        ours = [m for m in modules if m == "chainrules" or m.startswith("chainrules.")]
+        if not ours:
+            if set(settings) != {"ignore_missing_imports"}:
+                bad.append((modules, settings))    # third-party libraries: only their missing stubs
+        elif not set(ours) <= _STILL_RELAXED:
+            bad.append((ours, settings))
+    return bad
+
+
+def test_the_package_has_no_override_but_the_third_party_stubs():
+    config = tomllib.loads(PYPROJECT.read_text())["tool"]["mypy"]
+    assert relaxed_overrides(config) == []
+
+
+def test_the_override_check_sees_a_relaxed_module():
+    config = {"overrides": [
+        {"module": ["torch", "torch.*"], "ignore_missing_imports": True},
+        {"module": ["chainrules.ad.compile"], "disallow_untyped_defs": False},
+        {"module": ["chainrules.rulesets.*"], "ignore_errors": True},
+        {"module": "jax", "ignore_errors": True},
+    ]}
+    assert relaxed_overrides(config) == [(["chainrules.ad.compile"], {"disallow_untyped_defs": False}),
+                                         (["chainrules.rulesets.*"], {"ignore_errors": True}),
+                                         (["jax"], {"ignore_errors": True})]
 
 
 def test_mypy_strict_passes_on_the_package_and_the_user_script(mypy_cache):

@@ -13,6 +13,8 @@ inputs are arrays of one library.
 
 import dataclasses
 import operator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +28,7 @@ __all__ = ["xp_of", "is_inexact", "is_real_floating", "zeros_like", "project", "
 _PLAIN = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic, list, tuple, dict)
 
 
-def xp_of(p):
+def xp_of(p: Any) -> Any:
     """The namespace of p when p (a plain value) is an array of a library
     other than NumPy, else None."""
     if isinstance(p, _PLAIN):
@@ -40,30 +42,30 @@ def xp_of(p):
     return xp
 
 
-def _kind(xp, p, kind):
+def _kind(xp: Any, p: Any, kind: Any) -> bool:
     try:
         return bool(xp.isdtype(p.dtype, kind))
     except (AttributeError, TypeError):
         return False
 
 
-def is_inexact(xp, p):
+def is_inexact(xp: Any, p: Any) -> Any:
     return _kind(xp, p, ("real floating", "complex floating"))
 
 
-def is_real_floating(xp, p):
+def is_real_floating(xp: Any, p: Any) -> Any:
     return _kind(xp, p, "real floating")
 
 
-def zeros_like(xp, p):
+def zeros_like(xp: Any, p: Any) -> Any:
     return xp.zeros_like(p)
 
 
-def ones_like(xp, p):
+def ones_like(xp: Any, p: Any) -> Any:
     return xp.ones_like(p)
 
 
-def project(xp, x, g):
+def project(xp: Any, x: Any, g: Any) -> Any:
     """The cotangent g (of x's library, or a Python number) made fit for x:
     x's library, x's dtype, the real part for a real x, x's shape."""
     if isinstance(g, (int, float, complex)):
@@ -79,40 +81,40 @@ def project(xp, x, g):
     return g
 
 
-def is_real_scalar(xp, p):
+def is_real_scalar(xp: Any, p: Any) -> Any:
     """p holds one real floating value (or an integer one)."""
     return _size(p) == 1 and (is_real_floating(xp, p) or _kind(xp, p, "integral"))
 
 
-def _size(p):
+def _size(p: Any) -> Any:
     n = 1
     for d in p.shape:
         n *= d
     return n
 
 
-def describe(p):
+def describe(p: Any) -> str:
     xp = xp_of(p)
     name = getattr(xp, "__name__", "").replace("array_api_compat.", "") or type(p).__name__
     dtype = str(getattr(p, "dtype", "?")).split(".")[-1]
     return f"{name} array[{dtype}, {tuple(p.shape)}]"
 
 
-def a_(text):
+def a_(text: Any) -> Any:
     """text with its article."""
     return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 
-def unit_basis(xp, p, dtype):
+def unit_basis(xp: Any, p: Any, dtype: Any) -> Iterator[Any]:
     """The unit tangents of an array like p (of p's library and device)."""
     shape = tuple(p.shape)
     n = _size(p)
     eye = xp.eye(n, dtype=dtype, device=getattr(p, "device", None)) if n else None
     for j in range(n):
-        yield xp.reshape(eye[j, :], shape)
+        yield xp.reshape(eye[j, :], shape)  # type: ignore[index]  # n > 0 here
 
 
-def stack(xp, parts, out_shape, in_shape, axis):
+def stack(xp: Any, parts: Any, out_shape: Any, in_shape: Any, axis: Any) -> Any:
     """The Jacobian out_shape + in_shape from one part per input element
     (axis=-1) or per output element (axis=0), in the parts' library."""
     one = out_shape if axis == -1 else in_shape
@@ -131,7 +133,7 @@ XP_NAME_OF = {operator.add: "add", operator.sub: "subtract", operator.mul: "mult
               abs: "abs", pow: "pow"}
 
 
-def operator_function(f, primals):
+def operator_function(f: Any, primals: Any) -> Any:
     """The function of the standard of the arrays' library standing for the
     operator f, when an argument is an array of another library than NumPy;
     else None."""
@@ -145,7 +147,7 @@ def operator_function(f, primals):
     return None
 
 
-def plain_numpy(args):
+def plain_numpy(args: Any) -> bool:
     """Every argument is a Python float or a float/complex NumPy array: the
     checks of a differentiation's inputs (types, libraries, a tangent space)
     have nothing to say, and are skipped (the common case, checked by type
@@ -160,12 +162,12 @@ def plain_numpy(args):
     return bool(args)
 
 
-def check_libraries(args, who):
+def check_libraries(args: Any, who: str) -> None:
     """Arrays of two libraries among a differentiation's inputs: a TypeError
     naming both (the rules would meet them in one call)."""
     if _numpy_only(args, 0):
         return                      # NumPy arrays and numbers only: the common case, no walk
-    found = {}
+    found: dict[str, Any] = {}
     _libraries(args, found, 0)
     if len(found) > 1:
         a, b = list(found)[:2]
@@ -173,7 +175,7 @@ def check_libraries(args, who):
                         "convert them to one library first")
 
 
-def _numpy_only(args, depth):
+def _numpy_only(args: Any, depth: int) -> bool:
     """Every element of args (lists and tuples looked into) is a NumPy array
     or a number: the inputs cannot hold two libraries."""
     for a in args:
@@ -190,7 +192,7 @@ _SCALARS = (float, int, complex, bool, str, bytes, type(None))
 _ONE_LIBRARY = frozenset(_SCALARS + (np.ndarray, np.float64, np.float32, np.complex128, np.complex64))
 
 
-def _libraries(x, found, depth):
+def _libraries(x: Any, found: Any, depth: int) -> None:
     p = _ad_strip_all(x) if isinstance(x, Tracked) else x
     if type(p) in _SCALARS:
         return
@@ -219,7 +221,7 @@ def _libraries(x, found, depth):
         found.setdefault(getattr(xp, "__name__", type(xp).__name__).replace("array_api_compat.", ""), None)
 
 
-def _dataclass_fields(x):
+def _dataclass_fields(x: Any) -> Any:
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
     return None

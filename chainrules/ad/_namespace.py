@@ -17,7 +17,10 @@ each library, and a rule body written with `xp` is itself differentiated when
 it meets values tracked by an enclosing differentiation.
 """
 
+from __future__ import annotations
+
 import types
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +43,7 @@ _PLAIN = frozenset("""
 """.split())
 
 
-def _has_tracked(args, kwargs):
+def _has_tracked(args: Any, kwargs: Any) -> bool:
     for a in args:
         if isinstance(a, Tracked):
             return True
@@ -49,18 +52,18 @@ def _has_tracked(args, kwargs):
     return any(isinstance(v, Tracked) for v in kwargs.values())
 
 
-def _strip(a):
+def _strip(a: Any) -> Any:
     if isinstance(a, (list, tuple)):
         return type(a)(_ad_strip_all(e) for e in a)
     return _ad_strip_all(a)
 
 
-def _plain(f):
+def _plain(f: Any) -> Any:
     """f on the primals of its arguments (no derivative)."""
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         return f(*[_strip(a) for a in args], **{k: _strip(v) for k, v in kwargs.items()})
     call.__name__ = getattr(f, "__name__", "f")
-    call.__wrapped__ = f
+    call.__wrapped__ = f  # type: ignore[attr-defined]
     return call
 
 
@@ -68,11 +71,11 @@ class TrackedNamespace:
     """The array namespace `xp` of a library, for values tracked by
     chainrules.ad: `xp.f` uses f's rule when an argument is tracked."""
 
-    def __init__(self, xp):
+    def __init__(self, xp: Any) -> None:
         self._xp = xp
         self.__name__ = f"chainrules.ad[{getattr(xp, '__name__', type(xp).__name__)}]"
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         try:
@@ -93,21 +96,21 @@ class TrackedNamespace:
         setattr(self, name, w)                      # looked up once
         return w
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<array namespace {self.__name__}>"
 
 
-def library_function(f):
+def library_function(f: Any) -> Any:
     """`Wrapped(f)` for a function of an array library: on tracked values
     it uses f's rule, and without one it is a NoRuleError naming f (the
     library's code cannot take tracked values, so it is never traced)."""
     w = Wrapped(f)
-    w._library_function = True
+    w._library_function = True  # type: ignore[attr-defined]  # not in the core's stub
     return w
 
 
-def _asarray(f):
-    def asarray(obj, /, *, dtype=None, device=None, copy=None):
+def _asarray(f: Any) -> Any:
+    def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
         if isinstance(obj, Tracked) and dtype is None:
             return obj                              # already an array of this library
         if _has_tracked((obj,), {}):
@@ -118,10 +121,10 @@ def _asarray(f):
     return asarray
 
 
-_namespaces = {}
+_namespaces: dict[Any, Any] = {}
 
 
-def tracked_namespace(primal):
+def tracked_namespace(primal: Any) -> Any:
     """The namespace a value tracked at `primal` declares."""
     xp = namespace(primal)
     if is_numpy(xp):

@@ -65,7 +65,7 @@ class EscapedTrackedValueError(RuntimeError):
     rule returned a value tracked at the level it was called for."""
 
 
-def fname(f):
+def fname(f: Any) -> str:
     """A function's name for messages."""
     if type(f) is Wrapped:
         f = f.f
@@ -80,7 +80,7 @@ def fname(f):
     return str(name)
 
 
-def describe(args):
+def describe(args: Any) -> Any:
     """The argument types of a call, for messages."""
     out = []
     for a in args:
@@ -96,7 +96,7 @@ def describe(args):
 
 # ----- finding the innermost differentiation -----------------------------------
 
-def _cells(fn):
+def _cells(fn: Any) -> Any:
     """(name, value) of the filled closure cells of a function."""
     if not fn.__closure__:
         return ()
@@ -109,7 +109,7 @@ def _cells(fn):
     return out
 
 
-def _scan(x, best, depth):
+def _scan(x: Any, best: Any, depth: int) -> Any:
     if type(x) in FLAT_TYPES:
         return best                 # an ndarray, a number, a slice: nothing tracked inside
     if isinstance(x, Tracked):
@@ -143,7 +143,7 @@ def _scan(x, best, depth):
     return best
 
 
-def top_tracked(*values):
+def top_tracked(*values: Any) -> Any:
     """The tracked value of the innermost differentiation among values (and
     inside their lists, tuples, dicts and closures), or None."""
     best = None
@@ -152,7 +152,7 @@ def top_tracked(*values):
     return best
 
 
-def holds_tag(x, tag):
+def holds_tag(x: Any, tag: Any) -> bool:
     """Whether a value tracked at `tag` is in x."""
     t = top_tracked(x)
     return t is not None and t.tag >= tag
@@ -160,7 +160,7 @@ def holds_tag(x, tag):
 
 # ----- rebuilding containers and closures -------------------------------------
 
-def rebuild(x, parts):
+def rebuild(x: Any, parts: Any) -> Any:
     """A container of x's type with the elements `parts` (a list, or a dict)."""
     t = type(x)
     if t is list:
@@ -174,7 +174,7 @@ def rebuild(x, parts):
     raise TypeError(f"cannot rebuild a {t.__name__}")
 
 
-def with_cells(fn, values):
+def with_cells(fn: Any, values: Any) -> Any:
     """A copy of the function fn whose closure cells named in `values` hold
     the given values instead."""
     cells = []
@@ -187,7 +187,7 @@ def with_cells(fn, values):
     return g
 
 
-def split(x, tag, leaf, depth=0):
+def split(x: Any, tag: Any, leaf: Any, depth: int = 0) -> Any:
     """Replace the values tracked at `tag` in x (and in its lists, tuples,
     dicts, closures and partials) by `leaf(value, path)`; returns the new x
     (x itself when nothing changed) and whether something changed.  `path` is
@@ -196,7 +196,7 @@ def split(x, tag, leaf, depth=0):
     return _split(x, tag, leaf, (), depth)
 
 
-def _split(x, tag, leaf, path, depth):
+def _split(x: Any, tag: Any, leaf: Any, path: Any, depth: int) -> Any:
     if isinstance(x, Tracked):
         if x.tag == tag:
             return leaf(x, path), True
@@ -209,6 +209,7 @@ def _split(x, tag, leaf, path, depth):
         return x, False
     t = type(x)
     if t is list or isinstance(x, tuple):
+        parts: Any
         parts, changed = [], False
         for i, v in enumerate(x):
             p, c = _split(v, tag, leaf, path + (i,), depth + 1)
@@ -245,13 +246,13 @@ def _split(x, tag, leaf, path, depth):
     return x, False
 
 
-def structural_tangent(x, tangents):
+def structural_tangent(x: Any, tangents: Any) -> Any:
     """The tangent of the container or closure x from the tangents of its
     tracked parts, `tangents` mapping paths (as in `split`) to tangents."""
     return _tangent_at(x, tangents, (), 0)
 
 
-def _tangent_at(x, tangents, path, depth):
+def _tangent_at(x: Any, tangents: Any, path: Any, depth: int) -> Any:
     if path in tangents:
         return tangents[path]
     if depth > _MAX_DEPTH:
@@ -260,9 +261,9 @@ def _tangent_at(x, tangents, path, depth):
     if t is list:
         return [_tangent_at(v, tangents, path + (i,), depth + 1) for i, v in enumerate(x)]
     if isinstance(x, tuple):
-        return Tangent[t](*[_tangent_at(v, tangents, path + (i,), depth + 1) for i, v in enumerate(x)])
+        return Tangent[t](*[_tangent_at(v, tangents, path + (i,), depth + 1) for i, v in enumerate(x)])  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     if t is dict:
-        return Tangent[dict]({k: _tangent_at(v, tangents, path + (k,), depth + 1) for k, v in x.items()})
+        return Tangent[dict]({k: _tangent_at(v, tangents, path + (k,), depth + 1) for k, v in x.items()})  # type: ignore[type-arg]
     if t is _FunctionType:
         fields = {}
         for name, v in _cells(x):
@@ -274,18 +275,18 @@ def _tangent_at(x, tangents, path, depth):
         for name, v in (("func", x.func), ("args", x.args), ("keywords", x.keywords)):
             if _has_prefix(tangents, path + (name,)):
                 fields[name] = _tangent_at(v, tangents, path + (name,), depth + 1)
-        return Tangent[functools.partial](**fields) if fields else NO
+        return Tangent[functools.partial](**fields) if fields else NO  # type: ignore[type-arg]
     if t is np.vectorize and _has_prefix(tangents, path + ("pyfunc",)):
         return Tangent[np.vectorize](pyfunc=_tangent_at(x.pyfunc, tangents, path + ("pyfunc",), depth + 1))
     return const_tangent(x)
 
 
-def _has_prefix(tangents, prefix):
+def _has_prefix(tangents: Any, prefix: Any) -> bool:
     n = len(prefix)
     return any(p[:n] == prefix for p in tangents)
 
 
-def index_tangent(g, key):
+def index_tangent(g: Any, key: Any) -> Any:
     """The part `key` of the tangent g of a container or closure."""
     g = unthunk(g)
     if isinstance(g, AbstractZero):
@@ -297,7 +298,7 @@ def index_tangent(g, key):
     return g[key]
 
 
-def map_structural(t, fn):
+def map_structural(t: Any, fn: Any) -> Any:
     """A structural tangent of the same type with fn applied to each field
     (fn(key, value))."""
     b = t.backing
@@ -309,7 +310,7 @@ def map_structural(t, fn):
     return type(t)(**vals)
 
 
-def is_differentiable_leaf(x):
+def is_differentiable_leaf(x: Any) -> Any:
     """Numbers and float/complex arrays: values with a tangent space.  Python
     ints are real numbers; bools and integer NumPy values are not."""
     t = type(x)
@@ -325,7 +326,7 @@ def is_differentiable_leaf(x):
     return xp is not None and _foreign.is_inexact(xp, x)
 
 
-def is_real(x):
+def is_real(x: Any) -> Any:
     """Whether the plain value under x (any level of tracking) has a real
     tangent space: a real number or a real floating array."""
     p = _ad_strip_all(x)
@@ -340,7 +341,7 @@ def is_real(x):
     return xp is not None and _foreign.is_real_floating(xp, p)
 
 
-def project_real(g):
+def project_real(g: Any) -> Any:
     """A cotangent for a real input: g's real part when g is complex, tracked
     or not (the projection rules make with `ProjectTo`, which lets values
     tracked by an enclosing differentiation through untouched)."""
@@ -355,7 +356,7 @@ def project_real(g):
     return g
 
 
-def no_tangent_space(x):
+def no_tangent_space(x: Any) -> bool:
     """Values without a tangent space, or locally constant ones: ints (an
     int-valued function of reals has a zero derivative), bools, integer
     arrays, strings, None, the zero tangents."""
@@ -370,7 +371,7 @@ def no_tangent_space(x):
     return xp is not None and not _foreign.is_inexact(xp, x)
 
 
-def const_tangent(x):
+def const_tangent(x: Any) -> Any:
     """The tangent of a constant: ZeroTangent() where x has a tangent space,
     NoTangent() where it has none."""
     if isinstance(x, Tracked) or is_differentiable_leaf(x):
@@ -378,7 +379,7 @@ def const_tangent(x):
     return NO
 
 
-def strip(x):
+def strip(x: Any) -> Any:
     """x with every tracked value (any level) replaced by its plain value,
     inside lists, tuples and dicts too."""
     if isinstance(x, Tracked):
@@ -391,7 +392,7 @@ def strip(x):
     return x
 
 
-def traceable(f, wrapper=None):
+def traceable(f: Any, wrapper: Any = None) -> bool:
     """Whether running f on tracked values can work: not a builtin or a ufunc
     (compiled code converts its arguments to plain numbers), nor a function of
     an array library reached through a tracked value's namespace (`wrapper`
@@ -402,13 +403,13 @@ def traceable(f, wrapper=None):
     return not isinstance(f, (types.BuiltinFunctionType, np.ufunc, type(operator.add)))
 
 
-def has_rules(f):
+def has_rules(f: Any) -> bool:
     """Whether any frule or rrule is registered for f."""
     fr, rr = _rules_of(f)
     return bool(fr or rr)
 
 
-def resolve(f):
+def resolve(f: Any) -> Any:
     """(the function whose rule is looked up, the callable traced without a
     rule): a wrapper's own rules come first, then those of the function."""
     if type(f) is Wrapped:
@@ -417,7 +418,7 @@ def resolve(f):
     return f, f
 
 
-def split_callee(f, tag, leaf):
+def split_callee(f: Any, tag: Any, leaf: Any) -> Any:
     """The function whose rule is used, when it captures values tracked at
     `tag` (a closure, a functools.partial, an np.vectorize): a copy holding
     their primals, for which a rule exists (rules of classes such as
@@ -492,7 +493,7 @@ FLAT_TYPES = frozenset({float, int, complex, bool, str, bytes, type(None), np.nd
 _NOT_FLAT = object()
 
 
-def flat_top(args, kwargs):
+def flat_top(args: Any, kwargs: Any) -> Any:
     """The innermost tracked value among flat arguments (None when there is
     none), or `_NOT_FLAT` when an argument may hold tracked values inside."""
     top = None
@@ -511,7 +512,7 @@ def flat_top(args, kwargs):
     return top
 
 
-def dispatch(kind, f, args, kwargs):
+def dispatch(kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
     """Do the operation `f(*args, **kwargs)` on tracked values (the hook of
     `_core/ad_forward.pxi`): find the innermost differentiation among the
     arguments and let its engine apply the rule of f."""
@@ -531,7 +532,7 @@ def dispatch(kind, f, args, kwargs):
         if reflected is not None:
             return getattr(args[1], reflected)(args[0])
     kwargs = kwargs or {}
-    top = flat_top(args, kwargs) if type(f) is not Wrapped else _NOT_FLAT
+    top: Any = flat_top(args, kwargs) if type(f) is not Wrapped else _NOT_FLAT
     if top is _NOT_FLAT:
         top = top_tracked(args, kwargs, f.f) if type(f) is Wrapped else top_tracked(args, kwargs)
     if top is None:
@@ -544,7 +545,7 @@ def dispatch(kind, f, args, kwargs):
     return ENGINES[type(top)](top, kind, f, args, kwargs)
 
 
-def reject_tracked_kwargs(f, kwargs, tag):
+def reject_tracked_kwargs(f: Any, kwargs: Any, tag: Any) -> None:
     """Rules give no tangent to keyword arguments: refuse tracked ones."""
     for k, v in kwargs.items():
         if holds_tag(v, tag):
@@ -552,7 +553,7 @@ def reject_tracked_kwargs(f, kwargs, tag):
                             "rules take tangents for positional arguments only; pass it positionally")
 
 
-def no_rule(f, args, mode):
+def no_rule(f: Any, args: Any, mode: Any) -> Any:
     which = "frule" if mode == "forward" else "rrule"
     return NoRuleError(
         f"chainrules.ad ({mode} mode): {fname(f)}({describe(args)}) has no {which} for these "
@@ -560,7 +561,7 @@ def no_rule(f, args, mode):
         "or write the computation with functions that have rules")
 
 
-def nested_rule_error(f, e, mode):
+def nested_rule_error(f: Any, e: Any, mode: Any) -> Any:
     """The error for a rule that cannot take values tracked by an enclosing
     differentiation (second derivatives through a rule written for plain values)."""
     return NoRuleError(
@@ -571,12 +572,12 @@ def nested_rule_error(f, e, mode):
         "arrays on them: see chainrules.rulesets.numpy._tracked)")
 
 
-def is_array(x):
+def is_array(x: Any) -> bool:
     """A NumPy array or scalar (tracked or not)."""
     return isinstance(_ad_strip_all(x), (np.ndarray, np.generic))
 
 
-def dataclass_fields(x):
+def dataclass_fields(x: Any) -> Any:
     """The fields of a dataclass instance, or None."""
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}

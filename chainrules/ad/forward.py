@@ -11,8 +11,11 @@ The forward engine passes `ForwardConfig()` to the rules, so rules registered
 with `config="forward"` apply, and `frule_via_ad` is this engine.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import types
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
@@ -60,7 +63,7 @@ ZERO = ZeroTangent()
 
 # ----- the engine: one operation on Duals ---------------------------------------
 
-def apply(top, kind, f, args, kwargs):
+def apply(top: Any, kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
     """Apply f to arguments holding Duals of `top.tag`, by f's frule."""
     tag = top.tag
     rule_f, call_f = _tracing.resolve(f)
@@ -74,7 +77,7 @@ def apply(top, kind, f, args, kwargs):
         # and their tangents as Δself; without such a rule, f is traced
         collected = {}
 
-        def self_leaf(d, path):
+        def self_leaf(d: Any, path: Any) -> Any:
             collected[path] = d.tangent
             return d.primal
         g = _tracing.split_callee(rule_f, tag, self_leaf)
@@ -85,7 +88,7 @@ def apply(top, kind, f, args, kwargs):
     for a in args:
         collected = {}
 
-        def leaf(d, path, collected=collected):
+        def leaf(d: Any, path: Any, collected: Any = collected) -> Any:
             collected[path] = d.tangent
             return d.primal
 
@@ -114,7 +117,7 @@ def apply(top, kind, f, args, kwargs):
     return wrap_output(tag, omega, domega, rule_f)
 
 
-def wrap_output(tag, omega, domega, f):
+def wrap_output(tag: Any, omega: Any, domega: Any, f: Any) -> Any:
     """The result of an frule as tracked values: Duals where the output has a
     tangent space and a non-zero tangent."""
     if isinstance(domega, AbstractZero):
@@ -139,13 +142,13 @@ def wrap_output(tag, omega, domega, f):
     return _ad_dual(omega, domega, tag)
 
 
-def _check_untracked(omega, tag, f):
+def _check_untracked(omega: Any, tag: Any, f: Any) -> None:
     top = _tracing.top_tracked(omega)
     if top is not None and top.tag >= tag:
         raise _hidden(f, tag)
 
 
-def _hidden(f, tag):
+def _hidden(f: Any, tag: Any) -> Any:
     return EscapedTrackedValueError(
         f"the rule of {fname(f)} returned a value tracked by the differentiation it was called "
         f"for (tag {tag}): a function or object passed to it captures a tracked value where "
@@ -155,7 +158,7 @@ def _hidden(f, tag):
 
 # ----- seeding inputs and reading outputs ---------------------------------------
 
-def seed(x, dx, tag):
+def seed(x: Any, dx: Any, tag: Any) -> Any:
     """x with tangent dx for the differentiation `tag`: Duals at the leaves
     (numbers, arrays), containers, dataclasses and closures rebuilt."""
     dx = unthunk(dx)
@@ -185,7 +188,7 @@ def seed(x, dx, tag):
                     "float/complex arrays, and tuples, lists, dicts and dataclasses of them")
 
 
-def extract(y, tag, materialize=True):
+def extract(y: Any, tag: Any, materialize: bool = True) -> tuple[Any, Any]:
     """(Ω, ΔΩ) from the result of a function run on Duals of `tag`.  With
     `materialize`, outputs that do not depend on the input get concrete
     zeros (0.0, zero arrays) instead of ZeroTangent()."""
@@ -201,14 +204,14 @@ def extract(y, tag, materialize=True):
         return y, _zero(y, materialize)
     t = type(y)
     if t is list or isinstance(y, tuple):
-        parts = [extract(v, tag, materialize) for v in y]
+        parts: Any = [extract(v, tag, materialize) for v in y]
         omega = rebuild(y, [p[0] for p in parts])
         if t is list:
             return omega, [p[1] for p in parts]
-        return omega, Tangent[t](*[p[1] for p in parts])
+        return omega, Tangent[t](*[p[1] for p in parts])  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     if t is dict:
         parts = {k: extract(v, tag, materialize) for k, v in y.items()}
-        return {k: p[0] for k, p in parts.items()}, Tangent[dict]({k: p[1] for k, p in parts.items()})
+        return {k: p[0] for k, p in parts.items()}, Tangent[dict]({k: p[1] for k, p in parts.items()})  # type: ignore[type-arg]
     if isinstance(y, StructuralTangent):
         parts = {}
         omega = _tracing.map_structural(y, lambda k, v: parts.setdefault(k, extract(v, tag, materialize))[0])
@@ -217,17 +220,17 @@ def extract(y, tag, materialize=True):
     if fields is not None:
         parts = {k: extract(v, tag, materialize) for k, v in fields.items()}
         return dataclasses.replace(y, **{k: p[0] for k, p in parts.items()}), \
-            Tangent[t](**{k: p[1] for k, p in parts.items()})
+            Tangent[t](**{k: p[1] for k, p in parts.items()})  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     return y, _zero(y, materialize)
 
 
-def _zero(y, materialize):
+def _zero(y: Any, materialize: Any) -> Any:
     if not materialize:
         return ZERO if is_differentiable_leaf(_ad_strip_all(y)) else NO
     return zero_of(y)
 
 
-def zero_of(y):
+def zero_of(y: Any) -> Any:
     """The concrete zero tangent of a value (0.0 for Python ints)."""
     p = _ad_strip_all(y)
     if type(p) is int:
@@ -240,7 +243,7 @@ def zero_of(y):
 
 # ----- the API -----------------------------------------------------------------
 
-def _owned(d):
+def _owned(d: Any) -> Any:
     """A derivative the caller may write into: a rule's read-only broadcast
     view (the ones of x + np.ones(4)) is copied."""
     if isinstance(d, np.ndarray) and not d.flags.writeable:
@@ -248,12 +251,12 @@ def _owned(d):
     return d
 
 
-def _finish_derivative(tag, y):
+def _finish_derivative(tag: Any, y: Any) -> Any:
     omega, domega = extract(y, tag)
     return _owned(domega)
 
 
-def _derivative_by_rule(f, x):
+def _derivative_by_rule(f: Any, x: Any) -> Any:
     return _owned(jvp(f, (x,), (1.0,))[1])
 
 
@@ -331,7 +334,7 @@ def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...
     return extract(y, tag)
 
 
-def frule_via_ad(tangents, f, args, kwargs):
+def frule_via_ad(tangents: Any, f: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, Any]:
     """The forward rule of f computed by this engine (`ForwardConfig.frule_via_ad`):
     f's own frule if it has one, else f run on Duals.  `tangents[0]` is the
     tangent of f itself (a `Tangent` of its closure variables, or a zero)."""
@@ -353,7 +356,7 @@ def frule_via_ad(tangents, f, args, kwargs):
     return extract(y, tag, materialize=False)
 
 
-def jacobian_forward(f, x):
+def jacobian_forward(f: Any, x: Any) -> Any:
     """The Jacobian of f at x by forward mode, one jvp per input element:
     shape `np.shape(f(x)) + np.shape(x)`."""
     x, shape, dtype = jacobian_input(x)
@@ -367,7 +370,7 @@ def jacobian_forward(f, x):
     return stack_jacobian(cols, out_shape, shape, like=x)
 
 
-def jacobian_input(x):
+def jacobian_input(x: Any) -> Any:
     """(x, its shape, the dtype of its tangents), x checked: a number or a
     float/complex array, possibly tracked by an enclosing differentiation
     (which then differentiates the Jacobian too)."""
@@ -386,10 +389,10 @@ def jacobian_input(x):
         return x, np.shape(p), dtype
     if isinstance(p, np.ndarray):
         return p.astype(dtype, copy=False), p.shape, dtype
-    return (complex(p) if dtype.kind == "c" else float(p)), (), dtype
+    return (complex(p) if dtype.kind == "c" else float(p)), (), dtype  # type: ignore[arg-type]  # real here
 
 
-def basis(shape, dtype, like=None):
+def basis(shape: Any, dtype: Any, like: Any = None) -> Iterator[Any]:
     """The unit tangents of a value of this shape (numbers for a scalar; for
     an array of another library, arrays of that library)."""
     p = _ad_strip_all(like)
@@ -404,7 +407,7 @@ def basis(shape, dtype, like=None):
         yield e.reshape(shape) if shape else e[0].item()
 
 
-def as_output(omega, d):
+def as_output(omega: Any, d: Any) -> Any:
     """A tangent of f's output as an array (or tracked array) for stacking."""
     if isinstance(_ad_strip_all(omega), (tuple, list, dict)) or isinstance(omega, (tuple, list, dict)):
         raise TypeError("jacobian: f must return a number or an array, got a "
@@ -417,7 +420,7 @@ def as_output(omega, d):
     return d
 
 
-def stack_jacobian(parts, out_shape, in_shape, axis=-1, like=None):
+def stack_jacobian(parts: Any, out_shape: Any, in_shape: Any, axis: Any = -1, like: Any = None) -> Any:
     """The Jacobian of shape out_shape + in_shape from one part per input
     element (axis=-1) or per output element (axis=0); in the library of
     `like` (the input) when that is not NumPy."""
@@ -434,7 +437,7 @@ def stack_jacobian(parts, out_shape, in_shape, axis=-1, like=None):
     return jac[()] if not out_shape + in_shape else jac
 
 
-def _as_array(xp, q, like):
+def _as_array(xp: Any, q: Any, like: Any) -> Any:
     """A part of a Jacobian as an array of like's library (a Python number
     from a scalar output becomes one)."""
     if isinstance(q, (int, float, complex)):
@@ -442,7 +445,7 @@ def _as_array(xp, q, like):
     return q
 
 
-def _as_tuples(primals, tangents):
+def _as_tuples(primals: Any, tangents: Any) -> Any:
     if not isinstance(primals, tuple):
         raise TypeError(f"jvp(f, primals, tangents): primals must be a tuple of arguments, got "
                         f"{type(primals).__name__}")
@@ -453,13 +456,13 @@ def _as_tuples(primals, tangents):
     return primals, tangents
 
 
-def _check_input(x, who):
+def _check_input(x: Any, who: str) -> None:
     p = _ad_strip_all(x)
     if isinstance(p, (str, bytes)) or p is None:
         raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")
 
 
-def _describe(x):
+def _describe(x: Any) -> Any:
     p = _ad_strip_all(x)
     if isinstance(p, np.ndarray):
         return f"an array of shape {p.shape} and dtype {p.dtype}"

@@ -16,6 +16,8 @@ The reverse engine passes `ReverseConfig()` to the rules, so rules registered
 with `config="reverse"` apply, and `rrule_via_ad` is this engine.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import types
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -78,7 +80,7 @@ class Record:
     the real part is taken here."""
     __slots__ = ("pullback", "inputs", "outputs", "nargs", "f", "nested", "real")
 
-    def __init__(self, pullback, inputs, outputs, nargs, f, nested=False, real=None):
+    def __init__(self, pullback: Any, inputs: Any, outputs: Any, nargs: Any, f: Any, nested: Any = False, real: Any = None) -> None:
         self.pullback = pullback
         self.inputs = inputs
         self.outputs = outputs
@@ -87,7 +89,7 @@ class Record:
         self.nested = nested
         self.real = real
 
-    def backprop(self, adj):
+    def backprop(self, adj: Any) -> None:
         outputs = self.outputs
         ybar = adj.get(outputs) if type(outputs) is int else gather(outputs, adj)
         if isinstance(ybar, AbstractZero):
@@ -117,7 +119,7 @@ class Record:
                 raise _tracing.nested_rule_error(self.f, e, "reverse") from e
             raise
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<record of {fname(self.f)}>"
 
 
@@ -125,7 +127,7 @@ _FLAT_TYPES = _tracing.FLAT_TYPES
 _SLOW = object()
 
 
-def _apply_flat(tape, kind, f, args, kwargs):
+def _apply_flat(tape: Any, kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
     """`apply` for the common case, without the walks over containers: an
     operator, ufunc or NumPy function (no closure to look into) on Vars of
     this tape holding plain values and on plain flat values (no nesting).
@@ -167,7 +169,7 @@ def _apply_flat(tape, kind, f, args, kwargs):
     return _attach_flat(tape, f, pullback, omega, inputs, len(primals))
 
 
-def _attach_flat(tape, f, pullback, omega, inputs, nargs):
+def _attach_flat(tape: Any, f: Any, pullback: Any, omega: Any, inputs: Any, nargs: Any) -> Any:
     """The end of the flat path (this one and the compiled one) for an output
     that is not one real value (complex, a tuple, an integer array…)."""
     out, outputs = attach(tape, omega, f)
@@ -179,7 +181,7 @@ def _attach_flat(tape, f, pullback, omega, inputs, nargs):
 _ad_set_reverse_flat(REVERSE, _FLAT_TYPES, _tracing._STRUCTURAL, Record, _attach_flat)
 
 
-def apply(top, kind, f, args, kwargs):
+def apply(top: Any, kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
     """Apply f to arguments holding Vars of `top.tape`, by f's rrule."""
     tape = top.tape
     if not tape.active:
@@ -199,7 +201,7 @@ def apply(top, kind, f, args, kwargs):
     if _tracing.holds_tag(rule_f, tag):
         # f captures tracked values: its rule gets a copy holding the primals
         # and returns their cotangents as ∂self; without such a rule, f is traced
-        def self_leaf(v, path):
+        def self_leaf(v: Any, path: Any) -> Any:
             inputs.append((-1, path, v.slot))
             leaves.append(v.primal)
             return v.primal
@@ -209,7 +211,7 @@ def apply(top, kind, f, args, kwargs):
             return call_f(*args, **kwargs)
         rule_f = g
     for i, a in enumerate(args):
-        def leaf(v, path, i=i):
+        def leaf(v: Any, path: Any, i: Any = i) -> Any:
             inputs.append((i, path, v.slot))
             leaves.append(v.primal)
             return v.primal
@@ -241,7 +243,7 @@ def apply(top, kind, f, args, kwargs):
     return out
 
 
-def attach(tape, omega, f):
+def attach(tape: Any, omega: Any, f: Any) -> Any:
     """The output of a rule as tracked values: a new slot (and Var) for each
     part with a tangent space.  Returns (tracked output, its slot structure
     or None when nothing in it is differentiable)."""
@@ -256,7 +258,7 @@ def attach(tape, omega, f):
         return tape.var(omega, slot), slot
     t = type(omega)
     if t is list or isinstance(omega, tuple):
-        parts = [attach(tape, o, f) for o in omega]
+        parts: Any = [attach(tape, o, f) for o in omega]
         if all(p[1] is None for p in parts):
             return omega, None
         return rebuild(omega, [p[0] for p in parts]), ("seq", t, [p[1] for p in parts])
@@ -277,7 +279,7 @@ def attach(tape, omega, f):
     return tape.var(omega, slot), slot
 
 
-def gather(outputs, adj):
+def gather(outputs: Any, adj: Any) -> Any:
     """The cotangent of an output from the adjoints of its slots
     (ZeroTangent() when nothing reached them)."""
     if type(outputs) is int:
@@ -286,7 +288,7 @@ def gather(outputs, adj):
         return ZERO
     kind, t, parts = outputs
     if kind == "tangent":
-        vals = {k: gather(p, adj) for k, p in parts.items()}
+        vals: Any = {k: gather(p, adj) for k, p in parts.items()}
         if all(isinstance(v, AbstractZero) for v in vals.values()):
             return ZERO
         return _tracing.map_structural(t, lambda k, v: vals[k])
@@ -294,16 +296,16 @@ def gather(outputs, adj):
         vals = [gather(p, adj) for p in parts]
         if all(isinstance(v, AbstractZero) for v in vals):
             return ZERO
-        return vals if t is list else Tangent[t](*vals)
+        return vals if t is list else Tangent[t](*vals)  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     vals = {k: gather(p, adj) for k, p in parts.items()}
     if all(isinstance(v, AbstractZero) for v in vals.values()):
         return ZERO
-    return Tangent[t](vals)
+    return Tangent[t](vals)  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
 
 
 # ----- tracking inputs, reading outputs ------------------------------------------
 
-def track(x, tape):
+def track(x: Any, tape: Any) -> Any:
     """x with Vars of `tape` at its differentiable leaves (numbers, arrays,
     and those inside tuples, lists, dicts, dataclasses and closures)."""
     if isinstance(x, Tracked) or is_differentiable_leaf(x):
@@ -324,7 +326,7 @@ def track(x, tape):
     return x
 
 
-def _trackable(v):
+def _trackable(v: Any) -> bool:
     """Closure variables worth tracking: numbers, arrays and containers of them."""
     if isinstance(v, Tracked) or is_differentiable_leaf(v):
         return not isinstance(v, bool)
@@ -334,7 +336,7 @@ def _trackable(v):
     return False
 
 
-def collect(x, tx, adj, tape):
+def collect(x: Any, tx: Any, adj: Any, tape: Any) -> Any:
     """The cotangent of the input x (tracked as tx) from the adjoints."""
     if isinstance(tx, Var) and tx.tape is tape:
         g = adj.get(tx.slot)
@@ -350,12 +352,12 @@ def collect(x, tx, adj, tape):
     if t is list:
         return [collect(v, tv, adj, tape) for v, tv in zip(x, tx)]
     if isinstance(x, tuple):
-        return Tangent[t](*[collect(v, tv, adj, tape) for v, tv in zip(x, tx)])
+        return Tangent[t](*[collect(v, tv, adj, tape) for v, tv in zip(x, tx)])  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     if t is dict:
-        return Tangent[dict]({k: collect(v, tx[k], adj, tape) for k, v in x.items()})
+        return Tangent[dict]({k: collect(v, tx[k], adj, tape) for k, v in x.items()})  # type: ignore[type-arg]
     fields = dataclass_fields(x)
     if fields is not None:
-        return Tangent[t](**{k: collect(v, getattr(tx, k), adj, tape) for k, v in fields.items()})
+        return Tangent[t](**{k: collect(v, getattr(tx, k), adj, tape) for k, v in fields.items()})  # type: ignore[valid-type]  # Tangent[P] of a type known at run time
     if t is types.FunctionType and tx is not x:
         cells = dict(_tracing._cells(tx))
         return Tangent[types.FunctionType](**{name: collect(v, cells[name], adj, tape)
@@ -364,7 +366,7 @@ def collect(x, tx, adj, tape):
     return NO
 
 
-def detach(y, tape):
+def detach(y: Any, tape: Any) -> Any:
     """(Ω, slot structure) of f's result: the primals of this tape's Vars
     (values of enclosing differentiations stay tracked)."""
     if isinstance(y, Tracked):
@@ -379,7 +381,7 @@ def detach(y, tape):
         return y, None
     t = type(y)
     if t is list or isinstance(y, tuple):
-        parts = [detach(v, tape) for v in y]
+        parts: Any = [detach(v, tape) for v in y]
         return rebuild(y, [p[0] for p in parts]), ("seq", t, [p[1] for p in parts])
     if t is dict:
         parts = {k: detach(v, tape) for k, v in y.items()}
@@ -396,7 +398,7 @@ def detach(y, tape):
     return y, None
 
 
-def _seeds(structure, ybar, seeds):
+def _seeds(structure: Any, ybar: Any, seeds: Any) -> None:
     ybar = unthunk(ybar)
     if structure is None or isinstance(ybar, AbstractZero):
         return
@@ -417,7 +419,7 @@ def _seeds(structure, ybar, seeds):
             _seeds(p, index_tangent(ybar, k), seeds)
 
 
-def _run(f, args):
+def _run(f: Any, args: Any) -> Any:
     tape = Tape()
     try:
         targs = [track(a, tape) for a in args]
@@ -429,7 +431,7 @@ def _run(f, args):
 
 # ----- the API ---------------------------------------------------------------------
 
-def _real_scalar(omega, who):
+def _real_scalar(omega: Any, who: str) -> None:
     p = _ad_strip_all(omega)
     if isinstance(p, np.ndarray) and p.size == 1 and p.dtype.kind in "fiu":
         return
@@ -454,7 +456,7 @@ def _real_scalar(omega, who):
                     "real scalar output (use vjp for other outputs)")
 
 
-def _finish(tape, leaf, y):
+def _finish(tape: Any, leaf: Any, y: Any) -> Any:
     """The gradient of a scalar-input run that left the fast path."""
     omega, structure = detach(y, tape)
     _real_scalar(omega, "gradient")
@@ -467,15 +469,15 @@ def _finish(tape, leaf, y):
     return omega, (_tracing.project_real(g) if isinstance(g, Tracked) else ProjectTo(1.0)(g))
 
 
-def _finish_gradient(tape, leaf, y):
+def _finish_gradient(tape: Any, leaf: Any, y: Any) -> Any:
     return _finish(tape, leaf, y)[1]
 
 
-def _gradient_by_rule(f, x):
+def _gradient_by_rule(f: Any, x: Any) -> Any:
     return _value_and_gradient(f, (x,))[1][0]
 
 
-def _value_and_gradient_by_rule(f, x):
+def _value_and_gradient_by_rule(f: Any, x: Any) -> Any:
     omega, grads = _value_and_gradient(f, (x,))
     return omega, grads[0]
 
@@ -522,7 +524,7 @@ if not TYPE_CHECKING:
     value_and_gradient = _ad_scalar_entry(value_and_gradient, 1, _finish, _value_and_gradient_by_rule)
 
 
-def _value_and_gradient(f, args):
+def _value_and_gradient(f: Any, args: Any) -> Any:
     if not args:
         raise TypeError("gradient(f, *args): give at least one argument to differentiate")
     if not _foreign.plain_numpy(args):
@@ -532,7 +534,7 @@ def _value_and_gradient(f, args):
     return omega, pullback(1.0)
 
 
-def _check_inputs(args, who):
+def _check_inputs(args: Any, who: str) -> None:
     for a in args:
         _check_input(a, who)
     _foreign.check_libraries(args, who)
@@ -562,7 +564,7 @@ def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
     return _vjp(f, args)
 
 
-def _vjp(f, args):
+def _vjp(f: Callable[..., Any], args: Any) -> tuple[Any, Pullback]:
     rules = _tracing.has_rules(f)
     if rules and _tracing.top_tracked(args) is not None:
         f = _tracing.wrap(f)        # nested: the engine applies f's rule
@@ -571,27 +573,27 @@ def _vjp(f, args):
         if res is not None:
             omega, rule_pullback = res
 
-            def rule_vjp_pullback(ybar):
+            def rule_vjp_pullback(ybar: Any) -> tuple[Any, ...]:
                 grads = rule_pullback(ybar)
                 return tuple(_materialize(a, g) for a, g in zip(args, grads[1:]))
             return omega, rule_vjp_pullback
     tape, targs, y = _run(f, args)
     omega, structure = detach(y, tape)
 
-    def vjp_pullback(ybar):
-        seeds = {}
+    def vjp_pullback(ybar: Any) -> tuple[Any, ...]:
+        seeds: dict[Any, Any] = {}
         _seeds(structure, ybar, seeds)
         adj = tape.backward(seeds)
         return tuple(collect(a, ta, adj, tape) for a, ta in zip(args, targs))
     return omega, vjp_pullback
 
 
-def _materialize(x, g):
+def _materialize(x: Any, g: Any) -> Any:
     g = unthunk(g)
     return zero_of(x) if isinstance(g, AbstractZero) and not isinstance(g, NoTangent) else g
 
 
-def rrule_via_ad(f, args, kwargs):
+def rrule_via_ad(f: Callable[..., Any], args: Any, kwargs: Any) -> tuple[Any, Pullback]:
     """The reverse rule of f computed by this engine (`ReverseConfig.rrule_via_ad`):
     f's own rrule if it has one, else f run on a tape.  The pullback returns
     `(∂self, ∂x1, …)`; ∂self is a `Tangent` of f's closure variables when f
@@ -609,8 +611,8 @@ def rrule_via_ad(f, args, kwargs):
         tape.close()
     omega, structure = detach(y, tape)
 
-    def rrule_via_ad_pullback(ybar):
-        seeds = {}
+    def rrule_via_ad_pullback(ybar: Any) -> tuple[Any, ...]:
+        seeds: dict[Any, Any] = {}
         _seeds(structure, ybar, seeds)
         adj = tape.backward(seeds)
         dself = collect(call_f, g, adj, tape) if g is not call_f else NO
@@ -620,7 +622,7 @@ def rrule_via_ad(f, args, kwargs):
     return omega, rrule_via_ad_pullback
 
 
-def jacobian_reverse(f, x):
+def jacobian_reverse(f: Any, x: Any) -> Any:
     """The Jacobian of f at x by reverse mode, one vjp per output element:
     shape `np.shape(f(x)) + np.shape(x)`."""
     from chainrules.ad.forward import as_output, basis, jacobian_input, stack_jacobian
@@ -639,7 +641,7 @@ def jacobian_reverse(f, x):
     return stack_jacobian(rows, out_shape, shape, axis=0, like=x)
 
 
-def _has_leaf(x, depth=0):
+def _has_leaf(x: Any, depth: int = 0) -> bool:
     if isinstance(x, Tracked) or is_differentiable_leaf(x):
         return True
     if depth > 32:
@@ -652,7 +654,7 @@ def _has_leaf(x, depth=0):
     return fields is not None and any(_has_leaf(v, depth + 1) for v in fields.values())
 
 
-def _check_input(x, who):
+def _check_input(x: Any, who: str) -> None:
     p = _ad_strip_all(x)
     if isinstance(p, (str, bytes)) or p is None:
         raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")

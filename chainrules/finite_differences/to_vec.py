@@ -102,24 +102,24 @@ class _Layout:
     """How one value maps to a slice of the real vector."""
     size = 0
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> None:
         """x (a value of this layout) -> 1-D float64 array of `size`."""
         raise NotImplementedError
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> None:
         """1-D array of `size` -> a value like the one the layout was built from."""
         raise NotImplementedError
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> None:
         """A tangent of the value -> 1-D float64 array of `size` (zeros for zero tangents)."""
         raise NotImplementedError
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> None:
         """1-D array of `size` -> a tangent of the value (Tangent for structures)."""
         raise NotImplementedError
 
 
-def _check_len(layout, v):
+def _check_len(layout: Any, v: Any) -> Any:
     v = np.asarray(v)
     if v.ndim != 1 or v.shape[0] != layout.size:
         raise ValueError(f"to_vec: expected a vector of length {layout.size}, got shape {v.shape}")
@@ -129,24 +129,24 @@ def _check_len(layout, v):
 class _Fixed(_Layout):
     """A leaf without a tangent space: no entries, comes back untouched."""
 
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.value = x
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return _EMPTY.copy()
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         _check_len(self, v)
         return self.value
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         return _EMPTY.copy()
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         return NoTangent()
 
 
-def _scalar_of(dx, what):
+def _scalar_of(dx: Any, what: str) -> Any:
     dx = unthunk(dx)
     if isinstance(dx, AbstractZero):
         return 0.0
@@ -162,16 +162,16 @@ def _scalar_of(dx, what):
 class _Real(_Layout):
     size = 1
 
-    def __init__(self, t):
+    def __init__(self, t: Any) -> None:
         self.type = t
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return np.array([float(x)])
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         return self.type(_check_len(self, v)[0])
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         d = _scalar_of(dx, self.type.__name__)
         if isinstance(d, (complex, np.complexfloating)):
             if d.imag != 0:
@@ -180,32 +180,32 @@ class _Real(_Layout):
             d = d.real
         return np.array([float(d)])
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         return self.unflatten(v)
 
 
 class _Complex(_Layout):
     size = 2
 
-    def __init__(self, t):
+    def __init__(self, t: Any) -> None:
         self.type = t
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return np.array([x.real, x.imag], dtype=np.float64)
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         v = _check_len(self, v)
         return self.type(complex(v[0], v[1]))
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         d = complex(_scalar_of(dx, self.type.__name__))
         return np.array([d.real, d.imag])
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         return self.unflatten(v)
 
 
-def _array_of(dx, shape, what):
+def _array_of(dx: Any, shape: Any, what: str) -> Any:
     dx = unthunk(dx)
     if isinstance(dx, AbstractZero):
         return None
@@ -221,18 +221,18 @@ def _array_of(dx, shape, what):
 
 
 class _RealArray(_Layout):
-    def __init__(self, dtype, shape):
+    def __init__(self, dtype: Any, shape: Any) -> None:
         self.dtype = dtype
         self.shape = shape
         self.size = int(np.prod(shape, dtype=np.int64))
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return np.asarray(x, dtype=np.float64).ravel().copy()
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         return _check_len(self, v).reshape(self.shape).astype(self.dtype)
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         a = _array_of(dx, self.shape, f"a {self.dtype} array")
         if a is None:
             return np.zeros(self.size)
@@ -243,46 +243,46 @@ class _RealArray(_Layout):
             a = a.real
         return np.asarray(a, dtype=np.float64).ravel().copy()
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         return self.unflatten(v)
 
 
 class _ComplexArray(_Layout):
-    def __init__(self, dtype, shape):
+    def __init__(self, dtype: Any, shape: Any) -> None:
         self.dtype = dtype
         self.shape = shape
         self.size = 2 * int(np.prod(shape, dtype=np.int64))
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         x = np.asarray(x)
         return np.stack([x.real.ravel(), x.imag.ravel()], axis=-1).astype(np.float64).ravel()
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         pairs = _check_len(self, v).reshape(-1, 2)
         z = np.empty(pairs.shape[0], dtype=self.dtype)
         z.real = pairs[:, 0]
         z.imag = pairs[:, 1]
         return z.reshape(self.shape)
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         a = _array_of(dx, self.shape, f"a {self.dtype} array")
         if a is None:
             return np.zeros(self.size)
         return self.flatten(a.astype(np.complex128))
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         return self.unflatten(v)
 
 
 class _Composite(_Layout):
     """A value made of children: the vector is the children's, concatenated."""
 
-    def _init_children(self, keys, values):
+    def _init_children(self, keys: Any, values: Any) -> None:
         self.keys = list(keys)
         self.children = [layout_of(v) for v in values]
         self.size = sum(c.size for c in self.children)
 
-    def _split(self, v):
+    def _split(self, v: Any) -> Any:
         v = _check_len(self, v)
         out, i = [], 0
         for c in self.children:
@@ -290,11 +290,11 @@ class _Composite(_Layout):
             i += c.size
         return out
 
-    def _flat_children(self, values):
+    def _flat_children(self, values: Any) -> Any:
         parts = [c.flatten(x) for c, x in zip(self.children, values)]
         return np.concatenate(parts) if parts else _EMPTY.copy()
 
-    def _tangent_children(self, dx):
+    def _tangent_children(self, dx: Any) -> Any:
         """The tangents of the children from a tangent of the whole."""
         dx = unthunk(dx)
         if isinstance(dx, AbstractZero):
@@ -309,72 +309,72 @@ class _Composite(_Layout):
             return [b.get(k, ZeroTangent()) for k in self.keys]
         return self._children_of_plain(dx)
 
-    def _children_of_plain(self, dx):
+    def _children_of_plain(self, dx: Any) -> None:
         raise TypeError(f"to_vec: a {type(dx).__name__} is not a tangent of {self.describe()}")
 
-    def tangent_vec(self, dx):
+    def tangent_vec(self, dx: Any) -> Any:
         parts = [c.tangent_vec(d) for c, d in zip(self.children, self._tangent_children(dx))]
         return np.concatenate(parts) if parts else _EMPTY.copy()
 
-    def _child_tangents(self, v):
+    def _child_tangents(self, v: Any) -> Any:
         ts = [c.tangent(part) for c, part in zip(self.children, self._split(v))]
         return ts, all(isinstance(t, NoTangent) for t in ts)
 
-    def describe(self):
+    def describe(self) -> str:
         return "a structure"
 
 
 class _Sequence(_Composite):
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.type = type(x)
         self.namedtuple = isinstance(x, tuple) and hasattr(type(x), "_fields")
         self._init_children(range(len(x)), x)
 
-    def describe(self):
+    def describe(self) -> str:
         return f"a {self.type.__name__} of {len(self.children)} elements"
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return self._flat_children(list(x))
 
-    def _build(self, elems):
+    def _build(self, elems: Any) -> Any:
         if self.namedtuple:
             return self.type(*elems)
         if self.type in (tuple, list):
             return self.type(elems)
         return self.type(elems)
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         return self._build([c.unflatten(part) for c, part in zip(self.children, self._split(v))])
 
-    def _children_of_plain(self, dx):
+    def _children_of_plain(self, dx: Any) -> Any:
         if isinstance(dx, (tuple, list)):
             if len(dx) != len(self.children):
                 raise ValueError(f"to_vec: a tangent of {len(dx)} elements for {self.describe()}")
             return list(dx)
         return super()._children_of_plain(dx)
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         ts, none = self._child_tangents(v)
         if self.type is list or (issubclass(self.type, list)):
             return ts
         if none:
             return NoTangent()
-        return Tangent[self.type](*ts)
+        return Tangent[self.type](*ts)  # type: ignore[name-defined]  # P known at run time
 
 
 class _Dict(_Composite):
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.type = type(x)
         self._init_children(x.keys(), x.values())
         self.template = x
 
-    def describe(self):
+    def describe(self) -> str:
         return f"a {self.type.__name__} with keys {self.keys}"
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return self._flat_children([x[k] for k in self.keys])
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         items = zip(self.keys, [c.unflatten(part) for c, part in zip(self.children, self._split(v))])
         if self.type is dict:
             return dict(items)
@@ -383,7 +383,7 @@ class _Dict(_Composite):
         out.update(items)
         return out
 
-    def _children_of_plain(self, dx):
+    def _children_of_plain(self, dx: Any) -> Any:
         if isinstance(dx, dict):
             unknown = [k for k in dx if k not in self.keys]
             if unknown:
@@ -391,50 +391,50 @@ class _Dict(_Composite):
             return [dx.get(k, ZeroTangent()) for k in self.keys]
         return super()._children_of_plain(dx)
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         ts, none = self._child_tangents(v)
         if none:
             return NoTangent()
-        return Tangent[self.type](dict(zip(self.keys, ts)))
+        return Tangent[self.type](dict(zip(self.keys, ts)))  # type: ignore[name-defined]  # P known at run time
 
 
 class _Dataclass(_Composite):
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.type = type(x)
         self.template = x
         names = [f.name for f in dataclasses.fields(x)]
         self._init_children(names, [getattr(x, n) for n in names])
 
-    def describe(self):
+    def describe(self) -> str:
         return f"a {self.type.__name__}"
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return self._flat_children([getattr(x, k) for k in self.keys])
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         out = copy.copy(self.template)
         for k, c, part in zip(self.keys, self.children, self._split(v)):
             object.__setattr__(out, k, c.unflatten(part))
         return out
 
-    def _children_of_plain(self, dx):
+    def _children_of_plain(self, dx: Any) -> Any:
         if isinstance(dx, self.type):
             return [getattr(dx, k) for k in self.keys]
         if isinstance(dx, dict):
             return [dx.get(k, ZeroTangent()) for k in self.keys]
         return super()._children_of_plain(dx)
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         ts, none = self._child_tangents(v)
         if none:
             return NoTangent()
-        return Tangent[self.type](**dict(zip(self.keys, ts)))
+        return Tangent[self.type](**dict(zip(self.keys, ts)))  # type: ignore[name-defined]  # P known at run time
 
 
 class _StructTangent(_Composite):
     """A Tangent[P] / MutableTangent[P] as a value: its fields."""
 
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.type = type(x)
         b = x.backing
         self.tuple_backed = isinstance(b, tuple)
@@ -444,23 +444,23 @@ class _StructTangent(_Composite):
         else:
             self._init_children(b.keys(), b.values())
 
-    def describe(self):
+    def describe(self) -> str:
         return f"a {self.type.__name__}"
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         b = x.backing
         return self._flat_children(list(b) if self.tuple_backed else [b[k] for k in self.keys])
 
-    def _build(self, elems):
+    def _build(self, elems: Any) -> Any:
         if self.tuple_backed:
             return self.type(*elems)
         fields = dict(zip(self.keys, elems))
         return self.type(fields) if self.dict_primal else self.type(**fields)
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         return self._build([c.unflatten(part) for c, part in zip(self.children, self._split(v))])
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         ts, _ = self._child_tangents(v)
         return self._build(ts)
 
@@ -468,30 +468,30 @@ class _StructTangent(_Composite):
 class _ObjectArray(_Composite):
     """An object array: element by element."""
 
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.shape = x.shape
         self._init_children(range(x.size), list(x.ravel()))
 
-    def describe(self):
+    def describe(self) -> str:
         return f"an object array of shape {self.shape}"
 
-    def flatten(self, x):
+    def flatten(self, x: Any) -> Any:
         return self._flat_children(list(np.asarray(x).ravel()))
 
-    def _build(self, elems):
+    def _build(self, elems: Any) -> Any:
         out = np.empty(len(elems), dtype=object)
         out[:] = elems
         return out.reshape(self.shape)
 
-    def unflatten(self, v):
+    def unflatten(self, v: Any) -> Any:
         return self._build([c.unflatten(part) for c, part in zip(self.children, self._split(v))])
 
-    def _children_of_plain(self, dx):
+    def _children_of_plain(self, dx: Any) -> Any:
         a = np.asarray(dx, dtype=object)
         if a.shape != self.shape:
             raise ValueError(f"to_vec: a tangent of shape {a.shape} for {self.describe()}")
         return list(a.ravel())
 
-    def tangent(self, v):
+    def tangent(self, v: Any) -> Any:
         ts, _ = self._child_tangents(v)
         return self._build(ts)

@@ -14,10 +14,16 @@ threads, PyTorch and JAX much more; a program that never uses them pays
 nothing).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import importlib
 import importlib.abc
 import sys
 import warnings
+from typing import Any
 
 from chainrules.rulesets import python  # noqa: E402,F401
 from chainrules.rulesets import numpy  # noqa: E402,F401
@@ -29,14 +35,14 @@ from chainrules.rulesets import array_api as _array_api  # noqa: E402
 _SCIPY_RULES = "chainrules.rulesets.scipy.special"
 
 
-def _scipy_special(module):
+def _scipy_special(module: Any) -> None:
     importlib.import_module(_SCIPY_RULES)
 
 
 # module name -> the function registering the rules for it, called with the
 # module once it has been imported (and again if it is reloaded)
-def _array_api_rules(name):
-    def register(module):
+def _array_api_rules(name: str) -> Any:
+    def register(module: Any) -> None:
         try:
             _array_api.register_for(name, module)
         except Exception as e:          # never break the user's import of the library
@@ -45,8 +51,8 @@ def _array_api_rules(name):
     return register
 
 
-def _all_of(*fs):
-    def register(module):
+def _all_of(*fs: Any) -> Any:
+    def register(module: Any) -> None:
         for f in fs:
             f(module)
     return register
@@ -64,18 +70,18 @@ class _RegisterAfter(importlib.abc.Loader):
     """A module's loader, wrapped: once the module has run, the rules for it
     are registered.  Everything else is the real loader's."""
 
-    def __init__(self, loader, register):
+    def __init__(self, loader: Any, register: Any) -> None:
         self._loader = loader
         self._register = register
 
-    def create_module(self, spec):
+    def create_module(self, spec: Any) -> Any:
         return self._loader.create_module(spec)
 
-    def exec_module(self, module):
+    def exec_module(self, module: Any) -> None:
         self._loader.exec_module(module)
         self._register(module)
 
-    def __getattr__(self, name):            # get_resource_reader, is_package, ...
+    def __getattr__(self, name: str) -> Any:            # get_resource_reader, is_package, ...
         return getattr(self._loader, name)
 
 
@@ -83,7 +89,7 @@ class _OnImportHook(importlib.abc.MetaPathFinder):
     """Finds the modules of ON_IMPORT with the other finders and wraps their
     loaders; removes itself from `sys.meta_path` once none is pending."""
 
-    def find_spec(self, name, path, target=None):
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name not in _pending:
             return None
         _pending.discard(name)
@@ -95,7 +101,7 @@ class _OnImportHook(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _find_with(name, path, target):
+def _find_with(name: str, path: Any, target: Any) -> Any:
     for finder in sys.meta_path:
         if isinstance(finder, _OnImportHook):
             continue
@@ -107,7 +113,7 @@ def _find_with(name, path, target):
     return None
 
 
-def _remove_hook():
+def _remove_hook() -> None:
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _OnImportHook)]
 
 

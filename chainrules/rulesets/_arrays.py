@@ -1,7 +1,14 @@
 """Helpers shared by every array rule: the one unbroadcast and the argument
 checks.  No rule fixes shapes by itself (house style, principle 6)."""
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import types
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -16,6 +23,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 # The one unbroadcast every array rule uses is compiled (it sits in the
 # pullback of every broadcasting ufunc).
 from chainrules._core import broadcast_view, unbroadcast
@@ -34,24 +42,24 @@ ZERO = ZeroTangent()
 
 # ----- small predicates and adapters every array module uses -------------------
 
-def is_zero(t):
+def is_zero(t: Any) -> bool:
     """Is `t` a zero tangent (ZeroTangent or NoTangent)?"""
     return isinstance(t, AbstractZero)
 
 
-def zero_for(p):
+def zero_for(p: Any) -> Any:
     """The zero cotangent for the argument projected by `p`: ZeroTangent()
     where it has a tangent space, NoTangent() for integers and booleans."""
     return ZERO if p.kind else NO
 
 
-def is_complex(v):
+def is_complex(v: Any) -> bool:
     """Is `v` a complex number, NumPy scalar or array, possibly tracked by
     chainrules.ad (a rule called in a nested differentiation)?  (Lists are not
     looked into: rules turn array-likes into arrays first.)"""
     t = type(v)
     if t is np.ndarray:
-        return v.dtype.kind == "c"
+        return v.dtype.kind == "c"  # type: ignore[no-any-return]  # v is an ndarray
     if t is float or t is np.float64:
         return False
     while isinstance(v, Tracked):
@@ -59,7 +67,7 @@ def is_complex(v):
     return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
 
 
-def plain(x):
+def plain(x: Any) -> Any:
     """x, an ndarray subclass (np.matrix, whose * is a matrix product and whose
     reductions stay 2-D) viewed as a plain ndarray; anything else as it is.
     Rule bodies compute with plain arrays: element-wise, as they are written."""
@@ -68,7 +76,7 @@ def plain(x):
     return np.asarray(x)
 
 
-def array_or_tracked(x):
+def array_or_tracked(x: Any) -> Any:
     """x as an ndarray, or as it is when it is tracked by chainrules.ad (a rule
     differentiated by an enclosing differentiation: NumPy's functions and
     operators track it, np.asarray would drop what it tracks)."""
@@ -82,24 +90,24 @@ class _RealTracked:
     forward mode needs it done here)."""
     __slots__ = ("p",)
 
-    def __init__(self, p):
+    def __init__(self, p: Any) -> None:
         self.p = p
 
     @property
-    def kind(self):
+    def kind(self) -> Any:
         return self.p.kind
 
-    def __call__(self, g):
+    def __call__(self, g: Any) -> Any:
         return self.p(np.real(g) if is_complex(g) else g)
 
 
-def project_to(x):
+def project_to(x: Any) -> Any:
     """ProjectTo(x), for a real tracked x one that keeps cotangents real."""
     p = ProjectTo(x)
     return _RealTracked(p) if isinstance(x, Tracked) and p.kind and not is_complex(x) else p
 
 
-def scatter_tracked(shape, dtype, index, v):
+def scatter_tracked(shape: Any, dtype: Any, index: Any, v: Any) -> Any:
     """Zeros of `shape` with v added at `index` (repeats accumulating), without
     writes, for a v tracked by chainrules.ad (a pullback differentiated): v
     times the 0/1 matrix that sends each of its elements to its position."""
@@ -110,7 +118,7 @@ def scatter_tracked(shape, dtype, index, v):
     return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
 
 
-def like(Ω, ΔΩ):
+def like(Ω: Any, ΔΩ: Any) -> Any:
     """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
     0-d results into scalars, and not always the same way for both)."""
     if type(Ω) is np.ndarray:
@@ -121,7 +129,7 @@ def like(Ω, ΔΩ):
     return ΔΩ
 
 
-def tracked_call(f, x, args, kwargs):
+def tracked_call(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
     """f(x, *args, **kwargs) for an x tracked by chainrules.ad (a rule
     differentiated): an unbound np.ndarray method (np.ndarray.ravel) refuses
     anything but an ndarray, so it is called as the tracked value's method, or
@@ -134,18 +142,18 @@ def tracked_call(f, x, args, kwargs):
     return f(x, *args, **kwargs)
 
 
-def once(fn):
+def once(fn: Any) -> Any:
     """fn, evaluated at most once: for cotangents that share one computation."""
-    cache = []
+    cache: list[Any] = []
 
-    def once():
+    def once() -> Any:
         if not cache:
             cache.append(fn())
         return cache[0]
     return once
 
 
-def register(fs, frule, rrule, *types):
+def register(fs: Any, frule: Any, rrule: Any, *types: Any) -> None:
     """Register the same frule and rrule for each function in `fs` (a
     function and the ndarray methods that take the same arguments), guarded
     for np.matrix arguments (`matrix_safe`).  With types whose first is
@@ -164,18 +172,18 @@ def register(fs, frule, rrule, *types):
             register_rrule(f, *types)(rr)
 
 
-def _has_matrix(args):
+def _has_matrix(args: Any) -> bool:
     for a in args:
         if isinstance(a, np.matrix):
             return True
     return False
 
 
-def _unmatrix(args):
+def _unmatrix(args: Any) -> Any:
     return tuple(np.asarray(a) if isinstance(a, np.matrix) else a for a in args)
 
 
-def _same_result(f, Ω, Ωp):
+def _same_result(f: Any, Ω: Any, Ωp: Any) -> None:
     """NumPy's result for the np.matrix arguments (Ω) holds the numbers of
     the plain arrays' (Ωp), whatever its shape; else the rule would
     differentiate another function than the one called."""
@@ -186,19 +194,19 @@ def _same_result(f, Ω, Ωp):
                         "differentiate; call it with np.asarray(m)")
 
 
-def _name(f):
+def _name(f: Any) -> str:
     mod = getattr(f, "__module__", None) or "numpy"
     return f"{mod.lstrip('_').split('.')[0]}.{getattr(f, '__name__', f)}"
 
 
-def matrix_safe(f, frule, rrule):
+def matrix_safe(f: Any, frule: FruleFunction, rrule: RruleFunction) -> Any:
     """The rules of f, for np.matrix arguments too: a reduction of a matrix
     is a matrix (cumsum of a 2×2 matrix is 1×4), so the rules run on the
     plain arrays and the results are checked to be the same numbers; the
     tangents are plain ndarrays of Ω's shape.  Other arguments: the rules
     themselves, one type check added."""
 
-    def matrix_frule(tangents, *args, **kwargs):
+    def matrix_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if not _has_matrix(args):
             return frule(tangents, *args, **kwargs)
         Ω = f(*args, **kwargs)
@@ -211,7 +219,7 @@ def matrix_safe(f, frule, rrule):
             ΔΩ = np.reshape(unthunk(ΔΩ), np.shape(Ω))
         return Ω, ΔΩ
 
-    def matrix_rrule(*args, **kwargs):
+    def matrix_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
         if not _has_matrix(args):
             return rrule(*args, **kwargs)
         Ω = f(*args, **kwargs)
@@ -222,7 +230,7 @@ def matrix_safe(f, frule, rrule):
         _same_result(f, Ω, Ωp)
         shape = np.shape(Ωp)
 
-        def matrix_pullback(ȳ):
+        def matrix_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, _name(f))
             if isinstance(ȳ, np.ndarray) and np.size(ȳ) == np.prod(shape, dtype=int):
                 ȳ = np.reshape(np.asarray(ȳ), shape)
@@ -235,7 +243,7 @@ def matrix_safe(f, frule, rrule):
     return matrix_frule, matrix_rrule
 
 
-def output_parts(ȳ, n, name="a tuple-valued function"):
+def output_parts(ȳ: Any, n: int, name: str = "a tuple-valued function") -> Any:
     """The n cotangents of a tuple output of `name`, from a Tangent[tuple], a
     tuple/list or a zero; each part a seed (see `seed`) or a zero."""
     if isinstance(ȳ, AbstractZero):
@@ -251,7 +259,7 @@ def output_parts(ȳ, n, name="a tuple-valued function"):
     return tuple(p if isinstance(p, AbstractZero) else seed(p, name) for p in parts)
 
 
-def methods(*names):
+def methods(*names: Any) -> Any:
     """The `np.ndarray` methods of these names that this NumPy has.  NumPy
     2.0-2.3 keep a removed method (`ptp`) as a non-callable attribute that
     raises when read from an array: that is not a method."""
@@ -259,7 +267,7 @@ def methods(*names):
     return [m for m in found if callable(m)]
 
 
-def reject_out(fname, kwargs, *names):
+def reject_out(fname: str, kwargs: Any, *names: Any) -> None:
     """Raise a clear error for arguments a rule cannot honour (`out=` and the
     like).  `names` lists them; `None`-valued ones are allowed."""
     for name in ("out",) + names:
@@ -268,7 +276,7 @@ def reject_out(fname, kwargs, *names):
                             "call the primal without it")
 
 
-def dense(t):
+def dense(t: Any) -> Any:
     """A tangent as NumPy can compute with it: unthunked, and the Tangent of
     a list or tuple (the tangent of an array-like such as `np.sum([a, b])`)
     stacked into an array, zeros filled in; an ndarray subclass as a plain
@@ -285,7 +293,7 @@ def dense(t):
 
 # ----- helpers for rules that reduce over axes -------------------------------
 
-def normalize_axes(axis, ndim):
+def normalize_axes(axis: Any, ndim: int) -> Any:
     """The sorted tuple of non-negative axes that `axis` (None, an int or a
     sequence of ints, negative allowed) names in an array of `ndim`
     dimensions.  The primal has already validated them; NumPy lets some
@@ -298,7 +306,7 @@ def normalize_axes(axis, ndim):
     return (a % ndim if ndim else a,)
 
 
-def unreduce(dy, shape, axes, keepdims, dtype=None):
+def unreduce(dy: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any = None) -> Any:
     """The cotangent `dy` of a reduction over `axes` spread back over the
     input's `shape`: a read-only broadcast view (tangents are values; nothing
     is copied).  `dtype`, when given, is applied to the small `dy` first, so
@@ -324,7 +332,10 @@ def unreduce(dy, shape, axes, keepdims, dtype=None):
 
 # ----- readable tracebacks for rules made by factories ------------------------
 
-def named_rule(fn, name):
+_F = TypeVar("_F", bound="Callable[..., Any]")
+
+
+def named_rule(fn: _F, name: str) -> _F:
     """Rename a rule made by a factory, and the functions defined inside it,
     after the primal: a factory's `unary_rrule` / `unary_pullback` become
     `sin_rrule` / `sin_pullback` (the names that start like the rule's own,
@@ -332,7 +343,7 @@ def named_rule(fn, name):
     tracebacks say which rule failed.  Returns `fn`."""
     prefix = fn.__code__.co_name.split("_", 1)[0] + "_"
 
-    def rename(code):
+    def rename(code: Any) -> Any:
         consts = tuple(rename(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
         new = code.co_name
         if new.startswith(prefix):

@@ -30,7 +30,13 @@ are in `elementwise_rules.py`; their registration for each array library in
 `elementwise_interop.py`.  A new element-wise function is one row here.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from chainrules._xp import astype
 
@@ -45,10 +51,10 @@ class _Unit:
     add may return ȳ itself)."""
     __slots__ = ("sign",)
 
-    def __init__(self, sign):
+    def __init__(self, sign: Any) -> None:
         self.sign = sign
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ONE" if self.sign > 0 else "NEG_ONE"
 
 
@@ -62,7 +68,7 @@ class Row:
     the NumPy functions with this derivative."""
     __slots__ = ("name", "partials", "holomorphic", "complex_rule", "numpy", "standard")
 
-    def __init__(self, name, partials, holomorphic, complex_rule, numpy, standard):
+    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any) -> None:
         self.name = name
         self.partials = partials
         self.holomorphic = holomorphic
@@ -71,36 +77,36 @@ class Row:
         self.standard = standard
 
     @property
-    def arity(self):
+    def arity(self) -> Any:
         return len(self.partials)
 
     @property
-    def zero(self):
+    def zero(self) -> bool:
         """A zero derivative everywhere (round, floor, ...)."""
         return self.complex_rule is None and all(d is None for d in self.partials)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Row {self.name}/{self.arity}>"
 
 
-TABLE: dict = {}
+TABLE: dict[Any, Any] = {}
 
 
-def _row(name, *partials, holomorphic=False, complex_rule=None, numpy=None, standard=True):
+def _row(name: str, *partials: Any, holomorphic: Any = False, complex_rule: Any = None, numpy: Any = None, standard: Any = True) -> None:
     TABLE[name] = Row(name, partials, holomorphic, complex_rule,
                       (name,) if numpy is None else tuple(numpy), standard)
 
 
 # ----- helpers the partials share ---------------------------------------------
 
-def _is_complex(xp, v):
+def _is_complex(xp: Any, v: Any) -> Any:
     dtype = getattr(v, "dtype", None)
     if dtype is None:
         return isinstance(v, complex)
     return xp.isdtype(dtype, "complex floating")
 
 
-def _as_dtype(xp, cond, like, negate=False):
+def _as_dtype(xp: Any, cond: Any, like: Any, negate: Any = False) -> Any:
     """A boolean mask (negated with `negate`) as 0/1 of like's dtype (the
     standard has no bool·float).  A comparison of tracked scalars is a Python
     bool: made an array first."""
@@ -111,14 +117,14 @@ def _as_dtype(xp, cond, like, negate=False):
     return astype(xp, cond, like.dtype)
 
 
-def _div_nonzero(xp, num, den):
+def _div_nonzero(xp: Any, num: Any, den: Any) -> Any:
     """num/den, and 0 where den == 0 (no 0/0 = NaN)."""
     nonzero = den != 0
     safe = xp.where(nonzero, den, xp.ones_like(den))
     return xp.where(nonzero, num / safe, xp.zeros_like(num / safe))
 
 
-def _complex_of(xp, r, z):
+def _complex_of(xp: Any, r: Any, z: Any) -> Any:
     """The real array r as an array of the complex dtype of z."""
     return astype(xp, r, z.dtype)
 
@@ -126,45 +132,45 @@ def _complex_of(xp, r, z):
 # ----- the non-holomorphic functions on complex arguments, by hand ---------------
 
 # abs: ΔΩ = Re(conj(z)·Δz)/|z|, z̄ = Re(ȳ)·z/|z|; both 0 at z = 0.
-def _abs_jvp(xp, z, Ω, Δz):
+def _abs_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
     return _div_nonzero(xp, xp.real(xp.conj(z) * Δz), Ω)
 
 
-def _abs_vjp(xp, z, Ω, ȳ):
+def _abs_vjp(xp: Any, z: Any, Ω: Any, ȳ: Any) -> Any:
     ȳ = xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ
     return _div_nonzero(xp, _complex_of(xp, ȳ, z) * z, _complex_of(xp, Ω, z))
 
 
 # real / imag: R-linear projections; their adjoints put a real cotangent back
 # into the real or the imaginary part.
-def _real_jvp(xp, z, Ω, Δz):
+def _real_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
     return xp.real(Δz) if _is_complex(xp, Δz) else Δz
 
 
-def _real_vjp(xp, z, Ω, ȳ):
+def _real_vjp(xp: Any, z: Any, Ω: Any, ȳ: Any) -> Any:
     return _complex_of(xp, xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ, z)
 
 
-def _imag_jvp(xp, z, Ω, Δz):
+def _imag_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
     return xp.imag(Δz) if _is_complex(xp, Δz) else xp.zeros_like(Ω)
 
 
-def _imag_vjp(xp, z, Ω, ȳ):
+def _imag_vjp(xp: Any, z: Any, Ω: Any, ȳ: Any) -> Any:
     return _complex_of(xp, xp.real(ȳ) if _is_complex(xp, ȳ) else ȳ, z) * 1j
 
 
 # conj: R-linear and its own adjoint.
-def _conj_jvp(xp, z, Ω, Δz):
+def _conj_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
     return xp.conj(Δz) if _is_complex(xp, Δz) else Δz
 
 
-def _conj_vjp(xp, z, Ω, ȳ):
+def _conj_vjp(xp: Any, z: Any, Ω: Any, ȳ: Any) -> Any:
     return xp.conj(ȳ) if _is_complex(xp, ȳ) else ȳ
 
 
 # sign(z) = z/|z|: the projection orthogonal to Ω, over |z|, its own adjoint;
 # 0 at z = 0.
-def _sign_jvp(xp, z, Ω, Δz):
+def _sign_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
     Δz = Δz if _is_complex(xp, Δz) else _complex_of(xp, Δz, z)
     along = _complex_of(xp, xp.real(xp.conj(Ω) * Δz), z)
     r = _complex_of(xp, xp.abs(z), z)
@@ -173,7 +179,7 @@ def _sign_jvp(xp, z, Ω, Δz):
 
 # ----- partials the table shares -----------------------------------------------
 
-def _pow_dx(xp, x, p, Ω):
+def _pow_dx(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
     # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
     zero = x == 0
@@ -183,7 +189,7 @@ def _pow_dx(xp, x, p, Ω):
     return xp.where(zero, at0, p * (Ω / safe))
 
 
-def _pow_dp(xp, x, p, Ω):
+def _pow_dp(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
     # the complex derivative); 0 at x = 0.
     if _is_complex(xp, x):
@@ -196,16 +202,16 @@ def _pow_dp(xp, x, p, Ω):
     return xp.where(x == 0, xp.zeros_like(d), d)
 
 
-def _remainder_dy(xp, x, y, Ω):
+def _remainder_dy(xp: Any, x: Any, y: Any, Ω: Any) -> Any:
     # Ω = x - q·y with q an integer: read q from Ω itself
     return -xp.round((x - Ω) / y)
 
 
-def _nan_mask(xp, x, y):
+def _nan_mask(xp: Any, x: Any, y: Any) -> Any:
     return (x > y) | xp.isnan(y)
 
 
-def _not_nan_mask(xp, x, y):
+def _not_nan_mask(xp: Any, x: Any, y: Any) -> Any:
     return (x < y) | xp.isnan(y)
 
 
@@ -301,6 +307,6 @@ STANDARD = frozenset(name for name, r in TABLE.items() if r.standard)
 _BY_NUMPY_NAME = {n: r for r in TABLE.values() for n in r.numpy}
 
 
-def row_for_numpy_name(name):
+def row_for_numpy_name(name: str) -> Any:
     """The row of the NumPy function of this name (np.arcsin → asin), or None."""
     return _BY_NUMPY_NAME.get(name)

@@ -15,15 +15,22 @@ array_api_compat's Dask namespace hands to NumPy's ufuncs): there the generic
 rules, which keep the array lazy, are registered for the Dask array type.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import builtins
 import cmath
 import math
 import operator
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 
+from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import TABLE
 from chainrules._xp import through_engines
 from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
@@ -34,10 +41,10 @@ __all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_
 
 # the other libraries' functions and dunders given the table's rules here
 # (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
-REGISTERED: set = set()
+REGISTERED: set[Any] = set()
 # the dunders among them, by the name they are shown under ("jax.Array.__add__"):
 # several libraries' dunders share a __qualname__ (JAX's `_operator_add`)
-LABELS: dict = {}
+LABELS: dict[Any, Any] = {}
 
 # NumPy's own functions: they keep the NumPy rules (numpy_ufuncs.py)
 _NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
@@ -49,7 +56,7 @@ _BINARY_OPS = [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("trued
 _UNARY_OPS = [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]
 
 
-def register_namespace(module):
+def register_namespace(module: Any) -> None:
     """Register the table's rules for the functions of `module` named as the
     rows (and as their NumPy names); NumPy's own functions are left alone."""
     for row in TABLE.values():
@@ -59,7 +66,7 @@ def register_namespace(module):
                 REGISTERED.add(f)
 
 
-def register_operators(array_type, label):
+def register_operators(array_type: Any, label: str) -> None:
     """Register the table's rules for `operator.add(x, y)`… where x or y is an
     `array_type`, and for the type's dunders (`__add__`, `__radd__`, …)."""
     for op, row in _BINARY_OPS:
@@ -87,19 +94,19 @@ def register_operators(array_type, label):
 
 # ----- one function per library --------------------------------------------------
 
-def _array_api_strict(module):
+def _array_api_strict(module: Any) -> None:
     register_namespace(module)
     array_type = getattr(sys.modules.get("array_api_strict._array_object"), "Array", None)
     if array_type is not None:
         register_operators(array_type, "array_api_strict.Array")
 
 
-def _torch(module):
+def _torch(module: Any) -> None:
     register_namespace(module)
     register_operators(module.Tensor, "torch.Tensor")
 
 
-def _jax_numpy(module):
+def _jax_numpy(module: Any) -> None:
     register_namespace(module)
     # jax.Array declares the dunders; the concrete ArrayImpl has its own
     for modname, typename in (("jax._src.basearray", "Array"), ("jax._src.array", "ArrayImpl")):
@@ -108,7 +115,7 @@ def _jax_numpy(module):
             register_operators(array_type, f"jax.{typename}")
 
 
-def _dask_array(module):
+def _dask_array(module: Any) -> None:
     register_namespace(module)
     register_operators(module.Array, "dask.array.Array")
     # NumPy's ufuncs on Dask arrays (array_api_compat's Dask namespace is made
@@ -124,8 +131,8 @@ def _dask_array(module):
                     register_row(f, row, object, module.Array, name=f"numpy.{n}")
 
 
-def _registering(fn, label):
-    def register(module):
+def _registering(fn: Any, label: str) -> Any:
+    def register(module: Any) -> None:
         try:
             fn(module)
         except Exception as e:          # never break the user's import of the library
@@ -148,7 +155,7 @@ LIBRARIES = {name: _registering(fn, name) for name, fn in [
 
 # ----- NumPy's own ufuncs on values tracked by chainrules.ad ----------------------
 
-NUMPY_ON_TRACKED: set = set()
+NUMPY_ON_TRACKED: set[Any] = set()
 
 
 def register_numpy_on_tracked(*tracked_types: type) -> None:
@@ -186,10 +193,10 @@ SCALAR_ROW_OF = {
     builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum",
     math.degrees: "rad2deg", math.radians: "deg2rad", math.remainder: "remainder"}
 
-SCALARS_ON_TRACKED: set = set()
+SCALARS_ON_TRACKED: set[Any] = set()
 
 
-def scalar_row(f, arity):
+def scalar_row(f: Any, arity: Any) -> Any:
     """The table row giving the derivatives of the scalar function f (math,
     cmath, operator, builtins) called with `arity` arguments, or None."""
     from chainrules.rulesets.elementwise import row_for_numpy_name
@@ -201,30 +208,30 @@ def scalar_row(f, arity):
     return row if row is not None and row.arity == arity else None
 
 
-def _by_arity(rules):
+def _by_arity(rules: Any) -> Any:
     """One frule and one rrule for a scalar function called with 1 or 2
     arguments (math.log(x) and math.log(x, base), math.hypot(x, y) but not
     math.hypot(x, y, z)): the rules of that arity, None (declined) for another."""
     frules = {n: fr for n, (fr, rr) in rules.items()}
     rrules = {n: rr for n, (fr, rr) in rules.items()}
 
-    def scalar_frule(tangents, *args, **kwargs):
+    def scalar_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         fr = frules.get(len(args))
         return None if fr is None else fr(tangents, *args, **kwargs)
 
-    def scalar_rrule(*args, **kwargs):
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
         rr = rrules.get(len(args))
         return None if rr is None else rr(*args, **kwargs)
     return scalar_frule, scalar_rrule
 
 
-def _log_base_rules(f):
+def _log_base_rules(f: Any) -> Any:
     """log(x, base) = log(x)/log(base), on tracked values (no table row: not
     an element-wise function of the standard)."""
     from chainrules._core import AbstractZero, NoTangent, ZeroTangent, unthunk
     log = through_engines(f)
 
-    def log_base_frule(tangents, x, b):
+    def log_base_frule(tangents: Any, x: Any, b: Any) -> tuple[Any, Any]:
         Ω = log(x, b)
         Δx, Δb = unthunk(tangents[1]), unthunk(tangents[2])
         lb = log(b)
@@ -236,10 +243,10 @@ def _log_base_rules(f):
             ΔΩ = t if isinstance(ΔΩ, AbstractZero) else ΔΩ + t
         return Ω, ΔΩ
 
-    def log_base_rrule(x, b):
+    def log_base_rrule(x: Any, b: Any) -> tuple[Any, Pullback]:
         Ω = log(x, b)
 
-        def log_base_pullback(ȳ):
+        def log_base_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero):
                 return NoTangent(), ZeroTangent(), ZeroTangent()

@@ -23,6 +23,13 @@ A namespace lacking a function the rule needs is a TypeError naming it;
 arrays of two libraries are the NamespaceError of `namespace`.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -36,6 +43,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules._xp import namespace, is_numpy, astype, through_engines, unbroadcast
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
@@ -49,11 +57,11 @@ _NUMBERS = (int, float, complex)
 
 # dtype -> (inexact, complex), and namespace -> is it NumPy's: asked on every
 # call, answered once (array_api_compat's isdtype is Python code)
-_kinds: dict = {}
-_numpy_namespaces: dict = {}
+_kinds: dict[Any, Any] = {}
+_numpy_namespaces: dict[Any, Any] = {}
 
 
-def _kind(xp, dtype):
+def _kind(xp: Any, dtype: Any) -> Any:
     key = (type(dtype), dtype)          # never compares dtypes of two libraries
     k = _kinds.get(key)
     if k is None:
@@ -65,29 +73,29 @@ def _kind(xp, dtype):
     return k
 
 
-def _inexact(xp, a):
+def _inexact(xp: Any, a: Any) -> Any:
     return _kind(xp, a.dtype)[0]
 
 
-def _complex(xp, a):
+def _complex(xp: Any, a: Any) -> Any:
     return _kind(xp, a.dtype)[1]
 
 
-def _is_numpy(xp):
+def _is_numpy(xp: Any) -> Any:
     r = _numpy_namespaces.get(xp)
     if r is None:
         r = _numpy_namespaces[xp] = is_numpy(xp)
     return r
 
 
-def _of_namespace(xp, Ω):
+def _of_namespace(xp: Any, Ω: Any) -> bool:
     """Is the output Ω an array of xp?  Not when the arguments are Python
     numbers or NumPy arrays given to another library's function (jnp.sin of
     an ndarray): the rule then computes in Ω's namespace."""
     return not _is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
 
 
-def _arr(xp, v, Ω):
+def _arr(xp: Any, v: Any, Ω: Any) -> Any:
     """v for the partials' arithmetic: a Python number as a 0-d array of Ω's
     dtype (of its own kind when Ω is an integer array), a NumPy array given to
     another library's function as that library's array; arrays of xp as they
@@ -101,7 +109,7 @@ def _arr(xp, v, Ω):
     return v
 
 
-def _tangent(xp, Δ, x):
+def _tangent(xp: Any, Δ: Any, x: Any) -> Any:
     """An input tangent for the partials' arithmetic (Python numbers as 0-d
     arrays of x's dtype)."""
     if isinstance(Δ, _NUMBERS):
@@ -111,7 +119,7 @@ def _tangent(xp, Δ, x):
     return Δ
 
 
-def _broadcast_shape(a, b):
+def _broadcast_shape(a: Any, b: Any) -> Any:
     """The broadcast of two shapes, or None when they do not broadcast."""
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
@@ -129,7 +137,7 @@ class _Project:
     argument, the dtype.  `kind` 0: no tangent (integers, booleans)."""
     __slots__ = ("xp", "shape", "dtype", "real", "kind")
 
-    def __init__(self, xp, x, xa):
+    def __init__(self, xp: Any, x: Any, xa: Any) -> None:
         self.xp = xp
         self.shape = tuple(xa.shape)
         if isinstance(x, bool) or not _inexact(xp, xa) and not isinstance(x, _NUMBERS):
@@ -139,7 +147,7 @@ class _Project:
         self.real = not isinstance(x, complex) and (isinstance(x, _NUMBERS) or not _complex(xp, xa))
         self.dtype = None if isinstance(x, _NUMBERS) else xa.dtype
 
-    def __call__(self, x̄):
+    def __call__(self, x̄: Any) -> Any:
         if self.kind == 0:
             return NO
         if isinstance(x̄, AbstractZero):
@@ -153,7 +161,7 @@ class _Project:
         return x̄
 
 
-def _projector(xp, x, xa):
+def _projector(xp: Any, x: Any, xa: Any) -> Any:
     if _is_numpy(xp):
         return _NumpyProject(x)
     return _Project(xp, x, xa)
@@ -164,13 +172,13 @@ class _NumpyProject:
     the NumPy rules make, so a Python float gets a Python float)."""
     __slots__ = ("project", "shape", "kind", "real")
 
-    def __init__(self, x):
+    def __init__(self, x: Any) -> None:
         self.project = ProjectTo(x)
         self.kind = self.project.kind
         self.shape = tuple(getattr(x, "shape", ()))
         self.real = not _is_complex_value(x)
 
-    def __call__(self, x̄):
+    def __call__(self, x̄: Any) -> Any:
         if self.kind == 0:
             return NO
         if isinstance(x̄, AbstractZero):
@@ -183,7 +191,7 @@ class _NumpyProject:
         return self.project(x̄)
 
 
-def _is_complex_value(v):
+def _is_complex_value(v: Any) -> Any:
     """np.iscomplexobj of v, or of the plain value under a tracked v (asking
     NumPy would go through the engines' dispatcher)."""
     t = type(v)
@@ -196,11 +204,11 @@ def _is_complex_value(v):
     return np.iscomplexobj(v)
 
 
-def _zero_for(project):
+def _zero_for(project: Any) -> Any:
     return ZERO if project.kind else NO
 
 
-def _times(xp, d, v):
+def _times(xp: Any, d: Any, v: Any) -> Any:
     if d is ONE:
         return v
     if d is NEG_ONE:
@@ -210,13 +218,13 @@ def _times(xp, d, v):
     return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
 
-def _conj(xp, d):
+def _conj(xp: Any, d: Any) -> Any:
     if d is ONE or d is NEG_ONE or isinstance(d, float) or not _complex(xp, d):
         return d
     return xp.conj(d)
 
 
-def _fit(xp, Ω, ΔΩ):
+def _fit(xp: Any, Ω: Any, ΔΩ: Any) -> Any:
     """ΔΩ with Ω's shape and dtype (the real part for a real Ω)."""
     if tuple(ΔΩ.shape) != tuple(Ω.shape):
         ΔΩ = xp.broadcast_to(ΔΩ, tuple(Ω.shape))
@@ -228,7 +236,7 @@ def _fit(xp, Ω, ΔΩ):
     return like(Ω, ΔΩ) if _is_numpy(xp) else ΔΩ
 
 
-def _seed(xp, name, ȳ, Ω):
+def _seed(xp: Any, name: str, ȳ: Any, Ω: Any) -> Any:
     """The incoming cotangent as an array of Ω's shape (a smaller one, a
     scalar seed say, is spread over it); one that does not broadcast to Ω is
     a ValueError naming the function; one that is not a tangent (None, a
@@ -247,7 +255,7 @@ def _seed(xp, name, ȳ, Ω):
     return ȳ
 
 
-def _missing(name, xp, e):
+def _missing(name: str, xp: Any, e: Any) -> Any:
     """A namespace without a function the rule needs: a TypeError naming it."""
     if getattr(e, "obj", None) is xp:
         return TypeError(f"{name}: the array namespace {getattr(xp, '__name__', xp)!r} has no "
@@ -255,7 +263,7 @@ def _missing(name, xp, e):
     return e
 
 
-def _check_kwargs(name, kwargs):
+def _check_kwargs(name: str, kwargs: Any) -> None:
     reject_out(name, kwargs)
     if kwargs.get("where", True) is not True:
         raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
@@ -263,11 +271,11 @@ def _check_kwargs(name, kwargs):
 
 # ----- unary rules -------------------------------------------------------------------
 
-def _unary_rules(f, row, name):
+def _unary_rules(f: Any, row: Any, name: str) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
 
-    def unary_frule(tangents, x, **kwargs):
+    def unary_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
@@ -292,7 +300,7 @@ def _unary_rules(f, row, name):
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def unary_rrule(x, **kwargs):
+    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
@@ -305,13 +313,13 @@ def _unary_rules(f, row, name):
         if project.kind == 0 or row.zero or (d is None and not cplx):
             zero = _zero_for(project)
 
-            def unary_zero_pullback(ȳ):
+            def unary_zero_pullback(ȳ: Any) -> tuple[Any, ...]:
                 if not isinstance(ȳ, AbstractZero):
                     _seed(xp, name, ȳ, Ω)         # a seed that does not fit is still an error
                 return NO, zero
             return Ω, unary_zero_pullback
 
-        def unary_pullback(ȳ):
+        def unary_pullback(ȳ: Any) -> tuple[Any, ...]:
             if isinstance(ȳ, AbstractZero):
                 return NO, ZERO
             ȳ = _seed(xp, name, ȳ, Ω)
@@ -329,24 +337,24 @@ def _unary_rules(f, row, name):
 
 # ----- binary rules ------------------------------------------------------------------
 
-def _partial(xp, d, x, y, Ω):
+def _partial(xp: Any, d: Any, x: Any, y: Any, Ω: Any) -> Any:
     return d(xp, x, y, Ω) if callable(d) else d
 
 
-def _binary_rules(f, row, name, reflected):
+def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
     """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
     row's function of (y, x) (x.__radd__(y) is y + x)."""
     dx, dy = row.partials
     if reflected:
         dx, dy = dy, dx
 
-        def partial_at(d, x, y, Ω, xp):
+        def partial_at(d: Any, x: Any, y: Any, Ω: Any, xp: Any) -> Any:
             return d(xp, y, x, Ω) if callable(d) else d
     else:
-        def partial_at(d, x, y, Ω, xp):
+        def partial_at(d: Any, x: Any, y: Any, Ω: Any, xp: Any) -> Any:
             return d(xp, x, y, Ω) if callable(d) else d
 
-    def binary_frule(tangents, x, y, **kwargs):
+    def binary_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)            # arrays of two libraries: NamespaceError, before any work
@@ -368,7 +376,7 @@ def _binary_rules(f, row, name, reflected):
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def binary_rrule(x, y, **kwargs):
+    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)
@@ -379,13 +387,13 @@ def _binary_rules(f, row, name, reflected):
         px, py = _projector(xp, x, xa), _projector(xp, y, ya)
         cplx = _inexact(xp, Ω) and _complex(xp, Ω)
 
-        def cotangent(d, project, seed):
+        def cotangent(d: Any, project: Any, seed: Any) -> Any:
             if d is None or project.kind == 0:
                 return _zero_for(project)
             if d is ONE and tuple(project.shape) == tuple(Ω.shape):
                 return project(seed)              # add: ȳ itself, nothing to compute
 
-            def binary_cotangent():
+            def binary_cotangent() -> Any:
                 try:
                     p = partial_at(d, xa, ya, Ω, xp)
                     return project(_times(xp, _conj(xp, p) if cplx else p, seed))
@@ -393,7 +401,7 @@ def _binary_rules(f, row, name, reflected):
                     raise _missing(name, xp, e) from e
             return Thunk(binary_cotangent)        # (named after the function with the rule)
 
-        def binary_pullback(ȳ):
+        def binary_pullback(ȳ: Any) -> tuple[Any, ...]:
             if isinstance(ȳ, AbstractZero):
                 return NO, _zero_for(px), _zero_for(py)
             ȳ = _seed(xp, name, ȳ, Ω)
@@ -404,18 +412,18 @@ def _binary_rules(f, row, name, reflected):
     return named_rule(binary_frule, ident), named_rule(binary_rrule, ident)
 
 
-def _ident(name):
+def _ident(name: str) -> Any:
     """The name a rule's code gets (tracebacks): `jax.numpy.sin` → `sin`."""
     return name.rsplit(".", 1)[-1]
 
 
-def _has_tangent(xp, v, va):
+def _has_tangent(xp: Any, v: Any, va: Any) -> Any:
     return not isinstance(v, bool) and (isinstance(v, _NUMBERS) or _inexact(xp, va))
 
 
 # ----- building and registering ------------------------------------------------------
 
-def rules_for(f, row, name=None, reflected=False):
+def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False) -> Any:
     """(frule, rrule) of the function f, whose derivatives are the table row
     `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x)."""
     if isinstance(row, str):
@@ -427,7 +435,7 @@ def rules_for(f, row, name=None, reflected=False):
     return _binary_rules(f, row, name, reflected)
 
 
-def register_row(f, row, *types, name=None, reflected=False):
+def register_row(f: Any, row: Any, *types: Any, name: str | None = None, reflected: Any = False) -> Any:
     """Register the rules of the table row `row` for f (restricted to the
     argument `types`, as register_frule takes them)."""
     fr, rr = rules_for(f, row, name, reflected)
@@ -436,7 +444,7 @@ def register_row(f, row, *types, name=None, reflected=False):
     return fr, rr
 
 
-def register_name(module, name, row, skip=()):
+def register_name(module: Any, name: str, row: Any, skip: Any = ()) -> Any:
     """Register the row's rules for `module.<name>`, if the module has such a
     function and it is not one of `skip` (NumPy's own ufuncs keep their
     rules).  Returns the function, or None."""

@@ -34,9 +34,15 @@ Iterable arguments get tangents of their own type: a list for a list, a
 `Tangent[tuple]` for a tuple, an array for an array.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import functools
 import itertools
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +59,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules.rulesets._arrays import unbroadcast
 
 NO = NoTangent()
@@ -61,7 +68,7 @@ ZERO = ZeroTangent()
 
 # ----- helpers ---------------------------------------------------------------
 
-def _part(t, i):
+def _part(t: Any, i: Any) -> Any:
     """Element i of the tangent t of a sequence (zeros index to themselves)."""
     t = unthunk(t)
     if isinstance(t, AbstractZero):
@@ -69,13 +76,13 @@ def _part(t, i):
     return t[i]
 
 
-def _add(a, b):
+def _add(a: Any, b: Any) -> Any:
     if isinstance(a, AbstractZero) and isinstance(b, AbstractZero):
         return NO if isinstance(a, NoTangent) and isinstance(b, NoTangent) else ZERO
     return a + b
 
 
-def _sum_self(parts):
+def _sum_self(parts: Any) -> Any:
     """The tangent of a function called many times: the sum of the ∂self of
     each call (NoTangent() for a function without fields)."""
     acc = NO
@@ -87,7 +94,7 @@ def _sum_self(parts):
     return acc
 
 
-def _elements(xs, who):
+def _elements(xs: Any, who: str) -> Any:
     """The elements of an iterable argument, and whether it can have a tangent."""
     if isinstance(xs, (list, tuple, np.ndarray)):
         return list(xs), True
@@ -96,7 +103,7 @@ def _elements(xs, who):
     return list(xs), False
 
 
-def _seq_tangent(xs, parts):
+def _seq_tangent(xs: Any, parts: Any) -> Any:
     """The tangent of the sequence xs from the tangents of its elements."""
     if len(xs) == 0:
         return NO
@@ -111,11 +118,11 @@ def _seq_tangent(xs, parts):
     if isinstance(xs, list):
         return [unthunk(p) for p in parts]
     if isinstance(xs, tuple):
-        return Tangent[type(xs)](*[unthunk(p) for p in parts])
+        return Tangent[type(xs)](*[unthunk(p) for p in parts])  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
     return NO
 
 
-def _seq_zero(xs, seq_ok):
+def _seq_zero(xs: Any, seq_ok: Any) -> Any:
     if not seq_ok or len(xs) == 0:
         return NO
     if isinstance(xs, np.ndarray):
@@ -123,7 +130,7 @@ def _seq_zero(xs, seq_ok):
     return _seq_tangent(xs, [zero_tangent(x) for x in xs])
 
 
-def _zero_of(x):
+def _zero_of(x: Any) -> Any:
     z = zero_tangent(x)
     return z
 
@@ -131,7 +138,7 @@ def _zero_of(x):
 # ===== map(f, *iterables) ======================================================
 
 @register_rrule(map, config="reverse")
-def map_rrule(config, f, *iterables):
+def map_rrule(config: Any, f: Any, *iterables: Any) -> tuple[Any, Pullback]:
     if not iterables:
         raise TypeError("map() must have at least two arguments")
     cols, ok = zip(*[_elements(it, "map") for it in iterables])
@@ -139,7 +146,7 @@ def map_rrule(config, f, *iterables):
     calls = [rrule_via_ad(config, f, *[c[i] for c in cols]) for i in range(n)]
     omega = [y for y, _ in calls]
 
-    def map_pullback(ȳ):
+    def map_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero):
             return (NO, NO) + tuple(_seq_zero(it, k) for it, k in zip(iterables, ok))
@@ -158,7 +165,7 @@ def map_rrule(config, f, *iterables):
 
 
 @register_frule(map, config="forward")
-def map_frule(config, tangents, f, *iterables):
+def map_frule(config: Any, tangents: Any, f: Any, *iterables: Any) -> tuple[Any, Any]:
     if not iterables:
         raise TypeError("map() must have at least two arguments")
     cols = [_elements(it, "map")[0] for it in iterables]
@@ -175,7 +182,7 @@ def map_frule(config, tangents, f, *iterables):
 # ===== functools.reduce(f, xs[, initial]) ======================================
 
 @register_rrule(functools.reduce, config="reverse")
-def reduce_rrule(config, f, xs, *initial):
+def reduce_rrule(config: Any, f: Any, xs: Any, *initial: Any) -> tuple[Any, Pullback]:
     elems, ok = _elements(xs, "functools.reduce")
     if len(initial) > 1:
         raise TypeError(f"reduce expected at most 3 arguments, got {2 + len(initial)}")
@@ -188,7 +195,7 @@ def reduce_rrule(config, f, xs, *initial):
         acc, pb = rrule_via_ad(config, f, acc, elems[i])
         pbs.append((i, pb))
 
-    def reduce_pullback(ȳ):
+    def reduce_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero):
             return (NO, NO, _seq_zero(xs, ok)) + tuple(_zero_of(v) for v in initial)
@@ -200,7 +207,7 @@ def reduce_rrule(config, f, xs, *initial):
             dselfs.append(dself)
             parts[i] = dx
         if initial:
-            dinit = (dacc,)
+            dinit: tuple[Any, ...] = (dacc,)
         else:
             parts[0] = dacc
             dinit = ()
@@ -210,7 +217,7 @@ def reduce_rrule(config, f, xs, *initial):
 
 
 @register_frule(functools.reduce, config="forward")
-def reduce_frule(config, tangents, f, xs, *initial):
+def reduce_frule(config: Any, tangents: Any, f: Any, xs: Any, *initial: Any) -> tuple[Any, Any]:
     elems = _elements(xs, "functools.reduce")[0]
     if not elems and not initial:
         functools.reduce(f, elems)
@@ -226,7 +233,7 @@ def reduce_frule(config, tangents, f, xs, *initial):
 
 # ===== itertools.accumulate(iterable, func=operator.add) ======================
 
-def _accumulate_args(pos, kwargs):
+def _accumulate_args(pos: Any, kwargs: Any) -> Any:
     if len(pos) > 1:
         raise TypeError(f"accumulate() takes at most 2 positional arguments ({1 + len(pos)} given)")
     unknown = set(kwargs) - {"func", "initial"}
@@ -237,7 +244,7 @@ def _accumulate_args(pos, kwargs):
 
 
 @register_rrule(itertools.accumulate, config="reverse")
-def accumulate_rrule(config, xs, *pos, **kwargs):
+def accumulate_rrule(config: Any, xs: Any, *pos: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     elems, ok = _elements(xs, "itertools.accumulate")
     f, initial = _accumulate_args(pos, kwargs)
     omega, pbs = [], []
@@ -255,7 +262,7 @@ def accumulate_rrule(config, xs, *pos, **kwargs):
         pbs.append((i, pb))
     shift = 1 if initial is not None else 0     # the output index of element i is i + shift
 
-    def accumulate_pullback(ȳ):
+    def accumulate_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero):
             return (NO, _seq_zero(xs, ok)) + (NO,) * len(pos)
@@ -275,7 +282,7 @@ def accumulate_rrule(config, xs, *pos, **kwargs):
 
 
 @register_frule(itertools.accumulate, config="forward")
-def accumulate_frule(config, tangents, xs, *pos, **kwargs):
+def accumulate_frule(config: Any, tangents: Any, xs: Any, *pos: Any, **kwargs: Any) -> tuple[Any, Any]:
     elems = _elements(xs, "itertools.accumulate")[0]
     f, initial = _accumulate_args(pos, kwargs)
     dxs = tangents[1]
@@ -296,7 +303,7 @@ def accumulate_frule(config, tangents, xs, *pos, **kwargs):
 
 # ===== sorted, min, max with key= ==============================================
 
-def _order(elems, key, reverse):
+def _order(elems: Any, key: Any, reverse: Any) -> Any:
     if key is None:
         return sorted(range(len(elems)), key=elems.__getitem__, reverse=reverse)
     keys = [key(x) for x in elems]
@@ -304,12 +311,12 @@ def _order(elems, key, reverse):
 
 
 @register_rrule(sorted, config="reverse")
-def sorted_rrule(config, xs, key=None, reverse=False):
+def sorted_rrule(config: Any, xs: Any, key: Any = None, reverse: Any = False) -> tuple[Any, Pullback]:
     elems, ok = _elements(xs, "sorted")
     perm = _order(elems, key, reverse)
     omega = [elems[p] for p in perm]
 
-    def sorted_pullback(ȳ):
+    def sorted_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero) or not ok:
             return NO, _seq_zero(xs, ok) if ok else NO
@@ -322,14 +329,14 @@ def sorted_rrule(config, xs, key=None, reverse=False):
 
 
 @register_frule(sorted, config="forward")
-def sorted_frule(config, tangents, xs, key=None, reverse=False):
+def sorted_frule(config: Any, tangents: Any, xs: Any, key: Any = None, reverse: Any = False) -> tuple[Any, Any]:
     elems = _elements(xs, "sorted")[0]
     perm = _order(elems, key, reverse)
     dxs = tangents[1]
     return [elems[p] for p in perm], [_part(dxs, p) for p in perm]
 
 
-def _select(fname, args, key, default, pick):
+def _select(fname: str, args: Any, key: Any, default: Any, pick: Any) -> Any:
     """(elements, index of the chosen one or None for the default, n-ary?, ok)."""
     if len(args) == 1:
         elems, ok = _elements(args[0], fname)
@@ -355,12 +362,12 @@ def _select(fname, args, key, default, pick):
 _NODEFAULT = object()
 
 
-def _select_rrule(fname, pick):
-    def select_rrule(config, *args, key=None, default=_NODEFAULT):
+def _select_rrule(fname: str, pick: Any) -> RruleFunction:
+    def select_rrule(config: Any, *args: Any, key: Any = None, default: Any = _NODEFAULT) -> tuple[Any, Pullback]:
         elems, best, nary, ok = _select(fname, args, key, default, pick)
         omega = default if best is None else elems[best]
 
-        def select_pullback(ȳ):
+        def select_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = unthunk(ȳ)
             if best is None or isinstance(ȳ, AbstractZero):
                 if nary:
@@ -377,8 +384,8 @@ def _select_rrule(fname, pick):
     return select_rrule
 
 
-def _select_frule(fname, pick):
-    def select_frule(config, tangents, *args, key=None, default=_NODEFAULT):
+def _select_frule(fname: str, pick: Any) -> FruleFunction:
+    def select_frule(config: Any, tangents: Any, *args: Any, key: Any = None, default: Any = _NODEFAULT) -> tuple[Any, Any]:
         elems, best, nary, ok = _select(fname, args, key, default, pick)
         if best is None:
             return default, ZERO
@@ -389,11 +396,11 @@ def _select_frule(fname, pick):
     return select_frule
 
 
-def _gt(a, b):
+def _gt(a: Any, b: Any) -> Any:
     return a > b
 
 
-def _lt(a, b):
+def _lt(a: Any, b: Any) -> Any:
     return a < b
 
 
@@ -405,17 +412,17 @@ register_frule(min, object, ..., config="forward")(_select_frule("min", _lt))
 
 # ===== np.vectorize(f)(*args) ====================================================
 
-def _vectorize_ok(vec, kwargs):
+def _vectorize_ok(vec: Any, kwargs: Any) -> bool:
     return vec.signature is None and not vec.excluded and not kwargs
 
 
-def _vectorize_args(vec, args):
+def _vectorize_args(vec: Any, args: Any) -> Any:
     arrays = [np.asarray(a) for a in args]
     shape = np.broadcast_shapes(*[a.shape for a in arrays])
     return [np.broadcast_to(a, shape) for a in arrays], shape
 
 
-def _vectorize_output(vec, values, shape):
+def _vectorize_output(vec: Any, values: Any, shape: Any) -> Any:
     if vec.otypes:
         dtype = np.dtype(vec.otypes[0])
     else:
@@ -428,7 +435,7 @@ def _vectorize_output(vec, values, shape):
 
 
 @register_rrule(np.vectorize, config="reverse", instances=True)
-def vectorize_rrule(config, vec, *args, **kwargs):
+def vectorize_rrule(config: Any, vec: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
     if not _vectorize_ok(vec, kwargs) or not args:
         return None
     arrays, shape = _vectorize_args(vec, args)
@@ -438,7 +445,7 @@ def vectorize_rrule(config, vec, *args, **kwargs):
     omega = _vectorize_output(vec, [y for y, _ in calls], shape)
     projectors = [ProjectTo(a) for a in args]
 
-    def vectorize_pullback(ȳ):
+    def vectorize_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero):
             return (NO,) + tuple(p(ZERO) if p.kind else NO for p in projectors)
@@ -461,7 +468,7 @@ def vectorize_rrule(config, vec, *args, **kwargs):
 
 
 @register_frule(np.vectorize, config="forward", instances=True)
-def vectorize_frule(config, tangents, vec, *args, **kwargs):
+def vectorize_frule(config: Any, tangents: Any, vec: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
     if not _vectorize_ok(vec, kwargs) or not args:
         return None
     arrays, shape = _vectorize_args(vec, args)
@@ -490,7 +497,7 @@ def vectorize_frule(config, tangents, vec, *args, **kwargs):
 
 # ===== np.apply_along_axis(f, axis, arr, *args) =================================
 
-def _along(axis, arr):
+def _along(axis: Any, arr: Any) -> Any:
     arr = np.asarray(arr)
     axis = int(axis) % arr.ndim if arr.ndim else 0
     if arr.ndim == 0:
@@ -498,7 +505,7 @@ def _along(axis, arr):
     return axis, np.moveaxis(arr, axis, -1)
 
 
-def _place(outs, outer, axis):
+def _place(outs: Any, outer: Any, axis: Any) -> Any:
     """Stack the outputs of the slices into np.apply_along_axis's layout."""
     first = np.asarray(outs[0])
     res = np.stack([np.asarray(o) for o in outs]).reshape(outer + first.shape)
@@ -509,7 +516,7 @@ def _place(outs, outer, axis):
 
 
 @register_rrule(np.apply_along_axis, config="reverse")
-def apply_along_axis_rrule(config, func1d, axis, arr, *args, **kwargs):
+def apply_along_axis_rrule(config: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
     axis, moved = _along(axis, arr)
     outer = moved.shape[:-1]
     idxs = list(np.ndindex(outer))
@@ -520,7 +527,7 @@ def apply_along_axis_rrule(config, func1d, axis, arr, *args, **kwargs):
     project_arr = ProjectTo(arr)
     project_args = [ProjectTo(a) for a in args]
 
-    def apply_along_axis_pullback(ȳ):
+    def apply_along_axis_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = unthunk(ȳ)
         if isinstance(ȳ, AbstractZero):
             return (NO, NO, NO, project_arr(ZERO)) + tuple(p(ZERO) if p.kind else NO for p in project_args)
@@ -544,7 +551,7 @@ def apply_along_axis_rrule(config, func1d, axis, arr, *args, **kwargs):
 
 
 @register_frule(np.apply_along_axis, config="forward")
-def apply_along_axis_frule(config, tangents, func1d, axis, arr, *args, **kwargs):
+def apply_along_axis_frule(config: Any, tangents: Any, func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
     axis, moved = _along(axis, arr)
     outer = moved.shape[:-1]
     idxs = list(np.ndindex(outer))

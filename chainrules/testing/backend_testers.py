@@ -12,6 +12,8 @@ compared with `f` on the NumPy arrays and with finite differences of it.
 """
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +50,7 @@ _ARRAY_API_NAMES = {
 }
 
 
-def _backend_function(b, f, backend_f, who):
+def _backend_function(b: Any, f: Any, backend_f: Any, who: str) -> Any:
     if backend_f is not None:
         if not callable(backend_f):
             raise TypeError(f"{who}: backend_f must be callable, got {type(backend_f).__name__}")
@@ -66,12 +68,12 @@ def _backend_function(b, f, backend_f, who):
 class _ComputeWatch:
     """Records every Dask computation started inside `during(what)`."""
 
-    def __init__(self, b):
+    def __init__(self, b: Any) -> None:
         self.lazy = b.lazy
-        self.seen = []
+        self.seen: list[Any] = []
 
     @contextlib.contextmanager
-    def during(self, what):
+    def during(self, what: str) -> Iterator[Any]:
         if not self.lazy:
             yield
             return
@@ -79,24 +81,24 @@ class _ComputeWatch:
         seen = self.seen
 
         class _Seen(Callback):
-            def _start(self, dsk):
+            def _start(self, dsk: Any) -> None:
                 seen.append(what)
 
-        with _Seen():
+        with _Seen():  # type: ignore[no-untyped-call]  # dask has no stubs: Callback is Any
             yield
 
-    def report(self, report):
+    def report(self, report: Any) -> None:
         if self.seen:
             where = ", ".join(dict.fromkeys(self.seen))
             report.fail(f"a Dask array was computed inside {where}: a rule must keep Dask arrays lazy "
                         "(no compute(), np.asarray, float() or bool() of a Dask value inside the rule)")
 
 
-def _is_array_primal(p):
+def _is_array_primal(p: Any) -> bool:
     return isinstance(p, np.ndarray) or (isinstance(p, np.generic) and p.dtype.kind in "fciu")
 
 
-def check_backend_value(b, primal, value, what):
+def check_backend_value(b: Any, primal: Any, value: Any, what: str) -> None:
     """Assert that `value`, from a rule run on `b`'s arrays, is a value of that
     library where `primal` (the NumPy counterpart) is an array: an array of
     `b`, with the primal's shape and (float/complex) dtype; zeros pass."""
@@ -123,7 +125,7 @@ def check_backend_value(b, primal, value, what):
     check_tangent_type(np.asarray(primal), to_numpy(value), what)
 
 
-def _check_values(report, b, primal, value, expected, what, rtol, atol):
+def _check_values(report: Any, b: Any, primal: Any, value: Any, expected: Any, what: str, rtol: Any, atol: Any) -> None:
     try:
         check_backend_value(b, primal, value, what)
     except AssertionError as e:
@@ -133,8 +135,8 @@ def _check_values(report, b, primal, value, expected, what, rtol, atol):
                  f"{what}: the value on {b.name} (got) differs from the expected value", rtol=rtol, atol=atol)
 
 
-def _zeros_like(b):
-    def zeros_like(x):
+def _zeros_like(b: Any) -> Any:
+    def zeros_like(x: Any) -> Any:
         if b.is_array(x) and b.library != "numpy":
             return b.xp.zeros_like(x)
         if isinstance(x, np.ndarray):
@@ -143,7 +145,7 @@ def _zeros_like(b):
     return zeros_like
 
 
-def _setup(who, config, f, inputs, backend, backend_f, fkwargs, fdm):
+def _setup(who: str, config: Any, f: Any, inputs: Any, backend: Any, backend_f: Any, fkwargs: Any, fdm: Any) -> Any:
     b = resolve_backend(backend, f"{who}: backend")
     bf, bname = _backend_function(b, f, backend_f, who)
     reseed_for(f)
@@ -154,8 +156,8 @@ def _setup(who, config, f, inputs, backend, backend_f, fkwargs, fdm):
     return b, bf, bname, specs, xs, head, header, dict(fkwargs or {}), DEFAULT_FDM if fdm is None else fdm
 
 
-def rrule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, backend, backend_f,
-                     output_tangent, check_thunked_output_tangent):
+def rrule_on_backend(config: Any, f: Any, inputs: Any, *, rtol: Any, atol: Any, fkwargs: Any, fdm: Any, order: Any, backend: Any, backend_f: Any,
+                     output_tangent: Any, check_thunked_output_tangent: Any) -> None:
     """test_rrule(..., backend=...): see test_rrule."""
     b, bf, bname, specs, xs, head, header, fkwargs, fdm = _setup(
         "test_rrule", config, f, inputs, backend, backend_f, fkwargs, fdm)
@@ -168,7 +170,7 @@ def rrule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, back
     xs_b = [_convert_in(x, b) for x in xs]
     ybar_b = _convert_in(ybar, b)
 
-    def run(seed, what):
+    def run(seed: Any, what: str) -> Any:
         with watch.during("the rrule"):
             res = rrule(*head, bf, *xs_b, **_safe_copy(fkwargs))
         if res is None:
@@ -229,7 +231,7 @@ def rrule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, back
     report.raise_if_failed()
 
 
-def frule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, backend, backend_f):
+def frule_on_backend(config: Any, f: Any, inputs: Any, *, rtol: Any, atol: Any, fkwargs: Any, fdm: Any, order: Any, backend: Any, backend_f: Any) -> None:
     """test_frule(..., backend=...): see test_frule."""
     b, bf, bname, specs, xs, head, header, fkwargs, fdm = _setup(
         "test_frule", config, f, inputs, backend, backend_f, fkwargs, fdm)
@@ -241,7 +243,7 @@ def frule_on_backend(config, f, inputs, *, rtol, atol, fkwargs, fdm, order, back
     xs_b = [_convert_in(x, b) for x in xs]
     tangents_b = tuple(_convert_in(t, b) for t in tangents)
 
-    def run(dxs, what):
+    def run(dxs: Any, what: str) -> Any:
         try:
             with watch.during("the frule"):
                 res = frule(*head, dxs, bf, *xs_b, **_safe_copy(fkwargs))

@@ -25,19 +25,19 @@ class Backend:
     `library` (numpy, torch, jax, dask, array_api_strict, or the root module
     of another) and its array type."""
 
-    def __init__(self, xp, library):
+    def __init__(self, xp: Any, library: str) -> None:
         self.xp = xp
         self.library = library
 
     @property
-    def name(self):
+    def name(self) -> Any:
         return getattr(self.xp, "__name__", self.library)
 
     @property
-    def lazy(self):
+    def lazy(self) -> bool:
         return self.library == "dask"
 
-    def array_type(self):
+    def array_type(self) -> Any:
         lib = self.library
         if lib == "numpy":
             return np.ndarray
@@ -52,30 +52,30 @@ class Backend:
             return type(xps.asarray(0.0))
         return None
 
-    def is_array(self, x):
+    def is_array(self, x: Any) -> bool:
         """Whether x is an array of this library (a NumPy scalar counts as a 0-d NumPy array)."""
         t = self.array_type()
         if t is not None:
             return isinstance(x, t) or (self.library == "numpy" and isinstance(x, np.generic))
         return _root(type(x).__module__) == self.library
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Backend({self.name})"
 
 
-def _root(module_name):
+def _root(module_name: str | None) -> str:
     root = (module_name or "").split(".")[0]
     return "jax" if root == "jaxlib" else root
 
 
-def _library_of_namespace(name):
+def _library_of_namespace(name: str) -> str:
     if name.startswith("array_api_compat."):
         name = name[len("array_api_compat."):]
     root = _root(name)
     return {"jaxlib": "jax"}.get(root, root)
 
 
-def resolve_backend(backend, who="backend"):
+def resolve_backend(backend: Any, who: str = "backend") -> Any:
     """resolve_backend(backend) -> Backend: a namespace module, or its name
     as a string ("torch", "jax.numpy", "dask.array", "array_api_strict",
     "array_api_compat.numpy"…), imported when named."""
@@ -97,7 +97,7 @@ def resolve_backend(backend, who="backend"):
     return Backend(xp, library)
 
 
-def _require_x64(who):
+def _require_x64(who: str) -> None:
     jax = importlib.import_module("jax")
     if not jax.config.read("jax_enable_x64"):
         raise ValueError(f"{who}: JAX runs in single precision unless 64-bit mode is on, so float64 "
@@ -105,7 +105,7 @@ def _require_x64(who):
                          "`jax.config.update('jax_enable_x64', True)` (or JAX_ENABLE_X64=1)")
 
 
-def _check_dtype(x, who):
+def _check_dtype(x: Any, who: str) -> None:
     if x.dtype.kind not in "fcbiu":
         raise TypeError(f"{who}: cannot convert an array of dtype {x.dtype} (float32, float64, complex64, "
                         "complex128, integer and bool arrays are converted)")
@@ -130,7 +130,7 @@ def to_backend(x: Any, xp: str | types.ModuleType) -> Any:
     return _convert_in(x, b)
 
 
-def _convert_in(x, b):
+def _convert_in(x: Any, b: Any) -> Any:
     if isinstance(x, np.ndarray):
         _check_dtype(x, f"to_backend(x, {b.name})")
         return _array_in(x, b)
@@ -146,7 +146,7 @@ def _convert_in(x, b):
     return x
 
 
-def _array_in(x, b):
+def _array_in(x: Any, b: Any) -> Any:
     lib = b.library
     if lib == "numpy":
         return np.array(x, copy=True)
@@ -206,14 +206,14 @@ def to_numpy(x: Any) -> Any:
     return x
 
 
-def library_of_value(x):
+def library_of_value(x: Any) -> Any:
     """The library an array value belongs to, for messages."""
     if isinstance(x, (np.ndarray, np.generic)):
         return "numpy"
     return _root(type(x).__module__) or type(x).__name__
 
 
-def describe(x):
+def describe(x: Any) -> Any:
     """A short description of a value of any library: type, dtype, shape."""
     x = unthunk(x) if isinstance(x, AbstractThunk) else x
     dt, sh = getattr(x, "dtype", None), getattr(x, "shape", None)

@@ -64,7 +64,7 @@ def default_tolerance(*values: Any) -> float:
     return _TOLERANCE_BY_BITS.get(bits, 1e-9 if bits > 64 else 1e-2)
 
 
-def _short(x, limit=200):
+def _short(x: Any, limit: Any = 200) -> Any:
     if isinstance(x, np.ndarray):
         with np.printoptions(precision=10, threshold=20, edgeitems=3):
             r = f"array({np.array2string(x, separator=', ')}, dtype={x.dtype}, shape={x.shape})"
@@ -73,7 +73,7 @@ def _short(x, limit=200):
     return r if len(r) <= limit else r[:limit - 3] + "..."
 
 
-def _fields(x):
+def _fields(x: Any) -> Any:
     """(kind, {key: value}) of a structured tangent or primal-shaped value, or None."""
     if isinstance(x, StructuralTangent):
         b = x.backing
@@ -87,11 +87,11 @@ def _fields(x):
     return None
 
 
-def _primal_type(x):
+def _primal_type(x: Any) -> Any:
     return x.primal_type if isinstance(x, StructuralTangent) else type(x)
 
 
-def _field_names(x):
+def _field_names(x: Any) -> Any:
     """The field names of a namedtuple (or of its Tangent), for readable paths."""
     P = _primal_type(x)
     if isinstance(P, type) and issubclass(P, tuple) and hasattr(P, "_fields"):
@@ -99,16 +99,16 @@ def _field_names(x):
     return None
 
 
-def _is_object_array(x):
+def _is_object_array(x: Any) -> bool:
     return isinstance(x, np.ndarray) and x.dtype.kind == "O"
 
 
-def _is_mapping(x):
+def _is_mapping(x: Any) -> bool:
     P = _primal_type(x)
     return isinstance(P, type) and issubclass(P, dict)
 
 
-def _is_numeric(x):
+def _is_numeric(x: Any) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return False
     if isinstance(x, (int, float, complex, np.number)):
@@ -116,7 +116,7 @@ def _is_numeric(x):
     return isinstance(x, np.ndarray) and x.dtype.kind in "fciu"
 
 
-def _all_zero(x):
+def _all_zero(x: Any) -> bool:
     x = unthunk(x)
     if isinstance(x, (AbstractZero, NotImplementedTangent)):
         return True
@@ -131,15 +131,15 @@ def _all_zero(x):
 
 
 class _Comparison:
-    def __init__(self, rtol, atol):
+    def __init__(self, rtol: Any, atol: Any) -> None:
         self.rtol = rtol
         self.atol = atol
-        self.failures = []
+        self.failures: list[str] = []
 
-    def fail(self, path, text):
+    def fail(self, path: Any, text: Any) -> None:
         self.failures.append(f"{path}: {text}" if path else text)
 
-    def compare(self, actual, expected, path):
+    def compare(self, actual: Any, expected: Any, path: Any) -> None:
         actual = unthunk(actual)
         expected = unthunk(expected)
         if isinstance(actual, NotImplementedTangent) or isinstance(expected, NotImplementedTangent):
@@ -203,7 +203,7 @@ class _Comparison:
         if not same:
             self.fail(path, f"got {_short(actual)}, expected {_short(expected)}")
 
-    def _is_zero_within_tol(self, x):
+    def _is_zero_within_tol(self, x: Any) -> bool:
         x = unthunk(x)
         if isinstance(x, (AbstractZero, NotImplementedTangent)):
             return True
@@ -217,7 +217,7 @@ class _Comparison:
             return a.size == 0 or bool(np.all(np.abs(a) <= self.atol))
         return False
 
-    def _compare_numbers(self, actual, expected, path):
+    def _compare_numbers(self, actual: Any, expected: Any, path: Any) -> None:
         a, e = np.asarray(actual), np.asarray(expected)
         if a.shape != e.shape:
             self.fail(path, f"shape {a.shape} differs from the expected shape {e.shape}: "
@@ -272,11 +272,11 @@ test_approx.__test__ = False  # type: ignore[attr-defined]  # pytest: a helper, 
 
 # ----- the type of a tangent -------------------------------------------------
 
-def _real_scalar(x):
+def _real_scalar(x: Any) -> bool:
     return isinstance(x, (float, np.floating)) or (isinstance(x, int) and not isinstance(x, bool))
 
 
-def check_tangent_type(primal, dx, what):
+def check_tangent_type(primal: Any, dx: Any, what: str) -> None:
     """Assert that dx can be a tangent of `primal`: a real number for a real
     number, a number of the primal's own dtype for a NumPy scalar, an array
     of the same shape and dtype for an array (a complex array's tangent is
@@ -311,8 +311,8 @@ def check_tangent_type(primal, dx, what):
             raise AssertionError(f"{what}: the tangent of the real number {_short(primal)} must be real, "
                                  f"got the complex {d!r} (project with ProjectTo(x))")
         if isinstance(primal, np.generic):
-            pbits = np.finfo(primal.dtype).bits
-            dbits = np.finfo(d.dtype).bits if isinstance(d, np.inexact) else 64
+            pbits = np.finfo(primal.dtype).bits  # type: ignore[type-var]  # a NumPy float or complex here
+            dbits = np.finfo(d.dtype).bits if isinstance(d, np.inexact) else 64  # type: ignore[type-var]
             if dbits != pbits or (isinstance(d, np.generic) and d.dtype != primal.dtype):
                 raise AssertionError(f"{what}: the tangent of a {type(primal).__name__} must keep its "
                                      f"precision, got a {type(d).__name__} (project with ProjectTo(x))")
@@ -329,11 +329,11 @@ def check_tangent_type(primal, dx, what):
 
 # ----- add_inplace against plain + -----------------------------------------
 
-def _plain_add(acc, dx):
+def _plain_add(acc: Any, dx: Any) -> Any:
     return acc + unthunk(dx)
 
 
-def check_add_inplace(acc, dx, what, rtol, atol):
+def check_add_inplace(acc: Any, dx: Any, what: str, rtol: Any, atol: Any) -> None:
     """Assert that `add_inplace(copy of acc, dx)` equals `acc + unthunk(dx)`:
     the only check of an InplaceableThunk's add_fn."""
     if isinstance(acc, AbstractZero) or isinstance(unthunk(dx), NotImplementedTangent):
@@ -352,5 +352,5 @@ def check_add_inplace(acc, dx, what, rtol, atol):
         check_tangent_type(acc, actual, f"{what}: the result of the InplaceableThunk's add_fn")
 
 
-def is_no_tangent(dx):
+def is_no_tangent(dx: Any) -> bool:
     return isinstance(dx, NoTangent)

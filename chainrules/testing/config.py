@@ -44,7 +44,7 @@ class TestConfig(RuleConfig):
         fdm = self.fdm
         differentiable_self = not isinstance(rand_tangent(f), NoTangent)
 
-        def fd_pullback(ybar):
+        def fd_pullback(ybar: Any) -> Any:
             ybar = unthunk(ybar)
             if differentiable_self:
                 return vjp(fdm, lambda g, *xs: g(*xs, **kwargs), ybar, f, *args)

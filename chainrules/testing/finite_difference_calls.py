@@ -8,6 +8,7 @@ differentiated through its fields, giving ∂self); keyword arguments are fixed.
 import collections.abc
 import copy
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ __all__ = ["DEFAULT_FDM", "fd_jvp", "fd_vjp", "materialize"]
 DEFAULT_FDM = central_fdm(5, 1, max_range=1e-2)
 
 
-def promote(x):
+def promote(x: Any) -> Any:
     """x with every float16/float32/complex64 value raised to double precision.
 
     The finite differences of the testers run in double precision: moving a
@@ -57,7 +58,7 @@ def promote(x):
     return x
 
 
-def materialize(y):
+def materialize(y: Any) -> Any:
     """The output of a primal as the testers compare and differentiate it: a
     one-shot iterator (what `map`, `itertools.accumulate`, generators return)
     becomes the list of its elements, everything else is kept.
@@ -71,11 +72,11 @@ def materialize(y):
     return y
 
 
-def _partial(f, fkwargs, primals, active):
+def _partial(f: Any, fkwargs: Any, primals: Any, active: Any) -> Any:
     """g(*active primals) = f(*all primals, **fkwargs); primals[0] is f itself."""
     fixed = list(primals)
 
-    def call(*vals):
+    def call(*vals: Any) -> Any:
         full = list(fixed)
         for i, v in zip(active, vals):
             full[i] = v
@@ -84,7 +85,7 @@ def _partial(f, fkwargs, primals, active):
     return call
 
 
-def fd_jvp(fdm, f, fkwargs, primals, tangents, active):
+def fd_jvp(fdm: Any, f: Any, fkwargs: Any, primals: Any, tangents: Any, active: Any) -> Any:
     """ΔΩ by finite differences; `primals`/`tangents` start with f and its
     tangent, `active` lists the indices that are perturbed."""
     primals = [promote(x) for x in primals]
@@ -92,7 +93,7 @@ def fd_jvp(fdm, f, fkwargs, primals, tangents, active):
     return jvp(fdm, g, *[(primals[i], tangents[i]) for i in active])
 
 
-def fd_vjp(fdm, f, fkwargs, ybar, primals, active):
+def fd_vjp(fdm: Any, f: Any, fkwargs: Any, ybar: Any, primals: Any, active: Any) -> Any:
     """{index: cotangent} by finite differences for the indices in `active`."""
     primals = [promote(x) for x in primals]
     g = _partial(f, fkwargs, primals, active)

@@ -28,14 +28,14 @@ __all__ = ["rand_tangent"]
 _RNG = np.random.default_rng(20240611)
 
 
-def reseed_for(f):
+def reseed_for(f: Any) -> None:
     """Reseed the kit's generator from f's name (stable across runs)."""
     global _RNG
     name = f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', type(f).__name__)}"
     _RNG = np.random.default_rng(zlib.crc32(name.encode()))
 
 
-def _number(rng):
+def _number(rng: Any) -> Any:
     # Readable values (two decimals), bounded away from zero so that a tangent
     # never hides a bug by being 0.
     return round(float(rng.uniform(0.5, 3.0)) * float(rng.choice((-1.0, 1.0))), 2)

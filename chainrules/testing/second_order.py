@@ -18,6 +18,7 @@ saying so: that is the finding, not something to skip.
 """
 
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Order2:
     the rule called on (possibly tracked) arguments, conversions for a
     backend (identity for NumPy) and the tolerances."""
 
-    def __init__(self, name, fdm, rtol, atol, to_arg=None, to_out=None, zeros_like=None):
+    def __init__(self, name: str, fdm: Any, rtol: Any, atol: Any, to_arg: Any = None, to_out: Any = None, zeros_like: Any = None) -> None:
         self.name = name
         self.fdm = fdm
         self.rtol = rtol
@@ -56,11 +57,11 @@ class Order2:
         self.zeros_like = zeros_like or _zeros_like
         self.rng = np.random.default_rng(zlib.crc32(f"order2:{name}".encode()))
 
-    def tol(self):
+    def tol(self) -> Any:
         return dict(rtol=self.rtol, atol=self.atol)
 
 
-def _zeros_like(x):
+def _zeros_like(x: Any) -> Any:
     if isinstance(x, np.ndarray):
         return np.zeros_like(x)
     if isinstance(x, np.generic):
@@ -75,7 +76,7 @@ def _zeros_like(x):
     return x * 0
 
 
-def _dense(d, like, zeros_like):
+def _dense(d: Any, like: Any, zeros_like: Any) -> Any:
     """A tangent with its hard zeros replaced by concrete zeros shaped like `like`
     (a NumPy or backend primal), so that both AD and finite differences see a value."""
     d = unthunk(d)
@@ -88,7 +89,7 @@ def _dense(d, like, zeros_like):
     return d
 
 
-def _parts(t, n):
+def _parts(t: Any, n: int) -> Any:
     t = unthunk(t)
     if isinstance(t, StructuralTangent) and isinstance(t.backing, tuple):
         return tuple(t.backing)
@@ -99,7 +100,7 @@ def _parts(t, n):
     raise AssertionError(f"expected {n} tangents, got {_short(t)}")
 
 
-def _differentiate(o2, report, who, g, primals, directions):
+def _differentiate(o2: Any, report: Any, who: str, g: Any, primals: Any, directions: Any) -> Any:
     """(AD jvp, FD jvp) of g at primals along directions; the AD jvp is None
     after reporting why chainrules.ad could not differentiate the rule."""
     from chainrules import ad  # noqa: PLC0415 - the testers work without the AD loaded
@@ -115,7 +116,7 @@ def _differentiate(o2, report, who, g, primals, directions):
         report.fail(f"order 2: the {who} of {o2.name} is not differentiable by chainrules.ad: "
                     f"{type(e).__name__}: {e} ({_HINT})")
 
-    def g_numpy(*xs):
+    def g_numpy(*xs: Any) -> Any:
         return o2.to_out(g(*(o2.to_arg(x) for x in xs)))
 
     pairs = [(promote(p), v) for p, v in zip(primals, directions)]
@@ -128,15 +129,15 @@ def _differentiate(o2, report, who, g, primals, directions):
     return d_ad, d_fd
 
 
-def _mixed_second_derivative(phi, primals, d1, d2):
+def _mixed_second_derivative(phi: Any, primals: Any, d1: Any, d2: Any) -> Any:
     """(∂²/∂s∂t phi(x + s·d1 + t·d2) at 0, an estimate of its error), by polarization of
     second derivatives along lines: (S(d1 + d2) − S(d1 − d2)) / 4 with S(d) = d²/dt² phi(x + t·d).
 
     The error is the distance to a lower-order estimate: second differences lose
     more digits than first ones, and far more on a function that is linear along
     a line (the adaptive step then shrinks), so their accuracy is measured, not assumed."""
-    def estimate(m):
-        def along(d):
+    def estimate(m: Any) -> Any:
+        def along(d: Any) -> Any:
             return m(lambda t: phi([_combine(t, di, p) for p, di in zip(primals, d)]), 0.0)
 
         plus = [_combine(1.0, a, b) for a, b in zip(d1, d2)]
@@ -148,7 +149,7 @@ def _mixed_second_derivative(phi, primals, d1, d2):
     return (best[()] if best.ndim == 0 else best), err
 
 
-def _real_dot(a, b):
+def _real_dot(a: Any, b: Any) -> Any:
     """The real inner product ⟨a, b⟩ (complex numbers as R²) of two values of one layout."""
     a, b = unthunk(a), unthunk(b)
     if isinstance(a, (AbstractZero, NoTangent)) or isinstance(b, (AbstractZero, NoTangent)):
@@ -156,7 +157,7 @@ def _real_dot(a, b):
     return float(np.dot(to_vec(a)[0], to_vec(b)[0]))
 
 
-def _scale(values):
+def _scale(values: Any) -> Any:
     return max([1.0] + [float(np.max(np.abs(to_vec(v)[0]), initial=0.0)) for v in values])
 
 
@@ -164,7 +165,7 @@ class _NoRuleForTracked(TypeError):
     pass
 
 
-def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, omega, diff_mode):
+def check_rrule_order2(o2: Any, report: Any, call_rrule: Any, call_primal: Any, specs: Any, xs: Any, ybar: Any, omega: Any, diff_mode: Any) -> None:
     """The order=2 checks of test_rrule.  `call_rrule(xs)` runs the rule (None
     when there is none), `call_primal(xs)` the NumPy function; `specs` are the
     tester's arguments (index 0 is f); `xs`/`ybar` the rule's arguments and
@@ -174,7 +175,7 @@ def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, ome
     if not active:
         return
 
-    def cotangents(args, seed):
+    def cotangents(args: Any, seed: Any) -> Any:
         res = call_rrule(args)
         if res is None:
             raise _NoRuleForTracked(
@@ -205,7 +206,7 @@ def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, ome
     primals = [s.fd_primal for s in active]
     directions = [rand_tangent(p, o2.rng) for p in primals]
 
-    def pullback_at(*vals):
+    def pullback_at(*vals: Any) -> Any:
         args = list(xs)
         for s, v in zip(active, vals):
             args[s.index - 1] = v
@@ -226,7 +227,7 @@ def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, ome
     ybar_np = promote(o2.to_out(unthunk(ybar)))
     ws = [rand_tangent(p, o2.rng) for p in primals]
 
-    def phi(vals):
+    def phi(vals: Any) -> Any:
         args = [promote(s.primal) for s in specs[1:]]
         for s, v in zip(active, vals):
             args[s.index - 1] = v
@@ -243,7 +244,7 @@ def check_rrule_order2(o2, report, call_rrule, call_primal, specs, xs, ybar, ome
                  rtol=o2.rtol, atol=o2.atol * scale + 4 * fd_err)
 
 
-def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents, omega, diff_mode):
+def check_frule_order2(o2: Any, report: Any, call_frule: Any, call_primal: Any, specs: Any, xs: Any, tangents: Any, omega: Any, diff_mode: Any) -> None:
     """The order=2 checks of test_frule.  `call_frule(tangents, xs)` runs the
     rule (None when there is none), `call_primal(xs)` the NumPy function;
     `tangents` start with Δself."""
@@ -252,7 +253,7 @@ def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents,
         return
     omega_like = o2.to_arg(omega)
 
-    def pushforward(args, dxs):
+    def pushforward(args: Any, dxs: Any) -> Any:
         res = call_frule(dxs, args)
         if res is None:
             raise _NoRuleForTracked(
@@ -284,7 +285,7 @@ def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents,
     primals = [s.fd_primal for s in active]
     directions = [rand_tangent(p, o2.rng) for p in primals]
 
-    def pushforward_at(*vals):
+    def pushforward_at(*vals: Any) -> Any:
         args = list(xs)
         for s, v in zip(active, vals):
             args[s.index - 1] = v
@@ -302,7 +303,7 @@ def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents,
     dxs = [promote(s.tangent) for s in active]
     out_vec, back = to_vec(promote(omega))
 
-    def f_vec(vals):
+    def f_vec(vals: Any) -> Any:
         args = [promote(s.primal) for s in specs[1:]]
         for s, v in zip(active, vals):
             args[s.index - 1] = v
@@ -319,7 +320,7 @@ def check_frule_order2(o2, report, call_frule, call_primal, specs, xs, tangents,
                      rtol=o2.rtol, atol=o2.atol * scale + 4 * fd_err)
 
 
-def _differentiable_parts(omega, got, want):
+def _differentiable_parts(omega: Any, got: Any, want: Any) -> Any:
     """(label, got, want) for the parts of Ω with a tangent space (a tuple's
     integer parts, such as frexp's exponent, have none)."""
     if isinstance(omega, tuple):
@@ -329,7 +330,7 @@ def _differentiable_parts(omega, got, want):
     return [("", got, want)]
 
 
-def _combine(a, d1, d2):
+def _combine(a: Any, d1: Any, d2: Any) -> Any:
     """a·d1 + d2, element-wise for tuples and lists (the tangents of sequences)."""
     if isinstance(d1, (tuple, list)):
         return type(d1)(_combine(a, u, v) for u, v in zip(d1, d2))

@@ -55,7 +55,7 @@ _NODIFF = "non-differentiable"   # marked (or without tangent space): NoTangent(
 _INT = "int"                     # a Python int given bare: an index (NoTangent()) or a real number
 
 
-def _fname(f):
+def _fname(f: Any) -> str:
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
     if name is None:
         return f"{type(f).__name__} object"
@@ -67,13 +67,13 @@ def _fname(f):
     return str(name)
 
 
-def _type_of(x):
+def _type_of(x: Any) -> Any:
     if isinstance(x, np.ndarray):
         return f"ndarray[{x.dtype}, shape={x.shape}]"
     return type(x).__name__
 
 
-def _safe_copy(x):
+def _safe_copy(x: Any) -> Any:
     try:
         return copy.deepcopy(x)
     except Exception:  # noqa: BLE001 - uncopyable values are passed as they are
@@ -83,7 +83,7 @@ def _safe_copy(x):
 class _Arg:
     """One argument of the call under test (index 0 is f itself)."""
 
-    def __init__(self, index, value, is_self=False, name=None):
+    def __init__(self, index: Any, value: Any, is_self: Any = False, name: str | None = None) -> None:
         self.index = index
         self.is_self = is_self
         self.name = name
@@ -105,45 +105,45 @@ class _Arg:
         self.accumulator = rand_tangent(float(p)) if self.mode == _INT else self.tangent
 
     @property
-    def label(self):
+    def label(self) -> str:
         if self.is_self:
             return f"∂self (the function object, {_type_of(self.primal)})"
         named = f"{self.name}: " if self.name else ""
         return f"argument {self.index} ({named}{_type_of(self.primal)})"
 
-    def frule_tangent(self):
+    def frule_tangent(self) -> Any:
         return self.tangent if self.mode == _DIFF else NoTangent()
 
 
 class _Report:
     """Collects the failures of one tester call; raises them together."""
 
-    def __init__(self, header):
+    def __init__(self, header: str) -> None:
         self.header = header
-        self.failures = []
+        self.failures: list[str] = []
 
-    def check(self, fn, *args, **kwargs):
+    def check(self, fn: Any, *args: Any, **kwargs: Any) -> None:
         try:
             fn(*args, **kwargs)
         except AssertionError as e:
             self.failures.append(str(e))
 
-    def fail(self, text):
+    def fail(self, text: Any) -> None:
         self.failures.append(text)
 
-    def raise_if_failed(self):
+    def raise_if_failed(self) -> None:
         if self.failures:
             body = "\n".join("- " + f.replace("\n", "\n  ") for f in self.failures)
             raise AssertionError(f"{self.header}: {len(self.failures)} problem(s)\n{body}")
 
 
-def _param_names(f, n):
+def _param_names(f: Any, n: int) -> Any:
     """The names of f's first n positional parameters, where Python can tell."""
     try:
         params = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):
         return [None] * n
-    names = []
+    names: list[str | None] = []
     for p in params:
         if p.kind == p.VAR_POSITIONAL:
             names.extend(f"{p.name}[{i}]" for i in range(n - len(names)))
@@ -153,17 +153,17 @@ def _param_names(f, n):
     return (names + [None] * n)[:n]
 
 
-def _specs(f, inputs):
+def _specs(f: Any, inputs: Any) -> Any:
     names = _param_names(f, len(inputs))
     return [_Arg(0, f, is_self=True)] + [_Arg(i + 1, a, name=names[i]) for i, a in enumerate(inputs)]
 
 
-def _fd_primals(specs, active):
+def _fd_primals(specs: Any, active: Any) -> Any:
     """The primals finite differences see: an int that is differentiated moves as a float."""
     return [s.fd_primal if s.index in active else s.primal for s in specs]
 
 
-def _check_not_mutated(report, specs, given, who):
+def _check_not_mutated(report: Any, specs: Any, given: Any, who: str) -> None:
     """The rule must not change its arguments (the tester passed it copies)."""
     for s, g in zip(specs[1:], given):
         if g is s.primal:
@@ -175,7 +175,7 @@ def _check_not_mutated(report, specs, given, who):
             report.fail(f"the {who} mutated {s.label}: {detail}")
 
 
-def _split_config(who, args):
+def _split_config(who: str, args: Any) -> Any:
     if not args:
         raise TypeError(f"{who}([config,] f, *args): expected the function")
     if isinstance(args[0], RuleConfig):
@@ -185,7 +185,7 @@ def _split_config(who, args):
     return None, args[0], args[1:]
 
 
-def _describe_call(f, args):
+def _describe_call(f: Any, args: Any) -> str:
     shown = []
     for a in args:
         if isinstance(a, PrimalAndTangent):
@@ -195,7 +195,7 @@ def _describe_call(f, args):
     return f"{_fname(f)}({', '.join(shown)})"
 
 
-def _tolerances(rtol, atol, *values):
+def _tolerances(rtol: Any, atol: Any, *values: Any) -> Any:
     if rtol is None or atol is None:
         tol = default_tolerance(*values)
         rtol = tol if rtol is None else rtol
@@ -203,19 +203,19 @@ def _tolerances(rtol, atol, *values):
     return rtol, atol
 
 
-def _primal_call(f, fkwargs):
+def _primal_call(f: Any, fkwargs: Any) -> Any:
     """f called on a list of arguments (the oracle of the order=2 checks)."""
-    def call(args):
+    def call(args: Any) -> Any:
         return materialize(f(*args, **_safe_copy(fkwargs)))
     return call
 
 
-def _check_order(who, order):
+def _check_order(who: str, order: Any) -> None:
     if isinstance(order, bool) or order not in (1, 2):
         raise ValueError(f"{who}: order must be 1 or 2, got {order!r}")
 
 
-def _with_note(e, note):
+def _with_note(e: Any, note: Any) -> Any:
     if hasattr(e, "add_note"):
         e.add_note(note)
     return e
@@ -412,7 +412,7 @@ def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
     report = _Report(header)
     head = (config,) if config is not None else ()
 
-    def run_rrule(given=None):
+    def run_rrule(given: Any = None) -> Any:
         return rrule(*head, f, *(_safe_copy(xs) if given is None else given), **_safe_copy(fkwargs))
 
     given = _safe_copy(xs)
@@ -431,7 +431,7 @@ def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
                  rtol=rtol, atol=atol)
     report.check(check_tangent_type, omega, omega_ad, "the primal Ω returned by the rrule (vs f(*args))")
 
-    def call_pullback(pb, seed, what):
+    def call_pullback(pb: Any, seed: Any, what: str) -> Any:
         try:
             out = pb(seed)
         except Exception as e:
@@ -521,7 +521,7 @@ def test_rrule(*args: Any, rtol: float | None = None, atol: float | None = None,
 
 # ----- test_scalar -------------------------------------------------------
 
-def _one_like(x):
+def _one_like(x: Any) -> Any:
     if isinstance(x, np.generic):
         return type(x)(1)
     if isinstance(x, complex):

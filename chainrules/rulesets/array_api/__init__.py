@@ -16,7 +16,13 @@ the import hook calls it.  NumPy's own functions keep their NumPy rules
 (`array_api_compat.numpy` re-exports some of them: those are left alone).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import sys
+from typing import Any
 
 from chainrules.rulesets.array_api import dtypes, linalg, reductions, shapes
 
@@ -29,32 +35,32 @@ TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "bro
                "stack", "where", "clip", "matmul", "tensordot")
 
 
-def register(functions):
+def register(functions: Any) -> Any:
     """Register every rule of the package on the functions of `functions` (a
     namespace or a dict {standard name: function}); returns the names."""
     return (reductions.register(functions) + shapes.register(functions) + linalg.register(functions)
             + dtypes.register(functions))
 
 
-def _torch(module):
+def _torch(module: Any) -> None:
     register({name: getattr(module, name) for name in TORCH_NAMES if hasattr(module, name)})
     shapes.register_getitem(module.Tensor)
 
 
-def _compat_torch(module):
+def _compat_torch(module: Any) -> None:
     register(module)
     torch = sys.modules.get("torch")
     if torch is not None:
         register_for("torch", torch)
 
 
-def _strict(module):
+def _strict(module: Any) -> None:
     register(module)
     array = getattr(sys.modules.get("array_api_strict._array_object"), "Array", None)
     shapes.register_getitem(array if array is not None else type(module.asarray(0.0)))
 
 
-def _jax_numpy(module):
+def _jax_numpy(module: Any) -> None:
     register(module)
     shapes.register_getitem(module.ndarray)          # jax.Array
     impl = getattr(sys.modules.get("jax._src.array"), "ArrayImpl", None)
@@ -62,7 +68,7 @@ def _jax_numpy(module):
         shapes.register_getitem(impl)
 
 
-def _dask_array(module):
+def _dask_array(module: Any) -> None:
     register(module)
     shapes.register_getitem(module.Array)
 
@@ -79,10 +85,10 @@ MODULES = {
 }
 
 
-_DONE: set = set()
+_DONE: set[Any] = set()
 
 
-def register_for(module_name, module):
+def register_for(module_name: Any, module: Any) -> None:
     """Register the rules for the imported module `module_name` (one of
     MODULES; any other name does nothing).  Calling it again does nothing."""
     action = MODULES.get(module_name)

@@ -8,7 +8,13 @@ no branch on an array's values (a Dask array stays lazy; an AD tracing the
 rule sees every operation).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -31,13 +37,13 @@ __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", 
 ALIASES = {"dim": "axis", "dims": "axis", "keepdim": "keepdims", "shifts": "shift", "a_min": "min", "a_max": "max"}
 
 
-def is_zero(t):
+def is_zero(t: Any) -> bool:
     return isinstance(t, AbstractZero)
 
 
 # ----- options --------------------------------------------------------------------------------
 
-def positional_names(f, n_arrays, fallback):
+def positional_names(f: Any, n_arrays: Any, fallback: Any) -> Any:
     """The names of f's positional parameters after its `n_arrays` array
     arguments (read from its signature; `fallback`, the standard's order,
     when it has none, as PyTorch's builtins)."""
@@ -53,7 +59,7 @@ def positional_names(f, n_arrays, fallback):
     return tuple(names)
 
 
-def options(fname, names, args, kwargs, known, defaults):
+def options(fname: str, names: Any, args: Any, kwargs: Any, known: Any, defaults: Any) -> Any:
     """The options of a call by the standard's names: positional ones after
     the arrays matched to `names`, keywords renamed by ALIASES; an option the
     rule does not know is a TypeError naming it (never a wrong derivative)."""
@@ -71,7 +77,7 @@ def options(fname, names, args, kwargs, known, defaults):
     return opts
 
 
-def normalize_axes(fname, axis, ndim):
+def normalize_axes(fname: str, axis: Any, ndim: int) -> Any:
     """The sorted tuple of non-negative axes `axis` (None, int or sequence)
     names in an array of `ndim` dimensions."""
     if axis is None:
@@ -92,11 +98,11 @@ def normalize_axes(fname, axis, ndim):
 
 # ----- dtypes, projection, seeds ----------------------------------------------------------------
 
-def is_complex(xp, x):
+def is_complex(xp: Any, x: Any) -> Any:
     return xp.isdtype(x.dtype, "complex floating")
 
 
-def _is_inexact(xp, x):
+def _is_inexact(xp: Any, x: Any) -> Any:
     return xp.isdtype(x.dtype, ("real floating", "complex floating"))
 
 
@@ -108,7 +114,7 @@ class Projector:
 
     __slots__ = ("xp", "dtype", "shape", "kind", "scalar")
 
-    def __init__(self, xp, x):
+    def __init__(self, xp: Any, x: Any) -> None:
         self.xp = xp
         self.scalar = isinstance(x, np.generic)
         if isinstance(x, bool) or x is None:
@@ -124,7 +130,7 @@ class Projector:
         else:
             self.kind = 0
 
-    def __call__(self, dx):
+    def __call__(self, dx: Any) -> Any:
         if self.kind == 0:
             return NO
         if isinstance(dx, AbstractZero):
@@ -144,7 +150,7 @@ class Projector:
         return np.asarray(dx) if isinstance(dx, np.generic) else dx
 
 
-def cast(xp, v, like):
+def cast(xp: Any, v: Any, like: Any) -> Any:
     """v in the dtype of the array `like` (the real part for a real one): a
     tangent in its primal's dtype; a NumPy scalar's tangent a NumPy scalar."""
     if is_complex(xp, v) and not is_complex(xp, like):
@@ -158,7 +164,7 @@ def cast(xp, v, like):
     return v
 
 
-def as_seed(xp, ȳ, name, Ω):
+def as_seed(xp: Any, ȳ: Any, name: str, Ω: Any) -> Any:
     """The pullback's seed as an array of xp with Ω's dtype family: unthunked
     and checked (a TypeError naming `name` for a non-tangent), a Python
     number made an array of xp (the real part when Ω is real)."""
@@ -175,19 +181,19 @@ def as_seed(xp, ȳ, name, Ω):
     return ȳ
 
 
-def device_kw(xp, like):
+def device_kw(xp: Any, like: Any) -> Any:
     if is_numpy(xp):
         return {}
     d = getattr(like, "device", None)
     return {} if d is None else {"device": d}
 
 
-def zeros(xp, shape, like):
+def zeros(xp: Any, shape: Any, like: Any) -> Any:
     """Zeros of `shape` with the dtype and device of the array `like`."""
     return xp.zeros(tuple(shape), dtype=like.dtype, **device_kw(xp, like))
 
 
-def unbroadcast(xp, g, shape):
+def unbroadcast(xp: Any, g: Any, shape: Any) -> Any:
     """g summed back to `shape` (the shape of an argument that broadcasting
     grew to g's shape)."""
     shape = tuple(shape)
@@ -203,16 +209,16 @@ def unbroadcast(xp, g, shape):
 
 # ----- sequences of arrays (concat's and stack's argument) ----------------------------------
 
-def sequence_tangent(primal, parts):
+def sequence_tangent(primal: Any, parts: Any) -> Any:
     """The tangent of a tuple or list of arrays from its parts' tangents."""
     if all(p is NO for p in parts):
         return NO
     if all(isinstance(p, AbstractZero) for p in parts):
         return ZERO
-    return Tangent[type(primal)](*parts)
+    return Tangent[type(primal)](*parts)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
-def sequence_parts(Δ, arrays, name):
+def sequence_parts(Δ: Any, arrays: Any, name: str) -> Any:
     """The tangents of the arrays of a sequence (a Tangent[tuple] or list),
     zeros materialised; None when they are all zero."""
     Δ = unthunk(Δ)
@@ -235,7 +241,7 @@ def sequence_parts(Δ, arrays, name):
 _NUMPY_OBJECTS = None
 
 
-def _is_numpys_own(f):
+def _is_numpys_own(f: Any) -> bool:
     """f is one of NumPy's own functions (array_api_compat.numpy re-exports
     some): those keep their NumPy rules in this step."""
     global _NUMPY_OBJECTS
@@ -246,23 +252,23 @@ def _is_numpys_own(f):
 
 
 # id -> function: each gets its rules once (libraries re-export each other's)
-_REGISTERED: dict = {}
+_REGISTERED: dict[Any, Any] = {}
 
 
-def registered():
+def registered() -> Any:
     """The functions that have array-API rules (registered by this package)."""
     return list(_REGISTERED.values())
 
 
-def mark_registered(f):
+def mark_registered(f: Any) -> None:
     _REGISTERED[id(f)] = f
 
 
-def register_table(table, functions):
+def register_table(table: Any, functions: Any) -> Any:
     """Register each factory of `table` ({standard name: factory(f, name) ->
     (frule, rrule)}) on the function of that name in `functions` (a module or
     a dict), once per function object.  Returns the names registered."""
-    get = functions.get if isinstance(functions, dict) else (lambda n: getattr(functions, n, None))
+    get: Any = functions.get if isinstance(functions, dict) else (lambda n: getattr(functions, n, None))
     done = []
     for name, factory in table.items():
         f = get(name)

@@ -20,7 +20,13 @@ axis, out, keepdims), np.matmul (and the @ operator), np.tensordot(a, b, axes); 
 body does not know is a TypeError naming it.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +38,7 @@ from chainrules.rulesets.array_api import linalg, reductions, shapes
 __all__ = ["register_numpy_on_tracked", "NUMPY_FUNCTIONS"]
 
 # NumPy function -> (its array-API rule factory, the body's name, how many array arguments)
-NUMPY_FUNCTIONS = {
+NUMPY_FUNCTIONS: dict[Any, Any] = {
     np.sort: (shapes.sort_rules, "sort", 1),
     np.clip: (shapes.clip_rules, "clip", 1),
     np.take: (shapes.take_rules, "take", 1),
@@ -45,10 +51,10 @@ NUMPY_FUNCTIONS = {
     np.tensordot: (linalg.tensordot_rules, "tensordot", 2),
 }
 
-_DONE: set = set()
+_DONE: set[Any] = set()
 
 
-def _signatures(t, arrays):
+def _signatures(t: Any, arrays: Any) -> Any:
     """The argument types for which the rule is registered: the tracked type
     at each array argument, anything elsewhere."""
     if arrays == 1:

@@ -14,6 +14,14 @@ Conventions, as the NumPy rules (chainrules/rulesets/numpy_reductions.py):
 - Options get no tangent; an option the rule cannot honour is a TypeError.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
+from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
@@ -37,14 +45,14 @@ __all__ = ["register", "TABLE"]
 
 # ----- helpers ------------------------------------------------------------------------------------
 
-def _count(shape, axes):
+def _count(shape: Any, axes: Any) -> Any:
     n = 1
     for a in axes:
         n *= shape[a]
     return n
 
 
-def _reduce(fn, v, axes, keepdims, **kw):
+def _reduce(fn: Any, v: Any, axes: Any, keepdims: Any, **kw: Any) -> Any:
     """fn(v, axis=axes) for a non-empty tuple of axes; v itself (cast by
     `dtype=`) for none (some libraries read axis=() as every axis)."""
     if not axes:
@@ -52,33 +60,33 @@ def _reduce(fn, v, axes, keepdims, **kw):
     return fn(v, axis=axes, keepdims=keepdims, **kw)
 
 
-def _unreduce(xp, ȳ, shape, axes, keepdims):
+def _unreduce(xp: Any, ȳ: Any, shape: Any, axes: Any, keepdims: Any) -> Any:
     """The cotangent of a reduction over `axes` spread over the input's shape."""
     if not keepdims and axes:
         ȳ = xp.reshape(ȳ, tuple(1 if i in axes else n for i, n in enumerate(shape)))
     return xp.broadcast_to(ȳ, tuple(shape))
 
 
-def _real_if(xp, v, real):
+def _real_if(xp: Any, v: Any, real: Any) -> Any:
     return xp.real(v) if real and is_complex(xp, v) else v
 
 
 
 
-def _reduction(fname, f, names_fallback, known, defaults, body):
+def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
     """The frule and rrule of a reduction `f`: `body(xp, x, Ω, axes, opts)`
     gives (pushforward(Δx), adjoint(ȳ)) where the adjoint returns the
     cotangent of x before projection."""
     names = positional_names(f, 1, names_fallback)
 
-    def setup(x, args, kwargs):
+    def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
         opts = options(fname, names, args, kwargs, known, defaults)
         xp = namespace(x)
         axes = normalize_axes(fname, opts["axis"], x.ndim)
         return xp, Ω, axes, opts
 
-    def reduction_frule(tangents, x, *args, **kwargs):
+    def reduction_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xp, Ω, axes, opts = setup(x, args, kwargs)
         Δx = tangents[1]
         if is_zero(Δx) or not Projector(xp, x).kind:
@@ -86,12 +94,12 @@ def _reduction(fname, f, names_fallback, known, defaults, body):
         forward, _ = body(xp, x, Ω, axes, opts)
         return Ω, cast(xp, forward(Δx), Ω)
 
-    def reduction_rrule(x, *args, **kwargs):
+    def reduction_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         xp, Ω, axes, opts = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
-        def reduction_pullback(ȳ):
+        def reduction_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
@@ -109,34 +117,34 @@ _SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
 
 # ----- sum, mean: linear ---------------------------------------------------------------------------
 
-def _sum_body(xp, x, Ω, axes, opts):
+def _sum_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
 
-    def forward(Δx):
+    def forward(Δx: Any) -> Any:
         return _reduce(xp.sum, Δx, axes, keepdims)
 
-    def adjoint(ȳ):
+    def adjoint(ȳ: Any) -> Any:
         return _unreduce(xp, ȳ, x.shape, axes, keepdims)
     return forward, adjoint
 
 
-def _mean_body(xp, x, Ω, axes, opts):
+def _mean_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
     n = max(_count(x.shape, axes), 1)
 
-    def forward(Δx):
+    def forward(Δx: Any) -> Any:
         return _reduce(xp.mean, Δx, axes, keepdims)
 
-    def adjoint(ȳ):
+    def adjoint(ȳ: Any) -> Any:
         return _unreduce(xp, ȳ / n, x.shape, axes, keepdims)
     return forward, adjoint
 
 
-def sum_rules(f, name="sum"):
+def sum_rules(f: Any, name: str = "sum") -> Any:
     return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body)
 
 
-def mean_rules(f, name="mean"):
+def mean_rules(f: Any, name: str = "mean") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False}, _mean_body)
 
 
@@ -151,7 +159,7 @@ def mean_rules(f, name="mean"):
 # exact to every order in slices of at most two zeros, to order 2 beyond.  No
 # branch on the values: the same `where`s for every slice.
 
-def _prod_partials(xp, x, axes):
+def _prod_partials(xp: Any, x: Any, axes: Any) -> Any:
     zero = x == 0
     one, nil = xp.ones_like(x), xp.zeros_like(x)
     x1 = xp.where(zero, one, x)
@@ -163,19 +171,19 @@ def _prod_partials(xp, x, axes):
     return xp.where(zero, at_zero, z * p / x1)
 
 
-def _prod_body(xp, x, Ω, axes, opts):
+def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
 
-    def forward(Δx):
+    def forward(Δx: Any) -> Any:
         return _reduce(xp.sum, _prod_partials(xp, x, axes) * Δx, axes, keepdims)
 
-    def adjoint(ȳ):
+    def adjoint(ȳ: Any) -> Any:
         d = _prod_partials(xp, x, axes)
         return xp.multiply(_unreduce(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 
-def prod_rules(f, name="prod"):
+def prod_rules(f: Any, name: str = "prod") -> Any:
     return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body)
 
 
@@ -183,39 +191,39 @@ def prod_rules(f, name="prod"):
 # var = Σ|x - μ|²/(N - c): the terms through μ cancel (Σ(x - μ) = 0), so the
 # pullback is 2(x - μ)·Re(ȳ)/(N - c); std = √var divides by 2Ω.
 
-def _var_jvp(xp, d, Δx, axes, keepdims, dof):
+def _var_jvp(xp: Any, d: Any, Δx: Any, axes: Any, keepdims: Any, dof: Any) -> Any:
     t = xp.real(xp.conj(d) * Δx) if is_complex(xp, d) else d * Δx
     return _reduce(xp.sum, t, axes, keepdims) * (2 / dof if dof else float("nan"))
 
 
-def _deviation(xp, x, axes):
+def _deviation(xp: Any, x: Any, axes: Any) -> Any:
     return x - _reduce(xp.mean, x, axes, True)
 
 
-def _var_body(xp, x, Ω, axes, opts):
+def _var_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
     dof = _count(x.shape, axes) - opts["correction"]
 
-    def forward(Δx):
+    def forward(Δx: Any) -> Any:
         return _var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof)
 
-    def adjoint(ȳ):
+    def adjoint(ȳ: Any) -> Any:
         scale = _real_if(xp, ȳ, True) * (2 / dof if dof else float("nan"))
         return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
     return forward, adjoint
 
 
-def _std_body(xp, x, Ω, axes, opts):
+def _std_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
     dof = _count(x.shape, axes) - opts["correction"]
     at0 = Ω == 0
     safe = xp.where(at0, xp.ones_like(Ω), Ω)
 
-    def forward(Δx):
+    def forward(Δx: Any) -> Any:
         v = _var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof)
         return xp.where(at0, xp.zeros_like(v), v / (2 * safe))
 
-    def adjoint(ȳ):
+    def adjoint(ȳ: Any) -> Any:
         ȳ = _real_if(xp, ȳ, True)
         scale = xp.where(at0, xp.zeros_like(ȳ), xp.divide(ȳ, safe)) * (1 / dof if dof else float("nan"))
         return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
@@ -226,17 +234,17 @@ _VAR_KNOWN = ("axis", "correction", "keepdims")
 _VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False}
 
 
-def var_rules(f, name="var"):
+def var_rules(f: Any, name: str = "var") -> Any:
     return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body)
 
 
-def std_rules(f, name="std"):
+def std_rules(f: Any, name: str = "std") -> Any:
     return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body)
 
 
 # ----- max, min: the cotangent goes to the first extreme element ------------------------------------
 
-def _to_last(xp, x, axes):
+def _to_last(xp: Any, x: Any, axes: Any) -> Any:
     """x with `axes` moved to the end and flattened into one: (kept..., K),
     and the permutation used."""
     nd = x.ndim
@@ -247,7 +255,7 @@ def _to_last(xp, x, axes):
     return xp.reshape(xt, kept + (_count(x.shape, axes),)), order
 
 
-def _from_last(xp, v, shape, order):
+def _from_last(xp: Any, v: Any, shape: Any, order: Any) -> Any:
     """Undo `_to_last` for an array of the input's size."""
     v = xp.reshape(v, tuple(shape[a] for a in order))
     if order == tuple(range(len(order))):
@@ -256,7 +264,7 @@ def _from_last(xp, v, shape, order):
     return xp.permute_dims(v, inverse)
 
 
-def _first_extreme(xp, x, axes, arg):
+def _first_extreme(xp: Any, x: Any, axes: Any, arg: Any) -> Any:
     """(x as (kept..., K), a one-hot mask of the first extreme element of
     each slice, the permutation)."""
     xt, order = _to_last(xp, x, axes)
@@ -265,18 +273,18 @@ def _first_extreme(xp, x, axes, arg):
     return xt, mask, order
 
 
-def _chooser_body(argname):
-    def body(xp, x, Ω, axes, opts):
+def _chooser_body(argname: Any) -> Any:
+    def body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
         keepdims = opts["keepdims"]
         arg = getattr(xp, argname)
 
-        def forward(Δx):
+        def forward(Δx: Any) -> Any:
             _, mask, _ = _first_extreme(xp, x, axes, arg)
             Δt, _ = _to_last(xp, xp.broadcast_to(Δx, tuple(x.shape)), axes)
             ΔΩ = xp.sum(xp.where(mask, Δt, xp.zeros_like(Δt)), axis=-1)
             return xp.reshape(ΔΩ, tuple(Ω.shape))
 
-        def adjoint(ȳ):
+        def adjoint(ȳ: Any) -> Any:
             xt, mask, order = _first_extreme(xp, x, axes, arg)
             g = xp.expand_dims(xp.reshape(cast(xp, ȳ, x), tuple(xt.shape[:-1])), axis=-1)
             x̄t = xp.where(mask, g, xp.zeros_like(xt))
@@ -285,23 +293,23 @@ def _chooser_body(argname):
     return body
 
 
-def max_rules(f, name="max"):
+def max_rules(f: Any, name: str = "max") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
                       _chooser_body("argmax"))
 
 
-def min_rules(f, name="min"):
+def min_rules(f: Any, name: str = "min") -> Any:
     return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
                       _chooser_body("argmin"))
 
 
 # ----- cumulative_sum ---------------------------------------------------------------------------------
 
-def _along(axis, nd, sl):
+def _along(axis: Any, nd: int, sl: Any) -> Any:
     return (slice(None),) * axis + (sl, Ellipsis)
 
 
-def _scan_axis(fname, x, axis):
+def _scan_axis(fname: str, x: Any, axis: Any) -> Any:
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"{fname}: axis is required for an array of {x.ndim} dimensions")
@@ -309,17 +317,17 @@ def _scan_axis(fname, x, axis):
     return normalize_axes(fname, axis, x.ndim)[0]
 
 
-def cumulative_sum_rules(f, name="cumulative_sum"):
+def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "dtype", "include_initial")
     defaults = {"axis": None, "dtype": None, "include_initial": False}
 
-    def setup(x, args, kwargs):
+    def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)
         opts = options(name, names, args, kwargs, known, defaults)
         return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"])
 
-    def cumulative_sum_frule(tangents, x, *args, **kwargs):
+    def cumulative_sum_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xp, Ω, axis, initial = setup(x, args, kwargs)
         Δx = tangents[1]
         if is_zero(Δx) or not Projector(xp, x).kind:
@@ -332,12 +340,12 @@ def cumulative_sum_rules(f, name="cumulative_sum"):
             ΔΩ = xp.concat([first, ΔΩ], axis=axis)
         return Ω, cast(xp, ΔΩ, Ω)
 
-    def cumulative_sum_rrule(x, *args, **kwargs):
+    def cumulative_sum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         xp, Ω, axis, initial = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
-        def cumulative_sum_pullback(ȳ):
+        def cumulative_sum_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
@@ -366,7 +374,7 @@ TABLE = {
 }
 
 
-def register(functions):
+def register(functions: Any) -> Any:
     """Register the reductions' rules on the functions of these names in
     `functions` (an array namespace, or a dict {standard name: function});
     returns the names registered."""

@@ -17,8 +17,15 @@ clip gives the cotangent to x at the bounds; sort moves the cotangent with
 the stable permutation that sorts.  Indices, axes and shapes get NoTangent.
 """
 
-import operator
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
 
+import operator
+from typing import Any
+
+from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
@@ -43,7 +50,7 @@ from chainrules._xp import astype, through_engines
 __all__ = ["register", "register_getitem", "register_getitem_on_tracked", "TABLE"]
 
 
-def _along(axis, sl):
+def _along(axis: Any, sl: Any) -> Any:
     """An index selecting `sl` along `axis` (everything along the others; the
     standard wants every axis named or an Ellipsis)."""
     return (slice(None),) * axis + (sl, Ellipsis)
@@ -53,11 +60,11 @@ def _along(axis, sl):
 
 # ----- linear in x: the frule is f on the tangent, the pullback an adjoint -------------------------
 
-def _linear(fname, f, fallback, known, defaults, adjoint):
+def _linear(fname: str, f: Any, fallback: Any, known: Any, defaults: Any, adjoint: Any) -> Any:
     """Rules for f(x, *options), linear in x: `adjoint(xp, ȳ, x, Ω, opts)`."""
     names = positional_names(f, 1, fallback)
 
-    def linear_frule(tangents, x, *args, **kwargs):
+    def linear_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = f(x, *args, **kwargs)
         Δx = tangents[1]
         xp = namespace(x)
@@ -65,14 +72,14 @@ def _linear(fname, f, fallback, known, defaults, adjoint):
             return Ω, ZERO
         return Ω, f(cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), *args, **kwargs)
 
-    def linear_rrule(x, *args, **kwargs):
+    def linear_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
         opts = options(fname, names, args, kwargs, known, defaults)
         xp = namespace(x)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
-        def linear_pullback(ȳ):
+        def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
@@ -82,73 +89,73 @@ def _linear(fname, f, fallback, known, defaults, adjoint):
     return linear_frule, linear_rrule
 
 
-def _reshape_back(xp, ȳ, x, Ω, opts):
+def _reshape_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return xp.reshape(ȳ, tuple(x.shape))
 
 
-def _permute_back(xp, ȳ, x, Ω, opts):
+def _permute_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     axes = [int(a) % x.ndim for a in opts["axes"]]
     inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
     return xp.permute_dims(ȳ, inverse)
 
 
-def _transpose_back(xp, ȳ, x, Ω, opts):
+def _transpose_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return xp.matrix_transpose(ȳ)
 
 
-def _flip_back(xp, ȳ, x, Ω, opts):
+def _flip_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return xp.flip(ȳ, axis=opts["axis"])
 
 
-def _roll_back(xp, ȳ, x, Ω, opts):
+def _roll_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     shift = opts["shift"]
     back = tuple(-int(s) for s in shift) if isinstance(shift, (tuple, list)) else -int(shift)
     return xp.roll(ȳ, back, axis=opts["axis"])
 
 
-def _broadcast_back(xp, ȳ, x, Ω, opts):
+def _broadcast_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return unbroadcast(xp, ȳ, tuple(x.shape))
 
 
-def reshape_rules(f, name="reshape"):
+def reshape_rules(f: Any, name: str = "reshape") -> Any:
     return _linear(name, f, ("shape",), ("shape", "copy"), {}, _reshape_back)
 
 
-def permute_dims_rules(f, name="permute_dims"):
+def permute_dims_rules(f: Any, name: str = "permute_dims") -> Any:
     return _linear(name, f, ("axes",), ("axes",), {}, _permute_back)
 
 
-def matrix_transpose_rules(f, name="matrix_transpose"):
+def matrix_transpose_rules(f: Any, name: str = "matrix_transpose") -> Any:
     return _linear(name, f, (), (), {}, _transpose_back)
 
 
-def expand_dims_rules(f, name="expand_dims"):
+def expand_dims_rules(f: Any, name: str = "expand_dims") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
 
 
-def squeeze_rules(f, name="squeeze"):
+def squeeze_rules(f: Any, name: str = "squeeze") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {}, _reshape_back)
 
 
-def flip_rules(f, name="flip"):
+def flip_rules(f: Any, name: str = "flip") -> Any:
     return _linear(name, f, ("axis",), ("axis",), {"axis": None}, _flip_back)
 
 
-def roll_rules(f, name="roll"):
+def roll_rules(f: Any, name: str = "roll") -> Any:
     return _linear(name, f, ("shift", "axis"), ("shift", "axis"), {"axis": None}, _roll_back)
 
 
-def broadcast_to_rules(f, name="broadcast_to"):
+def broadcast_to_rules(f: Any, name: str = "broadcast_to") -> Any:
     return _linear(name, f, ("shape",), ("shape",), {}, _broadcast_back)
 
 
 # ----- concat, stack: the cotangent is cut back into the arrays' pieces ------------------------------
 
-def _joiner(fname, f, pieces):
+def _joiner(fname: str, f: Any, pieces: Any) -> Any:
     """Rules for f(arrays, axis=...): `pieces(xp, ȳ, arrays, axis)` cuts ȳ."""
     names = positional_names(f, 1, ("axis",))
 
-    def join_frule(tangents, arrays, *args, **kwargs):
+    def join_frule(tangents: Any, arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         namespace(*arrays)                  # two libraries: a NamespaceError naming both
         Ω = f(arrays, *args, **kwargs)
         parts = sequence_parts(tangents[1], arrays, fname)
@@ -157,7 +164,7 @@ def _joiner(fname, f, pieces):
         xp = namespace(*arrays)
         return Ω, cast(xp, f(parts, *args, **kwargs), Ω)
 
-    def join_rrule(arrays, *args, **kwargs):
+    def join_rrule(arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         namespace(*arrays)
         Ω = f(arrays, *args, **kwargs)
         opts = options(fname, names, args, kwargs, ("axis",), {"axis": 0})
@@ -165,7 +172,7 @@ def _joiner(fname, f, pieces):
         projects = [Projector(xp, a) for a in arrays]
         rest = (NO,) * len(args)
 
-        def join_pullback(ȳ):
+        def join_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ):
                 return (NO, sequence_tangent(arrays, [p(ZERO) for p in projects])) + rest
@@ -177,7 +184,7 @@ def _joiner(fname, f, pieces):
     return join_frule, join_rrule
 
 
-def _concat_pieces(xp, ȳ, arrays, axis):
+def _concat_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     if axis is None:
         sizes = [_size(a.shape) for a in arrays]
         cuts, start = [], 0
@@ -194,46 +201,46 @@ def _concat_pieces(xp, ȳ, arrays, axis):
     return cuts
 
 
-def _stack_pieces(xp, ȳ, arrays, axis):
+def _stack_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     axis = int(axis) % ȳ.ndim
     return [ȳ[_along(axis, i)] for i in range(len(arrays))]
 
 
-def _size(shape):
+def _size(shape: Any) -> Any:
     n = 1
     for s in shape:
         n *= s
     return n
 
 
-def concat_rules(f, name="concat"):
+def concat_rules(f: Any, name: str = "concat") -> Any:
     return _joiner(name, f, _concat_pieces)
 
 
-def stack_rules(f, name="stack"):
+def stack_rules(f: Any, name: str = "stack") -> Any:
     return _joiner(name, f, _stack_pieces)
 
 
 # ----- where, clip ------------------------------------------------------------------------------------
 
-def _as_array(xp, v, like):
+def _as_array(xp: Any, v: Any, like: Any) -> Any:
     """A Python number as a 0-d array of xp in the dtype of `like`."""
     if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
         return xp.asarray(v, dtype=like.dtype, **device_kw(xp, like))
     return v
 
 
-def _shape(v):
+def _shape(v: Any) -> Any:
     return () if isinstance(v, (int, float, complex)) else tuple(v.shape)
 
 
-def _masked(xp, mask, v, shape):
+def _masked(xp: Any, mask: Any, v: Any, shape: Any) -> Any:
     """v where mask holds, 0 elsewhere, summed back to `shape`."""
     return unbroadcast(xp, xp.where(mask, v, xp.zeros_like(v)), shape)
 
 
-def where_rules(f, name="where"):
-    def where_frule(tangents, condition, *rest):
+def where_rules(f: Any, name: str = "where") -> Any:
+    def where_frule(tangents: Any, condition: Any, *rest: Any) -> tuple[Any, Any] | None:
         if len(rest) != 2:
             return None                     # where(condition) alone gives indices
         x1, x2 = rest
@@ -247,7 +254,7 @@ def where_rules(f, name="where"):
         Δ2 = z if is_zero(Δ2) else cast(xp, _as_array(xp, Δ2, Ω), Ω)
         return Ω, xp.where(condition, Δ1, Δ2)
 
-    def where_rrule(condition, *rest):
+    def where_rrule(condition: Any, *rest: Any) -> tuple[Any, Pullback] | None:
         if len(rest) != 2:
             return None
         x1, x2 = rest
@@ -256,7 +263,7 @@ def where_rules(f, name="where"):
         p1, p2 = Projector(xp, x1), Projector(xp, x2)
         s1, s2 = _shape(x1), _shape(x2)
 
-        def where_pullback(ȳ):
+        def where_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ):
                 return NO, NO, p1(ZERO), p2(ZERO)
@@ -269,9 +276,10 @@ def where_rules(f, name="where"):
     return where_frule, where_rrule
 
 
-def _clip_masks(xp, x, lo, hi):
+def _clip_masks(xp: Any, x: Any, lo: Any, hi: Any) -> Any:
     """Where Ω is x, lo and hi (x at the bounds: ChainRules' clamp)."""
     above = None if lo is None else x >= lo
+    below: Any
     if hi is None:
         below = None
     elif above is None:
@@ -287,15 +295,15 @@ def _clip_masks(xp, x, lo, hi):
     return above & below, ~above & below, ~below
 
 
-def clip_rules(f, name="clip"):
+def clip_rules(f: Any, name: str = "clip") -> Any:
     names = positional_names(f, 1, ("min", "max"))
 
-    def bounds(x, args, kwargs):
+    def bounds(x: Any, args: Any, kwargs: Any) -> Any:
         opts = options(name, names, args, kwargs, ("min", "max"), {"min": None, "max": None})
         xp = namespace(x, opts["min"], opts["max"])
         return xp, _as_array(xp, opts["min"], x), _as_array(xp, opts["max"], x)
 
-    def clip_frule(tangents, x, *args, **kwargs):
+    def clip_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xp, lo, hi = bounds(x, args, kwargs)
         Ω = f(x, *args, **kwargs)
         masks = _clip_masks(xp, x, lo, hi)
@@ -307,14 +315,14 @@ def clip_rules(f, name="clip"):
             ΔΩ = t if ΔΩ is None else ΔΩ + t
         return Ω, ZERO if ΔΩ is None else ΔΩ
 
-    def clip_rrule(x, *args, **kwargs):
+    def clip_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         xp, lo, hi = bounds(x, args, kwargs)
         Ω = f(x, *args, **kwargs)
         primals = (x,) + tuple(args[:2])
         projects = [Projector(xp, p) for p in primals]
         shapes = [_shape(p) for p in primals]
 
-        def clip_pullback(ȳ):
+        def clip_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ):
                 return (NO,) + tuple(p(ZERO) for p in projects)
@@ -329,7 +337,7 @@ def clip_rules(f, name="clip"):
 
 # ----- sort: the cotangent follows the permutation ---------------------------------------------------
 
-def _gather(xp, v, perm, axis):
+def _gather(xp: Any, v: Any, perm: Any, axis: Any) -> Any:
     """v[..., perm[..., j], ...] along `axis` (take_along_axis; a one-hot
     contraction where the namespace lacks it)."""
     take = getattr(xp, "take_along_axis", None)
@@ -344,11 +352,11 @@ def _gather(xp, v, perm, axis):
     return xp.moveaxis(out, -1, axis) if hasattr(xp, "moveaxis") else out
 
 
-def sort_rules(f, name="sort"):
+def sort_rules(f: Any, name: str = "sort") -> Any:
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "descending", "stable")
 
-    def setup(x, args, kwargs):
+    def setup(x: Any, args: Any, kwargs: Any) -> Any:
         opts = options(name, names, args, kwargs, known, {"axis": -1, "descending": False, "stable": True})
         xp = namespace(x)
         axis = normalize_axes(name, opts["axis"], x.ndim)[0]
@@ -356,7 +364,7 @@ def sort_rules(f, name="sort"):
         perm = xp.argsort(-x if opts["descending"] else x, axis=axis, stable=True)
         return xp, axis, perm
 
-    def sort_frule(tangents, x, *args, **kwargs):
+    def sort_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = f(x, *args, **kwargs)
         Δx = tangents[1]
         xp = namespace(x)
@@ -365,13 +373,13 @@ def sort_rules(f, name="sort"):
         xp, axis, perm = setup(x, args, kwargs)
         return Ω, _gather(xp, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), perm, axis)
 
-    def sort_rrule(x, *args, **kwargs):
+    def sort_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, *args, **kwargs)
         xp, axis, perm = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
-        def sort_pullback(ȳ):
+        def sort_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
@@ -384,7 +392,7 @@ def sort_rules(f, name="sort"):
 
 # ----- take: a one-hot contraction, repeated indices add up ---------------------------------------
 
-def _onehot(xp, index, n, like):
+def _onehot(xp: Any, index: Any, n: int, like: Any) -> Any:
     """(m, n) matrix in like's dtype: row i is e_{index[i]} (negative
     indices count from the end)."""
     index = xp.reshape(index, (-1,))
@@ -393,10 +401,10 @@ def _onehot(xp, index, n, like):
     return astype(xp, hit, like.dtype)
 
 
-def take_rules(f, name="take"):
+def take_rules(f: Any, name: str = "take") -> Any:
     names = positional_names(f, 2, ("axis",))
 
-    def take_frule(tangents, x, indices, *args, **kwargs):
+    def take_frule(tangents: Any, x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = f(x, indices, *args, **kwargs)
         Δx = tangents[1]
         xp = namespace(x)
@@ -404,7 +412,7 @@ def take_rules(f, name="take"):
             return Ω, ZERO
         return Ω, f(cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), indices, *args, **kwargs)
 
-    def take_rrule(x, indices, *args, **kwargs):
+    def take_rrule(x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, indices, *args, **kwargs)
         opts = options(name, names, args, kwargs, ("axis",), {"axis": None})
         xp = namespace(x)
@@ -412,7 +420,7 @@ def take_rules(f, name="take"):
         axis = opts["axis"]
         rest = (NO,) * len(args)
 
-        def take_pullback(ȳ):
+        def take_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO), NO) + rest
@@ -433,13 +441,13 @@ def take_rules(f, name="take"):
 
 # ----- __getitem__ ------------------------------------------------------------------------------------
 
-def _basic_plan(idx, shape):
+def _basic_plan(idx: Any, shape: Any) -> Any:
     """For a basic index (ints, slices, None, Ellipsis): a list with one
     entry per entry of the expanded index, ("none",), ("int", i) or
     ("slice", start, step, m), or None for any other index."""
     if not isinstance(idx, tuple):
         idx = (idx,)
-    entries = []
+    entries: list[Any] = []
     for e in idx:
         if e is None or e is Ellipsis or isinstance(e, slice):
             entries.append(e)
@@ -458,6 +466,7 @@ def _basic_plan(idx, shape):
         entries[k:k + 1] = [slice(None)] * (len(shape) - consumed)
     else:
         entries += [slice(None)] * (len(shape) - consumed)
+    plan: list[tuple[Any, ...]]
     plan, axis = [], 0
     for e in entries:
         if e is None:
@@ -473,7 +482,7 @@ def _basic_plan(idx, shape):
     return plan
 
 
-def _pad(xp, g, axis, start, step, m, n):
+def _pad(xp: Any, g: Any, axis: Any, start: Any, step: Any, m: Any, n: int) -> Any:
     """The adjoint of taking elements start, start + step, … (m of them) of
     an axis of length n: g put at those places, zeros elsewhere."""
     if m == 0:
@@ -499,7 +508,7 @@ def _pad(xp, g, axis, start, step, m, n):
     return pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=axis)
 
 
-def _basic_adjoint(xp, ȳ, plan):
+def _basic_adjoint(xp: Any, ȳ: Any, plan: Any) -> Any:
     kept = [1 if e[0] == "int" else e[3] for e in plan if e[0] != "none"]
     g = xp.reshape(ȳ, tuple(kept))
     for axis, e in enumerate(e for e in plan if e[0] != "none"):
@@ -509,7 +518,7 @@ def _basic_adjoint(xp, ȳ, plan):
     return g
 
 
-def _advanced_adjoint(xp, ȳ, x, idx):
+def _advanced_adjoint(xp: Any, ȳ: Any, x: Any, idx: Any) -> Any:
     """The adjoint of any other index the library takes: the flat positions
     of the selected elements (the same index applied to arange), then a
     one-hot contraction: repeated positions add up."""
@@ -519,8 +528,8 @@ def _advanced_adjoint(xp, ȳ, x, idx):
     return xp.reshape(xp.reshape(ȳ, (1, -1)) @ m, tuple(x.shape))
 
 
-def _getitem_rules(get):
-    def getitem_frule(tangents, x, idx):
+def _getitem_rules(get: Any) -> Any:
+    def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
         Ω = get(x, idx)
         Δx = tangents[1]
         xp = namespace(x)
@@ -528,13 +537,13 @@ def _getitem_rules(get):
             return Ω, ZERO
         return Ω, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)[idx]
 
-    def getitem_rrule(x, idx):
+    def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
         Ω = get(x, idx)
         xp = namespace(x)
         project = Projector(xp, x)
         plan = _basic_plan(idx, tuple(x.shape))
 
-        def getitem_pullback(ȳ):
+        def getitem_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, "__getitem__", Ω)
             if is_zero(ȳ) or not project.kind:
                 return NO, project(ZERO), NO
@@ -560,7 +569,7 @@ def register_getitem_on_tracked(*tracked_types: type) -> None:
         register_rrule(operator.getitem, t, object)(rrule)
 
 
-def register_getitem(array_type):
+def register_getitem(array_type: Any) -> None:
     """Register the indexing rules on `array_type.__getitem__` and on
     `operator.getitem` for arrays of that type."""
     from chainrules._core import register_frule, register_rrule
@@ -595,7 +604,7 @@ TABLE = {
 }
 
 
-def register(functions):
+def register(functions: Any) -> Any:
     """Register the rules of this file on the functions of these names in
     `functions` (an array namespace, or a dict {standard name: function});
     returns the names registered."""

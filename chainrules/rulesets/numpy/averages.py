@@ -4,6 +4,13 @@ methods), nanvar, nanstd and average, with the conventions of
 var/std and `returned=True` of average raise a TypeError).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -14,6 +21,7 @@ from chainrules._core import (
     Tracked,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -46,7 +54,7 @@ from chainrules.rulesets.numpy.reductions import (
 # var = Σ|x - μ|²/(N - ddof): the pullback is 2(x - μ)·Re(ȳ)/(N - ddof) (the
 # terms through μ cancel, Σ(x - μ) = 0); std = √var divides by 2Ω.
 
-def _var_options(fname, x, args, kwargs):
+def _var_options(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     """The options var, std, nanvar and nanstd share: (opts, shape, dtype, axes, ddof)."""
     opts = _options(fname, args, kwargs, _VAR_ARGS, refuse=("out", "where", "mean"))
     shape, dtype = _shape_dtype(x)
@@ -57,17 +65,17 @@ def _var_options(fname, x, args, kwargs):
     return opts, shape, dtype, axes, ddof
 
 
-def _var_setup(fname, x, args, kwargs):
+def _var_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     opts, shape, dtype, axes, ddof = _var_options(fname, x, args, kwargs)
     return shape, dtype, axes, _keepdims(opts), _count(shape, axes) - ddof
 
 
-def _var_jvp(x, Δx, axes, keepdims, dof):
+def _var_jvp(x: Any, Δx: Any, axes: Any, keepdims: Any, dof: Any) -> Any:
     d = x - np.mean(x, axis=axes, keepdims=True)
     return 2 * np.sum(np.real(np.conj(d) * Δx), axis=axes, keepdims=keepdims) / dof
 
 
-def var_frule(tangents, x, *args, **kwargs):
+def var_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.var(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     x = plain(x)
@@ -77,14 +85,14 @@ def var_frule(tangents, x, *args, **kwargs):
     return Ω, _like(Ω, _var_jvp(x, dense(Δx), axes, keepdims, dof))
 
 
-def var_rrule(x, *args, **kwargs):
+def var_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.var(x, *args, **kwargs)
     shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
     x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
-    def var_pullback(ȳ):
+    def var_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'var')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -98,11 +106,11 @@ def var_rrule(x, *args, **kwargs):
 _register([np.var] + _methods("var"), var_frule, var_rrule)
 
 
-def _safe(Ω):
+def _safe(Ω: Any) -> Any:
     return np.where(Ω == 0, 1, Ω)
 
 
-def std_frule(tangents, x, *args, **kwargs):
+def std_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.std(x, *args, **kwargs)       # first: NumPy checks the axes
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     x = plain(x)
@@ -113,14 +121,14 @@ def std_frule(tangents, x, *args, **kwargs):
     return Ω, _like(Ω, ΔΩ)
 
 
-def std_rrule(x, *args, **kwargs):
+def std_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.std(x, *args, **kwargs)
     shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
     x = plain(x)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
-    def std_pullback(ȳ):
+    def std_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'std')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -138,7 +146,7 @@ _register([np.std] + _methods("std"), std_frule, std_rrule)
 # Ω = Σ w·a / Σ w: ∂Ω/∂a = w/W, ∂Ω/∂w = (a - Ω)/W.  Weights passed
 # positionally get a cotangent; as a keyword they get none (keywords never do).
 
-def _average_setup(a, args, kwargs):
+def _average_setup(a: Any, args: Any, kwargs: Any) -> Any:
     opts = _options("average", args, kwargs, ("axis", "weights", "returned"), refuse=())
     shape = np.shape(a)
     axis = opts.get("axis")
@@ -154,7 +162,7 @@ def _average_setup(a, args, kwargs):
     return axes, _keepdims(opts), w, wb, bool(opts.get("returned"))
 
 
-def average_frule(tangents, a, *args, **kwargs):
+def average_frule(tangents: Any, a: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
     a = plain(a)
@@ -164,19 +172,19 @@ def average_frule(tangents, a, *args, **kwargs):
     Ωa, W = Ω
     ΔΩ = _average_jvp(tangents[1], Δw, a, wb, axes, keepdims, Ωa)
     if wb is None or isinstance(Δw, AbstractZero):
-        return Ω, Tangent[tuple](ΔΩ, ZERO)
+        return Ω, Tangent[tuple](ΔΩ, ZERO)  # type: ignore[type-arg]
     ΔW = np.sum(np.broadcast_to(np.reshape(dense(Δw), np.shape(wb)), np.shape(a)), axis=axes, keepdims=keepdims)
     # W has the result dtype (complex for a complex a): so has its tangent
-    return Ω, Tangent[tuple](ΔΩ, ProjectTo(W)(np.broadcast_to(ΔW, np.shape(W))))
+    return Ω, Tangent[tuple](ΔΩ, ProjectTo(W)(np.broadcast_to(ΔW, np.shape(W))))  # type: ignore[type-arg]
 
 
-def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):
+def _average_jvp(Δa: Any, Δw: Any, a: Any, wb: Any, axes: Any, keepdims: Any, Ω: Any) -> Any:
     if wb is None:
         if isinstance(Δa, AbstractZero):
             return ZERO
         return _like(Ω, np.mean(dense(Δa), axis=axes, keepdims=keepdims))
     W = np.sum(np.broadcast_to(wb, np.shape(a)), axis=axes, keepdims=True)
-    ΔΩ = ZERO
+    ΔΩ: Any = ZERO
     if not isinstance(Δa, AbstractZero):
         ΔΩ = np.sum(wb * dense(Δa), axis=axes, keepdims=True) / W
     if not isinstance(Δw, AbstractZero):
@@ -189,7 +197,7 @@ def _average_jvp(Δa, Δw, a, wb, axes, keepdims, Ω):
     return _like(Ω, ΔΩ if keepdims else np.squeeze(ΔΩ, axis=axes))
 
 
-def average_rrule(a, *args, **kwargs):
+def average_rrule(a: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     axes, keepdims, w, wb, returned = _average_setup(a, args, kwargs)
     Ω = np.average(a, *args, **kwargs)
     a = plain(a)
@@ -197,7 +205,7 @@ def average_rrule(a, *args, **kwargs):
     pw = ProjectTo(w) if len(args) > 1 else None     # weights given positionally
     shape = np.shape(a)
 
-    def average_pullback(ȳ):
+    def average_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'average')
         out = [NO, pa(ZERO)] + [NO] * len(args)
         if pw is not None:
@@ -219,7 +227,7 @@ def average_rrule(a, *args, **kwargs):
         if pa.kind != 0:
             out[1] = Thunk(lambda: pa(ȳ * np.conj(wb / W)))
         if pw is not None and pw.kind != 0:
-            def average_dw():
+            def average_dw() -> Any:
                 Ωk = np.sum(wb * a, axis=axes, keepdims=True) / W
                 w̄ = ȳ * np.conj((a - Ωk) / W)
                 w̄ = np.reshape(unbroadcast(np.shape(wb), w̄), np.shape(w))
@@ -237,7 +245,7 @@ _register([np.average], average_frule, average_rrule)
 # The same pullback as var with N the count of non-NaN elements per slice and
 # zero at the NaNs.
 
-def _nanvar_setup(fname, x, args, kwargs):
+def _nanvar_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
     x = x if isinstance(x, Tracked) else np.asarray(x)
     nan = np.isnan(_value(x))
@@ -248,12 +256,12 @@ def _nanvar_setup(fname, x, args, kwargs):
     return shape, axes, _keepdims(opts), d, dof
 
 
-def _kept(v, axes, keepdims):
+def _kept(v: Any, axes: Any, keepdims: Any) -> Any:
     return v if keepdims else np.squeeze(v, axis=axes)
 
 
-def _nanvar_rules(fname, f, std):
-    def nanvar_frule(tangents, x, *args, **kwargs):
+def _nanvar_rules(fname: str, f: Any, std: Any) -> Any:
+    def nanvar_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
         Ω = f(x, *args, **kwargs)
         x = plain(x)
@@ -267,14 +275,14 @@ def _nanvar_rules(fname, f, std):
                 ΔΩ = np.where(Ωk == 0, 0, ΔΩ / (2 * _safe(Ωk)))
         return Ω, _like(Ω, ProjectTo(Ω)(_kept(ΔΩ, axes, keepdims)))
 
-    def nanvar_rrule(x, *args, **kwargs):
+    def nanvar_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         shape, axes, keepdims, d, dof = _nanvar_setup(fname, x, args, kwargs)
         Ω = f(x, *args, **kwargs)
         x = plain(x)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
-        def nanvar_pullback(ȳ):
+        def nanvar_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, fname)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest

@@ -4,6 +4,13 @@ that are the same functions (`np.add.reduce` is sum, `np.multiply.accumulate`
 is cumprod...), with the conventions of `reductions.py`.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -14,6 +21,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -40,7 +48,7 @@ from chainrules.rulesets.numpy.reductions import (
 
 # ----- cumsum, cumprod ---------------------------------------------------------------------------
 
-def _scan_setup(x, opts):
+def _scan_setup(x: Any, opts: Any) -> Any:
     """(axis, flat): the scan axis of x, or of its ravel when axis is None."""
     axis = opts.get("axis")
     if axis is None:
@@ -48,11 +56,11 @@ def _scan_setup(x, opts):
     return int(axis) % max(np.ndim(x), 1), False
 
 
-def _reverse_cumsum(g, axis):
+def _reverse_cumsum(g: Any, axis: Any) -> Any:
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
 
 
-def cumsum_frule(tangents, x, *args, **kwargs):
+def cumsum_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumsum(x, *args, **kwargs)
     x = plain(x)
@@ -62,7 +70,7 @@ def cumsum_frule(tangents, x, *args, **kwargs):
     return Ω, np.cumsum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"))
 
 
-def cumsum_rrule(x, *args, **kwargs):
+def cumsum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumsum(x, *args, **kwargs)
     x = plain(x)
@@ -71,7 +79,7 @@ def cumsum_rrule(x, *args, **kwargs):
     axis, flat = _scan_setup(x, opts)
     rest = (NO,) * len(args)
 
-    def cumsum_pullback(ȳ):
+    def cumsum_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'cumsum')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -83,7 +91,7 @@ def cumsum_rrule(x, *args, **kwargs):
 _register([np.cumsum] + _methods("cumsum"), cumsum_frule, cumsum_rrule)
 
 
-def _scan_input(x, flat):
+def _scan_input(x: Any, flat: Any) -> Any:
     """x as the scan formulas take it: an array (a tracked x, the rule
     differentiated, stays tracked), raveled when the scan is over all axes."""
     if not isinstance(x, Tracked):
@@ -106,13 +114,13 @@ def _scan_input(x, flat):
 # fewer passes: zc is then 1 before the first zero and 0 after it, and the
 # terms with two zeros are 0.
 
-def _zero_parts(x, zero, axis):
+def _zero_parts(x: Any, zero: Any, axis: Any) -> Any:
     x1 = np.where(zero, 1, x)
     return (x1, np.cumprod(x1, axis=axis), np.cumprod(np.where(zero, x, 1), axis=axis),
             np.cumsum(zero, axis=axis), np.cumsum(np.where(zero, x, 0), axis=axis))
 
 
-def _cumprod_jvp(x, y, dx, axis):
+def _cumprod_jvp(x: Any, y: Any, dx: Any, axis: Any) -> Any:
     """Σ_{i ≤ k} dx_i ∂y_k/∂x_i along `axis`, exact with zeros."""
     zero = _value(x) == 0
     if not zero.any():
@@ -130,7 +138,7 @@ def _cumprod_jvp(x, y, dx, axis):
     return y1 * (zc * np.cumsum(np.where(zero, 0, dx / x1), axis=axis) + at_zeros)
 
 
-def _cumprod_vjp(x, y, g, axis):
+def _cumprod_vjp(x: Any, y: Any, g: Any, axis: Any) -> Any:
     """Σ_{k ≥ i} g_k ∂y_k/∂x_i along `axis`, exact with zeros."""
     zero = _value(x) == 0
     if not zero.any():
@@ -149,7 +157,7 @@ def _cumprod_vjp(x, y, g, axis):
     return np.where(zero, at_zeros, _reverse_cumsum(gy * zc, axis) / x1)
 
 
-def cumprod_frule(tangents, x, *args, **kwargs):
+def cumprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumprod(x, *args, **kwargs)
     x = plain(x)
@@ -164,7 +172,7 @@ def cumprod_frule(tangents, x, *args, **kwargs):
     return Ω, ΔΩ
 
 
-def cumprod_rrule(x, *args, **kwargs):
+def cumprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
     Ω = np.cumprod(x, *args, **kwargs)
     x = plain(x)
@@ -173,7 +181,7 @@ def cumprod_rrule(x, *args, **kwargs):
     axis, flat = _scan_setup(x, opts)
     rest = (NO,) * len(args)
 
-    def cumprod_pullback(ȳ):
+    def cumprod_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'cumprod')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -189,7 +197,7 @@ _register([np.cumprod] + _methods("cumprod"), cumprod_frule, cumprod_rrule)
 
 # ----- diff --------------------------------------------------------------------------------------
 
-def _diff_setup(a, args, kwargs):
+def _diff_setup(a: Any, args: Any, kwargs: Any) -> Any:
     opts = _options("diff", args, kwargs, ("n", "axis", "prepend", "append"), refuse=())
     n = opts.get("n", 1)
     axis = int(opts.get("axis", -1)) % max(np.ndim(a), 1)
@@ -197,17 +205,17 @@ def _diff_setup(a, args, kwargs):
     return n, axis, pre, app
 
 
-def _edge_len(v, axis):
+def _edge_len(v: Any, axis: Any) -> Any:
     if v is _NOVALUE:
         return 0
     return 1 if np.ndim(v) == 0 else np.shape(v)[axis]
 
 
-def _zeros_of(v):
+def _zeros_of(v: Any) -> Any:
     return v if v is _NOVALUE else np.zeros(np.shape(v))
 
 
-def diff_frule(tangents, a, *args, **kwargs):
+def diff_frule(tangents: Any, a: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     n, axis, pre, app = _diff_setup(a, args, kwargs)
     Ω = np.diff(a, *args, **kwargs)
     a = plain(a)
@@ -217,7 +225,7 @@ def diff_frule(tangents, a, *args, **kwargs):
     return Ω, np.diff(dense(Δa), n, axis, prepend=_zeros_of(pre), append=_zeros_of(app))
 
 
-def diff_rrule(a, *args, **kwargs):
+def diff_rrule(a: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     n, axis, pre, app = _diff_setup(a, args, kwargs)
     Ω = np.diff(a, *args, **kwargs)
     a = plain(a)
@@ -226,7 +234,7 @@ def diff_rrule(a, *args, **kwargs):
     start = _edge_len(pre, axis)
     rest = (NO,) * len(args)
 
-    def diff_pullback(ȳ):
+    def diff_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'diff')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -245,21 +253,21 @@ _register([np.diff], diff_frule, diff_rrule)
 # They reduce over axis 0 by default (the functions over all axes); the
 # arguments are matched by name and handed to the function's rule.
 
-def _ufunc_method(method, fname, rules, names):
+def _ufunc_method(method: Any, fname: str, rules: tuple[FruleFunction, RruleFunction], names: Any) -> None:
     frule, rrule = rules
 
-    def method_opts(args, kwargs):
+    def method_opts(args: Any, kwargs: Any) -> Any:
         opts = dict(zip(names, args))
         opts.update(kwargs)
         opts.setdefault("axis", 0)
         return opts
 
-    def method_frule(tangents, x, *args, **kwargs):
+    def method_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if np.ndim(x) == 0:
             method(x, *args, **kwargs)      # NumPy's own error: accumulate refuses a 0-d array
         return frule(tangents[:2], x, **method_opts(args, kwargs))
 
-    def method_rrule(x, *args, **kwargs):
+    def method_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
         if np.ndim(x) == 0:
             method(x, *args, **kwargs)
         res = rrule(x, **method_opts(args, kwargs))
@@ -269,7 +277,7 @@ def _ufunc_method(method, fname, rules, names):
         x = plain(x)
         rest = (NO,) * len(args)
 
-        def method_pullback(ȳ):
+        def method_pullback(ȳ: Any) -> tuple[Any, ...]:
             return pullback(ȳ)[:2] + rest
         return Ω, method_pullback
 

@@ -23,6 +23,13 @@ The multi-dimensional r-transforms act as the 1-d one on the last of `axes`
 and as the complex transform on the others.  `out=` is rejected.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -32,13 +39,14 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, plain, project_to, reject_out, seed
 
 
-_DUAL = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+_DUAL: dict[str | None, Any] = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def _plan(a, nd, size, axes, kind):
+def _plan(a: Any, nd: int, size: Any, axes: Any, kind: Any) -> Any:
     """(lengths, axes) of the transform: one length per axis, as NumPy
     derives them (`size` is n or s, `nd` False for the 1-d functions)."""
     shape = np.shape(a)
@@ -57,7 +65,7 @@ def _plan(a, nd, size, axes, kind):
     return lengths, axes
 
 
-def _fit(x, shape, axes):
+def _fit(x: Any, shape: Any, axes: Any) -> Any:
     """x truncated or zero-padded along `axes` to the lengths of `shape`."""
     index = [slice(None)] * x.ndim
     pad = [(0, 0)] * x.ndim
@@ -72,7 +80,7 @@ def _fit(x, shape, axes):
     return x
 
 
-def _half_weights(n, m, doubled):
+def _half_weights(n: int, m: Any, doubled: Any) -> Any:
     """Weights along the half-spectrum axis (m = n//2 + 1 bins): the bins that
     irfft counts twice get `doubled`, the others 1."""
     w = np.full(m, doubled)
@@ -82,25 +90,25 @@ def _half_weights(n, m, doubled):
     return w
 
 
-def _along(w, ax, ndim):
+def _along(w: Any, ax: Any, ndim: int) -> Any:
     shape = [1] * ndim
     shape[ax] = len(w)
     return w.reshape(shape)
 
 
-def _complex_adjoint(inverse_of):
-    def adjoint(ȳ, a, lengths, axes, norm):
+def _complex_adjoint(inverse_of: Any) -> Any:
+    def adjoint(ȳ: Any, a: Any, lengths: Any, axes: Any, norm: Any) -> Any:
         return _fit(inverse_of(ȳ, axes=axes, norm=_DUAL[norm]), np.shape(a), axes)
     return adjoint
 
 
-def _rfft_adjoint(ȳ, a, lengths, axes, norm):
+def _rfft_adjoint(ȳ: Any, a: Any, lengths: Any, axes: Any, norm: Any) -> Any:
     w = _along(_half_weights(lengths[-1], ȳ.shape[axes[-1]], 0.5), axes[-1], ȳ.ndim)
     x̄ = np.fft.irfftn(ȳ * w, s=lengths, axes=axes, norm=_DUAL[norm])
     return _fit(x̄, np.shape(a), axes)
 
 
-def _irfft_adjoint(x̄, z, lengths, axes, norm):
+def _irfft_adjoint(x̄: Any, z: Any, lengths: Any, axes: Any, norm: Any) -> Any:
     z̄ = np.fft.rfftn(x̄, s=lengths, axes=axes, norm=_DUAL[norm])
     z̄ = z̄ * _along(_half_weights(lengths[-1], z̄.shape[axes[-1]], 2.0), axes[-1], z̄.ndim)
     return _fit(z̄, np.shape(z), axes)
@@ -123,7 +131,7 @@ _TRANSFORMS = [
 ]
 
 
-def _options(name, nd, default_axes, rest, kw):
+def _options(name: str, nd: int, default_axes: Any, rest: Any, kw: Any) -> Any:
     fname = f"numpy.fft.{name}"
     reject_out(fname, kw)
     names = ("s", "axes", "norm") if nd else ("n", "axis", "norm")
@@ -142,9 +150,9 @@ def _options(name, nd, default_axes, rest, kw):
 # (one frule and one rrule per transform, made from the table above)
 # =============================================================================
 
-def _make_rules(name, fn, nd, default_axes, kind, adjoint):
+def _make_rules(name: str, fn: Any, nd: int, default_axes: Any, kind: Any, adjoint: Any) -> None:
 
-    def fft_frule(tangents, a, *rest, **kw):
+    def fft_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         size, axes, norm = _options(name, nd, default_axes, rest, kw)
         y = fn(a, *rest, **kw)
         ȧ = unthunk(tangents[1])
@@ -152,14 +160,14 @@ def _make_rules(name, fn, nd, default_axes, kind, adjoint):
             return y, ZERO
         return y, fn(ȧ, *rest, **kw)
 
-    def fft_rrule(a, *rest, **kw):
+    def fft_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         size, axes, norm = _options(name, nd, default_axes, rest, kw)
         pa = project_to(a)
         y = fn(a, *rest, **kw)
         lengths, axes = _plan(a, nd, size, axes, kind)
         nrest = (NO,) * len(rest)
 
-        def fft_pullback(ȳ):
+        def fft_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
@@ -188,8 +196,8 @@ del _row
 # rfft's adjoint(conj(ȳ)).
 # =============================================================================
 
-def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
-    def hermitian_frule(tangents, a, *rest, **kw):
+def _hermitian_rules(name: str, fn: Any, inner: Any, kind: Any, adjoint: Any, conj_in: Any) -> None:
+    def hermitian_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         _options(name, False, -1, rest, kw)
         y = fn(a, *rest, **kw)
         ȧ = unthunk(tangents[1])
@@ -200,7 +208,7 @@ def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
             return y, inner(np.conj(ȧ), n, axis, _DUAL[norm])
         return y, np.conj(inner(ȧ, n, axis, _DUAL[norm]))
 
-    def hermitian_rrule(a, *rest, **kw):
+    def hermitian_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         n, axis, norm = _options(name, False, -1, rest, kw)
         pa = project_to(a)
         y = fn(a, *rest, **kw)
@@ -208,14 +216,14 @@ def _hermitian_rules(name, fn, inner, kind, adjoint, conj_in):
         nrest = (NO,) * len(rest)
         dual = _DUAL[norm]
 
-        def hermitian_pullback(ȳ):
+        def hermitian_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
             ȳ = array_or_tracked(ȳ)
 
-            def hermitian_ā():
+            def hermitian_ā() -> Any:
                 if conj_in:
                     return pa(np.conj(adjoint(ȳ, a, lengths, axes, dual)))
                 return pa(adjoint(np.conj(ȳ), a, lengths, axes, dual))

@@ -14,7 +14,13 @@ clamp); `sort` moves the cotangent with the permutation that sorts (a stable
 argsort, so ties keep their order).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +35,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules._core import _getitem_rrule
 from chainrules.rulesets._arrays import (
     NO,
@@ -54,7 +61,7 @@ from chainrules.rulesets.numpy.shapes import (
 # ----- where, clip ----------------------------------------------------------------------------------
 
 @register_frule(np.where, object, object, object)
-def where_frule(tangents, condition, x, y):
+def where_frule(tangents: Any, condition: Any, x: Any, y: Any) -> tuple[Any, Any]:
     Ω = np.where(condition, x, y)
     Δx, Δy = tangents[2], tangents[3]
     if isinstance(Δx, AbstractZero) and isinstance(Δy, AbstractZero):
@@ -65,11 +72,11 @@ def where_frule(tangents, condition, x, y):
 
 
 @register_rrule(np.where, object, object, object)
-def where_rrule(condition, x, y):
+def where_rrule(condition: Any, x: Any, y: Any) -> tuple[Any, Pullback]:
     Ω = np.where(condition, x, y)
     px, py = ProjectTo(x), ProjectTo(y)
 
-    def where_pullback(ȳ):
+    def where_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'where')
         if isinstance(ȳ, AbstractZero):
             return NO, NO, px(ZERO), py(ZERO)
@@ -87,27 +94,27 @@ non_differentiable(np.where, object)       # np.where(condition): indices
 # (the bounds included, as ChainRules' clamp), lo where x < lo ≤ hi, hi
 # where the result is hi.  None bounds and the keywords min=/max= get no tangent.
 
-def _clip_masks(x, lo, hi):
+def _clip_masks(x: Any, lo: Any, hi: Any) -> Any:
     above = np.ones(np.shape(x), bool) if lo is None else (x >= lo)
     kept = np.where(above, x, lo) if lo is not None else x
     below = np.ones(np.shape(kept), bool) if hi is None else (kept <= hi)
     return above & below, ~above & below, ~below
 
 
-def _clip_bounds(args, kwargs):
+def _clip_bounds(args: Any, kwargs: Any) -> Any:
     lo = _arg(args, kwargs, 0, "a_min", kwargs.get("min"))
     hi = _arg(args, kwargs, 1, "a_max", kwargs.get("max"))
     novalue = getattr(np, "_NoValue", None)
     return (None if lo is novalue else lo), (None if hi is novalue else hi)
 
 
-def clip_frule(tangents, x, *args, **kwargs):
+def clip_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     if kwargs:
         reject_out("clip", kwargs)
     Ω = np.clip(x, *args, **kwargs)
     lo, hi = _clip_bounds(args, kwargs)
     m_x, m_lo, m_hi = _clip_masks(x, lo, hi)
-    ΔΩ = ZERO
+    ΔΩ: Any = ZERO
     for Δ, m in zip(tangents[1:4], (m_x, m_lo, m_hi)):
         if not isinstance(Δ, AbstractZero):
             t = np.where(m, dense(Δ), 0)
@@ -115,7 +122,7 @@ def clip_frule(tangents, x, *args, **kwargs):
     return Ω, _like(Ω, ΔΩ)
 
 
-def clip_rrule(x, *args, **kwargs):
+def clip_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         reject_out("clip", kwargs)
     Ω = np.clip(x, *args, **kwargs)
@@ -124,7 +131,7 @@ def clip_rrule(x, *args, **kwargs):
     projects = [ProjectTo(p) for p in primals]
     rest = (NO,) * (len(args) - 2) if len(args) > 2 else ()
 
-    def clip_pullback(ȳ):
+    def clip_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'clip')
         if isinstance(ȳ, AbstractZero):
             return (NO,) + tuple(p(ZERO) for p in projects) + rest
@@ -140,11 +147,11 @@ _register([np.clip] + _methods("clip"), clip_frule, clip_rrule)
 
 # ----- sort: the cotangent follows the permutation ----------------------------------------------
 
-def _dtype(x):
+def _dtype(x: Any) -> Any:
     return x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
 
 
-def _values(x):
+def _values(x: Any) -> Any:
     """x's values: a tracked x (the rule differentiated by chainrules.ad) by
     its primal, for the permutations, which have no derivative."""
     while isinstance(x, Tracked):
@@ -152,7 +159,7 @@ def _values(x):
     return x
 
 
-def _sort_setup(x, args, kwargs):
+def _sort_setup(x: Any, args: Any, kwargs: Any) -> Any:
     if _arg(args, kwargs, 2, "order") is not None:
         raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
     axis = _arg(args, kwargs, 0, "axis", -1)
@@ -167,7 +174,7 @@ def _sort_setup(x, args, kwargs):
 # permutation is read off the result: the element of rank r in Ω is the
 # element of rank r in x (stable ranks; ties are equal values).
 
-def _partition_setup(x, args, kwargs):
+def _partition_setup(x: Any, args: Any, kwargs: Any) -> Any:
     if _arg(args, kwargs, 3, "order") is not None:
         raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
     kth = _arg(args, kwargs, 0, "kth")
@@ -180,10 +187,10 @@ def _partition_setup(x, args, kwargs):
     return xs, axis, perm, Ω
 
 
-def _permuting(name, setup):
+def _permuting(name: str, setup: Any) -> Any:
     """Rules for a function that permutes x along an axis: `setup(x, args,
     kwargs)` gives (x or its ravel, the axis, the permutation, Ω)."""
-    def permute_frule(tangents, x, *args, **kwargs):
+    def permute_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xs, axis, perm, Ω = setup(x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
@@ -191,19 +198,19 @@ def _permuting(name, setup):
         Δs = np.broadcast_to(dense(Δx), np.shape(x)).reshape(xs.shape)
         return Ω, np.take_along_axis(Δs, perm, axis)
 
-    def permute_rrule(x, *args, **kwargs):
+    def permute_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         xs, axis, perm, Ω = setup(x, args, kwargs)
         project = ProjectTo(x)
         shape = np.shape(x)
         rest = (NO,) * len(args)
 
-        def permute_pullback(ȳ):
+        def permute_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = _real_for(xs.dtype, unthunk(ȳ))
             if isinstance(ȳ, Tracked):      # the pullback differentiated: the inverse permutation, no writes
-                x̄ = np.take_along_axis(ȳ, np.argsort(perm, axis=axis), axis)
+                x̄: Any = np.take_along_axis(ȳ, np.argsort(perm, axis=axis), axis)
                 return (NO, project(np.reshape(x̄, shape))) + rest
             x̄ = np.empty(xs.shape, dtype=xs.dtype)
             np.put_along_axis(x̄, perm, ȳ, axis)
@@ -219,7 +226,7 @@ _register([np.partition], *_permuting("partition", _partition_setup))
 
 # ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------
 
-def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
+def _scatter(project: Any, shape: Any, dtype: Any, index: Any, ȳ: Any, repeats_possible: Any) -> Any:
     """The cotangent that adds ȳ at `index` of a zero array of `shape`, as
     an InplaceableThunk accumulating into an existing array.  `project`:
     None when the primal is an ndarray (the zeros already fit it)."""
@@ -228,14 +235,14 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
         dest = scatter_tracked(shape, dtype, index, v)
         return dest if project is None else project(dest)
 
-    def scatter_add(dest):
+    def scatter_add(dest: Any) -> Any:
         if repeats_possible:
             np.add.at(dest, index, v)
         else:
             dest[index] += v
         return dest
 
-    def scatter():
+    def scatter() -> Any:
         dest = np.zeros(shape, dtype)
         if repeats_possible:
             np.add.at(dest, index, v)
@@ -245,7 +252,7 @@ def _scatter(project, shape, dtype, index, ȳ, repeats_possible):
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
-def _take_index(x, indices, axis, mode):
+def _take_index(x: Any, indices: Any, axis: Any, mode: Any) -> Any:
     shape = np.shape(x)
     n = int(np.prod(shape)) if axis is None else shape[int(axis) % len(shape)]
     idx = np.asarray(indices)
@@ -258,7 +265,7 @@ def _take_index(x, indices, axis, mode):
     return (slice(None),) * (int(axis) % len(shape)) + (idx,)
 
 
-def take_frule(tangents, x, indices, *args, **kwargs):
+def take_frule(tangents: Any, x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     if kwargs:
         reject_out("take", kwargs)
     if len(args) > 1 and args[1] is not None:
@@ -271,7 +278,7 @@ def take_frule(tangents, x, indices, *args, **kwargs):
     return Ω, _like(Ω, np.take(dense(Δx), indices, axis=axis, mode=mode))
 
 
-def take_rrule(x, indices, *args, **kwargs):
+def take_rrule(x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         reject_out("take", kwargs)
     if len(args) > 1 and args[1] is not None:
@@ -282,7 +289,7 @@ def take_rrule(x, indices, *args, **kwargs):
     shape, dtype = np.shape(x), _dtype(x)
     rest = (NO,) * len(args)
 
-    def take_pullback(ȳ):
+    def take_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'take')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO), NO) + rest
@@ -294,7 +301,7 @@ def take_rrule(x, indices, *args, **kwargs):
 _register([np.take] + _methods("take"), take_frule, take_rrule)
 
 
-def _along_axis_index(shape, indices, axis):
+def _along_axis_index(shape: Any, indices: Any, axis: Any) -> Any:
     if axis is None:
         return np.unravel_index(indices, shape)
     nd = len(shape)
@@ -311,7 +318,7 @@ def _along_axis_index(shape, indices, axis):
 
 
 @register_frule(np.take_along_axis)
-def take_along_axis_frule(tangents, arr, indices, *args, **kwargs):
+def take_along_axis_frule(tangents: Any, arr: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.take_along_axis(arr, indices, *args, **kwargs)
     Δ = tangents[1]
     if isinstance(Δ, AbstractZero):
@@ -320,14 +327,14 @@ def take_along_axis_frule(tangents, arr, indices, *args, **kwargs):
 
 
 @register_rrule(np.take_along_axis)
-def take_along_axis_rrule(arr, indices, *args, **kwargs):
+def take_along_axis_rrule(arr: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.take_along_axis(arr, indices, *args, **kwargs)
     project = ProjectTo(arr)
     axis = _arg(args, kwargs, 0, "axis", -1)
     shape, dtype = np.shape(arr), _dtype(arr)
     rest = (NO,) * len(args)
 
-    def take_along_axis_pullback(ȳ):
+    def take_along_axis_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'take_along_axis')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO), NO) + rest
@@ -336,7 +343,7 @@ def take_along_axis_rrule(arr, indices, *args, **kwargs):
     return Ω, take_along_axis_pullback
 
 
-def getitem_frule(tangents, x, idx):
+def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
     Ω = x[idx]
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
@@ -350,14 +357,14 @@ def getitem_frule(tangents, x, idx):
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
 
 
-def getitem_rrule(x, idx):
+def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
     """The rrule of x[idx] in Python, for a tracked x (the compiled one takes
     ndarrays): the cotangent scattered back, repeated indices accumulating."""
     Ω = x[idx]
     project = ProjectTo(x)
     shape, dtype = np.shape(x), _value(x).dtype
 
-    def getitem_pullback(ȳ):
+    def getitem_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'getitem')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO), NO
@@ -373,7 +380,7 @@ register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object
 
 # x.item(*index): one element as a Python number.
 
-def _item_index(x, args):
+def _item_index(x: Any, args: Any) -> Any:
     if not args:
         return (0,) * np.ndim(x)                   # a one-element array
     if len(args) == 1 and isinstance(args[0], tuple):
@@ -383,12 +390,12 @@ def _item_index(x, args):
     return args
 
 
-def _item(x, args):
+def _item(x: Any, args: Any) -> Any:
     """x.item(*args); of a tracked x, the tracked element."""
     return x.item(*args) if not isinstance(x, Tracked) else x[_item_index(x, args)]
 
 
-def item_frule(tangents, x, *args):
+def item_frule(tangents: Any, x: Any, *args: Any) -> tuple[Any, Any]:
     Ω = _item(x, args)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
@@ -396,12 +403,12 @@ def item_frule(tangents, x, *args):
     return Ω, np.asarray(np.broadcast_to(dense(Δx), x.shape)).item(*args)
 
 
-def item_rrule(x, *args):
+def item_rrule(x: Any, *args: Any) -> tuple[Any, Pullback]:
     Ω = _item(x, args)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
-    def item_pullback(ȳ):
+    def item_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'item')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest

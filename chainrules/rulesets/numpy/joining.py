@@ -6,6 +6,13 @@ cotangents too).
 """
 
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -16,6 +23,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -34,7 +42,7 @@ from chainrules.rulesets.numpy.shapes import (
 
 # ----- sequences of arrays: joining and splitting ----------------------------------------------
 
-def _dense(parts, like):
+def _dense(parts: Any, like: Any) -> Any:
     """The tangents of the parts as arrays (zeros materialised), or None when
     all are zero."""
     if all(isinstance(p, AbstractZero) for p in parts):
@@ -43,16 +51,16 @@ def _dense(parts, like):
             else unthunk(p) for p, a in zip(parts, like)]
 
 
-def _stand_in(shape):
+def _stand_in(shape: Any) -> Any:
     return np.broadcast_to(np.empty(()), shape)
 
 
-def _joiner(f, name, layout, refuse=("out",)):
+def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
     """Rules for a function joining a sequence of arrays along one axis.
     `layout(arrays, args, kwargs)` gives (axis, shapes): each array, reshaped
     to its shape in `shapes`, is concatenated along `axis`."""
 
-    def join_frule(tangents, arrays, *args, **kwargs):
+    def join_frule(tangents: Any, arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             reject_out(name, kwargs, *refuse[1:])
         Ω = f(arrays, *args, **kwargs)
@@ -62,7 +70,7 @@ def _joiner(f, name, layout, refuse=("out",)):
         full = _dense(list(unthunk(Δ)), arrays)
         return Ω, ZERO if full is None else f(full, *args, **kwargs)
 
-    def join_rrule(arrays, *args, **kwargs):
+    def join_rrule(arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             reject_out(name, kwargs, *refuse[1:])
         Ω = f(arrays, *args, **kwargs)
@@ -72,7 +80,7 @@ def _joiner(f, name, layout, refuse=("out",)):
         bounds = np.cumsum([s[axis] for s in shapes])[:-1]
         rest = (NO,) * len(args)
 
-        def join_pullback(ȳ):
+        def join_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero):
                 return (NO, _sequence_tangent(arrays, [p(ZERO) for p in projects])) + rest
@@ -86,7 +94,7 @@ def _joiner(f, name, layout, refuse=("out",)):
     register_rrule(f)(named_rule(join_rrule, name))
 
 
-def _concatenate_layout(arrays, args, kwargs):
+def _concatenate_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
     axis = _arg(args, kwargs, 0, "axis", 0)
     if axis is None:
         return 0, [(int(np.prod(np.shape(a))),) for a in arrays]
@@ -94,20 +102,20 @@ def _concatenate_layout(arrays, args, kwargs):
     return int(axis) % len(shapes[0]), shapes
 
 
-def _stack_layout(arrays, args, kwargs):
+def _stack_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
     shapes = [np.shape(a) for a in arrays]
     axis = int(_arg(args, kwargs, 0, "axis", 0)) % (len(shapes[0]) + 1)
     return axis, [s[:axis] + (1,) + s[axis:] for s in shapes]
 
 
-def _atleast_layout(f, axis_of):
-    def layout(arrays, args, kwargs):
+def _atleast_layout(f: Any, axis_of: Any) -> Any:
+    def layout(arrays: Any, args: Any, kwargs: Any) -> Any:
         shapes = [f(_stand_in(np.shape(a))).shape for a in arrays]
         return axis_of(shapes), shapes
     return layout
 
 
-def _column_stack_layout(arrays, args, kwargs):
+def _column_stack_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
     shapes = [np.shape(a) if np.ndim(a) >= 2 else (int(np.size(a)), 1) for a in arrays]
     return 1, shapes
 
@@ -121,14 +129,14 @@ _joiner(np.column_stack, "column_stack", _column_stack_layout)
 
 
 @register_frule(np.append)
-def append_frule(tangents, arr, values, *args, **kwargs):
+def append_frule(tangents: Any, arr: Any, values: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.append(arr, values, *args, **kwargs)
     full = _dense([tangents[1], tangents[2]], [arr, values])
     return Ω, ZERO if full is None else np.append(*full, *args, **kwargs)
 
 
 @register_rrule(np.append)
-def append_rrule(arr, values, *args, **kwargs):
+def append_rrule(arr: Any, values: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.append(arr, values, *args, **kwargs)
     axis = _arg(args, kwargs, 0, "axis")
     pa, pv = ProjectTo(arr), ProjectTo(values)
@@ -136,7 +144,7 @@ def append_rrule(arr, values, *args, **kwargs):
     n = int(np.prod(sa)) if axis is None else sa[int(axis) % len(sa)]
     rest = (NO,) * len(args)
 
-    def append_pullback(ȳ):
+    def append_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'append')
         if isinstance(ȳ, AbstractZero):
             return (NO, pa(ZERO), pv(ZERO)) + rest
@@ -147,24 +155,24 @@ def append_rrule(arr, values, *args, **kwargs):
     return Ω, append_pullback
 
 
-def _splitter(f, name, axis_of):
+def _splitter(f: Any, name: str, axis_of: Any) -> None:
     """Rules for a function splitting an array into a list of pieces along
     one axis; the adjoint concatenates the pieces' cotangents."""
 
-    def split_frule(tangents, x, *args, **kwargs):
+    def split_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = f(x, *args, **kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
         return Ω, _sequence_tangent(Ω, list(f(dense(Δx), *args, **kwargs)))
 
-    def split_rrule(x, *args, **kwargs):
+    def split_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, *args, **kwargs)
         project = ProjectTo(x)
         axis = axis_of(x, args, kwargs)
         rest = (NO,) * len(args)
 
-        def split_pullback(ȳ):
+        def split_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
@@ -178,7 +186,7 @@ def _splitter(f, name, axis_of):
     register_rrule(f)(named_rule(split_rrule, name))
 
 
-def _split_axis(x, args, kwargs):
+def _split_axis(x: Any, args: Any, kwargs: Any) -> Any:
     return int(_arg(args, kwargs, 1, "axis", 0)) % np.ndim(x)
 
 

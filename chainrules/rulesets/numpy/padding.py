@@ -5,6 +5,13 @@ none (its padding is undetermined).
 """
 
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules.rulesets.numpy.shapes import (
@@ -35,7 +42,7 @@ _PAD_MODES = ("constant", "empty") + _PAD_COPY_MODES + ("linear_ramp",) + _PAD_S
 _PAD_SELECT = {"maximum": np.argmax, "minimum": np.argmin}
 
 
-def _pad_mode(args, kwargs):
+def _pad_mode(args: Any, kwargs: Any) -> Any:
     mode = _arg(args, kwargs, 1, "mode", "constant")
     if not isinstance(mode, str) or mode not in _PAD_MODES:
         raise TypeError(f"pad: the rule cannot honour the argument mode={mode!r}; it handles "
@@ -43,11 +50,11 @@ def _pad_mode(args, kwargs):
     return mode
 
 
-def _pad_widths(x, args, kwargs):
+def _pad_widths(x: Any, args: Any, kwargs: Any) -> Any:
     return np.broadcast_to(np.asarray(_arg(args, kwargs, 0, "pad_width"), dtype=np.intp), (np.ndim(x), 2))
 
 
-def _at(axis, ndim, index):
+def _at(axis: Any, ndim: int, index: Any) -> Any:
     sl = [slice(None)] * ndim
     sl[axis] = index
     return tuple(sl)
@@ -58,7 +65,7 @@ class _PadAxis:
     k of length n): `push` pads a tangent, `pull` maps a cotangent back.  `u`
     is the primal (padded along the axes before k) the selecting modes read."""
 
-    def __init__(self, shape, k, b, a, mode, kwargs, u=None):
+    def __init__(self, shape: Any, k: Any, b: Any, a: Any, mode: Any, kwargs: Any, u: Any = None) -> None:
         n = shape[k]
         self.k, self.b, self.a, self.n, self.nd = k, b, a, n, len(shape)
         self.mode = mode
@@ -79,7 +86,7 @@ class _PadAxis:
             P = np.pad(probe, ((b, a), (0, 0)), mode, **options)
             self.S, self.Pb, self.Pa = S, P[:b], P[b + n:]
 
-    def _select(self, u, start, stop, mode):
+    def _select(self, u: Any, start: Any, stop: Any, mode: Any) -> Any:
         """[(index along k, weight)]: the elements the padding value is made of."""
         chunk = u[_at(self.k, self.nd, slice(start, stop))]
         if mode in _PAD_SELECT:
@@ -89,7 +96,7 @@ class _PadAxis:
         mids = (m // 2,) if m % 2 else (m // 2 - 1, m // 2)
         return [(np.take(order, [i], axis=self.k) + start, 1.0 / len(mids)) for i in mids]
 
-    def _side(self, t, which):
+    def _side(self, t: Any, which: Any) -> Any:
         k, n = self.k, self.n
         if self.mode == "mean":
             part = t[_at(k, self.nd, slice(0, self.lb) if which == "b" else slice(n - self.la, n))]
@@ -100,7 +107,7 @@ class _PadAxis:
         P = self.Pb if which == "b" else self.Pa
         return np.moveaxis(np.moveaxis(np.take(t, self.S, axis=k), k, -1) @ P.T, -1, k)
 
-    def push(self, t):
+    def push(self, t: Any) -> Any:
         k = self.k
         parts = []
         for which, width in (("b", self.b), ("a", self.a)):
@@ -111,7 +118,7 @@ class _PadAxis:
                 parts.append(None)
         return np.concatenate([p for p in (parts[0], t, parts[1]) if p is not None], axis=k)
 
-    def pull(self, ȳ):
+    def pull(self, ȳ: Any) -> Any:
         k, n, b, nd = self.k, self.n, self.b, self.nd
         x̄ = np.array(ȳ[_at(k, nd, slice(b, b + n))], dtype=np.result_type(ȳ, np.float64))
         for which, width, part in (("b", b, slice(0, b)), ("a", self.a, slice(b + n, None))):
@@ -133,7 +140,7 @@ class _PadAxis:
         return x̄
 
 
-def _pad_axes(x, args, kwargs, mode):
+def _pad_axes(x: Any, args: Any, kwargs: Any, mode: Any) -> Any:
     """The per-axis maps, in NumPy's order (axis 0 first)."""
     pw = _pad_widths(x, args, kwargs)
     steps = []
@@ -152,12 +159,12 @@ def _pad_axes(x, args, kwargs, mode):
     return steps
 
 
-def _pad_is_copy(mode, kwargs):
+def _pad_is_copy(mode: Any, kwargs: Any) -> bool:
     return mode in _PAD_COPY_MODES and (mode not in ("reflect", "symmetric")
                                         or kwargs.get("reflect_type", "even") == "even")
 
 
-def _pad_forward(Δx, x, args, kwargs):
+def _pad_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
     mode = _pad_mode(args, kwargs)
     pad_width = _arg(args, kwargs, 0, "pad_width")
     if mode in ("constant", "empty"):
@@ -170,7 +177,7 @@ def _pad_forward(Δx, x, args, kwargs):
     return t.astype(np.result_type(Δx), copy=False)    # the probe matrices are float64
 
 
-def _pad_adjoint(ȳ, x, args, kwargs):
+def _pad_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     mode = _pad_mode(args, kwargs)
     shape = np.shape(x)
     pad_width = _pad_widths(x, args, kwargs)

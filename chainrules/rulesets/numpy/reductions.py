@@ -25,6 +25,13 @@ AD that sees `x.sum(axis=0)` as `np.ndarray.sum(x, axis=0)` finds them: those
 methods take the same arguments as the functions after the array.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -36,6 +43,7 @@ from chainrules._core import (
     non_differentiable,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -57,7 +65,7 @@ _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
 
 # ----- argument handling -------------------------------------------------------
 
-def _options(fname, args, kwargs, names, refuse=("out", "where")):
+def _options(fname: str, args: Any, kwargs: Any, names: Any, refuse: Any = ("out", "where")) -> Any:
     """The reduction's options by name (positional ones after the array are
     matched to `names`), refusing those the rule cannot honour."""
     if args:
@@ -72,19 +80,19 @@ def _options(fname, args, kwargs, names, refuse=("out", "where")):
     return opts
 
 
-def _keepdims(opts):
+def _keepdims(opts: Any) -> Any:
     k = opts.get("keepdims", False)
     return bool(k) if k is not _NOVALUE else False
 
 
-def _shape_dtype(x):
+def _shape_dtype(x: Any) -> Any:
     if isinstance(x, (np.ndarray, np.generic, Tracked)):      # tracked: a rule differentiated
         return x.shape, x.dtype
     a = np.asarray(x)
     return a.shape, a.dtype
 
 
-def _count(shape, axes):
+def _count(shape: Any, axes: Any) -> Any:
     n = 1
     for a in axes:
         n *= shape[a]
@@ -102,10 +110,10 @@ _VAR_ARGS = ("axis", "dtype", "out", "ddof", "keepdims")
 # `adjoint(ȳ, x, shape, axes, keepdims, dtype)` the cotangent of x (spread
 # over x's shape by `unreduce`).
 
-def _linear_reduction(f, name, names, forward, adjoint, primal=None):
+def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any, primal: Any = None) -> Any:
     primal = primal or f
 
-    def reduction_frule(tangents, x, *args, **kwargs):
+    def reduction_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         opts = _options(name, args, kwargs, names)
         Ω = primal(x, *args, **kwargs)
         x = plain(x)
@@ -114,7 +122,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
             return Ω, ZERO
         return Ω, _like(Ω, forward(dense(Δx), x, opts.get("axis"), opts.get("dtype"), _keepdims(opts)))
 
-    def reduction_rrule(x, *args, **kwargs):
+    def reduction_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         opts = _options(name, args, kwargs, names)
         Ω = primal(x, *args, **kwargs)
         x = plain(x)
@@ -124,7 +132,7 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
         keepdims = _keepdims(opts)
         rest = (NO,) * len(args)
 
-        def reduction_pullback(ȳ):
+        def reduction_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
@@ -134,41 +142,41 @@ def _linear_reduction(f, name, names, forward, adjoint, primal=None):
     return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
 
 
-def _sum_forward(Δx, x, axis, dtype, keepdims):
+def _sum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _sum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+def _sum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     return unreduce(ȳ, shape, axes, keepdims, dtype)
 
 
-def _nansum_forward(Δx, x, axis, dtype, keepdims):
+def _nansum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _nansum_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+def _nansum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
 
 
-def _mean_forward(Δx, x, axis, dtype, keepdims):
+def _mean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _mean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+def _mean_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
 
 
-def _nanmean_forward(Δx, x, axis, dtype, keepdims):
+def _nanmean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return np.nanmean(np.where(np.isnan(x), np.nan, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _nanmean_adjoint(ȳ, x, shape, axes, keepdims, dtype):
+def _nanmean_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     nan = np.isnan(x)
     count = np.maximum(np.sum(~nan, axis=axes, keepdims=True), 1)
     return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
 
 
-def _sum(x, *args, **kwargs):
+def _sum(x: Any, *args: Any, **kwargs: Any) -> Any:
     """np.sum(x, ...): for an ndarray, np.add.reduce with the same arguments
     (what np.sum calls, without its Python layer, which costs more than the
     sum of a small array); axis=None is np.sum's default, not reduce's."""
@@ -189,7 +197,7 @@ _register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _n
 
 # ----- prod, nanprod: exact with zeros ---------------------------------------------------
 
-def _to_last(x, axes):
+def _to_last(x: Any, axes: Any) -> Any:
     """x with `axes` moved to the end and flattened into one: (kept..., K)."""
     nd = np.ndim(x)
     keep = [a for a in range(nd) if a not in axes]
@@ -198,14 +206,14 @@ def _to_last(x, axes):
     return xt.reshape(kept_shape + (-1,)), keep
 
 
-def _from_last(v, shape, axes, keep):
+def _from_last(v: Any, shape: Any, axes: Any, keep: Any) -> Any:
     """Undo `_to_last` for an array of the input's size."""
     order = keep + list(axes)
     v = v.reshape(tuple(shape[a] for a in order))
     return np.transpose(v, np.argsort(order))
 
 
-def _exclusive_prod(x, axes):
+def _exclusive_prod(x: Any, axes: Any) -> Any:
     """∏_{j ≠ i} x_j over the slices along `axes`, for every element i, with
     no division: the product of the cumulative products from both sides."""
     shape = np.shape(x)
@@ -216,7 +224,7 @@ def _exclusive_prod(x, axes):
     return _from_last(left * right, shape, axes, keep)
 
 
-def _prod_partials(x, Ω, axes, keepdims, initial=None):
+def _prod_partials(x: Any, Ω: Any, axes: Any, keepdims: Any, initial: Any = None) -> Any:
     """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
     products (times `initial`, a constant factor, when given)."""
     if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
@@ -233,12 +241,12 @@ def _prod_partials(x, Ω, axes, keepdims, initial=None):
     return d if initial is None else d * initial
 
 
-def _initial(opts):
+def _initial(opts: Any) -> Any:
     c = opts.get("initial")
     return None if c is _NOVALUE else c
 
 
-def prod_frule(tangents, x, *args, **kwargs):
+def prod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
     x = plain(x)
@@ -251,7 +259,7 @@ def prod_frule(tangents, x, *args, **kwargs):
     return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
 
 
-def prod_rrule(x, *args, **kwargs):
+def prod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     opts = _options("prod", args, kwargs, _SUM_ARGS)
     Ω = np.prod(x, *args, **kwargs)
     x = plain(x)
@@ -262,13 +270,13 @@ def prod_rrule(x, *args, **kwargs):
     initial = _initial(opts)
     rest = (NO,) * len(args)
 
-    def prod_pullback(ȳ):
+    def prod_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'prod')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = unthunk(ȳ)
 
-        def prod_dx():
+        def prod_dx() -> Any:
             return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims, initial)))
         return (NO, Thunk(prod_dx)) + rest
     return Ω, prod_pullback
@@ -277,7 +285,7 @@ def prod_rrule(x, *args, **kwargs):
 _register([np.prod] + _methods("prod"), prod_frule, prod_rrule)
 
 
-def nanprod_frule(tangents, x, *args, **kwargs):
+def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     # NaNs count as ones: the product of the other elements, NaN positions frozen.
     _options("nanprod", args, kwargs, _SUM_ARGS)
     Δx = tangents[1]
@@ -287,13 +295,13 @@ def nanprod_frule(tangents, x, *args, **kwargs):
     return prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
 
 
-def nanprod_rrule(x, *args, **kwargs):
+def nanprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     nan = np.isnan(x)
     Ω, prod_pullback = prod_rrule(np.where(nan, 1, x), *args, **kwargs)
     x = plain(x)
     project = ProjectTo(x)
 
-    def nanprod_pullback(ȳ):
+    def nanprod_pullback(ȳ: Any) -> tuple[Any, ...]:
         cts = prod_pullback(ȳ)
         if isinstance(cts[1], AbstractZero):
             return cts
@@ -306,7 +314,7 @@ _register([np.nanprod], nanprod_frule, nanprod_rrule)
 
 # ----- max, min, ptp: the cotangent goes to one maximal element ------------------------------
 
-def _value(x):
+def _value(x: Any) -> Any:
     """x's values as an array: a tracked x (the rule differentiated by
     chainrules.ad) by its primal, for choices that have no derivative."""
     while isinstance(x, Tracked):
@@ -314,7 +322,7 @@ def _value(x):
     return np.asarray(x)
 
 
-def _arg_index(x, axes, argfn):
+def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     """An index tuple picking, in each slice along `axes`, the element that
     `argfn` (np.argmax, ...) chooses: `x[idx]` has the reduced shape.  The
     choice is made on x's values (a tracked x, in a rule differentiated, by
@@ -335,39 +343,39 @@ def _arg_index(x, axes, argfn):
     return tuple(idx)
 
 
-def _nanargmax(v, axis):
+def _nanargmax(v: Any, axis: Any) -> Any:
     return np.argmax(np.where(np.isnan(v), -np.inf, v), axis=axis)
 
 
-def _nanargmin(v, axis):
+def _nanargmin(v: Any, axis: Any) -> Any:
     return np.argmin(np.where(np.isnan(v), np.inf, v), axis=axis)
 
 
-def _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape):
+def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept_shape: Any) -> Any:
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
     v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
     if isinstance(v, Tracked):      # the pullback differentiated: no writes
         return project(scatter_tracked(shape, dtype, idx, v))
 
-    def scatter_add(dest):
+    def scatter_add(dest: Any) -> Any:
         dest[idx] += v
         return dest
 
-    def scatter():
+    def scatter() -> Any:
         dest = np.zeros(shape, dtype)
         dest[idx] = v
         return project(dest)
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
-def _wins(x, idx, Ω, kept_shape):
+def _wins(x: Any, idx: Any, Ω: Any, kept_shape: Any) -> Any:
     """With initial=: where the chosen element of x is the result (ties go to
     x); elsewhere the constant `initial` won and the derivative is zero."""
     return np.reshape(_value(x)[idx], kept_shape) == np.reshape(_value(Ω), kept_shape)
 
 
-def _chooser(fname, f, argfn):
-    def chooser_frule(tangents, x, *args, **kwargs):
+def _chooser(fname: str, f: Any, argfn: Any) -> Any:
+    def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
         x = plain(x)
@@ -380,7 +388,7 @@ def _chooser(fname, f, argfn):
             ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
         return Ω, _like(Ω, ΔΩ)
 
-    def chooser_rrule(x, *args, **kwargs):
+    def chooser_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         opts = _options(fname, args, kwargs, _MAX_ARGS)
         Ω = f(x, *args, **kwargs)
         x = plain(x)
@@ -391,7 +399,7 @@ def _chooser(fname, f, argfn):
         initial = _initial(opts)
         rest = (NO,) * len(args)
 
-        def chooser_pullback(ȳ):
+        def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, fname)
             if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
                 return (NO, project(ZERO)) + rest
@@ -411,7 +419,7 @@ _register([np.nanmax], *_chooser("nanmax", np.nanmax, _nanargmax))
 _register([np.nanmin], *_chooser("nanmin", np.nanmin, _nanargmin))
 
 
-def ptp_frule(tangents, x, *args, **kwargs):
+def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
     Ω = np.ptp(x, *args, **kwargs)
     x = plain(x)
@@ -424,7 +432,7 @@ def ptp_frule(tangents, x, *args, **kwargs):
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
 
 
-def ptp_rrule(x, *args, **kwargs):
+def ptp_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     opts = _options("ptp", args, kwargs, ("axis", "out", "keepdims"))
     Ω = np.ptp(x, *args, **kwargs)
     x = plain(x)
@@ -434,7 +442,7 @@ def ptp_rrule(x, *args, **kwargs):
     kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
     rest = (NO,) * len(args)
 
-    def ptp_pullback(ȳ):
+    def ptp_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'ptp')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -446,10 +454,10 @@ def ptp_rrule(x, *args, **kwargs):
         hi = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmax), ȳ, kept_shape)
         lo = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmin), -ȳ, kept_shape)
 
-        def ptp_add(dest):
+        def ptp_add(dest: Any) -> Any:
             return lo.add_fn(hi.add_fn(dest))
 
-        def ptp_dx():
+        def ptp_dx() -> Any:
             return project(ptp_add(np.zeros(shape, dtype)))
         return (NO, InplaceableThunk(ptp_add, Thunk(ptp_dx))) + rest
     return Ω, ptp_pullback

@@ -13,6 +13,13 @@ functions share their rules (`x.reshape(2, 3)` and `x.transpose(1, 0)`,
 whose arguments differ, have their own).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any, Literal
+
 import numpy as np
 
 from chainrules._core import (
@@ -28,6 +35,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets._arrays import (
     tracked_call,
@@ -44,14 +52,14 @@ from chainrules.rulesets._arrays import (
 )
 
 
-def _arg(args, kwargs, i, name, default=None):
+def _arg(args: Any, kwargs: Any, i: Any, name: str, default: Any = None) -> Any:
     """The argument at position i after the array (or given by name)."""
     if len(args) > i:
         return args[i]
     return kwargs.get(name, default)
 
 
-def _real_for(dtype, v):
+def _real_for(dtype: Any, v: Any) -> Any:
     """v ready to be written into an array of `dtype`: real part for real."""
     if dtype.kind != "c":
         vd = getattr(v, "dtype", None)
@@ -62,7 +70,7 @@ def _real_for(dtype, v):
 
 # ----- linear in the array: forward is f on the tangent, back is the adjoint ------------
 
-def _linear(fs, name, adjoint, forward=None, refuse=("out",), thunk=False, check=None):
+def _linear(fs: Any, name: str, adjoint: Any, forward: Any = None, refuse: Any = ("out",), thunk: Any = False, check: Any = None) -> None:
     """Rules for functions f(x, *args, **kwargs) linear in x, the other
     arguments being indices and options.  `adjoint(ȳ, x, args, kwargs)`
     gives the cotangent of x (before projection); `forward(Δx, x, args,
@@ -75,8 +83,8 @@ def _linear(fs, name, adjoint, forward=None, refuse=("out",), thunk=False, check
         _linear_rules(f, name, adjoint, forward, refuse, thunk, check)
 
 
-def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
-    def linear_frule(tangents, x, *args, **kwargs):
+def _linear_rules(f: Any, name: str, adjoint: Any, forward: Any, refuse: Any, thunk: Any, check: Any) -> None:
+    def linear_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
@@ -89,7 +97,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
         ΔΩ = f(Δx, *args, **kwargs) if forward is None else forward(Δx, x, args, kwargs)
         return Ω, _like(Ω, ΔΩ)
 
-    def linear_rrule(x, *args, **kwargs):
+    def linear_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
@@ -98,7 +106,7 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
-        def linear_pullback(ȳ):
+        def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
@@ -112,13 +120,13 @@ def _linear_rules(f, name, adjoint, forward, refuse, thunk, check):
     register_rrule(f)(named_rule(linear_rrule, name))
 
 
-def _reshape_back(ȳ, x, args, kwargs):
+def _reshape_back(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.reshape(ȳ, np.shape(x))
 
 
 # ----- reshape, ravel ------------------------------------------------------------------------
 
-def _order(fname, x, order):
+def _order(fname: str, x: Any, order: Any) -> Literal["C", "F"]:
     """The memory order 'C'/'F' that `order` ('C', 'F', 'A', 'K') means for x."""
     if order is None or order in ("C", "F"):
         return order or "C"
@@ -136,7 +144,7 @@ def _order(fname, x, order):
 # reshape: by hand, its pullback being the most common (the order is resolved
 # once, in the forward pass).
 
-def _reshape_setup(x, args, kwargs, method):
+def _reshape_setup(x: Any, args: Any, kwargs: Any, method: bool) -> Literal["C", "F"]:
     if kwargs:
         reject_out("reshape", kwargs)
     if method:
@@ -144,10 +152,10 @@ def _reshape_setup(x, args, kwargs, method):
     return _order("reshape", x, args[1] if len(args) > 1 else kwargs.get("order", "C"))
 
 
-def _reshape(method):
-    f = np.ndarray.reshape if method else np.reshape
+def _reshape(method: Any) -> None:
+    f: Any = np.ndarray.reshape if method else np.reshape
 
-    def reshape_frule(tangents, x, *args, **kwargs):
+    def reshape_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         order = _reshape_setup(x, args, kwargs, method)
         Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
         Δx = tangents[1]
@@ -155,11 +163,11 @@ def _reshape(method):
             return Ω, Δx
         return Ω, np.reshape(dense(Δx), np.shape(Ω), order=order)
 
-    def reshape_rrule(x, *args, **kwargs):
+    def reshape_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if not method and type(x) is np.ndarray and len(args) == 1 and not kwargs:
             # what np.reshape(x, shape) does for an ndarray, without its dispatch
             # (a view: the dispatch would be most of the cost at any size)
-            order = "C"
+            order: Literal["C", "F"] = "C"
             Ω = x.reshape(args[0])
         else:
             order = _reshape_setup(x, args, kwargs, method)
@@ -169,7 +177,7 @@ def _reshape(method):
         dtype = project.dtype            # None unless x is a float/complex array
         rest = (NO,) * len(args)
 
-        def reshape_pullback(ȳ):
+        def reshape_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, 'reshape')
             if type(ȳ) is not np.ndarray:
                 if isinstance(ȳ, AbstractZero) or project.kind == 0:
@@ -192,11 +200,11 @@ _reshape(False)
 _reshape(True)
 
 
-def _ravel_forward(Δx, x, args, kwargs):
+def _ravel_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.ravel(Δx, order=_order("ravel", x, _arg(args, kwargs, 0, "order", "C")))
 
 
-def _ravel_adjoint(ȳ, x, args, kwargs):
+def _ravel_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.reshape(ȳ, np.shape(x), order=_order("ravel", x, _arg(args, kwargs, 0, "order", "C")))
 
 
@@ -206,7 +214,7 @@ _linear([np.ravel] + _methods("ravel", "flatten"), "ravel", _ravel_adjoint, _rav
 
 # ----- axes: transpose, swapaxes, moveaxis, rollaxis, squeeze, expand_dims ---------------------
 
-def _transpose_axes(args, kwargs, method):
+def _transpose_axes(args: Any, kwargs: Any, method: Any) -> Any:
     if method:
         if len(args) == 1 and (args[0] is None or isinstance(args[0], (tuple, list))):
             return args[0]
@@ -214,19 +222,19 @@ def _transpose_axes(args, kwargs, method):
     return _arg(args, kwargs, 0, "axes")
 
 
-def _inverse_axes(axes, ndim):
+def _inverse_axes(axes: Any, ndim: int) -> Any:
     return None if axes is None else tuple(np.argsort([int(a) % ndim for a in axes]))
 
 
-def _transpose_adjoint(ȳ, x, args, kwargs):
+def _transpose_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, False), np.ndim(x)))
 
 
-def _method_transpose_adjoint(ȳ, x, args, kwargs):
+def _method_transpose_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, True), np.ndim(x)))
 
 
-def _method_transpose_forward(Δx, x, args, kwargs):
+def _method_transpose_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.transpose(Δx, _transpose_axes(args, kwargs, True))
 
 
@@ -237,21 +245,21 @@ if hasattr(np, "matrix_transpose"):
     _linear([np.matrix_transpose], "matrix_transpose", lambda ȳ, x, a, k: np.swapaxes(ȳ, -1, -2))
 
 
-def _swapaxes_adjoint(ȳ, x, args, kwargs):
+def _swapaxes_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.swapaxes(ȳ, _arg(args, kwargs, 0, "axis1"), _arg(args, kwargs, 1, "axis2"))
 
 
 _linear([np.swapaxes] + _methods("swapaxes"), "swapaxes", _swapaxes_adjoint)
 
 
-def _moveaxis_adjoint(ȳ, x, args, kwargs):
+def _moveaxis_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.moveaxis(ȳ, _arg(args, kwargs, 1, "destination"), _arg(args, kwargs, 0, "source"))
 
 
 _linear([np.moveaxis], "moveaxis", _moveaxis_adjoint)
 
 
-def _rollaxis_adjoint(ȳ, x, args, kwargs):
+def _rollaxis_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     # Read the permutation off a zero-size stand-in whose axis lengths are 1, 2, 3...
     ndim = np.ndim(x)
     stand_in = np.broadcast_to(np.empty(()), tuple(range(1, ndim + 1)))
@@ -266,8 +274,8 @@ _linear([np.expand_dims], "expand_dims", _reshape_back)
 
 # atleast_1d/2d/3d: one array gives one array; several give a tuple.
 
-def _atleast(f, name):
-    def atleast_frule(tangents, *arys):
+def _atleast(f: Any, name: str) -> None:
+    def atleast_frule(tangents: Any, *arys: Any) -> tuple[Any, Any]:
         Ω = f(*arys)
         if len(arys) == 1:
             Δ = tangents[1]
@@ -275,12 +283,12 @@ def _atleast(f, name):
         parts = [Δ if isinstance(Δ, AbstractZero) else f(dense(Δ)) for Δ in tangents[1:]]
         return Ω, _sequence_tangent(Ω, parts)
 
-    def atleast_rrule(*arys):
+    def atleast_rrule(*arys: Any) -> tuple[Any, Pullback]:
         Ω = f(*arys)
         projects = [ProjectTo(a) for a in arys]
         shapes = [np.shape(a) for a in arys]
 
-        def atleast_pullback(ȳ):
+        def atleast_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             parts = [ȳ] if len(arys) == 1 else _output_parts(ȳ, len(arys))
             return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
@@ -294,16 +302,16 @@ def _atleast(f, name):
 
 # ----- sequences of arrays: their tangents and cotangents (broadcast_arrays, joining.py) ----------
 
-def _sequence_tangent(primal, parts):
+def _sequence_tangent(primal: Any, parts: Any) -> Any:
     """The tangent of a tuple or list of arrays from the tangents of its parts."""
     if all(isinstance(p, NoTangent) for p in parts):
         return NO
     if all(isinstance(p, AbstractZero) for p in parts):
         return ZERO
-    return Tangent[type(primal)](*parts)
+    return Tangent[type(primal)](*parts)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
-def _output_parts(ȳ, n):
+def _output_parts(ȳ: Any, n: int) -> Any:
     """The n parts of the cotangent of a tuple or list output."""
     if isinstance(ȳ, AbstractZero):
         return [ȳ] * n
@@ -320,7 +328,7 @@ _linear([np.broadcast_to], "broadcast_to", lambda ȳ, x, a, k: unbroadcast(x, ȳ
 
 
 @register_frule(np.broadcast_arrays)
-def broadcast_arrays_frule(tangents, *args, **kwargs):
+def broadcast_arrays_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.broadcast_arrays(*args, **kwargs)
     parts = [Δ if isinstance(Δ, AbstractZero) else np.broadcast_to(dense(Δ), np.shape(o))
              for Δ, o in zip(tangents[1:], Ω)]
@@ -328,22 +336,22 @@ def broadcast_arrays_frule(tangents, *args, **kwargs):
 
 
 @register_rrule(np.broadcast_arrays)
-def broadcast_arrays_rrule(*args, **kwargs):
+def broadcast_arrays_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.broadcast_arrays(*args, **kwargs)
     projects = [ProjectTo(a) for a in args]
 
-    def broadcast_arrays_pullback(ȳ):
+    def broadcast_arrays_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'broadcast_arrays')
         parts = _output_parts(ȳ, len(args))
-        return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0
-                             else Thunk(lambda p=p, a=a, g=g: p(unbroadcast(a, g)))
+        return (NO,) + tuple(p(ZERO) if isinstance(g, AbstractZero) or p.kind == 0  # type: ignore[misc]
+                             else Thunk(lambda p=p, a=a, g=g: p(unbroadcast(a, g)))  # type: ignore[misc]
                              for p, a, g in zip(projects, args, parts))
     return Ω, broadcast_arrays_pullback
 
 
 # ----- copies: tile, repeat -------------------------------------------------------------------
 
-def _tile_adjoint(ȳ, x, args, kwargs):
+def _tile_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     reps = _arg(args, kwargs, 0, "reps")
     reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
     shape = np.shape(x)
@@ -358,7 +366,7 @@ def _tile_adjoint(ȳ, x, args, kwargs):
 _linear([np.tile], "tile", _tile_adjoint, thunk=True)
 
 
-def _repeat_adjoint(ȳ, x, args, kwargs):
+def _repeat_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     repeats = _arg(args, kwargs, 0, "repeats")
     axis = _arg(args, kwargs, 1, "axis")
     shape = np.shape(x)
@@ -374,7 +382,7 @@ def _repeat_adjoint(ȳ, x, args, kwargs):
         # the pullback differentiated: the sums of the segments of ȳ, as differences of its
         # running sum at their ends (no writes into an array)
         ends = np.cumsum(repeats)
-        cs = np.cumsum(np.moveaxis(ȳ, ax, 0), axis=0)
+        cs = np.cumsum(np.moveaxis(ȳ, ax, 0), axis=0)  # type: ignore[type-var]  # a Tracked array
         cs = np.concatenate([np.zeros((1,) + tuple(np.shape(cs)[1:]), dtype=ȳ.dtype), cs])
         g = np.moveaxis(np.take(cs, ends, axis=0) - np.take(cs, ends - np.asarray(repeats), axis=0), 0, ax)
     else:
@@ -395,7 +403,7 @@ _linear([np.rot90], "rot90",
         lambda ȳ, x, a, k: np.rot90(ȳ, -_arg(a, k, 0, "k", 1), _arg(a, k, 1, "axes", (0, 1))))
 
 
-def _roll_adjoint(ȳ, x, args, kwargs):
+def _roll_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     shift = _arg(args, kwargs, 0, "shift")
     shift = -np.asarray(shift) if np.ndim(shift) else -shift
     return np.roll(ȳ, shift, _arg(args, kwargs, 1, "axis"))
@@ -406,7 +414,7 @@ _linear([np.roll], "roll", _roll_adjoint)
 
 # ----- diagonals and triangles -------------------------------------------------------------------
 
-def _diagonal_index(shape, offset, axis1, axis2, length):
+def _diagonal_index(shape: Any, offset: Any, axis1: Any, axis2: Any, length: Any) -> Any:
     """The index tuple of the diagonal (as np.diagonal reads it: the diagonal
     axis last) in an array of `shape`."""
     nd = len(shape)
@@ -414,7 +422,7 @@ def _diagonal_index(shape, offset, axis1, axis2, length):
     i = np.arange(length) + max(0, -offset)
     j = np.arange(length) + max(0, offset)
     others = [d for d in range(nd) if d not in (axis1, axis2)]
-    idx = [None] * nd
+    idx: list[Any] = [None] * nd
     for k, d in enumerate(others):
         sh = [1] * (len(others) + 1)
         sh[k] = shape[d]
@@ -423,7 +431,7 @@ def _diagonal_index(shape, offset, axis1, axis2, length):
     return tuple(idx)
 
 
-def _diagonal_adjoint(ȳ, x, args, kwargs):
+def _diagonal_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     offset = int(_arg(args, kwargs, 0, "offset", 0))
     axis1 = int(_arg(args, kwargs, 1, "axis1", 0))
     axis2 = int(_arg(args, kwargs, 2, "axis2", 1))
@@ -435,7 +443,7 @@ def _diagonal_adjoint(ȳ, x, args, kwargs):
     return g
 
 
-def diagonal_embed(ȳ, shape, offset, axis1, axis2):
+def diagonal_embed(ȳ: Any, shape: Any, offset: Any, axis1: Any, axis2: Any) -> Any:
     """The array of `shape` holding ȳ (the diagonal axis last, as np.diagonal
     gives it) on its diagonal (offset, axis1, axis2) and zeros elsewhere,
     computed without writes (ȳ may be tracked by chainrules.ad): ȳ contracted
@@ -456,7 +464,7 @@ _linear([np.diagonal] + _methods("diagonal"), "diagonal", _diagonal_adjoint, thu
 
 if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last two axes
     @register_frule(np.linalg.diagonal, object)
-    def linalg_diagonal_frule(tangents, x, *, offset=0):
+    def linalg_diagonal_frule(tangents: Any, x: Any, *, offset: Any = 0) -> tuple[Any, Any]:
         Ω = np.linalg.diagonal(x, offset=offset)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
@@ -464,11 +472,11 @@ if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last t
         return Ω, np.diagonal(dense(Δx), offset, -2, -1)
 
     @register_rrule(np.linalg.diagonal, object)
-    def linalg_diagonal_rrule(x, *, offset=0):
+    def linalg_diagonal_rrule(x: Any, *, offset: Any = 0) -> tuple[Any, Pullback]:
         Ω = np.linalg.diagonal(x, offset=offset)
         project = ProjectTo(x)
 
-        def linalg_diagonal_pullback(ȳ):
+        def linalg_diagonal_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, 'linalg_diagonal')
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
@@ -477,7 +485,7 @@ if hasattr(np.linalg, "diagonal"):      # NumPy >= 2: the diagonal of the last t
         return Ω, linalg_diagonal_pullback
 
 
-def _diag_adjoint(ȳ, x, args, kwargs):
+def _diag_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     k = int(_arg(args, kwargs, 0, "k", 0))
     if np.ndim(x) == 1:
         return np.diagonal(ȳ, k)
@@ -487,8 +495,8 @@ def _diag_adjoint(ȳ, x, args, kwargs):
 _linear([np.diag], "diag", _diag_adjoint, thunk=True)
 
 
-def _triangle_adjoint(f):
-    def adjoint(ȳ, x, args, kwargs):
+def _triangle_adjoint(f: Any) -> Any:
+    def adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
         g = f(ȳ, _arg(args, kwargs, 0, "k", 0))
         # a 1-d input is repeated as the rows of a square: sum the rows
         return np.sum(g, axis=0) if np.ndim(x) == 1 else g
@@ -506,7 +514,7 @@ _linear([np.tril], "tril", _triangle_adjoint(np.tril))
 _AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray}
 
 
-def _copy_primal(f, x, args, kwargs):
+def _copy_primal(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
     if not isinstance(x, Tracked):
         return f(x, *args, **kwargs)
     if f in _AS_ARRAY:
@@ -515,8 +523,8 @@ def _copy_primal(f, x, args, kwargs):
     return tracked_call(f, x, args, kwargs)
 
 
-def _copy_like(f, name):
-    def copy_frule(tangents, x, *args, **kwargs):
+def _copy_like(f: Any, name: str) -> None:
+    def copy_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = _copy_primal(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
@@ -524,12 +532,12 @@ def _copy_like(f, name):
         ΔΩ = ProjectTo(Ω)(np.array(dense(Δx), copy=True) if type(Ω) is np.ndarray else dense(Δx))
         return Ω, ΔΩ
 
-    def copy_rrule(x, *args, **kwargs):
+    def copy_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = _copy_primal(f, x, args, kwargs)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
-        def copy_pullback(ȳ):
+        def copy_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
@@ -540,7 +548,7 @@ def _copy_like(f, name):
                         name=name.replace(".", "_"))
 
 
-_COPIES: list = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),
+_COPIES: list[Any] = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),
                  (np.asanyarray, "asanyarray"), (np.ascontiguousarray, "ascontiguousarray"),
                  (np.asfortranarray, "asfortranarray"), (np.real_if_close, "real_if_close"),
                  (np.ndarray.copy, "ndarray.copy"), (np.ndarray.astype, "ndarray.astype")]
@@ -550,7 +558,7 @@ for _f, _name in _COPIES:
 
 # ----- non-differentiable: shapes, sizes, index builders ------------------------------------------
 
-_NONDIFF: list = [np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
+_NONDIFF: list[Any] = [np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
                   np.indices, np.unravel_index, np.ravel_multi_index, np.tril_indices, np.triu_indices,
                   np.diag_indices, np.broadcast_shapes, np.result_type]
 for _f in _NONDIFF:

@@ -19,6 +19,13 @@ versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
   get tangents).  corrcoef: R = C / √(dᵢ dⱼ), d = diag C, through cov.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -29,6 +36,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -56,7 +64,7 @@ class _OrderStat:
     (the rule differentiated by chainrules.ad) stays tracked where the
     result depends on it: the elements themselves (`dq`) and γ (linear)."""
 
-    def __init__(self, fname, a, q, axis, method, keepdims, nan=False):
+    def __init__(self, fname: str, a: Any, q: Any, axis: Any, method: Any, keepdims: Any, nan: Any = False) -> None:
         if method not in _METHODS:
             raise ValueError(f"{fname}: the rule differentiates method in {_METHODS}, not method={method!r}")
         a_in, q_in = a, q
@@ -121,19 +129,19 @@ class _OrderStat:
             self.ihi = order[..., hi]
         self.at = at
 
-    def flat(self, x):
+    def flat(self, x: Any) -> Any:
         """x with the kept axes first and the reduced ones flattened last."""
         x = x if isinstance(x, Tracked) else np.asarray(x)
         return np.reshape(np.transpose(x, self.perm), self.kept_shape + (self.n,))
 
-    def arrange(self, v):
+    def arrange(self, v: Any) -> Any:
         """kept_shape + (Q,) -> the output layout q.shape + result shape."""
         v = np.moveaxis(v, -1, 0).reshape(self.q.shape + self.kept_shape)
         if self.keepdims:
             v = np.expand_dims(v, tuple(self.q.ndim + i for i in self.axes))
         return v
 
-    def unarrange(self, ȳ):
+    def unarrange(self, ȳ: Any) -> Any:
         """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
         ȳ = ȳ if isinstance(ȳ, Tracked) else np.asarray(ȳ)
         if self.keepdims:
@@ -141,7 +149,7 @@ class _OrderStat:
         ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
         return np.moveaxis(ȳ, 0, -1)
 
-    def push(self, ȧ):
+    def push(self, ȧ: Any) -> Any:
         """The tangent of the quantiles for the input tangent ȧ."""
         if self.n == 0:
             return self.arrange(np.zeros(self.kept_shape + (self.q.size,), dtype=np.asarray(ȧ).dtype))
@@ -151,7 +159,7 @@ class _OrderStat:
             v = np.where(self.valid, v, 0)
         return self.arrange(v)
 
-    def dq(self):
+    def dq(self) -> Any:
         """∂(quantile)/∂q, in layout kept_shape + (Q,) (None: zero)."""
         if not self.linear:
             return None
@@ -159,7 +167,7 @@ class _OrderStat:
                                 - np.take_along_axis(self.at, self.ilo, -1))
         return d if self.valid is None else np.where(self.valid, d, 0.0)
 
-    def pull(self, ȳ):
+    def pull(self, ȳ: Any) -> Any:
         """ā for the cotangent ȳ of the quantiles (repeated picks accumulate)."""
         if self.n == 0:
             return np.zeros(self.shape)
@@ -178,12 +186,12 @@ class _OrderStat:
             ā = ā + 1j * np.bincount(idx, weights=w.imag, minlength=nrows * self.n)
         return self._unflat(ā)
 
-    def _unflat(self, ā):
+    def _unflat(self, ā: Any) -> Any:
         """The inverse of `flat`: kept_shape + (n,) -> a's shape."""
         inv = np.argsort(self.perm)
         return np.transpose(np.reshape(ā, self.kept_shape + tuple(self.shape[i] for i in self.axes)), inv)
 
-    def _pull_tracked(self, v):
+    def _pull_tracked(self, v: Any) -> Any:
         """`pull` differentiably, for a tracked γ or cotangent: each q's two
         weights placed with one-hot masks (size × Q: only in a rule
         differentiated), instead of np.bincount, which has no derivative."""
@@ -199,7 +207,7 @@ _QUANTILE_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("m
                   ("keepdims", False))
 
 
-def _quantile_options(fname, rest, kw, spec=_QUANTILE_SPEC):
+def _quantile_options(fname: str, rest: Any, kw: Any, spec: Any = _QUANTILE_SPEC) -> Any:
     reject_out(fname, kw, "weights", "interpolation")
     if len(rest) > len(spec):
         raise TypeError(f"{fname}: too many positional arguments")
@@ -209,7 +217,7 @@ def _quantile_options(fname, rest, kw, spec=_QUANTILE_SPEC):
     return opts
 
 
-def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
+def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any = False) -> tuple[Any, Any]:
     o = _quantile_options(fname, rest, kw)
     y = fn(a, q, *rest, **kw)
     ȧ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
@@ -230,12 +238,12 @@ def _quantile_frule(fname, fn, scale, tangents, a, q, rest, kw, nan=False):
     return y, ẏ
 
 
-def _scaled(q, scale):
+def _scaled(q: Any, scale: Any) -> Any:
     """q as a fraction (percentile: q/100); a tracked q stays tracked."""
     return q / scale if isinstance(q, Tracked) else np.asarray(q) / scale
 
 
-def _add(x, y):
+def _add(x: Any, y: Any) -> Any:
     if _zero(x):
         return y
     if _zero(y):
@@ -243,20 +251,21 @@ def _add(x, y):
     return x + y
 
 
-def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
+def _quantile_rrule(fname: str, fn: Any, scale: Any, a: Any, q: Any, rest: Any, kw: Any, nan: Any = False) -> tuple[Any, Pullback]:
     o = _quantile_options(fname, rest, kw)
     pa, pq = ProjectTo(a), ProjectTo(q)
     y = fn(a, q, *rest, **kw)
     st = _OrderStat(fname, a, _scaled(q, scale), o["axis"], o["method"], o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
-    def quantile_pullback(ȳ):
+    def quantile_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, fname)
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pq)) + nrest
         ā = Thunk(lambda: pa(st.pull(ȳ))) if pa.kind else NO
         dq = st.dq()
+        q̄: Any
         if not pq.kind:
             q̄ = NO
         elif dq is None:
@@ -276,11 +285,11 @@ def _quantile_rrule(fname, fn, scale, a, q, rest, kw, nan=False):
 # quantile
 # =============================================================================
 
-def quantile_frule(tangents, a, q, *rest, **kw):
+def quantile_frule(tangents: Any, a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _quantile_frule("numpy.quantile", np.quantile, 1, tangents, a, q, rest, kw)
 
 
-def quantile_rrule(a, q, *rest, **kw):
+def quantile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _quantile_rrule("numpy.quantile", np.quantile, 1, a, q, rest, kw)
 
 
@@ -288,11 +297,11 @@ def quantile_rrule(a, q, *rest, **kw):
 # percentile
 # =============================================================================
 
-def percentile_frule(tangents, a, q, *rest, **kw):
+def percentile_frule(tangents: Any, a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _quantile_frule("numpy.percentile", np.percentile, 100, tangents, a, q, rest, kw)
 
 
-def percentile_rrule(a, q, *rest, **kw):
+def percentile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _quantile_rrule("numpy.percentile", np.percentile, 100, a, q, rest, kw)
 
 
@@ -303,7 +312,7 @@ def percentile_rrule(a, q, *rest, **kw):
 _MEDIAN_SPEC = (("axis", None), ("out", None), ("overwrite_input", False), ("keepdims", False))
 
 
-def _median_frule(fname, fn, nan, tangents, a, rest, kw):
+def _median_frule(fname: str, fn: Any, nan: Any, tangents: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Any]:
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     y = fn(a, *rest, **kw)
     ȧ = unthunk(tangents[1])
@@ -316,14 +325,14 @@ def _median_frule(fname, fn, nan, tangents, a, rest, kw):
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
 
 
-def _median_rrule(fname, fn, nan, a, rest, kw):
+def _median_rrule(fname: str, fn: Any, nan: Any, a: Any, rest: Any, kw: Any) -> tuple[Any, Pullback]:
     o = _quantile_options(fname, rest, kw, _MEDIAN_SPEC)
     pa = ProjectTo(a)
     y = fn(a, *rest, **kw)
     st = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan)
     nrest = (NO,) * len(rest)
 
-    def median_pullback(ȳ):
+    def median_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'median')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not pa.kind:
@@ -333,11 +342,11 @@ def _median_rrule(fname, fn, nan, a, rest, kw):
     return y, median_pullback
 
 
-def median_frule(tangents, a, *rest, **kw):
+def median_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _median_frule("numpy.median", np.median, False, tangents, a, rest, kw)
 
 
-def median_rrule(a, *rest, **kw):
+def median_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _median_rrule("numpy.median", np.median, False, a, rest, kw)
 
 
@@ -347,27 +356,27 @@ def median_rrule(a, *rest, **kw):
 # NumPy) a zero one
 # =============================================================================
 
-def nanmedian_frule(tangents, a, *rest, **kw):
+def nanmedian_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _median_frule("numpy.nanmedian", np.nanmedian, True, tangents, a, rest, kw)
 
 
-def nanmedian_rrule(a, *rest, **kw):
+def nanmedian_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _median_rrule("numpy.nanmedian", np.nanmedian, True, a, rest, kw)
 
 
-def nanquantile_frule(tangents, a, q, *rest, **kw):
+def nanquantile_frule(tangents: Any, a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _quantile_frule("numpy.nanquantile", np.nanquantile, 1, tangents, a, q, rest, kw, nan=True)
 
 
-def nanquantile_rrule(a, q, *rest, **kw):
+def nanquantile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _quantile_rrule("numpy.nanquantile", np.nanquantile, 1, a, q, rest, kw, nan=True)
 
 
-def nanpercentile_frule(tangents, a, q, *rest, **kw):
+def nanpercentile_frule(tangents: Any, a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     return _quantile_frule("numpy.nanpercentile", np.nanpercentile, 100, tangents, a, q, rest, kw, nan=True)
 
 
-def nanpercentile_rrule(a, q, *rest, **kw):
+def nanpercentile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _quantile_rrule("numpy.nanpercentile", np.nanpercentile, 100, a, q, rest, kw, nan=True)
 
 
@@ -384,7 +393,7 @@ class _Cov:
     indexing, methods or conversions of the data), so that a tracked m or y
     (the rule differentiated by chainrules.ad) stays tracked."""
 
-    def __init__(self, m, opts, dtype):
+    def __init__(self, m: Any, opts: Any, dtype: Any) -> None:
         y, rowvar = opts["y"], opts["rowvar"]
         if dtype is None:
             dtype = np.result_type(_value(m), np.float64) if y is None else \
@@ -421,7 +430,7 @@ class _Cov:
         self.fact = max(fact, 0.0)
         self.Xc = self.centre(X)
 
-    def rows(self, v):
+    def rows(self, v: Any) -> Any:
         if isinstance(v, Tracked):
             X = np.reshape(v, (1, -1)) if np.ndim(v) < 2 else v
         else:
@@ -430,10 +439,10 @@ class _Cov:
             X = np.transpose(X)
         return X
 
-    def centre(self, X):
+    def centre(self, X: Any) -> Any:
         return X - _col(np.matmul(X, self.w)) / self.w_sum
 
-    def push(self, ṁ, ẏ):
+    def push(self, ṁ: Any, ẏ: Any) -> Any:
         V, n = np.shape(self.Xc)
         parts = [np.zeros((self.nm, n), self.dtype) if _zero(ṁ) else self.rows(ṁ)]
         if self.y_shape is not None:
@@ -442,7 +451,7 @@ class _Cov:
         XW = self.Xc * self.w
         return (np.matmul(Ẋc, _H(XW)) + np.matmul(XW, _H(Ẋc))) / self.fact
 
-    def pull(self, C̄):
+    def pull(self, C̄: Any) -> Any:
         V = np.shape(self.Xc)[0]
         C̄ = np.reshape(C̄ if isinstance(C̄, Tracked) else np.asarray(C̄), (V, V))
         Y = np.matmul(C̄ + _H(C̄), self.Xc * self.w) / self.fact
@@ -452,23 +461,23 @@ class _Cov:
         X̄m, X̄y = np.split(X̄, [self.nm], axis=0)
         return self.unrows(X̄m, self.m_shape), self.unrows(X̄y, self.y_shape)
 
-    def unrows(self, X̄, shape):
+    def unrows(self, X̄: Any, shape: Any) -> Any:
         shape2 = (1,) * (2 - len(shape)) + tuple(shape)
         if not self.rowvar and shape2[0] != 1:
             X̄ = np.transpose(X̄)
         return np.reshape(X̄, shape)
 
 
-def _col(v):
+def _col(v: Any) -> Any:
     return np.expand_dims(v, 1)
 
 
-def _H(X):
+def _H(X: Any) -> Any:
     """The conjugate transpose of a matrix."""
     return np.conj(np.transpose(X))
 
 
-def _cov_options(fname, rest, kw):
+def _cov_options(fname: str, rest: Any, kw: Any) -> Any:
     opts = {k: (rest[i] if i < len(rest) else kw.get(k, d)) for i, (k, d) in enumerate(_COV_SPEC)}
     return opts, kw.get("dtype")
 
@@ -478,7 +487,7 @@ def _cov_options(fname, rest, kw):
 # =============================================================================
 
 @register_frule(np.cov, object, ...)
-def cov_frule(tangents, m, *rest, **kw):
+def cov_frule(tangents: Any, m: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     opts, dtype = _cov_options("numpy.cov", rest, kw)
     c = np.cov(m, *rest, **kw)
     ṁ = unthunk(tangents[1])
@@ -491,7 +500,7 @@ def cov_frule(tangents, m, *rest, **kw):
 
 
 @register_rrule(np.cov, object, ...)
-def cov_rrule(m, *rest, **kw):
+def cov_rrule(m: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     opts, dtype = _cov_options("numpy.cov", rest, kw)
     pm = ProjectTo(m)
     py = ProjectTo(opts["y"])
@@ -499,13 +508,13 @@ def cov_rrule(m, *rest, **kw):
     cv = _Cov(m, opts, dtype)
     nrest = len(rest)
 
-    def cov_pullback(c̄):
+    def cov_pullback(c̄: Any) -> tuple[Any, ...]:
         c̄ = seed(c̄, "cov")
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(c̄):
             return (NO, _zero_for(pm)) + ((_zero_for(py),) + tail if nrest else ())
         pulled = _once(lambda: cv.pull(c̄))
-        out = (NO, Thunk(lambda: pm(pulled()[0])) if pm.kind else NO)
+        out: tuple[Any, ...] = (NO, Thunk(lambda: pm(pulled()[0])) if pm.kind else NO)
         if nrest:
             has_y = opts["y"] is not None and py.kind
             out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
@@ -518,14 +527,14 @@ def cov_rrule(m, *rest, **kw):
 # corrcoef
 # =============================================================================
 
-def _corr_parts(c):
+def _corr_parts(c: Any) -> Any:
     d = np.real(np.diag(c))
     s = np.sqrt(d)
     return d, s, c / _col(s) / s
 
 
 @register_frule(np.corrcoef, object, ...)
-def corrcoef_frule(tangents, x, *rest, **kw):
+def corrcoef_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     y = rest[0] if rest else kw.get("y")
     x = plain(x)
     r = np.corrcoef(x, *rest, **kw)
@@ -545,7 +554,7 @@ def corrcoef_frule(tangents, x, *rest, **kw):
 
 
 @register_rrule(np.corrcoef, object, ...)
-def corrcoef_rrule(x, *rest, **kw):
+def corrcoef_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     y = rest[0] if rest else kw.get("y")
     x = plain(x)
     if len(rest) > 2:
@@ -558,12 +567,12 @@ def corrcoef_rrule(x, *rest, **kw):
     nrest = len(rest)
     scalar = np.ndim(r) == 0
 
-    def corrcoef_pullback(r̄):
+    def corrcoef_pullback(r̄: Any) -> tuple[Any, ...]:
         r̄ = seed(r̄, "corrcoef")
         tail = (NO,) * max(nrest - 1, 0)
         if _zero(r̄) or scalar:
             return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
-        def corrcoef_cotangents():
+        def corrcoef_cotangents() -> Any:
             c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
             d, s, R = _corr_parts(c)
             r̄a = r̄ if isinstance(r̄, Tracked) else np.asarray(r̄)
@@ -573,7 +582,7 @@ def corrcoef_rrule(x, *rest, **kw):
             return cv.pull(C̄)
 
         pulled = _once(corrcoef_cotangents)
-        out = (NO, Thunk(lambda: px(pulled()[0])) if px.kind else NO)
+        out: tuple[Any, ...] = (NO, Thunk(lambda: px(pulled()[0])) if px.kind else NO)
         if nrest:
             has_y = y is not None and py.kind
             out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail

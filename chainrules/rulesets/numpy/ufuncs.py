@@ -30,7 +30,13 @@ positive...): an AD must not accumulate in place into a cotangent it did not
 allocate.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +50,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules._core import _UnaryRrule
 from chainrules.rulesets._arrays import (
     NO,
@@ -60,19 +67,19 @@ from chainrules.rulesets._arrays import (
     broadcast_view,
 )
 
-_unary_rules: dict = {}     # f -> (frule, rrule), for the operator module below
+_unary_rules: dict[Any, Any] = {}     # f -> (frule, rrule), for the operator module below
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
-def _check_kwargs(name, kwargs):
+def _check_kwargs(name: str, kwargs: Any) -> None:
     """`out=` and a `where=` mask leave parts of the output unwritten: refuse."""
     if kwargs.get("where", True) is not True:
         raise TypeError(f"{name}: the rule cannot honour the argument where=; call the primal without it")
     reject_out(name, kwargs)
 
 
-def _array_like(x):
+def _array_like(x: Any) -> Any:
     """Lists and tuples (array-likes) as arrays, ndarray subclasses as plain
     ndarrays (np.matrix's * is a matrix product), for the partials' arithmetic."""
     t = type(x)
@@ -81,12 +88,12 @@ def _array_like(x):
     return np.asarray(x) if isinstance(x, (list, tuple, np.ndarray)) else x
 
 
-def _seed_error(name, ȳ, Ω):
+def _seed_error(name: str, ȳ: Any, Ω: Any) -> Any:
     return ValueError(f"pullback of {name}: a cotangent of shape {np.shape(ȳ)} does not fit the "
                       f"output of shape {np.shape(Ω)}")
 
 
-def _check_seed(name, ȳ, Ω):
+def _check_seed(name: str, ȳ: Any, Ω: Any) -> None:
     """A cotangent must broadcast to the output's shape (a smaller one, such
     as a scalar seed, is spread over it)."""
     try:
@@ -97,7 +104,7 @@ def _check_seed(name, ȳ, Ω):
         raise _seed_error(name, ȳ, Ω)
 
 
-def _spread_seed(name, ȳ, Ω):
+def _spread_seed(name: str, ȳ: Any, Ω: Any) -> Any:
     """The cotangent of a binary ufunc's output, unthunked; a smaller one
     (a scalar seed, say) is spread over Ω's shape, one that does not
     broadcast to it is an error naming the function."""
@@ -109,7 +116,7 @@ def _spread_seed(name, ȳ, Ω):
     return ȳ
 
 
-def _no_tangent_pullback(ȳ):
+def _no_tangent_pullback(ȳ: Any) -> tuple[Any, ...]:
     """The pullback of a one-argument rule at an integer or boolean input."""
     return NO, NO
 
@@ -119,7 +126,7 @@ def _no_tangent_pullback(ȳ):
 OMEGA = "Ω"     # a table row's derivative that is the output itself (exp -> Ω)
 
 
-def _fit(Ω, ΔΩ):
+def _fit(Ω: Any, ΔΩ: Any) -> Any:
     """A binary frule's ΔΩ with the output's shape and kind (a tangent of one
     broadcast operand alone may be smaller than Ω)."""
     if not isinstance(ΔΩ, AbstractZero) and np.shape(ΔΩ) != np.shape(Ω):
@@ -127,7 +134,7 @@ def _fit(Ω, ΔΩ):
     return _like(Ω, ΔΩ)
 
 
-def _unary(f, deriv, name=None):
+def _unary(f: Any, deriv: Any, name: str | None = None) -> None:
     """frule and rrule of a unary holomorphic (or real) function from its
     derivative: `deriv(x, Ω) = f'(x)`, or a ufunc `deriv` with f'(x) =
     deriv(x), or `OMEGA` for f'(x) = Ω.  The last two let the compiled rule
@@ -142,7 +149,7 @@ def _unary(f, deriv, name=None):
     else:
         mode, fast = 0, deriv
 
-    def unary_frule(tangents, x, **kwargs):
+    def unary_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, **kwargs)
@@ -151,7 +158,7 @@ def _unary(f, deriv, name=None):
             return Ω, ZERO
         return Ω, deriv(_array_like(x), plain(Ω)) * dense(Δx)
 
-    def unary_rrule(x, **kwargs):
+    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
             Ω = f(x, **kwargs)
@@ -168,7 +175,7 @@ def _unary(f, deriv, name=None):
         if project.kind == 0:               # integer or boolean input
             return Ω, _no_tangent_pullback
 
-        def unary_pullback(ȳ):
+        def unary_pullback(ȳ: Any) -> tuple[Any, ...]:
             if type(ȳ) is not np.ndarray:
                 if isinstance(ȳ, AbstractZero):
                     return NO, ZERO
@@ -187,25 +194,25 @@ def _unary(f, deriv, name=None):
                        register_rrule(f)(rrule))
 
 
-def _omega(x, Ω):
+def _omega(x: Any, Ω: Any) -> Any:
     return Ω
 
 
-def _of_x(u):
-    def deriv(x, Ω):
+def _of_x(u: Any) -> Any:
+    def deriv(x: Any, Ω: Any) -> Any:
         return u(x)
     deriv.__name__ = deriv.__qualname__ = f"{u.__name__}_of_x"
     return deriv
 
 
-def _arccosh_deriv(x, Ω):
+def _arccosh_deriv(x: Any, Ω: Any) -> Any:
     # 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut.
     if _is_complex(x):
         return 1 / (np.sqrt(x - 1) * np.sqrt(x + 1))
     return 1 / np.sqrt(x * x - 1)
 
 
-def _sinc_deriv(x, Ω):
+def _sinc_deriv(x: Any, Ω: Any) -> Any:
     # d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, and 0 at x = 0, written
     # there as -π²x/3 (its Taylor term), so that the second derivative is
     # right too.  A tracked x (the rule differentiated) stays tracked.
@@ -251,13 +258,13 @@ for _f, _d in _UNARY:
 # ----- Linear unary functions: the pushforward is f itself, and so is the
 #       pullback (each is its own adjoint) ----------------------------------
 
-def _linear_unary(f, name=None, key=None, types=()):
+def _linear_unary(f: Any, name: str | None = None, key: Any = None, types: Any = ()) -> None:
     """The rules of the linear map f, registered for `key` (default f), which
     computes Ω: x.conj() keeps a 0-d array where np.conjugate gives a scalar."""
     key = f if key is None else key
     name = name or f.__name__
 
-    def linear_frule(tangents, x, **kwargs):
+    def linear_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
@@ -266,13 +273,13 @@ def _linear_unary(f, name=None, key=None, types=()):
             return Ω, Δx
         return Ω, _like(Ω, f(dense(Δx)))
 
-    def linear_rrule(x, **kwargs):
+    def linear_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
         project = ProjectTo(x)
 
-        def linear_pullback(ȳ):
+        def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
@@ -292,7 +299,7 @@ for _f in (np.negative, np.positive, np.conjugate, np.deg2rad, np.radians, np.ra
 
 # ----- Non-holomorphic unary functions, by hand ----------------------------
 
-def _safe_abs(z):
+def _safe_abs(z: Any) -> Any:
     """|z| with 1 where z == 0, for dividing by it."""
     r = np.abs(z)
     return np.where(r == 0, 1, r)
@@ -301,11 +308,11 @@ def _safe_abs(z):
 # abs / absolute / fabs: sign(x) for real x (abs'(0) = 0, as ChainRules);
 # for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z| (0 at z = 0).
 
-def _abs_rules(f, name):
+def _abs_rules(f: Any, name: str) -> None:
     """The rules of absolute and fabs; each computes its own primal (fabs
     refuses complex numbers)."""
 
-    def abs_frule(tangents, x, **kwargs):
+    def abs_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, **kwargs)
@@ -317,14 +324,14 @@ def _abs_rules(f, name):
             return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
         return Ω, np.sign(x) * Δx
 
-    def abs_rrule(x, **kwargs):
+    def abs_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, **kwargs)
         project = ProjectTo(x)
         x = _array_like(x)
 
-        def abs_pullback(ȳ):
+        def abs_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return NO, project(ZERO)
@@ -349,12 +356,12 @@ _abs_rules(np.fabs, "fabs")
 _COMPLEX_SIGN_IS_UNIT = np.sign(np.complex128(1j)) == 1j
 
 
-def _sign_jvp(x, Ω, Δ):
+def _sign_jvp(x: Any, Ω: Any, Δ: Any) -> Any:
     return (Δ - Ω * np.real(np.conj(Ω) * Δ)) / _safe_abs(x) * (x != 0)
 
 
 @register_frule(np.sign)
-def sign_frule(tangents, x, **kwargs):
+def sign_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
     if kwargs:
         _check_kwargs("sign", kwargs)
     Ω = np.sign(x, **kwargs)
@@ -365,14 +372,14 @@ def sign_frule(tangents, x, **kwargs):
 
 
 @register_rrule(np.sign)
-def sign_rrule(x, **kwargs):
+def sign_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         _check_kwargs("sign", kwargs)
     Ω = np.sign(x, **kwargs)
     project = ProjectTo(x)
     x, Ωp = plain(x), plain(Ω)
 
-    def sign_pullback(ȳ):
+    def sign_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "sign")
         if isinstance(ȳ, AbstractZero) or not (_COMPLEX_SIGN_IS_UNIT and _is_complex(x)):
             return NO, project(ZERO)
@@ -384,7 +391,7 @@ def sign_rrule(x, **kwargs):
 # zero for real input (0 or π).
 
 @register_frule(np.angle)
-def angle_frule(tangents, z, deg=False):
+def angle_frule(tangents: Any, z: Any, deg: Any = False) -> tuple[Any, Any]:
     Ω = np.angle(z, deg)
     Δz = tangents[1]
     if isinstance(Δz, AbstractZero) or not _is_complex(z):
@@ -395,14 +402,14 @@ def angle_frule(tangents, z, deg=False):
 
 
 @register_rrule(np.angle)
-def angle_rrule(z, *args, deg=False):
+def angle_rrule(z: Any, *args: Any, deg: Any = False) -> tuple[Any, Pullback]:
     deg = args[0] if args else deg
     Ω = np.angle(z, deg)
     project = ProjectTo(z)
     z = plain(z)
     rest = (NO,) * len(args)
 
-    def angle_pullback(ȳ):
+    def angle_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "angle")
         if isinstance(ȳ, AbstractZero) or not _is_complex(z):
             return (NO, project(ZERO)) + rest
@@ -417,17 +424,17 @@ def angle_rrule(z, *args, deg=False):
 # in the real or imaginary part.
 
 @register_frule(np.real)
-def real_frule(tangents, x):
+def real_frule(tangents: Any, x: Any) -> tuple[Any, Any]:
     Ω = np.real(x)
     Δx = tangents[1]
     return Ω, (Δx if isinstance(Δx, AbstractZero) else _like(Ω, np.real(dense(Δx))))
 
 
 @register_rrule(np.real)
-def real_rrule(x):
+def real_rrule(x: Any) -> tuple[Any, Pullback]:
     project = ProjectTo(x)
 
-    def real_pullback(ȳ):
+    def real_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "real")
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
@@ -436,7 +443,7 @@ def real_rrule(x):
 
 
 @register_frule(np.imag)
-def imag_frule(tangents, x):
+def imag_frule(tangents: Any, x: Any) -> tuple[Any, Any]:
     Ω = np.imag(x)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero) or not _is_complex(x):
@@ -445,10 +452,10 @@ def imag_frule(tangents, x):
 
 
 @register_rrule(np.imag)
-def imag_rrule(x):
+def imag_rrule(x: Any) -> tuple[Any, Pullback]:
     project = ProjectTo(x)
 
-    def imag_pullback(ȳ):
+    def imag_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "imag")
         if isinstance(ȳ, AbstractZero) or not _is_complex(x):
             return NO, project(ZERO)
@@ -459,7 +466,7 @@ def imag_rrule(x):
 # nan_to_num: the identity where x is finite, a constant elsewhere.
 
 @register_frule(np.nan_to_num)
-def nan_to_num_frule(tangents, x, *args, **kwargs):
+def nan_to_num_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     Ω = np.nan_to_num(x, *args, **kwargs)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
@@ -468,12 +475,12 @@ def nan_to_num_frule(tangents, x, *args, **kwargs):
 
 
 @register_rrule(np.nan_to_num)
-def nan_to_num_rrule(x, *args, **kwargs):
+def nan_to_num_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     Ω = np.nan_to_num(x, *args, **kwargs)
     project = ProjectTo(x)
     rest = (NO,) * len(args)
 
-    def nan_to_num_pullback(ȳ):
+    def nan_to_num_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "nan_to_num")
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
@@ -484,48 +491,48 @@ def nan_to_num_rrule(x, *args, **kwargs):
 # ----- Multi-output unary ufuncs ---------------------------------------------
 
 @register_frule(np.modf)
-def modf_frule(tangents, x, **kwargs):
+def modf_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
     # modf(x) = (x - trunc(x), trunc(x)): the fractional part moves with x.
     if kwargs:
         _check_kwargs("modf", kwargs)
     Ω = np.modf(x, **kwargs)
     Δx = tangents[1]
-    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else dense(Δx), ZERO)
+    return Ω, Tangent[tuple](ZERO if isinstance(Δx, AbstractZero) else dense(Δx), ZERO)  # type: ignore[type-arg]
 
 
 @register_rrule(np.modf)
-def modf_rrule(x, **kwargs):
+def modf_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         _check_kwargs("modf", kwargs)
     Ω = np.modf(x, **kwargs)
     project = ProjectTo(x)
 
-    def modf_pullback(ȳ):
+    def modf_pullback(ȳ: Any) -> tuple[Any, ...]:
         frac, _ = _output_parts(ȳ, 2, "modf")
         return NO, project(ZERO if isinstance(frac, AbstractZero) else unthunk(frac))
     return Ω, modf_pullback
 
 
 @register_frule(np.frexp)
-def frexp_frule(tangents, x, **kwargs):
+def frexp_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
     # frexp(x) = (m, e) with x = m·2**e: m moves as 2**-e·x, e is an integer.
     if kwargs:
         _check_kwargs("frexp", kwargs)
     m, e = Ω = np.frexp(x, **kwargs)
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
-        return Ω, Tangent[tuple](ZERO, NO)
-    return Ω, Tangent[tuple](np.ldexp(dense(Δx), -e), NO)
+        return Ω, Tangent[tuple](ZERO, NO)  # type: ignore[type-arg]
+    return Ω, Tangent[tuple](np.ldexp(dense(Δx), -e), NO)  # type: ignore[type-arg]
 
 
 @register_rrule(np.frexp)
-def frexp_rrule(x, **kwargs):
+def frexp_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         _check_kwargs("frexp", kwargs)
     m, e = Ω = np.frexp(x, **kwargs)
     project = ProjectTo(x)
 
-    def frexp_pullback(ȳ):
+    def frexp_pullback(ȳ: Any) -> tuple[Any, ...]:
         m̄, _ = _output_parts(ȳ, 2, "frexp")
         if isinstance(m̄, AbstractZero) or project.kind == 0:
             return NO, project(ZERO)
@@ -538,24 +545,24 @@ def frexp_rrule(x, **kwargs):
 # ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
 # to integer arguments such as `decimals`).
 
-def _zero_derivative(f, ndiff=1, name=None):
+def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None) -> None:
     name = name or f.__name__
 
-    def zero_frule(tangents, *args, **kwargs):
+    def zero_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             reject_out(name, kwargs)
         if args and isinstance(args[0], Tracked):
             return tracked_call(f, args[0], args[1:], kwargs), ZERO
         return f(*args, **kwargs), ZERO
 
-    def zero_rrule(*args, **kwargs):
+    def zero_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             reject_out(name, kwargs)
         Ω = f(*args, **kwargs) if not (args and isinstance(args[0], Tracked)) else \
             tracked_call(f, args[0], args[1:], kwargs)
         zeros = (NO,) + tuple(ProjectTo(a)(ZERO) if i < ndiff else NO for i, a in enumerate(args))
 
-        def zero_pullback(ȳ):
+        def zero_pullback(ȳ: Any) -> tuple[Any, ...]:
             if type(ȳ) is not np.ndarray:
                 seed(ȳ, name)
             return zeros

@@ -5,7 +5,13 @@ methods (`x.__add__(y)`, the reflected `x.__radd__(y)`).  The factories and
 conventions are those of `ufuncs.py`.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +24,7 @@ from chainrules._core import (
     register_frule,
     register_rrule,
 )
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules._core import _BinaryRrule
 from chainrules.rulesets._arrays import (
     NO,
@@ -46,18 +53,18 @@ from chainrules.rulesets.numpy.ufuncs import (
 _ONE = object()
 
 
-def _times(d, v):
+def _times(d: Any, v: Any) -> Any:
     return v if d is _ONE else d * v
 
 
-def _conj(d):
+def _conj(d: Any) -> Any:
     return d if d is _ONE else np.conj(d)
 
 
-def _binary(f, dx, dy, name=None):
+def _binary(f: Any, dx: Any, dy: Any, name: str | None = None) -> Any:
     name = name or f.__name__
 
-    def binary_frule(tangents, x, y, **kwargs):
+    def binary_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, y, **kwargs)
@@ -71,23 +78,23 @@ def _binary(f, dx, dy, name=None):
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
         return Ω, _fit(Ω, ΔΩ)
 
-    def binary_pullback_at(x, y, Ω):
+    def binary_pullback_at(x: Any, y: Any, Ω: Any) -> Pullback:
         px, py = ProjectTo(x), ProjectTo(y)
         if type(x) is not np.ndarray or type(y) is not np.ndarray:
             x, y = _array_like(x), _array_like(y)
         Ω = plain(Ω)
 
-        def binary_pullback(ȳ):
+        def binary_pullback(ȳ: Any) -> tuple[Any, ...]:
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = _spread_seed(name, ȳ, Ω)
             cplx = _is_complex(Ω)
 
-            def binary_dx():
+            def binary_dx() -> Any:
                 d = dx(x, y, Ω)
                 return px(unbroadcast(x, _times(_conj(d) if cplx else d, ȳ)))
 
-            def binary_dy():
+            def binary_dy() -> Any:
                 d = dy(x, y, Ω)
                 return py(unbroadcast(y, _times(_conj(d) if cplx else d, ȳ)))
             return (NO,
@@ -105,11 +112,11 @@ def _binary(f, dx, dy, name=None):
 _COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
-def _register_binary(f, name, frule, pullback_at):
+def _register_binary(f: Any, name: str, frule: Any, pullback_at: Any) -> Any:
     """Register f's frule and its rrule: Ω = f(x, y) and `pullback_at(x, y, Ω)`."""
     pullback_at = named_rule(pullback_at, name)
 
-    def binary_rrule(x, y, **kwargs):
+    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
             Ω = f(x, y, **kwargs)
@@ -122,12 +129,12 @@ def _register_binary(f, name, frule, pullback_at):
     return register_frule(f)(named_rule(frule, name)), register_rrule(f)(rrule)
 
 
-def _where0(cond, v):
+def _where0(cond: Any, v: Any) -> Any:
     """v where cond, else 0 (no 0·inf = NaN)."""
     return np.where(cond, v, 0)
 
 
-def _power_dx(x, p, Ω):
+def _power_dx(x: Any, p: Any, Ω: Any) -> Any:
     # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
     # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -139,7 +146,7 @@ def _power_dx(x, p, Ω):
     return d
 
 
-def _power_dp(x, p, Ω):
+def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
     # Ω·log(x); for real x < 0 the real part log|x| (the real projection of
     # the complex derivative); 0 at x = 0.
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -178,7 +185,7 @@ _BINARY = [
     (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
 ]
 
-_binary_rules: dict = {}
+_binary_rules: dict[Any, Any] = {}
 for _f, _dx, _dy in _BINARY:
     _binary_rules[_f] = _binary(_f, _dx, _dy)
 
@@ -187,10 +194,10 @@ for _f, _dx, _dy in _BINARY:
 # The cotangent is ȳ itself (summed back when broadcasting made it bigger:
 # that reduction is the only cost, so only then is it thunked).
 
-def _addsub(f, sign):
+def _addsub(f: Any, sign: Any) -> Any:
     name = f.__name__
 
-    def addsub_frule(tangents, x, y, **kwargs):
+    def addsub_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
         Ω = f(x, y, **kwargs)
@@ -206,23 +213,23 @@ def _addsub(f, sign):
             ΔΩ = f(dense(Δx), dense(Δy))
         return Ω, _fit(Ω, ΔΩ)
 
-    def addsub_pullback_at(x, y, Ω):
+    def addsub_pullback_at(x: Any, y: Any, Ω: Any) -> Pullback:
         px, py = ProjectTo(x), ProjectTo(y)
         shape = np.shape(Ω)
         same_x, same_y = np.shape(x) == shape, np.shape(y) == shape
 
-        def addsub_pullback(ȳ):
+        def addsub_pullback(ȳ: Any) -> tuple[Any, ...]:
             if isinstance(ȳ, AbstractZero):
                 return NO, px(ZERO), py(ZERO)
             ȳ = _spread_seed(name, ȳ, Ω)
             if px.kind == 0:
-                x̄ = NO
+                x̄: Any = NO
             elif same_x:
                 x̄ = px(ȳ)
             else:
                 x̄ = Thunk(lambda: px(unbroadcast(x, ȳ)))
             if py.kind == 0:
-                ȳ_y = NO
+                ȳ_y: Any = NO
             elif same_y and sign > 0:
                 ȳ_y = py(ȳ)
             else:
@@ -241,27 +248,27 @@ _binary_rules[np.subtract] = _addsub(np.subtract, -1)
 # piecewise constant, the remainder as in np.remainder.
 
 @register_frule(np.divmod)
-def divmod_frule(tangents, x, y, **kwargs):
+def divmod_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> tuple[Any, Any]:
     if kwargs:
         _check_kwargs("divmod", kwargs)
     q, r = Ω = np.divmod(x, y, **kwargs)
     _, Δr = _binary_rules[np.remainder][0](tangents, x, y)
-    return Ω, Tangent[tuple](ZERO, Δr)
+    return Ω, Tangent[tuple](ZERO, Δr)  # type: ignore[type-arg]
 
 
 @register_rrule(np.divmod)
-def divmod_rrule(x, y, **kwargs):
+def divmod_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     if kwargs:
         _check_kwargs("divmod", kwargs)
     Ω = np.divmod(x, y, **kwargs)
     _, remainder_pullback = _binary_rules[np.remainder][1](x, y)
     px, py = ProjectTo(x), ProjectTo(y)
 
-    def divmod_pullback(ȳ):
+    def divmod_pullback(ȳ: Any) -> tuple[Any, ...]:
         _, r̄ = _output_parts(ȳ, 2, "divmod")
         if isinstance(r̄, AbstractZero):
             return NO, px(ZERO), py(ZERO)
-        return remainder_pullback(r̄)
+        return remainder_pullback(r̄)  # type: ignore[no-any-return]  # the remainder's rrule: a Pullback
     return Ω, divmod_pullback
 
 
@@ -269,12 +276,12 @@ def divmod_rrule(x, y, **kwargs):
 # (for ndarrays; on values tracked by chainrules.ad the operator functions have
 # the element-wise table's generic rows, for any library: elementwise_interop.py)
 
-def _register_operators():
+def _register_operators() -> None:
     binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
               (operator.truediv, np.true_divide), (operator.pow, np.power), (operator.mod, np.remainder)]
     for op, f in binary:
         register_for_arrays(op, *_binary_rules[f], object, arrays=(np.ndarray,))
-    for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:
+    for op, f in [(operator.neg, np.negative), (operator.pos, np.positive), (operator.abs, np.absolute)]:  # type: ignore[assignment]
         register_for_arrays(op, *_unary_rules[f], arrays=(np.ndarray,))
 
 
@@ -284,32 +291,32 @@ _register_operators()
 # ----- The ndarray operator methods: x.__add__(y) is np.add(x, y), and the
 #       reflected x.__radd__(y) is np.add(y, x) (cotangents swapped back) ---------
 
-def _reflected(f, fr, rr):
+def _reflected(f: Any, fr: FruleFunction, rr: RruleFunction) -> Any:
     name = "r" + f.__name__
 
-    def reflected_frule(tangents, x, y):
+    def reflected_frule(tangents: Any, x: Any, y: Any) -> tuple[Any, Any] | None:
         return fr((tangents[0], tangents[2], tangents[1]), y, x)
 
-    def reflected_rrule(x, y):
+    def reflected_rrule(x: Any, y: Any) -> tuple[Any, Pullback] | None:
         res = rr(y, x)
         if res is None:
             return None
         Ω, pullback = res
 
-        def reflected_pullback(ȳ):
+        def reflected_pullback(ȳ: Any) -> tuple[Any, ...]:
             s, ȳ_y, x̄ = pullback(ȳ)
             return s, x̄, ȳ_y
         return Ω, reflected_pullback
     return named_rule(reflected_frule, name), named_rule(reflected_rrule, name)
 
 
-def _register_dunders():
+def _register_dunders() -> None:
     for op, f in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                   ("truediv", np.true_divide), ("pow", np.power), ("mod", np.remainder)]:
         fr, rr = _binary_rules[f]
         register_for_arrays(getattr(np.ndarray, f"__{op}__"), fr, rr, object, either=False)
         register_for_arrays(getattr(np.ndarray, f"__r{op}__"), *_reflected(f, fr, rr), object, either=False)
-    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:  # type: ignore[assignment]
         register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[f])
 
 

@@ -4,6 +4,13 @@ sequence tests, the tangents of sequences and tuple outputs, the scalar seed.
 """
 
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -27,20 +34,20 @@ _COMPLEX = (complex, np.complexfloating)
 _BOOL = (bool, np.bool_)
 
 
-def _is_real(x):
+def _is_real(x: Any) -> bool:
     return isinstance(x, _REAL) and not isinstance(x, _BOOL)
 
 
-def _is_number(x):
+def _is_number(x: Any) -> Any:
     return _is_real(x) or isinstance(x, _COMPLEX)
 
 
-def _numbers(xs, real=False):
+def _numbers(xs: Any, real: Any = False) -> bool:
     ok = _is_real if real else _is_number
     return all(ok(x) for x in xs)
 
 
-def _is_sequence(xs):
+def _is_sequence(xs: Any) -> bool:
     """A list, tuple or 1-d float/int/complex array: something the rule can
     read twice and whose cotangent it can build."""
     if isinstance(xs, np.ndarray):
@@ -48,7 +55,7 @@ def _is_sequence(xs):
     return isinstance(xs, (list, tuple))
 
 
-def _elements(t, n):
+def _elements(t: Any, n: int) -> Any:
     """The n element tangents of a sequence's tangent: a list, tuple,
     `Tangent[list]`, array, or a zero (which stands for every element)."""
     t = unthunk(t)
@@ -61,7 +68,7 @@ def _elements(t, n):
     raise TypeError(f"expected the tangent of a sequence of {n} numbers, got {type(t).__name__}")
 
 
-def _outputs(ȳ, n, name):
+def _outputs(ȳ: Any, n: int, name: str) -> Any:
     """The n cotangents of a tuple output: a Tangent[tuple], a tuple, or a zero."""
     ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, AbstractZero):
@@ -74,7 +81,7 @@ def _outputs(ȳ, n, name):
                     f"{type(ȳ).__name__}")
 
 
-def _scalar(ȳ, name):
+def _scalar(ȳ: Any, name: str) -> Any:
     """A scalar cotangent, unthunked; arrays of one element are read as numbers."""
     ȳ = pullback_seed(ȳ, name)
     if isinstance(ȳ, np.ndarray):
@@ -88,7 +95,7 @@ def _scalar(ȳ, name):
     return ȳ
 
 
-def _dot(partials, tangents):
+def _dot(partials: Any, tangents: Any) -> Any:
     """Σ ∂ᵢ·Δxᵢ with zeros short-circuiting (the tangent ladder)."""
     acc = ZERO
     for p, t in zip(partials, tangents):
@@ -96,7 +103,7 @@ def _dot(partials, tangents):
     return acc
 
 
-def _project_seq(xs, cts):
+def _project_seq(xs: Any, cts: Any) -> Any:
     """The cotangent of a sequence: `Tangent[list]`/`Tangent[tuple]` or an array."""
     if isinstance(xs, np.ndarray):
         if all(isinstance(c, AbstractZero) for c in cts):
@@ -105,9 +112,9 @@ def _project_seq(xs, cts):
     return ProjectTo(xs)(list(cts))
 
 
-def _real_part(ȳ):
+def _real_part(ȳ: Any) -> Any:
     return ȳ.real if isinstance(ȳ, _COMPLEX) else ȳ
 
 
-def _conj(x):
+def _conj(x: Any) -> Any:
     return x.conjugate() if isinstance(x, _COMPLEX) else x

@@ -2,9 +2,15 @@
 iterable, sum, divmod, round, and the conversions float and complex.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import builtins
 import math
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +22,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets.python._common import (
     NO,
     ZERO,
@@ -48,7 +55,7 @@ from chainrules.rulesets.python._common import (
 _MISSING = object()
 
 
-def _select(args, op, key, default):
+def _select(args: Any, op: Any, key: Any, default: Any) -> Any:
     """(index of the element max/min returns, the elements, is_sequence), or
     None when the rule does not apply (not numbers, not a sequence)."""
     if len(args) == 1:
@@ -75,8 +82,8 @@ def _select(args, op, key, default):
     return best, xs, seq
 
 
-def _extreme_rules(f, op, name):
-    def extreme_frule(tangents, *args, key=None, default=_MISSING):
+def _extreme_rules(f: Any, op: Any, name: str) -> Any:
+    def extreme_frule(tangents: Any, *args: Any, key: Any = None, default: Any = _MISSING) -> tuple[Any, Any] | None:
         sel = _select(args, op, key, default)
         if sel is None:
             return None
@@ -91,7 +98,7 @@ def _extreme_rules(f, op, name):
         Δ = unthunk(ts[i])
         return Ω, (Δ if isinstance(Δ, AbstractZero) else ProjectTo(Ω)(Δ))
 
-    def extreme_rrule(*args, key=None, default=_MISSING):
+    def extreme_rrule(*args: Any, key: Any = None, default: Any = _MISSING) -> tuple[Any, Pullback] | None:
         sel = _select(args, op, key, default)
         if sel is None:
             return None
@@ -102,7 +109,7 @@ def _extreme_rules(f, op, name):
         Ω = f(*args, **kw)
         projectors = [ProjectTo(x) for x in xs]
 
-        def extreme_pullback(ȳ):
+        def extreme_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = _scalar(ȳ, name)
             if i < 0 or isinstance(ȳ, AbstractZero):
                 z = ZERO if i < 0 else ȳ
@@ -128,7 +135,7 @@ min_frule, min_rrule = _extreme_rules(builtins.min, operator.lt, "min")
 # ----- sum(iterable, start=0): every element's partial is 1 ------------------
 # `start` given positionally gets a tangent, given as a keyword none.
 
-def _sum_args(xs, rest, start):
+def _sum_args(xs: Any, rest: Any, start: Any) -> Any:
     """(start, its position) or None when the rule does not apply."""
     if rest and start is not _MISSING or len(rest) > 1:
         return None                   # TypeError from the primal
@@ -139,7 +146,7 @@ def _sum_args(xs, rest, start):
 
 
 @register_frule(builtins.sum)
-def sum_frule(tangents, xs, *rest, start=_MISSING):
+def sum_frule(tangents: Any, xs: Any, *rest: Any, start: Any = _MISSING) -> tuple[Any, Any] | None:
     s = _sum_args(xs, rest, start)
     if s is None:
         return None
@@ -151,14 +158,14 @@ def sum_frule(tangents, xs, *rest, start=_MISSING):
 
 
 @register_rrule(builtins.sum)
-def sum_rrule(xs, *rest, start=_MISSING):
+def sum_rrule(xs: Any, *rest: Any, start: Any = _MISSING) -> tuple[Any, Pullback] | None:
     s = _sum_args(xs, rest, start)
     if s is None:
         return None
     Ω = builtins.sum(xs, s)
     project_start = ProjectTo(s)
 
-    def sum_pullback(ȳ):
+    def sum_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "sum")
         if isinstance(ȳ, AbstractZero):
             return (NO, ȳ) + (ȳ,) * len(rest)
@@ -171,7 +178,7 @@ def sum_rrule(xs, *rest, start=_MISSING):
 # The quotient is piecewise constant (zeros); the remainder follows
 # ChainRules' mod: (1, -floor(x/y)), NaN at integer quotients.
 
-def _mod_partials(x, y):
+def _mod_partials(x: Any, y: Any) -> Any:
     u = float(x) / float(y)
     if math.isfinite(u) and u == math.floor(u):
         return math.nan, math.nan
@@ -179,26 +186,26 @@ def _mod_partials(x, y):
 
 
 @register_frule(builtins.divmod)
-def divmod_frule(tangents, x, y):
+def divmod_frule(tangents: Any, x: Any, y: Any) -> tuple[Any, Any] | None:
     if not (_is_real(x) and _is_real(y)):
         return None
     q, r = Ω = divmod(x, y)           # y = 0: the primal's ZeroDivisionError
     Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
     Δr = _dot(_mod_partials(x, y), (Δx, Δy))
     if isinstance(Δr, AbstractZero):
-        return Ω, Tangent[tuple](Δr, Δr)
-    return Ω, Tangent[tuple](ProjectTo(q)(0.0), ProjectTo(r)(Δr))
+        return Ω, Tangent[tuple](Δr, Δr)  # type: ignore[type-arg]
+    return Ω, Tangent[tuple](ProjectTo(q)(0.0), ProjectTo(r)(Δr))  # type: ignore[type-arg]
 
 
 @register_rrule(builtins.divmod)
-def divmod_rrule(x, y):
+def divmod_rrule(x: Any, y: Any) -> tuple[Any, Pullback] | None:
     if not (_is_real(x) and _is_real(y)):
         return None
     Ω = divmod(x, y)
     dx, dy = _mod_partials(x, y)
     project_x, project_y = ProjectTo(x), ProjectTo(y)
 
-    def divmod_pullback(ȳ):
+    def divmod_pullback(ȳ: Any) -> tuple[Any, ...]:
         _, Δr = _outputs(ȳ, 2, "divmod")
         Δr = _real_part(Δr)
         if isinstance(Δr, AbstractZero):
@@ -211,12 +218,12 @@ def divmod_rrule(x, y):
 # Piecewise constant: a numeric zero for x (ChainRules: round, floor, ceil
 # give zero(x)); ndigits is an integer with no tangent.
 
-def _round_ok(x, rest):
+def _round_ok(x: Any, rest: Any) -> Any:
     return _is_real(x) and len(rest) <= 1 and (not rest or rest[0] is None or isinstance(rest[0], int))
 
 
 @register_frule(builtins.round)
-def round_frule(tangents, x, *rest):
+def round_frule(tangents: Any, x: Any, *rest: Any) -> tuple[Any, Any] | None:
     if not _round_ok(x, rest):
         return None
     Ω = round(x, *rest)
@@ -225,12 +232,12 @@ def round_frule(tangents, x, *rest):
 
 
 @register_rrule(builtins.round)
-def round_rrule(x, *rest):
+def round_rrule(x: Any, *rest: Any) -> tuple[Any, Pullback] | None:
     if not _round_ok(x, rest):
         return None
     project_x = ProjectTo(x)
 
-    def round_pullback(ȳ):
+    def round_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "round")
         x̄ = ȳ if isinstance(ȳ, AbstractZero) else project_x(0.0)
         return (NO, x̄) + (NO,) * len(rest)
@@ -243,7 +250,7 @@ def round_rrule(x, *rest):
 # non-differentiable (nondiff.py).
 
 @register_frule(float, _REAL)
-def float_frule(tangents, x):
+def float_frule(tangents: Any, x: Any) -> tuple[Any, Any] | None:
     if not _is_real(x):
         return None
     Δx = unthunk(tangents[1])
@@ -251,19 +258,19 @@ def float_frule(tangents, x):
 
 
 @register_rrule(float, _REAL)
-def float_rrule(x):
+def float_rrule(x: Any) -> tuple[Any, Pullback] | None:
     if not _is_real(x):
         return None
     project_x = ProjectTo(x)
 
-    def float_pullback(ȳ):
+    def float_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "float")
         return NO, project_x(ȳ)             # zeros pass through the projector
     return float(x), float_pullback
 
 
 @register_frule(complex, (int, float, complex, np.number))
-def complex_frule(tangents, x):
+def complex_frule(tangents: Any, x: Any) -> tuple[Any, Any] | None:
     if not _is_number(x):
         return None
     Δx = unthunk(tangents[1])
@@ -271,19 +278,19 @@ def complex_frule(tangents, x):
 
 
 @register_rrule(complex, (int, float, complex, np.number))
-def complex_rrule(x):
+def complex_rrule(x: Any) -> tuple[Any, Pullback] | None:
     if not _is_number(x):
         return None
     project_x = ProjectTo(x)
 
-    def complex_pullback(ȳ):
+    def complex_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "complex")
         return NO, project_x(ȳ)             # zeros pass through the projector
     return complex(x), complex_pullback
 
 
 @register_frule(complex, _REAL, _REAL)
-def complex2_frule(tangents, x, y):
+def complex2_frule(tangents: Any, x: Any, y: Any) -> tuple[Any, Any] | None:
     """complex(x, y) = x + iy for real x, y."""
     if not (_is_real(x) and _is_real(y)):
         return None
@@ -292,12 +299,12 @@ def complex2_frule(tangents, x, y):
 
 
 @register_rrule(complex, _REAL, _REAL)
-def complex2_rrule(x, y):
+def complex2_rrule(x: Any, y: Any) -> tuple[Any, Pullback] | None:
     if not (_is_real(x) and _is_real(y)):
         return None
     project_x, project_y = ProjectTo(x), ProjectTo(y)
 
-    def complex_pullback(ȳ):
+    def complex_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "complex")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ, ȳ

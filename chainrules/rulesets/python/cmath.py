@@ -3,9 +3,15 @@ are not holomorphic (phase, abs and conjugate of a complex number) or return
 several outputs (polar), and rect.
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import builtins
 import cmath
 import operator
+from typing import Any
 
 from chainrules._core import (
     AbstractZero,
@@ -15,6 +21,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets.python._common import (
     NO,
     _COMPLEX,
@@ -34,11 +41,11 @@ from chainrules.rulesets.python._common import (
 # ∂Ω/∂x·Δx + ∂Ω/∂y·Δy = Re(conj(∇)·Δz) and the pullback ∇·ΔΩ, with the
 # gradient ∇ = ∂Ω/∂x + i·∂Ω/∂y.
 
-def _c(z):
+def _c(z: Any) -> Any:
     return complex(z)
 
 
-def _realdot(a, b):
+def _realdot(a: Any, b: Any) -> Any:
     """Re(conj(a)·b): the real inner product of two complex numbers as ℝ²."""
     a, b = complex(a), complex(b)
     return a.real * b.real + a.imag * b.imag
@@ -49,14 +56,14 @@ def _realdot(a, b):
 # cotangent is real: the phase of a real number (0 or π) does not move along
 # the real axis.
 
-def _phase_grad(z):
+def _phase_grad(z: Any) -> Any:
     z = _c(z)
     n = abs(z) ** 2
     return complex(-z.imag, z.real) / (n if n != 0 else 1.0)
 
 
 @register_frule(cmath.phase)
-def phase_frule(tangents, z):
+def phase_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
     if not _is_number(z):
         return None
     Ω = cmath.phase(z)
@@ -67,13 +74,13 @@ def phase_frule(tangents, z):
 
 
 @register_rrule(cmath.phase)
-def phase_rrule(z):
+def phase_rrule(z: Any) -> tuple[Any, Pullback] | None:
     if not _is_number(z):
         return None
     project_z = ProjectTo(z)
     g = _phase_grad(z)
 
-    def phase_pullback(ȳ):
+    def phase_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "cmath.phase")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ
@@ -85,28 +92,28 @@ def phase_rrule(z):
 # ∇ = z/|z|; 0 at z = 0 (ChainRules' abs'(0) = 0).  Shared by the builtin
 # abs and operator.abs.
 
-def _abs_grad(z, Ω):
+def _abs_grad(z: Any, Ω: Any) -> Any:
     return z / (Ω if Ω != 0 else 1)
 
 
-def complex_abs_frule(tangents, z):
+def complex_abs_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
     if not isinstance(z, _COMPLEX):
         return None
     Ω = abs(z)
     Δz = unthunk(tangents[1])
     if isinstance(Δz, AbstractZero):
         return Ω, Δz
-    return Ω, ProjectTo(Ω)(_realdot(_abs_grad(_c(z), float(Ω)), Δz))
+    return Ω, ProjectTo(Ω)(_realdot(_abs_grad(_c(z), float(Ω)), Δz))  # type: ignore[arg-type]  # abs of a complex: a float
 
 
-def complex_abs_rrule(z):
+def complex_abs_rrule(z: Any) -> tuple[Any, Pullback] | None:
     if not isinstance(z, _COMPLEX):
         return None
     Ω = abs(z)
     project_z = ProjectTo(z)
-    g = _abs_grad(_c(z), float(Ω))
+    g = _abs_grad(_c(z), float(Ω))  # type: ignore[arg-type]
 
-    def abs_pullback(ȳ):
+    def abs_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "abs")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ
@@ -123,7 +130,7 @@ for _f in (builtins.abs, operator.abs):
 # Linear over ℝ: the frule conjugates the tangent, the pullback the cotangent.
 
 @register_frule(complex.conjugate)
-def conjugate_frule(tangents, z):
+def conjugate_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
     if not isinstance(z, complex):
         return None
     Δz = unthunk(tangents[1])
@@ -131,11 +138,11 @@ def conjugate_frule(tangents, z):
 
 
 @register_rrule(complex.conjugate)
-def conjugate_rrule(z):
+def conjugate_rrule(z: Any) -> tuple[Any, Pullback] | None:
     if not isinstance(z, complex):
         return None
 
-    def conjugate_pullback(ȳ):
+    def conjugate_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "complex.conjugate")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ
@@ -146,25 +153,25 @@ def conjugate_rrule(z):
 # ----- cmath.polar(z) -> (|z|, phase(z)) --------------------------------------
 
 @register_frule(cmath.polar)
-def polar_frule(tangents, z):
+def polar_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
     if not _is_number(z):
         return None
     r, φ = Ω = cmath.polar(z)
     Δz = unthunk(tangents[1])
     if isinstance(Δz, AbstractZero):
-        return Ω, Tangent[tuple](Δz, Δz)
-    return Ω, Tangent[tuple](_realdot(_abs_grad(_c(z), r), Δz), _realdot(_phase_grad(z), Δz))
+        return Ω, Tangent[tuple](Δz, Δz)  # type: ignore[type-arg]
+    return Ω, Tangent[tuple](_realdot(_abs_grad(_c(z), r), Δz), _realdot(_phase_grad(z), Δz))  # type: ignore[type-arg]
 
 
 @register_rrule(cmath.polar)
-def polar_rrule(z):
+def polar_rrule(z: Any) -> tuple[Any, Pullback] | None:
     if not _is_number(z):
         return None
     r, φ = Ω = cmath.polar(z)
     project_z = ProjectTo(z)
     g_r, g_φ = _abs_grad(_c(z), r), _phase_grad(z)
 
-    def polar_pullback(ȳ):
+    def polar_pullback(ȳ: Any) -> tuple[Any, ...]:
         Δr, Δφ = _outputs(ȳ, 2, "cmath.polar")
         z̄ = g_r * _real_part(Δr) + g_φ * _real_part(Δφ)
         return NO, project_z(z̄)            # zeros pass through the projector
@@ -175,12 +182,12 @@ def polar_rrule(z):
 # Real arguments, complex output: ∂Ω/∂r = e^{iφ}, ∂Ω/∂φ = iΩ; the pullback
 # gives Re(conj(∂)·ΔΩ) to each (real) argument.
 
-def _rect_ok(r, φ):
+def _rect_ok(r: Any, φ: Any) -> Any:
     return _is_real(r) and _is_real(φ)
 
 
 @register_frule(cmath.rect)
-def rect_frule(tangents, r, φ):
+def rect_frule(tangents: Any, r: Any, φ: Any) -> tuple[Any, Any] | None:
     if not _rect_ok(r, φ):
         return None
     Ω = cmath.rect(r, φ)
@@ -188,14 +195,14 @@ def rect_frule(tangents, r, φ):
 
 
 @register_rrule(cmath.rect)
-def rect_rrule(r, φ):
+def rect_rrule(r: Any, φ: Any) -> tuple[Any, Pullback] | None:
     if not _rect_ok(r, φ):
         return None
     Ω = cmath.rect(r, φ)
     d_r, d_φ = cmath.rect(1.0, φ), 1j * Ω
     project_r, project_φ = ProjectTo(r), ProjectTo(φ)
 
-    def rect_pullback(ȳ):
+    def rect_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "cmath.rect")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ, ȳ

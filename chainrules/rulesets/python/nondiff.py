@@ -14,10 +14,11 @@ import builtins
 import cmath
 import math
 import operator
+from typing import Any
 
 from chainrules._core import non_differentiable
 
-NON_DIFFERENTIABLE = [
+NON_DIFFERENTIABLE: list[tuple[Any, ...]] = [
     # ----- math: predicates, integer functions, float bit-level steps -----
     (math.isnan,), (math.isinf,), (math.isfinite,), (math.isclose,),
     (math.comb,), (math.perm,), (math.factorial,), (math.gcd,), (math.lcm,), (math.isqrt,),

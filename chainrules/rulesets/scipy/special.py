@@ -21,10 +21,16 @@ Conventions:
   get tangents).
 """
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
-import scipy.special as sp  # type: ignore[import-untyped]
+import scipy.special as sp
 
 from chainrules._core import (
     ProjectTo,
@@ -33,6 +39,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -50,20 +57,20 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def _is_complex(x):
+def _is_complex(x: Any) -> Any:
     return np.iscomplexobj(x)
 
 
-def _ufunc_kw(fname, kw):
+def _ufunc_kw(fname: str, kw: Any) -> None:
     reject_out(fname, kw, "where", "signature")
 
 
 # ----- unary ufuncs: one partial each, written in terms of x and Ω -------------
 
-def _unary(f, name, partial, complex_ok):
+def _unary(f: Any, name: str, partial: Any, complex_ok: Any) -> None:
     fname = f"scipy.special.{name}"
 
-    def special_frule(tangents, x, **kw):
+    def special_frule(tangents: Any, x: Any, **kw: Any) -> tuple[Any, Any] | None:
         _ufunc_kw(fname, kw)
         if not complex_ok and _is_complex(x):
             return None
@@ -73,14 +80,14 @@ def _unary(f, name, partial, complex_ok):
             return y, ZERO
         return y, ProjectTo(y)(partial(np.asarray(x), y) * ẋ)
 
-    def special_rrule(x, **kw):
+    def special_rrule(x: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         _ufunc_kw(fname, kw)
         if not complex_ok and _is_complex(x):
             return None
         px = ProjectTo(x)
         y = f(x, **kw)
 
-        def special_pullback(ȳ):
+        def special_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             ȳ = unthunk(ȳ)
             if _zero(ȳ) or not px.kind:
@@ -96,11 +103,11 @@ def _unary(f, name, partial, complex_ok):
     register_rrule(f, object)(special_rrule)
 
 
-def _dgamma(x, y):
+def _dgamma(x: Any, y: Any) -> Any:
     return y * sp.digamma(x)
 
 
-def _dlog_ndtr(x, y):
+def _dlog_ndtr(x: Any, y: Any) -> Any:
     return np.exp(-0.5 * x * x - _LOG_SQRT_2PI - y)
 
 
@@ -137,7 +144,7 @@ del _row
 # =============================================================================
 
 @register_frule(sp.polygamma, object, object)
-def polygamma_frule(tangents, n, x):
+def polygamma_frule(tangents: Any, n: Any, x: Any) -> tuple[Any, Any] | None:
     if _is_complex(x):
         return None
     y = sp.polygamma(n, x)
@@ -148,13 +155,13 @@ def polygamma_frule(tangents, n, x):
 
 
 @register_rrule(sp.polygamma, object, object)
-def polygamma_rrule(n, x):
+def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
     if _is_complex(x):
         return None
     px = ProjectTo(x)
     y = sp.polygamma(n, x)
 
-    def polygamma_pullback(ȳ):
+    def polygamma_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'polygamma')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
@@ -166,23 +173,23 @@ def polygamma_rrule(n, x):
 
 # ----- xlogy, xlog1py: x·log(y), x·log1p(y), zero where x = 0 ----------------------
 
-def _xlog(f, name, log, shift):
+def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
     fname = f"scipy.special.{name}"
 
-    def partials(x, y):
+    def partials(x: Any, y: Any) -> Any:
         x, y = np.asarray(x), np.asarray(y)
         safe = np.where(x == 0, 1, y + shift)
         with np.errstate(divide="ignore"):
             return log(y), np.where(x == 0, 0, x / safe)
 
-    def xlog_frule(tangents, x, y, **kw):
+    def xlog_frule(tangents: Any, x: Any, y: Any, **kw: Any) -> tuple[Any, Any]:
         _ufunc_kw(fname, kw)
         z = f(x, y, **kw)
         ẋ, ẏ = unthunk(tangents[1]), unthunk(tangents[2])
         if _zero(ẋ) and _zero(ẏ):
             return z, ZERO
         dx, dy = partials(x, y)
-        ż = 0
+        ż: Any = 0
         if not _zero(ẋ):
             # a zero tangent adds nothing, also where log(y) = −inf
             with np.errstate(invalid="ignore"):
@@ -191,12 +198,12 @@ def _xlog(f, name, log, shift):
             ż = ż + dy * ẏ
         return z, ProjectTo(z)(np.broadcast_to(ż, np.shape(z)) if np.ndim(z) else ż)
 
-    def xlog_rrule(x, y, **kw):
+    def xlog_rrule(x: Any, y: Any, **kw: Any) -> tuple[Any, Pullback]:
         _ufunc_kw(fname, kw)
         px, py = ProjectTo(x), ProjectTo(y)
         z = f(x, y, **kw)
 
-        def xlog_pullback(z̄):
+        def xlog_pullback(z̄: Any) -> tuple[Any, ...]:
             z̄ = seed(z̄, name)
             if _zero(z̄):
                 return NO, _zero_for(px), _zero_for(py)
@@ -224,13 +231,13 @@ _xlog(sp.xlog1py, "xlog1py", np.log1p, 1)
 
 # ----- reductions over an axis --------------------------------------------------------
 
-def _axes(axis, ndim):
+def _axes(axis: Any, ndim: int) -> Any:
     if axis is None:
         return tuple(range(ndim))
     return tuple(sorted(int(i) % ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
 
 
-def _keep(v, axes, ndim, keepdims):
+def _keep(v: Any, axes: Any, ndim: int, keepdims: Any) -> Any:
     v = np.asarray(v)
     return v if keepdims or v.ndim == ndim else np.expand_dims(v, axes)
 
@@ -238,13 +245,13 @@ def _keep(v, axes, ndim, keepdims):
 _LSE_SPEC = (("axis", None), ("b", None), ("keepdims", False), ("return_sign", False))
 
 
-def _lse_options(rest, kw):
+def _lse_options(rest: Any, kw: Any) -> Any:
     if len(rest) > len(_LSE_SPEC):
         raise TypeError("scipy.special.logsumexp: too many positional arguments")
     return [rest[i] if i < len(rest) else kw.get(k, d) for i, (k, d) in enumerate(_LSE_SPEC)]
 
 
-def _lse_weights(a, b, r, sign, axes, keepdims):
+def _lse_weights(a: Any, b: Any, r: Any, sign: Any, axes: Any, keepdims: Any) -> Any:
     """e = exp(a − r) (zero where the slice sums to zero) and the weights
     ∂r/∂a = b·e (times the sign)."""
     a = np.asarray(a)
@@ -262,7 +269,7 @@ def _lse_weights(a, b, r, sign, axes, keepdims):
 # =============================================================================
 
 @register_frule(sp.logsumexp, object, ...)
-def logsumexp_frule(tangents, a, *rest, **kw):
+def logsumexp_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
     axis, b, keepdims, return_sign = _lse_options(rest, kw)
     if return_sign and (_is_complex(a) or _is_complex(b)):
         return None
@@ -282,11 +289,11 @@ def logsumexp_frule(tangents, a, *rest, **kw):
         ė = e if sign is None else e * _keep(sign, axes, len(shape), keepdims)
         ṙ = ṙ + np.sum(ė * ḃ, axis=axes, keepdims=keepdims)
     ṙ = ProjectTo(r)(ṙ)
-    return out, (Tangent[tuple](ṙ, ZERO) if return_sign else ṙ)
+    return out, (Tangent[tuple](ṙ, ZERO) if return_sign else ṙ)  # type: ignore[type-arg]
 
 
 @register_rrule(sp.logsumexp, object, ...)
-def logsumexp_rrule(a, *rest, **kw):
+def logsumexp_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     axis, b, keepdims, return_sign = _lse_options(rest, kw)
     if return_sign and (_is_complex(a) or _is_complex(b)):
         return None
@@ -298,7 +305,7 @@ def logsumexp_rrule(a, *rest, **kw):
     b_positional = len(rest) >= 2
     tail = (NO,) * len(rest)
 
-    def logsumexp_pullback(ȳ):
+    def logsumexp_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'logsumexp')
         ȳ = unthunk(ȳ)
         r̄ = unthunk(ȳ[0]) if return_sign and not _zero(ȳ) else ȳ
@@ -325,7 +332,7 @@ def logsumexp_rrule(a, *rest, **kw):
 # =============================================================================
 
 @register_frule(sp.softmax, object, ...)
-def softmax_frule(tangents, x, *rest, **kw):
+def softmax_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
@@ -339,7 +346,7 @@ def softmax_frule(tangents, x, *rest, **kw):
 
 
 @register_rrule(sp.softmax, object, ...)
-def softmax_rrule(x, *rest, **kw):
+def softmax_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
@@ -348,7 +355,7 @@ def softmax_rrule(x, *rest, **kw):
     axes = _axes(axis, s.ndim)
     tail = (NO,) * len(rest)
 
-    def softmax_pullback(ȳ):
+    def softmax_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'softmax')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
@@ -364,7 +371,7 @@ def softmax_rrule(x, *rest, **kw):
 # =============================================================================
 
 @register_frule(sp.log_softmax, object, ...)
-def log_softmax_frule(tangents, x, *rest, **kw):
+def log_softmax_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
@@ -377,7 +384,7 @@ def log_softmax_frule(tangents, x, *rest, **kw):
 
 
 @register_rrule(sp.log_softmax, object, ...)
-def log_softmax_rrule(x, *rest, **kw):
+def log_softmax_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
@@ -386,7 +393,7 @@ def log_softmax_rrule(x, *rest, **kw):
     axes = _axes(axis, l.ndim)
     tail = (NO,) * len(rest)
 
-    def log_softmax_pullback(ȳ):
+    def log_softmax_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'log_softmax')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:

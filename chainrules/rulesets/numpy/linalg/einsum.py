@@ -1,9 +1,15 @@
 """Rules for `np.einsum` (the subscripts form) and the traces (`np.trace`,
 `np.ndarray.trace`, `np.linalg.trace`)."""
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import functools
 import string
 from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +20,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -41,7 +48,7 @@ class _EinsumPlan:
     einsum that gives its cotangent.  Plans are cached by (subscripts,
     operand dimensions)."""
 
-    def __init__(self, subscripts, ndims):
+    def __init__(self, subscripts: Any, ndims: Any) -> None:
         s = subscripts.replace(" ", "")
         if "->" in s:
             ins, out = s.split("->")
@@ -65,7 +72,7 @@ class _EinsumPlan:
         self.output = out.replace("...", fresh)
         self.cotangent_plans = [self._plan(k) for k in range(len(ndims))]
 
-    def _plan(self, k):
+    def _plan(self, k: Any) -> Any:
         """(expression, others, unique letters, positions of letters only
         operand k carries, the diagonal expression or None)."""
         sub = self.inputs[k]
@@ -78,7 +85,7 @@ class _EinsumPlan:
         diagonal = sub + "->" + uniq if len(uniq) < len(sub) else None
         return expr, others, uniq, missing, diagonal
 
-    def cotangent(self, k, ȳ, operands, optimize):
+    def cotangent(self, k: Any, ȳ: Any, operands: Any, optimize: Any) -> Any:
         """The cotangent of operand k: an einsum of ȳ with the conjugates of
         the other operands, then broadcast along indices that only operand k
         carries, summed along its broadcast (size-1) dimensions, and written
@@ -106,7 +113,7 @@ class _EinsumPlan:
         return full
 
     @staticmethod
-    def _on_diagonal(sub, uniq, g, shape):
+    def _on_diagonal(sub: Any, uniq: Any, g: Any, shape: Any) -> Any:
         """The array of `shape` (subscripts `sub`, repeated letters) holding g
         (subscripts `uniq`) on its diagonal and zeros elsewhere, as an einsum
         of g with identity matrices: each repeat of a letter gets a fresh
@@ -126,11 +133,11 @@ class _EinsumPlan:
 
 
 @functools.lru_cache(maxsize=512)
-def _einsum_plan(subscripts, ndims):
+def _einsum_plan(subscripts: Any, ndims: Any) -> Any:
     return _EinsumPlan(subscripts, ndims)
 
 
-def _einsum_kw(kw):
+def _einsum_kw(kw: Any) -> Any:
     if not kw:
         return False
     reject_out("numpy.einsum", kw)
@@ -138,7 +145,7 @@ def _einsum_kw(kw):
 
 
 @register_frule(np.einsum, str, ...)
-def einsum_frule(tangents, subscripts, *operands, **kw):
+def einsum_frule(tangents: Any, subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Any]:
     optimize = _einsum_kw(kw)
     y = np.einsum(subscripts, *operands, **kw)
     terms = []
@@ -153,21 +160,21 @@ def einsum_frule(tangents, subscripts, *operands, **kw):
 
 
 @register_rrule(np.einsum, str, ...)
-def einsum_rrule(subscripts, *operands, **kw):
+def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullback]:
     optimize = _einsum_kw(kw)
     projs = [project_to(op) for op in operands]
     ops = [array_or_tracked(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
     parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
-    def einsum_pullback(ȳ):
+    def einsum_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'einsum')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, NO) + tuple(_zero_for(p) for p in projs)
         ȳ = array_or_tracked(ȳ)
 
-        def operand_cotangent(k):
+        def operand_cotangent(k: Any) -> Any:
             p = projs[k]
             if not p.kind:
                 return NO
@@ -187,7 +194,7 @@ _TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
 
 @register_frule(np.trace, object, ...)
 @register_frule(np.ndarray.trace, np.ndarray, ...)
-def trace_frule(tangents, a, *rest, **kw):
+def trace_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
     y = np.trace(a, offset, axis1, axis2, dtype)
@@ -199,7 +206,7 @@ def trace_frule(tangents, a, *rest, **kw):
 
 @register_rrule(np.trace, object, ...)
 @register_rrule(np.ndarray.trace, np.ndarray, ...)
-def trace_rrule(a, *rest, **kw):
+def trace_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
     pa = project_to(a)
@@ -207,13 +214,13 @@ def trace_rrule(a, *rest, **kw):
     y = np.trace(a, offset, axis1, axis2, dtype)
     nrest = (NO,) * len(rest)
 
-    def trace_pullback(ȳ):
+    def trace_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'trace')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not pa.kind:
             return (NO, _zero_for(pa)) + nrest
 
-        def trace_ā():
+        def trace_ā() -> Any:
             if isinstance(ȳ, Tracked) or isinstance(a, Tracked):     # the rule differentiated: no writes
                 nd = a.ndim
                 ā = np.reshape(ȳ, np.shape(ȳ) + (1, 1)) * np.eye(a.shape[axis1], a.shape[axis2], k=offset)
@@ -232,9 +239,9 @@ def trace_rrule(a, *rest, **kw):
 
 if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
     @register_frule(np.linalg.trace, object)
-    def linalg_trace_frule(tangents, x, *, offset=0, dtype=None):
+    def linalg_trace_frule(tangents: Any, x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Any]:
         return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
 
     @register_rrule(np.linalg.trace, object)
-    def linalg_trace_rrule(x, *, offset=0, dtype=None):
+    def linalg_trace_rrule(x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Pullback]:
         return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)

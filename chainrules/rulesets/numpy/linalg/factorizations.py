@@ -3,6 +3,13 @@ eigh, eigvalsh (the conventions at degenerate spectra and on the phases of
 complex vectors: `numpy/linalg/__init__.py`)."""
 
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -13,6 +20,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -36,7 +44,7 @@ from chainrules.rulesets.numpy.linalg._common import (
 # linalg.cholesky (reads the lower triangle; the upper one with upper=True)
 # =============================================================================
 
-def _phi(x):
+def _phi(x: Any) -> Any:
     """Lower triangle with the diagonal halved."""
     out = np.tril(x)
     d = _diag(out)
@@ -45,31 +53,31 @@ def _phi(x):
     return out
 
 
-def _hermitian_from_lower(x):
+def _hermitian_from_lower(x: Any) -> Any:
     """The Hermitian matrix NumPy reads from the lower triangle of x."""
     low = np.tril(x, -1)
     return low + _H(low) + _diag_embed(_diag(x).real, dtype=x.dtype)
 
 
-def _lower_adjoint(g):
+def _lower_adjoint(g: Any) -> Any:
     """Adjoint of `_hermitian_from_lower`: a lower-triangular cotangent with a
     real diagonal."""
     return np.tril(g + _H(g), -1) + _diag_embed(_diag(g).real, dtype=g.dtype)
 
 
-def _cholesky_lower_pushforward(L, ȧ):
+def _cholesky_lower_pushforward(L: Any, ȧ: Any) -> Any:
     Linv = np.linalg.inv(L)
     return L @ _phi(Linv @ _hermitian_from_lower(ȧ) @ _H(Linv))
 
 
-def _cholesky_lower_pullback(L, L̄):
+def _cholesky_lower_pullback(L: Any, L̄: Any) -> Any:
     Linv = np.linalg.inv(L)
     g = _H(Linv) @ _phi(_H(L) @ L̄) @ Linv
     return _lower_adjoint(g)
 
 
 @register_frule(np.linalg.cholesky, object)
-def cholesky_frule(tangents, a, **kw):
+def cholesky_frule(tangents: Any, a: Any, **kw: Any) -> tuple[Any, Any]:
     upper = kw.get("upper", False)
     y = np.linalg.cholesky(a, **kw)
     if type(y) is not np.ndarray:
@@ -83,12 +91,12 @@ def cholesky_frule(tangents, a, **kw):
 
 
 @register_rrule(np.linalg.cholesky, object)
-def cholesky_rrule(a, **kw):
+def cholesky_rrule(a: Any, **kw: Any) -> tuple[Any, Pullback]:
     upper = kw.get("upper", False)
     pa = ProjectTo(a)
     y = np.linalg.cholesky(a, **kw)
 
-    def cholesky_pullback(ȳ):
+    def cholesky_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'cholesky')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -105,7 +113,7 @@ def cholesky_rrule(a, **kw):
 # linalg.qr  ->  QRResult(Q, R) (mode='reduced'), or R (mode='r')
 # =============================================================================
 
-def _qr_mode(a, rest, kw):
+def _qr_mode(a: Any, rest: Any, kw: Any) -> Any:
     mode, = _opts("numpy.linalg.qr", rest, kw, (("mode", "reduced"),))
     shape = np.shape(a)         # fewer than 2 dimensions: the primal raises LinAlgError
     if mode == "complete" and len(shape) >= 2 and shape[-2] <= shape[-1]:
@@ -116,7 +124,7 @@ def _qr_mode(a, rest, kw):
     return mode
 
 
-def _qr_square_pushforward(Q, R, ȧ):
+def _qr_square_pushforward(Q: Any, R: Any, ȧ: Any) -> Any:
     """(Q̇, Ṙ) of a = QR with m ≥ n and LAPACK's real diagonal of R."""
     Y = ȧ @ np.linalg.inv(R)
     X = _H(Q) @ Y
@@ -127,8 +135,8 @@ def _qr_square_pushforward(Q, R, ȧ):
     return Q @ (Ω - X) + Y, (X - Ω) @ R
 
 
-def _qr_square_pullback(Q, R, Q̄, R̄):
-    W = ZERO
+def _qr_square_pullback(Q: Any, R: Any, Q̄: Any, R̄: Any) -> Any:
+    W: Any = ZERO
     if not _zero(R̄):
         W = R̄ @ _H(R)
     if not _zero(Q̄):
@@ -139,7 +147,7 @@ def _qr_square_pullback(Q, R, Q̄, R̄):
     return _H(np.linalg.solve(R, _H(Ȳ)))     # Ȳ R⁻ᴴ
 
 
-def _qr_pushforward(Q, R, a, ȧ):
+def _qr_pushforward(Q: Any, R: Any, a: Any, ȧ: Any) -> Any:
     m, n = a.shape[-2:]
     if m >= n:
         return _qr_square_pushforward(Q, R, ȧ)
@@ -148,7 +156,7 @@ def _qr_pushforward(Q, R, a, ȧ):
     return Q̇, np.concatenate([Ṙ1, Ṙ2], axis=-1)
 
 
-def _qr_pullback(Q, R, a, Q̄, R̄):
+def _qr_pullback(Q: Any, R: Any, a: Any, Q̄: Any, R̄: Any) -> Any:
     m, n = a.shape[-2:]
     if m >= n:
         return _qr_square_pullback(Q, R, Q̄, R̄)
@@ -162,7 +170,7 @@ def _qr_pullback(Q, R, a, Q̄, R̄):
 
 
 @register_frule(np.linalg.qr, object, ...)
-def qr_frule(tangents, a, *rest, **kw):
+def qr_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     mode = _qr_mode(a, rest, kw)
     a = np.asarray(a)
     y = np.linalg.qr(a, *rest, **kw)
@@ -171,11 +179,11 @@ def qr_frule(tangents, a, *rest, **kw):
         return y, ZERO
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
     Q̇, Ṙ = _qr_pushforward(Q, R, a, np.asarray(ȧ))
-    return y, (Tangent[type(y)](Q=Q̇, R=Ṙ) if mode == "reduced" else Ṙ)
+    return y, (Tangent[type(y)](Q=Q̇, R=Ṙ) if mode == "reduced" else Ṙ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
 @register_rrule(np.linalg.qr, object, ...)
-def qr_rrule(a, *rest, **kw):
+def qr_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     mode = _qr_mode(a, rest, kw)
     pa = ProjectTo(a)
     a = np.asarray(a)
@@ -183,7 +191,7 @@ def qr_rrule(a, *rest, **kw):
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
     nrest = (NO,) * len(rest)
 
-    def qr_pullback(ȳ):
+    def qr_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'qr')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -206,7 +214,7 @@ def qr_rrule(a, *rest, **kw):
 _SVD_SPEC = (("full_matrices", True), ("compute_uv", True), ("hermitian", False))
 
 
-def _svd_opts(a, rest, kw):
+def _svd_opts(a: Any, rest: Any, kw: Any) -> Any:
     full, uv, herm = _opts("numpy.linalg.svd", rest, kw, _SVD_SPEC)
     if herm:
         raise ValueError("numpy.linalg.svd: the rule cannot honour hermitian=True; call it without")
@@ -217,7 +225,7 @@ def _svd_opts(a, rest, kw):
     return uv
 
 
-def _svd_pushforward(U, s, Vh, ȧ, need_uv):
+def _svd_pushforward(U: Any, s: Any, Vh: Any, ȧ: Any, need_uv: Any) -> Any:
     V = _H(Vh)
     dP = _H(U) @ ȧ @ V
     ṡ = _diag(dP).real
@@ -240,7 +248,7 @@ def _svd_pushforward(U, s, Vh, ȧ, need_uv):
     return U̇, ṡ, _H(V̇)
 
 
-def _svd_pullback(U, s, Vh, Ū, s̄, V̄h):
+def _svd_pullback(U: Any, s: Any, Vh: Any, Ū: Any, s̄: Any, V̄h: Any) -> Any:
     V = _H(Vh)
     m, n = U.shape[-2], V.shape[-2]
     k = s.shape[-1]
@@ -270,7 +278,7 @@ def _svd_pullback(U, s, Vh, Ū, s̄, V̄h):
 
 
 @register_frule(np.linalg.svd, object, ...)
-def svd_frule(tangents, a, *rest, **kw):
+def svd_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     uv = _svd_opts(a, rest, kw)
     a = np.asarray(a)
     y = np.linalg.svd(a, *rest, **kw)
@@ -279,11 +287,11 @@ def svd_frule(tangents, a, *rest, **kw):
         return y, ZERO
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
     U̇, ṡ, V̇h = _svd_pushforward(U, s, Vh, np.asarray(ȧ), uv)
-    return y, (Tangent[type(y)](U=U̇, S=ṡ, Vh=V̇h) if uv else ṡ)
+    return y, (Tangent[type(y)](U=U̇, S=ṡ, Vh=V̇h) if uv else ṡ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
 @register_rrule(np.linalg.svd, object, ...)
-def svd_rrule(a, *rest, **kw):
+def svd_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     uv = _svd_opts(a, rest, kw)
     pa = ProjectTo(a)
     a = np.asarray(a)
@@ -291,7 +299,7 @@ def svd_rrule(a, *rest, **kw):
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
     nrest = (NO,) * len(rest)
 
-    def svd_pullback(ȳ):
+    def svd_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'svd')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -313,11 +321,11 @@ def svd_rrule(a, *rest, **kw):
 
 if hasattr(np.linalg, "svdvals"):
     @register_frule(np.linalg.svdvals, object)
-    def svdvals_frule(tangents, a):
+    def svdvals_frule(tangents: Any, a: Any) -> tuple[Any, Any]:
         return svd_frule(tangents, a, compute_uv=False)
 
     @register_rrule(np.linalg.svdvals, object)
-    def svdvals_rrule(a):
+    def svdvals_rrule(a: Any) -> tuple[Any, Pullback]:
         return svd_rrule(a, compute_uv=False)
 
 
@@ -325,7 +333,7 @@ if hasattr(np.linalg, "svdvals"):
 # linalg.eigh  ->  EighResult(eigenvalues, eigenvectors);  linalg.eigvalsh
 # =============================================================================
 
-def _uplo(fname, rest, kw):
+def _uplo(fname: str, rest: Any, kw: Any) -> Any:
     uplo, = _opts(fname, rest, kw, (("UPLO", "L"),))
     uplo = str(uplo).upper()
     if uplo not in ("L", "U"):
@@ -333,16 +341,16 @@ def _uplo(fname, rest, kw):
     return uplo
 
 
-def _read_triangle(ȧ, uplo):
+def _read_triangle(ȧ: Any, uplo: Any) -> Any:
     """The Hermitian matrix eigh reads from the tangent (triangle `uplo`)."""
     return _hermitian_from_lower(ȧ) if uplo == "L" else _H(_hermitian_from_lower(_H(ȧ)))
 
 
-def _triangle_adjoint(g, uplo):
+def _triangle_adjoint(g: Any, uplo: Any) -> Any:
     return _lower_adjoint(g) if uplo == "L" else _H(_lower_adjoint(_H(g)))
 
 
-def _eigh_pushforward(w, V, ȧ, uplo, need_vectors):
+def _eigh_pushforward(w: Any, V: Any, ȧ: Any, uplo: Any, need_vectors: Any) -> Any:
     dP = _H(V) @ _read_triangle(np.asarray(ȧ), uplo) @ V
     ẇ = _diag(dP).real
     if not need_vectors:
@@ -350,7 +358,7 @@ def _eigh_pushforward(w, V, ȧ, uplo, need_vectors):
     return ẇ, V @ (_inv_gaps(w) * dP)
 
 
-def _eigh_pullback(w, V, w̄, V̄, uplo):
+def _eigh_pullback(w: Any, V: Any, w̄: Any, V̄: Any, uplo: Any) -> Any:
     dtype = np.result_type(V.dtype, *[np.asarray(t).dtype for t in (w̄, V̄) if not _zero(t)])
     M = np.zeros(w.shape + (w.shape[-1],), dtype=dtype)
     if not _zero(w̄):
@@ -361,25 +369,25 @@ def _eigh_pullback(w, V, w̄, V̄, uplo):
 
 
 @register_frule(np.linalg.eigh, object, ...)
-def eigh_frule(tangents, a, *rest, **kw):
+def eigh_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     uplo = _uplo("numpy.linalg.eigh", rest, kw)
     y = np.linalg.eigh(a, uplo)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     ẇ, V̇ = _eigh_pushforward(y.eigenvalues, y.eigenvectors, ȧ, uplo, True)
-    return y, Tangent[type(y)](eigenvalues=ẇ, eigenvectors=V̇)
+    return y, Tangent[type(y)](eigenvalues=ẇ, eigenvectors=V̇)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
 @register_rrule(np.linalg.eigh, object, ...)
-def eigh_rrule(a, *rest, **kw):
+def eigh_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     uplo = _uplo("numpy.linalg.eigh", rest, kw)
     pa = ProjectTo(a)
     y = np.linalg.eigh(a, uplo)
     w, V = y.eigenvalues, y.eigenvectors
     nrest = (NO,) * len(rest)
 
-    def eigh_pullback(ȳ):
+    def eigh_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'eigh')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -393,7 +401,7 @@ def eigh_rrule(a, *rest, **kw):
 
 
 @register_frule(np.linalg.eigvalsh, object, ...)
-def eigvalsh_frule(tangents, a, *rest, **kw):
+def eigvalsh_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     uplo = _uplo("numpy.linalg.eigvalsh", rest, kw)
     w, V = np.linalg.eigh(a, uplo)
     ȧ = plain(unthunk(tangents[1]))
@@ -403,13 +411,13 @@ def eigvalsh_frule(tangents, a, *rest, **kw):
 
 
 @register_rrule(np.linalg.eigvalsh, object, ...)
-def eigvalsh_rrule(a, *rest, **kw):
+def eigvalsh_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     uplo = _uplo("numpy.linalg.eigvalsh", rest, kw)
     pa = ProjectTo(a)
     w, V = np.linalg.eigh(a, uplo)
     nrest = (NO,) * len(rest)
 
-    def eigvalsh_pullback(w̄):
+    def eigvalsh_pullback(w̄: Any) -> tuple[Any, ...]:
         w̄ = seed(w̄, "eigvalsh")
         if _zero(w̄):
             return (NO, _zero_for(pa)) + nrest

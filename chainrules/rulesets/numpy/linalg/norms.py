@@ -3,6 +3,13 @@ max/min-type norms give the derivative to one extremal element, the first;
 `ord=0` is non-differentiable)."""
 
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from chainrules._core import (
@@ -12,6 +19,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -35,7 +43,7 @@ from chainrules.rulesets.numpy.linalg._common import (
 _NORM_SPEC = (("ord", None), ("axis", None), ("keepdims", False))
 
 
-def _sign(x):
+def _sign(x: Any) -> Any:
     """x/|x| (0 at 0), the derivative of |x| for real and complex x."""
     if x.dtype.kind != "c":
         return np.sign(x)
@@ -43,7 +51,7 @@ def _sign(x):
     return np.where(ax == 0, 0, x / np.where(ax == 0, 1, ax))
 
 
-def _norm_plan(x, ord, axis):
+def _norm_plan(x: Any, ord: Any, axis: Any) -> Any:
     """('flat'|'vector'|'matrix', axes) as NumPy decides it."""
     nd = x.ndim
     if axis is None:
@@ -65,7 +73,7 @@ def _norm_plan(x, ord, axis):
     raise ValueError("numpy.linalg.norm: improper number of dimensions to norm")
 
 
-def _onehot_extremum(vals, axis, fn):
+def _onehot_extremum(vals: Any, axis: Any, fn: Any) -> Any:
     """A boolean mask, along `axis`, of the first element where `fn` (argmax
     or argmin) lands."""
     idx = np.expand_dims(fn(vals, axis=axis), axis)
@@ -74,7 +82,7 @@ def _onehot_extremum(vals, axis, fn):
     return mask
 
 
-def _norm_gradient(x, y, ord, kind, axes):
+def _norm_gradient(x: Any, y: Any, ord: Any, kind: Any, axes: Any) -> Any:
     """∂norm/∂x (same shape as x; x̄ = gradient · ȳ, ẏ = Re Σ conj(gradient)·ẋ),
     or None for ord=0."""
     yk = array_or_tracked(y)
@@ -118,7 +126,7 @@ def _norm_gradient(x, y, ord, kind, axes):
     raise ValueError(f"numpy.linalg.norm: invalid norm order {ord!r} for matrices")
 
 
-def _keep(y, axes, nd):
+def _keep(y: Any, axes: Any, nd: int) -> Any:
     """y with the reduced axes put back (length 1), if they are not there."""
     y = array_or_tracked(y)
     if y.ndim == nd:
@@ -127,7 +135,7 @@ def _keep(y, axes, nd):
 
 
 @register_frule(np.linalg.norm, object, ...)
-def norm_frule(tangents, x, *rest, **kw):
+def norm_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     ord, axis, keepdims = _opts("numpy.linalg.norm", rest, kw, _NORM_SPEC)
     x = array_or_tracked(x)
     y = np.linalg.norm(x, ord, axis, keepdims)
@@ -145,7 +153,7 @@ def norm_frule(tangents, x, *rest, **kw):
 
 
 @register_rrule(np.linalg.norm, object, ...)
-def norm_rrule(x, *rest, **kw):
+def norm_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     ord, axis, keepdims = _opts("numpy.linalg.norm", rest, kw, _NORM_SPEC)
     px = project_to(x)
     x = array_or_tracked(x)
@@ -154,7 +162,7 @@ def norm_rrule(x, *rest, **kw):
     nrest = (NO,) * len(rest)
     nondiff = kind == "vector" and ord == 0
 
-    def norm_pullback(ȳ):
+    def norm_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'norm')
         ȳ = unthunk(ȳ)
         if nondiff:
@@ -162,7 +170,7 @@ def norm_rrule(x, *rest, **kw):
         if _zero(ȳ):
             return (NO, _zero_for(px)) + nrest
 
-        def norm_x̄():
+        def norm_x̄() -> Any:
             return px(_norm_gradient(x, y, ord, kind, axes) * _keep(np.real(ȳ), axes, x.ndim))
 
         return (NO, Thunk(norm_x̄) if px.kind else NO) + nrest
@@ -174,7 +182,7 @@ def norm_rrule(x, *rest, **kw):
 # linalg.vector_norm, linalg.matrix_norm (NumPy >= 2)
 # =============================================================================
 
-def _vector_norm_gradient(x, y, ord, axes):
+def _vector_norm_gradient(x: Any, y: Any, ord: Any, axes: Any) -> Any:
     """∂vector_norm/∂x over several axes: the vector gradient of the
     flattened axes."""
     if ord in (2, None):
@@ -186,7 +194,7 @@ def _vector_norm_gradient(x, y, ord, axes):
     return np.moveaxis(g.reshape(xm.shape), back, axes)
 
 
-def _vector_norm_axes(x, axis):
+def _vector_norm_axes(x: Any, axis: Any) -> Any:
     if axis is None:
         return tuple(range(x.ndim))
     return tuple(sorted(int(i) % x.ndim for i in ((axis,) if np.ndim(axis) == 0 else axis)))
@@ -194,7 +202,7 @@ def _vector_norm_axes(x, axis):
 
 if hasattr(np.linalg, "vector_norm"):
     @register_frule(np.linalg.vector_norm, object)
-    def vector_norm_frule(tangents, x, **kw):
+    def vector_norm_frule(tangents: Any, x: Any, **kw: Any) -> tuple[Any, Any]:
         x = np.asarray(x)
         y = np.linalg.vector_norm(x, **kw)
         ord, keepdims = kw.get("ord", 2), kw.get("keepdims", False)
@@ -209,14 +217,14 @@ if hasattr(np.linalg, "vector_norm"):
         return y, ProjectTo(y)(ẏ)
 
     @register_rrule(np.linalg.vector_norm, object)
-    def vector_norm_rrule(x, **kw):
+    def vector_norm_rrule(x: Any, **kw: Any) -> tuple[Any, Pullback]:
         px = ProjectTo(x)
         x = np.asarray(x)
         y = np.linalg.vector_norm(x, **kw)
         ord = kw.get("ord", 2)
         axes = _vector_norm_axes(x, kw.get("axis"))
 
-        def vector_norm_pullback(ȳ):
+        def vector_norm_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, 'vector_norm')
             ȳ = unthunk(ȳ)
             if ord == 0:
@@ -230,10 +238,10 @@ if hasattr(np.linalg, "vector_norm"):
 
 if hasattr(np.linalg, "matrix_norm"):
     @register_frule(np.linalg.matrix_norm, object)
-    def matrix_norm_frule(tangents, x, **kw):
+    def matrix_norm_frule(tangents: Any, x: Any, **kw: Any) -> tuple[Any, Any]:
         return norm_frule(tangents, x, ord=kw.get("ord", "fro"), axis=(-2, -1),
                           keepdims=kw.get("keepdims", False))
 
     @register_rrule(np.linalg.matrix_norm, object)
-    def matrix_norm_rrule(x, **kw):
+    def matrix_norm_rrule(x: Any, **kw: Any) -> tuple[Any, Pullback]:
         return norm_rrule(x, ord=kw.get("ord", "fro"), axis=(-2, -1), keepdims=kw.get("keepdims", False))

@@ -3,7 +3,13 @@ ndarray methods), tensordot, dot, inner, vdot, vecdot, outer, kron, cross, and
 the NumPy 2 spellings in `numpy.linalg` (matmul, tensordot, vecdot, outer,
 cross)."""
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +19,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -37,7 +44,7 @@ from chainrules.rulesets.numpy.linalg._common import (
 
 # ----- the frule of a bilinear product --------------------------------------------
 
-def _bilinear_tangent(f, a, b, ȧ, ḃ, *args, **kw):
+def _bilinear_tangent(f: Any, a: Any, b: Any, ȧ: Any, ḃ: Any, *args: Any, **kw: Any) -> Any:
     """The pushforward of a bilinear f: f(ȧ, b) + f(a, ḃ), zeros skipped."""
     ȧ, ḃ = plain(unthunk(ȧ)), plain(unthunk(ḃ))
     a, b = plain(a), plain(b)
@@ -49,9 +56,9 @@ def _bilinear_tangent(f, a, b, ȧ, ḃ, *args, **kw):
     return ẏ
 
 
-def _bilinear_frule(f, fname):
+def _bilinear_frule(f: Any, fname: str) -> FruleFunction:
     """The frule of a bilinear f(a, b) without options: ẏ = f(ȧ, b) + f(a, ḃ)."""
-    def bilinear_frule(tangents, a, b, **kw):
+    def bilinear_frule(tangents: Any, a: Any, b: Any, **kw: Any) -> tuple[Any, Any]:
         if kw:
             reject_out(fname, kw)
         return f(a, b, **kw), _bilinear_tangent(f, a, b, tangents[1], tangents[2])
@@ -63,22 +70,22 @@ def _bilinear_frule(f, fname):
 # matmul, operator.matmul
 # =============================================================================
 
-def _matmul_cotangents(ȳ, a, b, pa, pb):
+def _matmul_cotangents(ȳ: Any, a: Any, b: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
     """(ā, b̄) for y = a @ b (NumPy's 1-d promotion and batch broadcasting)."""
     ȳ = array_or_tracked(ȳ)
     if a.ndim == 1 or b.ndim == 1:
         return _matmul_vector_cotangents(ȳ, a, b, pa, pb)
 
-    def matmul_ā():
+    def matmul_ā() -> Any:
         return _fit(a, ȳ @ _H(b), pa)
 
-    def matmul_b̄():
+    def matmul_b̄() -> Any:
         return _fit(b, _H(a) @ ȳ, pb)
 
     return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
 
 
-def _matmul_vector_cotangents(ȳ, a, b, pa, pb):
+def _matmul_vector_cotangents(ȳ: Any, a: Any, b: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     ȳ2 = ȳ
@@ -87,23 +94,23 @@ def _matmul_vector_cotangents(ȳ, a, b, pa, pb):
     if a.ndim == 1:
         ȳ2 = np.expand_dims(ȳ2, -2)
 
-    def matmul_ā():
+    def matmul_ā() -> Any:
         return pa(unbroadcast(a2, ȳ2 @ _H(b2)).reshape(a.shape))
 
-    def matmul_b̄():
+    def matmul_b̄() -> Any:
         return pb(unbroadcast(b2, _H(a2) @ ȳ2).reshape(b.shape))
 
     return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
 
 
-def _matmul_kw(fname, kw):
+def _matmul_kw(fname: str, kw: Any) -> None:
     if kw:
         reject_out(fname, kw, "axes", "axis", "signature", "where")
 
 
 @register_frule(np.matmul, object, object)
 @register_frule(np.linalg.matmul, object, object)
-def matmul_frule(tangents, a, b, **kw):
+def matmul_frule(tangents: Any, a: Any, b: Any, **kw: Any) -> tuple[Any, Any]:
     _matmul_kw("numpy.matmul", kw)
     _, ȧ, ḃ = tangents
     y = np.matmul(a, b, **kw)
@@ -112,13 +119,13 @@ def matmul_frule(tangents, a, b, **kw):
 
 @register_rrule(np.matmul, object, object)
 @register_rrule(np.linalg.matmul, object, object)
-def matmul_rrule(a, b, **kw):
+def matmul_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
     _matmul_kw("numpy.matmul", kw)
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.matmul(a, b, **kw) if kw else a @ b
 
-    def matmul_pullback(ȳ):
+    def matmul_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'matmul')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -128,7 +135,7 @@ def matmul_rrule(a, b, **kw):
     return y, matmul_pullback
 
 
-def operator_matmul_rrule(a, b):
+def operator_matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     return matmul_rrule(a, b)
 
 
@@ -140,14 +147,14 @@ register_for_arrays(operator.matmul, matmul_frule, operator_matmul_rrule, object
 register_for_arrays(np.ndarray.__matmul__, matmul_frule, operator_matmul_rrule, object, either=False)
 
 
-def rmatmul_frule(tangents, x, y):
+def rmatmul_frule(tangents: Any, x: Any, y: Any) -> tuple[Any, Any]:
     return matmul_frule((tangents[0], tangents[2], tangents[1]), y, x)
 
 
-def rmatmul_rrule(x, y):
+def rmatmul_rrule(x: Any, y: Any) -> tuple[Any, Pullback]:
     Ω, matmul_pullback = matmul_rrule(y, x)
 
-    def rmatmul_pullback(ȳ):
+    def rmatmul_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'rmatmul')
         s, ȳ_y, x̄ = matmul_pullback(ȳ)
         return s, x̄, ȳ_y
@@ -161,7 +168,7 @@ register_for_arrays(np.ndarray.__rmatmul__, rmatmul_frule, rmatmul_rrule, object
 # tensordot (and the contractions built on it: dot, inner)
 # =============================================================================
 
-def _tensordot_axes(a, b, axes):
+def _tensordot_axes(a: Any, b: Any, axes: Any) -> Any:
     """Normalised (ia, ib) lists of contracted axes."""
     try:
         n = operator.index(axes)
@@ -177,7 +184,7 @@ def _tensordot_axes(a, b, axes):
     return ia, ib
 
 
-def _tensordot_ā(ȳ, a, b, ia, ib):
+def _tensordot_ā(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any) -> Any:
     fa = [i for i in range(a.ndim) if i not in ia]
     fb = [j for j in range(b.ndim) if j not in ib]
     nfa = len(fa)
@@ -186,7 +193,7 @@ def _tensordot_ā(ȳ, a, b, ia, ib):
     return np.transpose(g, np.argsort(src)) if src != sorted(src) else g
 
 
-def _tensordot_b̄(ȳ, a, b, ia, ib):
+def _tensordot_b̄(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any) -> Any:
     fa = [i for i in range(a.ndim) if i not in ia]
     fb = [j for j in range(b.ndim) if j not in ib]
     g = np.tensordot(a.conj(), ȳ, axes=(fa, list(range(len(fa)))))
@@ -194,13 +201,13 @@ def _tensordot_b̄(ȳ, a, b, ia, ib):
     return np.transpose(g, np.argsort(src)) if src != sorted(src) else g
 
 
-def _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb):
+def _tensordot_pullback_parts(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
     ȳ = array_or_tracked(ȳ)
 
-    def tensordot_ā():
+    def tensordot_ā() -> Any:
         return pa(_tensordot_ā(ȳ, a, b, ia, ib))
 
-    def tensordot_b̄():
+    def tensordot_b̄() -> Any:
         return pb(_tensordot_b̄(ȳ, a, b, ia, ib))
 
     return (Thunk(tensordot_ā) if pa.kind else NO), (Thunk(tensordot_b̄) if pb.kind else NO)
@@ -208,7 +215,7 @@ def _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb):
 
 @register_frule(np.tensordot, object, object, ...)
 @register_frule(np.linalg.tensordot, object, object)
-def tensordot_frule(tangents, a, b, *rest, **kw):
+def tensordot_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     _, ȧ, ḃ = tangents[:3]
     y = np.tensordot(a, b, axes)
@@ -217,7 +224,7 @@ def tensordot_frule(tangents, a, b, *rest, **kw):
 
 @register_rrule(np.tensordot, object, object, ...)
 @register_rrule(np.linalg.tensordot, object, object)
-def tensordot_rrule(a, b, *rest, **kw):
+def tensordot_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
@@ -225,7 +232,7 @@ def tensordot_rrule(a, b, *rest, **kw):
     ia, ib = _tensordot_axes(a, b, axes)
     nrest = (NO,) * len(rest)
 
-    def tensordot_pullback(ȳ):
+    def tensordot_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'tensordot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -239,7 +246,7 @@ def tensordot_rrule(a, b, *rest, **kw):
 # dot
 # =============================================================================
 
-def _dot_axes(a, b):
+def _dot_axes(a: Any, b: Any) -> Any:
     if a.ndim == 0 or b.ndim == 0:
         return [], []
     return [a.ndim - 1], [max(b.ndim - 2, 0)]
@@ -250,7 +257,7 @@ register_frule(np.dot, object, object)(dot_frule)
 
 
 @register_rrule(np.dot, object, object)
-def dot_rrule(a, b, **kw):
+def dot_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
     reject_out("numpy.dot", kw)
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
@@ -258,7 +265,7 @@ def dot_rrule(a, b, **kw):
     as_matmul = 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
     ia, ib = _dot_axes(a, b)
 
-    def dot_pullback(ȳ):
+    def dot_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'dot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -282,7 +289,7 @@ register_frule(np.inner, object, object)(inner_frule)
 
 
 @register_rrule(np.inner, object, object)
-def inner_rrule(a, b):
+def inner_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.inner(a, b)
@@ -291,7 +298,7 @@ def inner_rrule(a, b):
     else:
         ia, ib = [a.ndim - 1], [b.ndim - 1]
 
-    def inner_pullback(ȳ):
+    def inner_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'inner')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -310,12 +317,12 @@ register_frule(np.vdot, object, object)(vdot_frule)
 
 
 @register_rrule(np.vdot, object, object)
-def vdot_rrule(a, b):
+def vdot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.vdot(a, b)
 
-    def vdot_pullback(ȳ):
+    def vdot_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'vdot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -332,26 +339,26 @@ def vdot_rrule(a, b):
 # vecdot (numpy.vecdot, numpy.linalg.vecdot): Σ conj(x1)·x2 along an axis
 # =============================================================================
 
-def _vecdot_axis(kw):
+def _vecdot_axis(kw: Any) -> Any:
     reject_out("numpy.vecdot", kw, "axes", "keepdims", "signature", "where")
     return kw.get("axis", -1)
 
 
 @register_frule(np.linalg.vecdot, object, object)
-def vecdot_frule(tangents, x1, x2, **kw):
+def vecdot_frule(tangents: Any, x1: Any, x2: Any, **kw: Any) -> tuple[Any, Any]:
     _vecdot_axis(kw)
     y = np.linalg.vecdot(x1, x2, **kw)
     return y, _bilinear_tangent(np.linalg.vecdot, x1, x2, tangents[1], tangents[2], **kw)
 
 
 @register_rrule(np.linalg.vecdot, object, object)
-def vecdot_rrule(x1, x2, **kw):
+def vecdot_rrule(x1: Any, x2: Any, **kw: Any) -> tuple[Any, Pullback]:
     axis = _vecdot_axis(kw)
     p1, p2 = project_to(x1), project_to(x2)
     x1, x2 = array_or_tracked(x1), array_or_tracked(x2)
     y = np.linalg.vecdot(x1, x2, **kw)
 
-    def vecdot_pullback(ȳ):
+    def vecdot_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'vecdot')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -375,10 +382,10 @@ if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
 # outer (flattens its arguments)
 # =============================================================================
 
-def _outer_rrule(f, fname):
+def _outer_rrule(f: Any, fname: str) -> RruleFunction:
     """The rrule of np.outer, or of np.linalg.outer (the same for 1-d
     arguments, an error for others): f computes Ω."""
-    def outer_rrule(a, b, **kw):
+    def outer_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
         reject_out(fname, kw)
         pa, pb = project_to(a), project_to(b)
         a, b = array_or_tracked(a), array_or_tracked(b)
@@ -387,9 +394,9 @@ def _outer_rrule(f, fname):
     return named_rule(outer_rrule, "outer")
 
 
-def _outer_pullback(pa, pb, a, b):
+def _outer_pullback(pa: Any, pb: Any, a: Any, b: Any) -> Pullback:
 
-    def outer_pullback(ȳ):
+    def outer_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'outer')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -413,7 +420,7 @@ if hasattr(np.linalg, "outer"):      # NumPy >= 2
 # kron
 # =============================================================================
 
-def _kron_shapes(a, b):
+def _kron_shapes(a: Any, b: Any) -> Any:
     nd = max(a.ndim, b.ndim)
     sa = (1,) * (nd - a.ndim) + a.shape
     sb = (1,) * (nd - b.ndim) + b.shape
@@ -425,13 +432,13 @@ register_frule(np.kron, object, object)(kron_frule)
 
 
 @register_rrule(np.kron, object, object)
-def kron_rrule(a, b):
+def kron_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.kron(a, b)
     nd, sa, sb = _kron_shapes(a, b)
 
-    def kron_pullback(ȳ):
+    def kron_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'kron')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -440,10 +447,10 @@ def kron_rrule(a, b):
         ȳ4 = np.reshape(ȳ, [d for pair in zip(sa, sb) for d in pair])
         ev, od = list(range(0, 2 * nd, 2)), list(range(1, 2 * nd, 2))
 
-        def kron_ā():
+        def kron_ā() -> Any:
             return pa(np.tensordot(ȳ4, b.reshape(sb).conj(), axes=(od, list(range(nd)))).reshape(a.shape))
 
-        def kron_b̄():
+        def kron_b̄() -> Any:
             return pb(np.tensordot(a.reshape(sa).conj(), ȳ4, axes=(list(range(nd)), ev)).reshape(b.shape))
 
         return NO, (Thunk(kron_ā) if pa.kind else NO), (Thunk(kron_b̄) if pb.kind else NO)
@@ -458,7 +465,7 @@ def kron_rrule(a, b):
 _CROSS_SPEC = (("axisa", -1), ("axisb", -1), ("axisc", -1), ("axis", None))
 
 
-def _cross_axes(a, b, rest, kw):
+def _cross_axes(a: Any, b: Any, rest: Any, kw: Any) -> Any:
     axisa, axisb, axisc, axis = _opts("numpy.cross", rest, kw, _CROSS_SPEC)
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -473,7 +480,7 @@ def _cross_axes(a, b, rest, kw):
 
 @register_frule(np.cross, object, object, ...)
 @register_frule(np.linalg.cross, object, object)
-def cross_frule(tangents, a, b, *rest, **kw):
+def cross_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
         return None
@@ -484,7 +491,7 @@ def cross_frule(tangents, a, b, *rest, **kw):
 
 @register_rrule(np.cross, object, object, ...)
 @register_rrule(np.linalg.cross, object, object)
-def cross_rrule(a, b, *rest, **kw):
+def cross_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     axes = _cross_axes(a, b, rest, kw)
     if axes is None:
         return None
@@ -495,7 +502,7 @@ def cross_rrule(a, b, *rest, **kw):
     nrest = (NO,) * len(rest)
     a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
 
-    def cross_pullback(ȳ):
+    def cross_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'cross')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -503,10 +510,10 @@ def cross_rrule(a, b, *rest, **kw):
         ȳ3 = np.moveaxis(array_or_tracked(ȳ), axisc, -1)
 
         # Jᵀ of a ↦ a × b is c̄ ↦ conj(b) × c̄;  of b ↦ a × b: c̄ ↦ c̄ × conj(a)
-        def cross_ā():
+        def cross_ā() -> Any:
             return pa(np.moveaxis(unbroadcast(a3, np.cross(b3.conj(), ȳ3)), -1, axisa))
 
-        def cross_b̄():
+        def cross_b̄() -> Any:
             return pb(np.moveaxis(unbroadcast(b3, np.cross(ȳ3, a3.conj())), -1, axisb))
 
         return (NO, (Thunk(cross_ā) if pa.kind else NO), (Thunk(cross_b̄) if pb.kind else NO)) + nrest

@@ -1,7 +1,13 @@
 """Rules for `numpy.linalg`'s inverses and solvers: inv, det (at a singular
 matrix through the adjugate), slogdet, solve, pinv, lstsq, matrix_power."""
 
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +20,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
+from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -42,7 +49,7 @@ from chainrules.rulesets.numpy.linalg.factorizations import _svd_pullback, _svd_
 # =============================================================================
 
 @register_frule(np.linalg.inv, object)
-def inv_frule(tangents, a):
+def inv_frule(tangents: Any, a: Any) -> tuple[Any, Any]:
     y = np.linalg.inv(a)
     if type(y) is not np.ndarray and not isinstance(y, Tracked):     # np.matrix
         return y, inv_frule(tangents, plain(a))[1]
@@ -53,11 +60,11 @@ def inv_frule(tangents, a):
 
 
 @register_rrule(np.linalg.inv, object)
-def inv_rrule(a):
+def inv_rrule(a: Any) -> tuple[Any, Pullback]:
     pa = project_to(a)
     y = np.linalg.inv(a)
 
-    def inv_pullback(ȳ):
+    def inv_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'inv')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -72,7 +79,7 @@ def inv_rrule(a):
 # linalg.det
 # =============================================================================
 
-def _exclusive_prod(s):
+def _exclusive_prod(s: Any) -> Any:
     """p_i = Π_{j≠i} s_j along the last axis, without division."""
     ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
     left = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
@@ -80,7 +87,7 @@ def _exclusive_prod(s):
     return left * right
 
 
-def _cofactor(a, d):
+def _cofactor(a: Any, d: Any) -> Any:
     """∂det(a)/∂a = adj(a)ᵀ, by the inverse where a is invertible and by the
     SVD otherwise (exact at singular matrices too)."""
     if isinstance(d, Tracked) or isinstance(a, Tracked):
@@ -101,7 +108,7 @@ def _cofactor(a, d):
 
 
 @register_frule(np.linalg.det, object)
-def det_frule(tangents, a):
+def det_frule(tangents: Any, a: Any) -> tuple[Any, Any]:
     a = array_or_tracked(a)
     y = np.linalg.det(a)
     ȧ = plain(unthunk(tangents[1]))
@@ -111,12 +118,12 @@ def det_frule(tangents, a):
 
 
 @register_rrule(np.linalg.det, object)
-def det_rrule(a):
+def det_rrule(a: Any) -> tuple[Any, Pullback]:
     pa = project_to(a)
     a = array_or_tracked(a)
     y = np.linalg.det(a)
 
-    def det_pullback(ȳ):
+    def det_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'det')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -132,7 +139,7 @@ def det_rrule(a):
 # =============================================================================
 
 @register_frule(np.linalg.slogdet, object)
-def slogdet_frule(tangents, a):
+def slogdet_frule(tangents: Any, a: Any) -> tuple[Any, Any]:
     a = array_or_tracked(a)
     y = np.linalg.slogdet(a)
     ȧ = plain(unthunk(tangents[1]))
@@ -140,17 +147,17 @@ def slogdet_frule(tangents, a):
         return y, ZERO
     t = np.sum(_T(np.linalg.inv(a)) * ȧ, axis=(-2, -1))    # tr(a⁻¹ ȧ)
     ṡ = y.sign * 1j * t.imag if a.dtype.kind == "c" else ZERO
-    return y, Tangent[type(y)](sign=ṡ, logabsdet=np.real(t))
+    return y, Tangent[type(y)](sign=ṡ, logabsdet=np.real(t))  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
 @register_rrule(np.linalg.slogdet, object)
-def slogdet_rrule(a):
+def slogdet_rrule(a: Any) -> tuple[Any, Pullback]:
     pa = project_to(a)
     a = array_or_tracked(a)
     y = np.linalg.slogdet(a)
     is_complex = a.dtype.kind == "c"
 
-    def slogdet_pullback(ȳ):
+    def slogdet_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'slogdet')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -175,12 +182,12 @@ def slogdet_rrule(a):
 _NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
-def _solve_is_vector(a, b):
+def _solve_is_vector(a: Any, b: Any) -> Any:
     return b.ndim == 1 if _NUMPY2 else (b.ndim == 1 or b.ndim == a.ndim - 1)
 
 
 @register_frule(np.linalg.solve, object, object)
-def solve_frule(tangents, a, b):
+def solve_frule(tangents: Any, a: Any, b: Any) -> tuple[Any, Any]:
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.linalg.solve(a, b)
     ȧ, ḃ = plain(unthunk(tangents[1])), unthunk(tangents[2])
@@ -188,7 +195,7 @@ def solve_frule(tangents, a, b):
         return y, ZERO
     vec = _solve_is_vector(a, b)
     y2 = y[..., None] if vec else y
-    rhs = ZERO if _zero(ḃ) else (array_or_tracked(ḃ)[..., None] if vec else ḃ)
+    rhs: Any = ZERO if _zero(ḃ) else (array_or_tracked(ḃ)[..., None] if vec else ḃ)
     if not _zero(ȧ):
         rhs = _add(rhs, -(ȧ @ y2))
     ẏ = np.linalg.solve(a, np.broadcast_to(rhs, np.broadcast_shapes(np.shape(rhs), y2.shape)))
@@ -196,7 +203,7 @@ def solve_frule(tangents, a, b):
 
 
 @register_rrule(np.linalg.solve, object, object)
-def solve_rrule(a, b):
+def solve_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     pa, pb = project_to(a), project_to(b)
     a, b = array_or_tracked(a), array_or_tracked(b)
     y = np.linalg.solve(a, b)
@@ -204,25 +211,25 @@ def solve_rrule(a, b):
     b2 = b[..., None] if vec else b
     y2 = y[..., None] if vec else y
 
-    def solve_pullback(ȳ):
+    def solve_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'solve')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
         ȳ2 = array_or_tracked(ȳ)[..., None] if vec else array_or_tracked(ȳ)
         # b̄ = a⁻ᴴ ȳ is needed by both cotangents: compute it once, on demand.
-        cache = []
+        cache: list[Any] = []
 
-        def solve_ȳ():
+        def solve_ȳ() -> Any:
             if not cache:
                 rhs = ȳ2 if ȳ2.shape == y2.shape else np.broadcast_to(ȳ2, y2.shape)
                 cache.append(np.linalg.solve(_H(a), rhs))
             return cache[0]
 
-        def solve_ā():
+        def solve_ā() -> Any:
             return _fit(a, -(solve_ȳ() @ _H(y2)), pa)
 
-        def solve_b̄():
+        def solve_b̄() -> Any:
             g = solve_ȳ()
             g = g if g.shape == b2.shape else unbroadcast(b2, g)
             return pb(g.reshape(b.shape) if vec else g)
@@ -236,20 +243,20 @@ def solve_rrule(a, b):
 # linalg.pinv
 # =============================================================================
 
-def _pinv_opts(rest, kw):
+def _pinv_opts(rest: Any, kw: Any) -> None:
     rcond, herm = _opts("numpy.linalg.pinv", rest, kw, (("rcond", None), ("hermitian", False)))
     if herm:
         raise ValueError("numpy.linalg.pinv: the rule cannot honour hermitian=True; call it without")
 
 
-def _pinv_pushforward(a, X, ȧ):
+def _pinv_pushforward(a: Any, X: Any, ȧ: Any) -> Any:
     """Ẋ = −X ȧ X + X Xᴴ ȧᴴ (I − a X) + (I − X a) ȧᴴ Xᴴ X (constant rank)."""
     ȧh = _H(ȧ)
     return (-(X @ ȧ @ X) + X @ (_H(X) @ (ȧh - (ȧh @ a) @ X))
             + (ȧh - X @ (a @ ȧh)) @ (_H(X) @ X))
 
 
-def _pinv_pullback(a, X, X̄):
+def _pinv_pullback(a: Any, X: Any, X̄: Any) -> Any:
     Xh = _H(X)
     X̄h = _H(X̄)
     return (-(Xh @ X̄ @ Xh) + (X̄h - a @ (X @ X̄h)) @ (X @ Xh)
@@ -257,7 +264,7 @@ def _pinv_pullback(a, X, X̄):
 
 
 @register_frule(np.linalg.pinv, object, ...)
-def pinv_frule(tangents, a, *rest, **kw):
+def pinv_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     _pinv_opts(rest, kw)
     a = np.asarray(a)
     X = np.linalg.pinv(a, *rest, **kw)
@@ -268,14 +275,14 @@ def pinv_frule(tangents, a, *rest, **kw):
 
 
 @register_rrule(np.linalg.pinv, object, ...)
-def pinv_rrule(a, *rest, **kw):
+def pinv_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     _pinv_opts(rest, kw)
     pa = ProjectTo(a)
     a = np.asarray(a)
     X = np.linalg.pinv(a, *rest, **kw)
     nrest = (NO,) * len(rest)
 
-    def pinv_pullback(X̄):
+    def pinv_pullback(X̄: Any) -> tuple[Any, ...]:
         X̄ = seed(X̄, "pinv")
         if _zero(X̄):
             return (NO, _zero_for(pa)) + nrest
@@ -288,7 +295,7 @@ def pinv_rrule(a, *rest, **kw):
 # linalg.lstsq  ->  (x, residuals, rank, s)
 # =============================================================================
 
-def _lstsq_setup(a, b, rest, kw):
+def _lstsq_setup(a: Any, b: Any, rest: Any, kw: Any) -> Any:
     rcond, = _opts("numpy.linalg.lstsq", rest, kw, (("rcond", None),))
     a, b = np.asarray(a), np.asarray(b)
     out = np.linalg.lstsq(a, b, rcond)
@@ -299,7 +306,7 @@ def _lstsq_setup(a, b, rest, kw):
 
 
 @register_frule(np.linalg.lstsq, object, object, ...)
-def lstsq_frule(tangents, a, b, *rest, **kw):
+def lstsq_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     a, b, y, X = _lstsq_setup(a, b, rest, kw)
     x, res, rank, s = y
     ȧ, ḃ = plain(unthunk(tangents[1])), unthunk(tangents[2])
@@ -323,11 +330,11 @@ def lstsq_frule(tangents, a, b, *rest, **kw):
         U, sv, Vh = np.linalg.svd(a, full_matrices=False)
         ṡ = _svd_pushforward(U, sv, Vh, np.asarray(ȧ), False)[1]
     ẋ = ẋ[:, 0] if vec and not _zero(ẋ) else ẋ
-    return y, Tangent[tuple](ẋ, ṙ, NO, ṡ)
+    return y, Tangent[tuple](ẋ, ṙ, NO, ṡ)  # type: ignore[type-arg]
 
 
 @register_rrule(np.linalg.lstsq, object, object, ...)
-def lstsq_rrule(a, b, *rest, **kw):
+def lstsq_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     pa, pb = ProjectTo(a), ProjectTo(b)
     a, b, y, X = _lstsq_setup(a, b, rest, kw)
     x, res, rank, s = y
@@ -335,7 +342,7 @@ def lstsq_rrule(a, b, *rest, **kw):
     x2, b2 = (x[:, None], b[:, None]) if vec else (x, b)
     nrest = (NO,) * len(rest)
 
-    def lstsq_pullback(ȳ):
+    def lstsq_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'lstsq')
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
@@ -345,7 +352,7 @@ def lstsq_rrule(a, b, *rest, **kw):
         # residuals: r̄ₖ·2eₖ for b, −r̄ₖ·2eₖ xₖᴴ for a (e = b − a x)
         er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - a @ x2) * np.real(np.asarray(r̄))
 
-        def lstsq_ā():
+        def lstsq_ā() -> Any:
             ā = ZERO if _zero(x̄2) else _pinv_pullback(a, X, x̄2 @ _H(b2))
             if not _zero(er):
                 ā = _add(ā, -(er @ _H(x2)))
@@ -354,7 +361,7 @@ def lstsq_rrule(a, b, *rest, **kw):
                 ā = _add(ā, _svd_pullback(U, sv, Vh, ZERO, s̄, ZERO))
             return pa(ā)
 
-        def lstsq_b̄():
+        def lstsq_b̄() -> Any:
             b̄ = _add(ZERO if _zero(x̄2) else _H(X) @ x̄2, er)
             return pb(b̄.reshape(b.shape))
 
@@ -371,7 +378,7 @@ def lstsq_rrule(a, b, *rest, **kw):
 # linalg.matrix_power
 # =============================================================================
 
-def _powers(a, n):
+def _powers(a: Any, n: Any) -> Any:
     """[a⁰, a¹, …, a^(n−1)]"""
     out = [np.broadcast_to(_eye_like(a), a.shape)]
     for _ in range(n - 1):
@@ -380,7 +387,7 @@ def _powers(a, n):
 
 
 @register_frule(np.linalg.matrix_power, object, object)
-def matrix_power_frule(tangents, a, n):
+def matrix_power_frule(tangents: Any, a: Any, n: Any) -> tuple[Any, Any]:
     a = np.asarray(a)
     y = np.linalg.matrix_power(a, n)
     ȧ = plain(unthunk(tangents[1]))
@@ -396,19 +403,19 @@ def matrix_power_frule(tangents, a, n):
 
 
 @register_rrule(np.linalg.matrix_power, object, object)
-def matrix_power_rrule(a, n):
+def matrix_power_rrule(a: Any, n: Any) -> tuple[Any, Pullback]:
     pa = ProjectTo(a)
     a = np.asarray(a)
     y = np.linalg.matrix_power(a, n)
     n = operator.index(n)
 
-    def matrix_power_pullback(ȳ):
+    def matrix_power_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'matrix_power')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or n == 0:
             return NO, _zero_for(pa), NO
 
-        def matrix_power_ā():
+        def matrix_power_ā() -> Any:
             base, m = (np.linalg.inv(a), -n) if n < 0 else (a, n)
             P = [_H(p) for p in _powers(base, m)]
             b̄ = _sum_tangents([P[k] @ ȳ @ P[m - 1 - k] for k in range(m)])
