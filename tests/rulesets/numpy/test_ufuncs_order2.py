@@ -10,6 +10,9 @@ import pytest
 
 from .._order2 import Case, array, params, spread
 
+# NumPy 2.5 deprecates np.fix, which these tests call themselves (as a primal to check)
+pytestmark = pytest.mark.filterwarnings(r"ignore:.*numpy\.fix.*:DeprecationWarning")
+
 RNG = np.random.default_rng(1204)
 X = spread((2, 3))
 XC = array(RNG, (2, 3), np.complex128)
