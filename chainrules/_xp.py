@@ -5,8 +5,10 @@ ndarrays (subclasses too), NumPy scalars and Python numbers (a type check,
 no call); for other arrays the namespace their library declares:
 `x.__array_namespace__()` (JAX, array-api-strict, values tracked by
 `chainrules.ad`), else the one `array_api_compat.array_namespace` gives
-(PyTorch, CuPy, Dask).  Python numbers take the namespace of the arrays they
-meet; arrays of two libraries are a TypeError naming both.
+(PyTorch, CuPy, Dask).  Python numbers and NumPy scalars (np.float64(2.0),
+not 0-d arrays) take the namespace of the arrays they meet, as the standard
+lets Python scalars stand beside arrays; arrays of two libraries are a
+TypeError naming both.
 
 Nothing here imports an array library: a library is only ever reached through
 an array of it that the caller passed.
@@ -18,17 +20,19 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 """
 
 import functools
+import types
 
 import numpy as np
 
 __all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
-           "through_engines"]
+           "through_engines", "check_tangent", "missing_function"]
 
-# Types answered without a call.  Python numbers are neutral (they take the
-# namespace of the arrays they meet); NumPy's own types are NumPy's.
-_NEUTRAL = (int, float, complex, bool, type(None))
-_ns_of_type = {np.ndarray: np, np.float64: np, np.float32: np, np.complex128: np,
-               np.complex64: np, np.int64: np, np.bool_: np}
+# Types answered without a call.  Python numbers and NumPy scalars are neutral
+# (they take the namespace of the arrays they meet: a NumPy scalar bound of
+# clip beside a strict array, a np.float64 a NumPy reduction returned); only
+# ndarrays are NumPy's.
+_NEUTRAL = (int, float, complex, bool, type(None), np.generic)
+_ns_of_type = {np.ndarray: np}
 
 
 class NamespaceError(TypeError):
@@ -50,8 +54,10 @@ def _compat_namespace(x):
 def _namespace_of_type(t, x):
     """The namespace of an array of type t (x one of them), or None for a
     neutral value (a Python number, a string, None, a tangent type)."""
-    if issubclass(t, (np.ndarray, np.generic)):
+    if issubclass(t, np.ndarray):
         return np
+    if issubclass(t, np.generic):
+        return None                 # a NumPy scalar is neutral (it declares NumPy's namespace)
     if issubclass(t, _NEUTRAL) or t.__module__.startswith("chainrules"):
         # chainrules' own tangent types are neutral; its tracked values are
         # not (they declare __array_namespace__ and are found below)
@@ -89,7 +95,7 @@ def namespace(*xs):
                 found = namespace(*x)
                 if found is np and not any(_namespace_of_type(type(e), e) for e in x):
                     continue            # a list of numbers is neutral too
-            elif issubclass(t, _NEUTRAL):
+            elif issubclass(t, _NEUTRAL) or _tracked_scalar(x):
                 continue
             else:
                 found = _namespace_of_type(t, x)
@@ -107,6 +113,71 @@ def namespace(*xs):
             raise NamespaceError(f"arrays of two libraries in one call: {_library(xp)} and "
                                  f"{_library(found)}; convert one of them first")
     return np if xp is None else xp
+
+
+def _tracked_scalar(x):
+    """x is a number tracked by chainrules.ad (a Python or NumPy scalar whose
+    derivative an enclosing differentiation takes: clip's bound at order 2):
+    neutral, as the number itself is."""
+    if not hasattr(type(x), "__array_namespace__") or not type(x).__module__.startswith("chainrules"):
+        return False
+    from chainrules._core import Tracked, _ad_strip_all
+    return isinstance(x, Tracked) and isinstance(_ad_strip_all(x), _NEUTRAL)
+
+
+def _library_of(v):
+    """The namespace of the array v, or None for a neutral value (a number,
+    a zero, a thunk, a container: what check_tangent does not look into)."""
+    t = type(v)
+    found = _ns_of_type.get(t)
+    if found is not None:
+        return found
+    if t is list or t is tuple or issubclass(t, _NEUTRAL) or _tracked_scalar(v):
+        return None
+    return _namespace_of_type(t, v)
+
+
+def _one_library(a, b):
+    return (a is b or _same(a, b) or getattr(a, "_xp", None) is b or getattr(b, "_xp", None) is a
+            or (getattr(a, "_xp", 0) is getattr(b, "_xp", 1)))
+
+
+def check_tangent(who, what, t, x):
+    """t, a tangent or cotangent of the value x, is an array of x's library
+    (tracked by chainrules.ad or not), a number or a zero: else a
+    NamespaceError (a TypeError) naming `who` (the function), `what` (the
+    argument) and both libraries.  A rule would otherwise compute with arrays
+    of two libraries: an AttributeError deep inside it, or a silent
+    conversion.  The same types, the common case, cost one comparison."""
+    if type(t) is type(x):
+        return
+    a = _library_of(t)
+    if a is None:
+        return
+    b = _library_of(x)
+    if b is None or _one_library(a, b):
+        return
+    raise NamespaceError(f"{who}: {what} is an array of {_plain_library(a)} but the value it belongs to "
+                         f"is an array of {_plain_library(b)}; give it as an array of "
+                         f"{_plain_library(b)} (tangents and cotangents are arrays of their primal's "
+                         "library)")
+
+
+def missing_function(who, e, xp=None):
+    """The TypeError for the AttributeError e when it says an array namespace
+    (xp, or any module or chainrules.ad's namespace of tracked values) lacks
+    a function a rule needs, naming the rule `who`, the namespace and the
+    function; else e itself."""
+    obj = getattr(e, "obj", None)
+    if obj is None or not (obj is xp or isinstance(obj, types.ModuleType)
+                           or type(obj).__name__ == "TrackedNamespace"):
+        return e
+    return TypeError(f"{who}: the array namespace {_plain_library(obj)!r} has no function {e.name!r}, "
+                     "which the rule needs")
+
+
+def _plain_library(xp):
+    return _library(getattr(xp, "_xp", xp)).replace("array_api_compat.", "")
 
 
 def _same(a, b):

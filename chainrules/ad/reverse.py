@@ -42,6 +42,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
+from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
 from chainrules.ad._tracing import (
     CALL,
@@ -572,6 +573,8 @@ def _vjp(f, args):
             omega, rule_pullback = res
 
             def rule_vjp_pullback(ybar):
+                if type(ybar) is not type(omega):
+                    check_tangent("vjp's pullback", "the cotangent", ybar, omega)
                 grads = rule_pullback(ybar)
                 return tuple(_materialize(a, g) for a, g in zip(args, grads[1:]))
             return omega, rule_vjp_pullback
@@ -579,6 +582,8 @@ def _vjp(f, args):
     omega, structure = detach(y, tape)
 
     def vjp_pullback(ybar):
+        if type(ybar) is not type(omega):
+            check_tangent("vjp's pullback", "the cotangent", ybar, omega)
         seeds = {}
         _seeds(structure, ybar, seeds)
         adj = tape.backward(seeds)
