@@ -25,7 +25,7 @@ import types
 import numpy as np
 
 __all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
-           "through_engines", "check_tangent", "missing_function"]
+           "through_engines", "check_tangent", "missing_function", "scatter_add"]
 
 # Types answered without a call.  Python numbers and NumPy scalars are neutral
 # (they take the namespace of the arrays they meet: a NumPy scalar bound of
@@ -220,6 +220,36 @@ def cumulative_sum(xp, x, axis=None):
     if f is not None:
         return f(x, axis=axis)
     return xp.cumsum(x, axis=axis)
+
+
+def scatter_add(xp, positions, v, n):
+    """Zeros of length n with v[i] added at positions[i] (1-d arrays of
+    xp; negative positions count from the end; repeats add up), in O(n + m)
+    memory for m positions (an n×m one-hot matrix took GBs at n = m = 20000),
+    with gathers, a sort, a cumulative sum and differences only: every
+    library has them and the engines differentiate them (v tracked: the
+    pullback differentiated).  Where the positions are a NumPy array (never a
+    lazy one), positions hit at most once take a plain gather (exact); else v
+    sorted by position, its cumulative sums differenced at each position's
+    segment ends."""
+    m = positions.shape[0]
+    device = {} if is_numpy(xp) or getattr(v, "device", None) is None else {"device": v.device}
+    zero = xp.zeros((1,), dtype=v.dtype, **device)
+    if m == 0:
+        return xp.zeros((n,), dtype=v.dtype, **device)
+    positions = xp.where(positions < 0, positions + n, positions)
+    order = xp.argsort(positions, stable=True)
+    ordered = xp.take(positions, order)
+    targets = xp.arange(n, dtype=positions.dtype, **device)
+    starts = xp.searchsorted(ordered, targets, side="left")
+    ends = xp.searchsorted(ordered, targets, side="right")
+    if type(ends) is np.ndarray and np.all(ends - starts <= 1):
+        source = np.where(ends > starts, np.take(order, np.minimum(starts, m - 1)) + 1, 0)
+        return xp.take(xp.concat([zero, v]), xp.asarray(source))
+    gathered = xp.take(v, order)
+    # (np.cumsum on NumPy: the engines have its rule, and NumPy < 2.1 has no cumulative_sum)
+    sums = xp.concat([zero, xp.cumsum(gathered) if is_numpy(xp) else cumulative_sum(xp, gathered)])
+    return xp.take(sums, ends) - xp.take(sums, starts)
 
 
 def unbroadcast(xp, ȳ, shape):
