@@ -41,6 +41,10 @@ CASES = [
     Case("operator.sub", operator.sub, X, Y),
     Case("operator.mod", operator.mod, R, Y),
     Case("operator.pos", operator.pos, X),
+    # ----- ufunc.outer: f on x with y's axes appended (issue 12; every binary ufunc: test_ufuncs.py) -----
+    Case("multiply.outer-2d", np.multiply.outer, X, Y[0]),
+    Case("multiply.outer-complex", np.multiply.outer, XC[0], XC[1]),
+    Case("add.outer-scalar", np.add.outer, 0.7, Y),
 ]
 
 
