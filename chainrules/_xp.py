@@ -234,7 +234,6 @@ def scatter_add(xp, positions, v, n):
     segment ends."""
     m = positions.shape[0]
     device = {} if is_numpy(xp) or getattr(v, "device", None) is None else {"device": v.device}
-    zero = xp.zeros((1,), dtype=v.dtype, **device)
     if m == 0:
         return xp.zeros((n,), dtype=v.dtype, **device)
     positions = xp.where(positions < 0, positions + n, positions)
@@ -243,13 +242,23 @@ def scatter_add(xp, positions, v, n):
     targets = xp.arange(n, dtype=positions.dtype, **device)
     starts = xp.searchsorted(ordered, targets, side="left")
     ends = xp.searchsorted(ordered, targets, side="right")
+
+    def gather(values, index, hit):
+        """values[index] where hit, else 0 (a constant 0/1 factor: no
+        concatenation of a tracked value with a plain one, which a nested
+        differentiation of a nested differentiation cannot take)."""
+        return xp.take(values, index) * astype(xp, hit, v.dtype)
+
     if type(ends) is np.ndarray and np.all(ends - starts <= 1):
-        source = np.where(ends > starts, np.take(order, np.minimum(starts, m - 1)) + 1, 0)
-        return xp.take(xp.concat([zero, v]), xp.asarray(source))
-    gathered = xp.take(v, order)
+        source = np.take(order, np.minimum(starts, m - 1))
+        return gather(v, xp.asarray(source), xp.asarray(ends > starts))
+    ordered_v = xp.take(v, order)
     # (np.cumsum on NumPy: the engines have its rule, and NumPy < 2.1 has no cumulative_sum)
-    sums = xp.concat([zero, xp.cumsum(gathered) if is_numpy(xp) else cumulative_sum(xp, gathered)])
-    return xp.take(sums, ends) - xp.take(sums, starts)
+    sums = xp.cumsum(ordered_v) if is_numpy(xp) else cumulative_sum(xp, ordered_v)
+    # the segment of position j is sums[ends[j] - 1] - sums[starts[j] - 1], with sums[-1] = 0
+    zero = xp.zeros_like(ends)
+    return (gather(sums, xp.where(ends > 0, ends - 1, zero), ends > 0)
+            - gather(sums, xp.where(starts > 0, starts - 1, zero), starts > 0))
 
 
 def unbroadcast(xp, ȳ, shape):
