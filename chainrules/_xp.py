@@ -132,9 +132,15 @@ def _library_of(v):
     found = _ns_of_type.get(t)
     if found is not None:
         return found
-    if t is list or t is tuple or issubclass(t, _NEUTRAL) or _tracked_scalar(v):
+    if t in _neutral_types or t is list or t is tuple or issubclass(t, _NEUTRAL) or _tracked_scalar(v):
         return None
-    return _namespace_of_type(t, v)
+    found = _namespace_of_type(t, v)
+    if found is None and t.__module__.startswith("chainrules"):
+        _neutral_types.add(t)       # a tangent type, a thunk: neutral, answered by one lookup next time
+    return found
+
+
+_neutral_types: set = set()
 
 
 def _one_library(a, b):
@@ -149,7 +155,8 @@ def check_tangent(who, what, t, x):
     argument) and both libraries.  A rule would otherwise compute with arrays
     of two libraries: an AttributeError deep inside it, or a silent
     conversion.  The same types, the common case, cost one comparison."""
-    if type(t) is type(x):
+    tt = type(t)
+    if tt is type(x) or tt in _neutral_types or tt is float or tt is int or tt is complex:
         return
     a = _library_of(t)
     if a is None:
