@@ -5,8 +5,10 @@ ndarrays (subclasses too), NumPy scalars and Python numbers (a type check,
 no call); for other arrays the namespace their library declares:
 `x.__array_namespace__()` (JAX, array-api-strict, values tracked by
 `chainrules.ad`), else the one `array_api_compat.array_namespace` gives
-(PyTorch, CuPy, Dask).  Python numbers take the namespace of the arrays they
-meet; arrays of two libraries are a TypeError naming both.
+(PyTorch, CuPy, Dask).  Python numbers and NumPy scalars (np.float64(2.0),
+not 0-d arrays) take the namespace of the arrays they meet, as the standard
+lets Python scalars stand beside arrays; arrays of two libraries are a
+TypeError naming both.
 
 Nothing here imports an array library: a library is only ever reached through
 an array of it that the caller passed.
@@ -18,19 +20,21 @@ Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 """
 
 import functools
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 __all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
-           "through_engines"]
+           "through_engines", "check_tangent", "missing_function", "scatter_add"]
 
-# Types answered without a call.  Python numbers are neutral (they take the
-# namespace of the arrays they meet); NumPy's own types are NumPy's.
-_NEUTRAL = (int, float, complex, bool, type(None))
-_ns_of_type: dict[type, Any] = {np.ndarray: np, np.float64: np, np.float32: np, np.complex128: np,
-               np.complex64: np, np.int64: np, np.bool_: np}
+# Types answered without a call.  Python numbers and NumPy scalars are neutral
+# (they take the namespace of the arrays they meet: a NumPy scalar bound of
+# clip beside a strict array, a np.float64 a NumPy reduction returned); only
+# ndarrays are NumPy's.
+_NEUTRAL = (int, float, complex, bool, type(None), np.generic)
+_ns_of_type: dict[type, Any] = {np.ndarray: np}
 
 
 class NamespaceError(TypeError):
@@ -52,8 +56,10 @@ def _compat_namespace(x: Any) -> Any:
 def _namespace_of_type(t: type, x: Any) -> Any:
     """The namespace of an array of type t (x one of them), or None for a
     neutral value (a Python number, a string, None, a tangent type)."""
-    if issubclass(t, (np.ndarray, np.generic)):
+    if issubclass(t, np.ndarray):
         return np
+    if issubclass(t, np.generic):
+        return None                 # a NumPy scalar is neutral (it declares NumPy's namespace)
     if issubclass(t, _NEUTRAL) or t.__module__.startswith("chainrules"):
         # chainrules' own tangent types are neutral; its tracked values are
         # not (they declare __array_namespace__ and are found below)
@@ -91,7 +97,7 @@ def namespace(*xs: Any) -> Any:
                 found = namespace(*x)
                 if found is np and not any(_namespace_of_type(type(e), e) for e in x):
                     continue            # a list of numbers is neutral too
-            elif issubclass(t, _NEUTRAL):
+            elif issubclass(t, _NEUTRAL) or _tracked_scalar(x):
                 continue
             else:
                 found = _namespace_of_type(t, x)
@@ -109,6 +115,78 @@ def namespace(*xs: Any) -> Any:
             raise NamespaceError(f"arrays of two libraries in one call: {_library(xp)} and "
                                  f"{_library(found)}; convert one of them first")
     return np if xp is None else xp
+
+
+def _tracked_scalar(x: Any) -> bool:
+    """x is a number tracked by chainrules.ad (a Python or NumPy scalar whose
+    derivative an enclosing differentiation takes: clip's bound at order 2):
+    neutral, as the number itself is."""
+    if not hasattr(type(x), "__array_namespace__") or not type(x).__module__.startswith("chainrules"):
+        return False
+    from chainrules._core import Tracked, _ad_strip_all
+    return isinstance(x, Tracked) and isinstance(_ad_strip_all(x), _NEUTRAL)
+
+
+def _library_of(v: Any) -> Any:
+    """The namespace of the array v, or None for a neutral value (a number,
+    a zero, a thunk, a container: what check_tangent does not look into)."""
+    t = type(v)
+    found = _ns_of_type.get(t)
+    if found is not None:
+        return found
+    if t in _neutral_types or t is list or t is tuple or issubclass(t, _NEUTRAL) or _tracked_scalar(v):
+        return None
+    found = _namespace_of_type(t, v)
+    if found is None and t.__module__.startswith("chainrules"):
+        _neutral_types.add(t)       # a tangent type, a thunk: neutral, answered by one lookup next time
+    return found
+
+
+_neutral_types: set[type] = set()
+
+
+def _one_library(a: Any, b: Any) -> bool:
+    return (a is b or _same(a, b) or getattr(a, "_xp", None) is b or getattr(b, "_xp", None) is a
+            or (getattr(a, "_xp", 0) is getattr(b, "_xp", 1)))
+
+
+def check_tangent(who: str, what: str, t: Any, x: Any) -> None:
+    """t, a tangent or cotangent of the value x, is an array of x's library
+    (tracked by chainrules.ad or not), a number or a zero: else a
+    NamespaceError (a TypeError) naming `who` (the function), `what` (the
+    argument) and both libraries.  A rule would otherwise compute with arrays
+    of two libraries: an AttributeError deep inside it, or a silent
+    conversion.  The same types, the common case, cost one comparison."""
+    tt = type(t)
+    if tt is type(x) or tt in _neutral_types or tt is float or tt is int or tt is complex:
+        return
+    a = _library_of(t)
+    if a is None:
+        return
+    b = _library_of(x)
+    if b is None or _one_library(a, b):
+        return
+    raise NamespaceError(f"{who}: {what} is an array of {_plain_library(a)} but the value it belongs to "
+                         f"is an array of {_plain_library(b)}; give it as an array of "
+                         f"{_plain_library(b)} (tangents and cotangents are arrays of their primal's "
+                         "library)")
+
+
+def missing_function(who: str, e: Any, xp: Any = None) -> Any:
+    """The TypeError for the AttributeError e when it says an array namespace
+    (xp, or any module or chainrules.ad's namespace of tracked values) lacks
+    a function a rule needs, naming the rule `who`, the namespace and the
+    function; else e itself."""
+    obj = getattr(e, "obj", None)
+    if obj is None or not (obj is xp or isinstance(obj, types.ModuleType)
+                           or type(obj).__name__ == "TrackedNamespace"):
+        return e
+    return TypeError(f"{who}: the array namespace {_plain_library(obj)!r} has no function {e.name!r}, "
+                     "which the rule needs")
+
+
+def _plain_library(xp: Any) -> str:
+    return _library(getattr(xp, "_xp", xp)).replace("array_api_compat.", "")
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -151,6 +229,45 @@ def cumulative_sum(xp: Any, x: Any, axis: int | None = None) -> Any:
     if f is not None:
         return f(x, axis=axis)
     return xp.cumsum(x, axis=axis)
+
+
+def scatter_add(xp: Any, positions: Any, v: Any, n: int) -> Any:
+    """Zeros of length n with v[i] added at positions[i] (1-d arrays of
+    xp; negative positions count from the end; repeats add up), in O(n + m)
+    memory for m positions (an n×m one-hot matrix took GBs at n = m = 20000),
+    with gathers, a sort, a cumulative sum and differences only: every
+    library has them and the engines differentiate them (v tracked: the
+    pullback differentiated).  Where the positions are a NumPy array (never a
+    lazy one), positions hit at most once take a plain gather (exact); else v
+    sorted by position, its cumulative sums differenced at each position's
+    segment ends."""
+    m = positions.shape[0]
+    device = {} if is_numpy(xp) or getattr(v, "device", None) is None else {"device": v.device}
+    if m == 0:
+        return xp.zeros((n,), dtype=v.dtype, **device)
+    positions = xp.where(positions < 0, positions + n, positions)
+    order = xp.argsort(positions, stable=True)
+    ordered = xp.take(positions, order)
+    targets = xp.arange(n, dtype=positions.dtype, **device)
+    starts = xp.searchsorted(ordered, targets, side="left")
+    ends = xp.searchsorted(ordered, targets, side="right")
+
+    def gather(values: Any, index: Any, hit: Any) -> Any:
+        """values[index] where hit, else 0 (a constant 0/1 factor: no
+        concatenation of a tracked value with a plain one, which a nested
+        differentiation of a nested differentiation cannot take)."""
+        return xp.take(values, index) * astype(xp, hit, v.dtype)
+
+    if type(ends) is np.ndarray and np.all(ends - starts <= 1):
+        source = np.take(order, np.minimum(starts, m - 1))
+        return gather(v, xp.asarray(source), xp.asarray(ends > starts))
+    ordered_v = xp.take(v, order)
+    # (np.cumsum on NumPy: the engines have its rule, and NumPy < 2.1 has no cumulative_sum)
+    sums = xp.cumsum(ordered_v) if is_numpy(xp) else cumulative_sum(xp, ordered_v)
+    # the segment of position j is sums[ends[j] - 1] - sums[starts[j] - 1], with sums[-1] = 0
+    zero = xp.zeros_like(ends)
+    return (gather(sums, xp.where(ends > 0, ends - 1, zero), ends > 0)
+            - gather(sums, xp.where(starts > 0, starts - 1, zero), starts > 0))
 
 
 def unbroadcast(xp: Any, ȳ: Any, shape: Any) -> Any:

@@ -82,7 +82,7 @@ class TrackedNamespace:
             a = getattr(self._xp, name)
         except AttributeError:
             raise AttributeError(f"{self.__name__}: the namespace {self._xp.__name__} has no "
-                                 f"function {name!r}") from None
+                                 f"function {name!r}", name=name, obj=self) from None
         if name == "asarray":
             w = _asarray(a)
         elif isinstance(a, types.ModuleType):

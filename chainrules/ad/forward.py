@@ -40,6 +40,7 @@ from chainrules._core import (
     unthunk,
     zero_tangent,
 )
+from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
 from chainrules.ad._tracing import (
     CALL,
@@ -313,6 +314,9 @@ def jvp(f: Callable[..., _T], primals: tuple[Any, ...], tangents: tuple[Any, ...
         >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
         (6.0, 3.0)"""
     primals, tangents = _as_tuples(primals, tangents)
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if type(t) is not type(p):
+            check_tangent("jvp", f"the tangent of argument {i + 1}", t, p)     # two libraries: TypeError
     if not _foreign.plain_numpy(primals):
         for p in primals:
             _check_input(p, "jvp")

@@ -8,6 +8,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
+from chainrules._xp import check_tangent
 from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
 from chainrules.ad.reverse import gradient, jacobian_reverse
 
@@ -44,6 +45,8 @@ def hvp(f: Callable[[Any], Any], x: Any, v: Any) -> Any:
 
         >>> hvp(lambda x: np.sum(x ** 3), np.array([1.0, 2.0]), np.array([1.0, 0.0]))
         array([6., 0.])"""
+    if type(v) is not type(x):
+        check_tangent("hvp", "the direction v", v, x)     # arrays of two libraries: TypeError
     return jvp(lambda z: gradient(f, z), (x,), (v,))[1]
 
 

@@ -44,6 +44,7 @@ from chainrules._core import (
     rrule,
     unthunk,
 )
+from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
 from chainrules.ad._tracing import (
     CALL,
@@ -574,6 +575,8 @@ def _vjp(f: Callable[..., Any], args: Any) -> tuple[Any, Pullback]:
             omega, rule_pullback = res
 
             def rule_vjp_pullback(ybar: Any) -> tuple[Any, ...]:
+                if type(ybar) is not type(omega):
+                    check_tangent("vjp's pullback", "the cotangent", ybar, omega)
                 grads = rule_pullback(ybar)
                 return tuple(_materialize(a, g) for a, g in zip(args, grads[1:]))
             return omega, rule_vjp_pullback
@@ -581,6 +584,8 @@ def _vjp(f: Callable[..., Any], args: Any) -> tuple[Any, Pullback]:
     omega, structure = detach(y, tape)
 
     def vjp_pullback(ybar: Any) -> tuple[Any, ...]:
+        if type(ybar) is not type(omega):
+            check_tangent("vjp's pullback", "the cotangent", ybar, omega)
         seeds: dict[Any, Any] = {}
         _seeds(structure, ybar, seeds)
         adj = tape.backward(seeds)

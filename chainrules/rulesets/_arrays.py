@@ -27,6 +27,7 @@ from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 # The one unbroadcast every array rule uses is compiled (it sits in the
 # pullback of every broadcasting ufunc).
 from chainrules._core import broadcast_view, unbroadcast
+from chainrules._xp import scatter_add
 # The one seed check every pullback makes (compiled: the compiled pullbacks
 # make it too): `seed(ȳ, name)` unthunks ȳ, views an ndarray subclass as a
 # plain ndarray and refuses a seed that is not a tangent, naming the function.
@@ -109,13 +110,17 @@ def project_to(x: Any) -> Any:
 
 def scatter_tracked(shape: Any, dtype: Any, index: Any, v: Any) -> Any:
     """Zeros of `shape` with v added at `index` (repeats accumulating), without
-    writes, for a v tracked by chainrules.ad (a pullback differentiated): v
-    times the 0/1 matrix that sends each of its elements to its position."""
+    writes, for a v tracked by chainrules.ad (a pullback differentiated): the
+    scatter-add of `chainrules._xp.scatter_add`, made of gathers and sums the
+    engines differentiate, O(n + m) for n = prod(shape) and m elements at
+    `index` (no n×m one-hot matrix)."""
     n = int(np.prod(shape))
-    positions = np.arange(n).reshape(shape)[index]
-    v = np.broadcast_to(v, np.shape(positions))
-    onehot = (np.reshape(positions, (-1, 1)) == np.arange(n)).astype(dtype if dtype.kind in "fc" else float)
-    return np.reshape(np.reshape(v, (-1,)) @ onehot, shape)
+    positions = np.reshape(np.arange(n).reshape(shape)[index], (-1,))
+    kind = dtype if dtype.kind in "fc" else np.dtype(float)
+    v = np.reshape(np.broadcast_to(v, np.shape(np.arange(n).reshape(shape)[index])), (-1,))
+    if v.dtype != kind and not (kind.kind == "f" and v.dtype.kind == "c"):
+        v = v * np.ones((), kind)[()]       # the output's dtype (arithmetic: v is tracked)
+    return np.reshape(scatter_add(np, positions, v, n), shape)
 
 
 def like(Ω: Any, ΔΩ: Any) -> Any:

@@ -20,7 +20,8 @@ library's function (jnp.sin(ndarray)) are computed with in that library, and
 their cotangents are its arrays.
 
 A namespace lacking a function the rule needs is a TypeError naming it;
-arrays of two libraries are the NamespaceError of `namespace`.
+arrays of two libraries (among the arguments, or a tangent or cotangent of
+another library than its primal's) are a NamespaceError naming both.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -44,7 +45,8 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules._xp import namespace, is_numpy, astype, through_engines, unbroadcast
+from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroadcast, check_tangent,
+                            missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
 
@@ -245,7 +247,7 @@ def _seed(xp: Any, name: str, ȳ: Any, Ω: Any) -> Any:
     if isinstance(ȳ, _NUMBERS):
         ȳ = xp.asarray(ȳ, dtype=Ω.dtype if not isinstance(ȳ, complex) else None)
     elif type(ȳ) is not type(Ω):
-        namespace(ȳ, Ω)                 # arrays of two libraries: NamespaceError
+        check_tangent(f"pullback of {name}", "the cotangent", ȳ, Ω)    # two libraries: NamespaceError
     shape, target = tuple(getattr(ȳ, "shape", ())), tuple(Ω.shape)
     if shape != target:
         if _broadcast_shape(shape, target) != target:
@@ -257,10 +259,7 @@ def _seed(xp: Any, name: str, ȳ: Any, Ω: Any) -> Any:
 
 def _missing(name: str, xp: Any, e: Any) -> Any:
     """A namespace without a function the rule needs: a TypeError naming it."""
-    if getattr(e, "obj", None) is xp:
-        return TypeError(f"{name}: the array namespace {getattr(xp, '__name__', xp)!r} has no "
-                         f"function {e.name!r}, which the rule needs")
-    return e
+    return missing_function(name, e, xp)
 
 
 def _check_kwargs(name: str, kwargs: Any) -> None:
@@ -283,6 +282,8 @@ def _unary_rules(f: Any, row: Any, name: str) -> Any:
         Δx = unthunk(tangents[1])
         if isinstance(Δx, AbstractZero) or row.zero:
             return Ω, ZERO
+        if type(Δx) is not type(x):
+            check_tangent(name, "the tangent of x", Δx, x)
         if not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         try:
@@ -362,6 +363,10 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
         if not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
+        if type(Δx) is not type(x) and not isinstance(Δx, AbstractZero):
+            check_tangent(name, "the tangent of x", Δx, x)
+        if type(Δy) is not type(y) and not isinstance(Δy, AbstractZero):
+            check_tangent(name, "the tangent of y", Δy, y)
         try:
             xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
             ΔΩ = None

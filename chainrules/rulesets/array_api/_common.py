@@ -22,11 +22,13 @@ from chainrules._core import (
     AbstractZero,
     StructuralTangent,
     Tangent,
+    Tracked,
+    _ad_strip_all,
     register_frule,
     register_rrule,
     unthunk,
 )
-from chainrules._xp import astype, is_numpy, namespace, through_engines
+from chainrules._xp import astype, check_tangent, is_numpy, missing_function, namespace, through_engines
 from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
 
 __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", "as_seed",
@@ -106,6 +108,10 @@ def _is_inexact(xp: Any, x: Any) -> Any:
     return xp.isdtype(x.dtype, ("real floating", "complex floating"))
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, complex, np.generic))
+
+
 class Projector:
     """ProjectTo for an array of any library: the cotangent of `x` in x's
     dtype (the real part for a real x) and shape; NoTangent for integer and
@@ -116,6 +122,8 @@ class Projector:
 
     def __init__(self, xp: Any, x: Any) -> None:
         self.xp = xp
+        if isinstance(x, Tracked) and _is_number(_ad_strip_all(x)):
+            x = _ad_strip_all(x)        # a tracked number (a bound of clip at order 2): a number
         self.scalar = isinstance(x, np.generic)
         if isinstance(x, bool) or x is None:
             self.kind = 0
@@ -177,7 +185,7 @@ def as_seed(xp: Any, ȳ: Any, name: str, Ω: Any) -> Any:
         return xp.asarray(v, dtype=Ω.dtype, **device_kw(xp, Ω))
     if isinstance(ȳ, (int, float, complex)):
         return xp.asarray(ȳ)
-    namespace(Ω, ȳ)         # a NamespaceError naming both libraries
+    check_tangent(f"pullback of {name}", "the cotangent", ȳ, Ω)    # two libraries: NamespaceError
     return ȳ
 
 
@@ -279,7 +287,47 @@ def register_table(table: Any, functions: Any) -> Any:
             continue
         _REGISTERED[id(f)] = f
         frule, rrule = factory(through_engines(f), name)
-        register_frule(f)(named_rule(frule, name))
-        register_rrule(f)(named_rule(rrule, name))
+        register_frule(f)(named_rule(_checking_tangents(frule, name), name))
+        register_rrule(f)(named_rule(_naming_missing(rrule, name), name))
         done.append(name)
     return done
+
+
+def _checking_tangents(frule: Any, name: str) -> Any:
+    """frule, first checking that each tangent is an array of its argument's
+    library (or a number, a zero, a structural tangent): a NamespaceError
+    naming the function, the argument and both libraries, before any work.
+    A namespace lacking a function the rule needs: a TypeError naming it."""
+
+    def checked_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        for i, (Δ, a) in enumerate(zip(tangents[1:], args)):
+            if type(Δ) is not type(a):
+                check_tangent(name, f"the tangent of argument {i + 1}", unthunk(Δ), a)
+        try:
+            return frule(tangents, *args, **kwargs)
+        except AttributeError as e:
+            raise missing_function(name, e) from e
+    return checked_frule
+
+
+def _naming_missing(rrule: Any, name: str) -> Any:
+    """rrule, whose pullback too turns a namespace lacking a function the
+    rule needs into a TypeError naming it (never an AttributeError from deep
+    inside the rule)."""
+
+    def checked_rrule(*args: Any, **kwargs: Any) -> Any:
+        try:
+            res = rrule(*args, **kwargs)
+        except AttributeError as e:
+            raise missing_function(name, e) from e
+        if res is None:
+            return None
+        Ω, pullback = res
+
+        def checked_pullback(ȳ: Any) -> Any:
+            try:
+                return pullback(ȳ)
+            except AttributeError as e:
+                raise missing_function(f"pullback of {name}", e) from e
+        return Ω, checked_pullback
+    return checked_rrule

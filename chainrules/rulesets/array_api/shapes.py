@@ -45,7 +45,7 @@ from chainrules.rulesets.array_api._common import (
     unbroadcast,
     zeros,
 )
-from chainrules._xp import astype, through_engines
+from chainrules._xp import scatter_add, through_engines
 
 __all__ = ["register", "register_getitem", "register_getitem_on_tracked", "TABLE"]
 
@@ -390,16 +390,7 @@ def sort_rules(f: Any, name: str = "sort") -> Any:
     return sort_frule, sort_rrule
 
 
-# ----- take: a one-hot contraction, repeated indices add up ---------------------------------------
-
-def _onehot(xp: Any, index: Any, n: int, like: Any) -> Any:
-    """(m, n) matrix in like's dtype: row i is e_{index[i]} (negative
-    indices count from the end)."""
-    index = xp.reshape(index, (-1,))
-    index = xp.where(index < 0, index + n, index)
-    hit = xp.expand_dims(index, axis=1) == xp.expand_dims(xp.arange(n, **device_kw(xp, like)), axis=0)
-    return astype(xp, hit, like.dtype)
-
+# ----- take: the adjoint of a gather is a scatter-add, repeated indices add up ----------------------
 
 def take_rules(f: Any, name: str = "take") -> Any:
     names = positional_names(f, 2, ("axis",))
@@ -426,14 +417,26 @@ def take_rules(f: Any, name: str = "take") -> Any:
                 return (NO, project(ZERO), NO) + rest
             g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
             if axis is None:                # the flattened x
-                m = _onehot(xp, indices, _size(x.shape), g)
-                x̄ = xp.reshape(xp.reshape(g, (1, -1)) @ m, tuple(x.shape))
-                return (NO, project(x̄), NO) + rest
+                ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
+                x̄ = scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(g, (-1,)), _size(x.shape))
+                return (NO, project(xp.reshape(x̄, tuple(x.shape))), NO) + rest
             a = normalize_axes(name, axis, x.ndim)[0]
-            m = _onehot(xp, indices, x.shape[a], g)
-            x̄ = xp.tensordot(g, m, axes=((a,), (0,)))           # the axis now last
-            order = tuple(range(a)) + (x.ndim - 1,) + tuple(range(a, x.ndim - 1))
-            return (NO, project(xp.permute_dims(x̄, order)), NO) + rest
+            # the axis a first, the rest flattened: one scatter-add of the flat
+            # positions index·r + j (r the length of the rest)
+            ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
+            n, k = x.shape[a], _size(ids.shape)
+            rest_axes = [i for i in range(x.ndim) if i != a]
+            front = xp.permute_dims(g, (a, *rest_axes))
+            r = _size(front.shape[1:])
+            ids = xp.reshape(ids, (-1,))
+            ids = xp.where(ids < 0, ids + n, ids)
+            flat = xp.reshape(xp.reshape(ids, (k, 1)) * r + xp.reshape(xp.arange(r, dtype=ids.dtype,
+                                                                                 **device_kw(xp, ids)), (1, r)), (-1,))
+            x̄ = xp.reshape(scatter_add(xp, flat, xp.reshape(front, (-1,)), n * r), (n,) + tuple(front.shape[1:]))
+            order = [0] * x.ndim
+            for j, i in enumerate(rest_axes):
+                order[i] = j + 1
+            return (NO, project(xp.permute_dims(x̄, tuple(order))), NO) + rest
         return Ω, take_pullback
 
     return take_frule, take_rrule
@@ -521,11 +524,10 @@ def _basic_adjoint(xp: Any, ȳ: Any, plan: Any) -> Any:
 def _advanced_adjoint(xp: Any, ȳ: Any, x: Any, idx: Any) -> Any:
     """The adjoint of any other index the library takes: the flat positions
     of the selected elements (the same index applied to arange), then a
-    one-hot contraction: repeated positions add up."""
+    scatter-add: repeated positions add up."""
     size = _size(x.shape)
     ids = xp.reshape(xp.arange(size, **device_kw(xp, x)), tuple(x.shape))[idx]
-    m = _onehot(xp, ids, size, ȳ)
-    return xp.reshape(xp.reshape(ȳ, (1, -1)) @ m, tuple(x.shape))
+    return xp.reshape(scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(ȳ, (-1,)), size), tuple(x.shape))
 
 
 def _getitem_rules(get: Any) -> Any:

@@ -545,8 +545,12 @@ def frexp_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 # ZeroTangent() forward, ZeroTangent() back to each float input (NoTangent()
 # to integer arguments such as `decimals`).
 
-def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None) -> None:
+def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None, primal: Any = None) -> None:
+    """The zero-derivative rules of f; `primal` computes f's value when it is
+    not f itself (np.fix: np.trunc, the same values without NumPy 2.5's
+    DeprecationWarning from inside a rule the engines call)."""
     name = name or f.__name__
+    fn, f = f, primal or f
 
     def zero_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
@@ -568,12 +572,13 @@ def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None) -> None:
             return zeros
         return Ω, zero_pullback
 
-    register_frule(f)(named_rule(zero_frule, name))
-    register_rrule(f)(named_rule(zero_rrule, name))
+    register_frule(fn)(named_rule(zero_frule, name))
+    register_rrule(fn)(named_rule(zero_rrule, name))
 
 
-for _f in (np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, np.spacing):
+for _f in (np.floor, np.ceil, np.rint, np.trunc, np.round, np.around, np.spacing):
     _zero_derivative(_f)
+_zero_derivative(np.fix, primal=np.trunc)
 _zero_derivative(np.ndarray.round, name="ndarray.round")
 _zero_derivative(np.floor_divide, 2)
 

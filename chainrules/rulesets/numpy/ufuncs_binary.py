@@ -23,6 +23,7 @@ from chainrules._core import (
     Tracked,
     register_frule,
     register_rrule,
+    unthunk,
 )
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules._core import _BinaryRrule
@@ -242,6 +243,48 @@ def _addsub(f: Any, sign: Any) -> Any:
 
 _binary_rules[np.add] = _addsub(np.add, 1)
 _binary_rules[np.subtract] = _addsub(np.subtract, -1)
+
+
+# ----- ufunc.outer: f.outer(x, y) is f(x with y.ndim axes of length 1 appended, y) --------------
+# The rules are f's own on the reshaped x (so as differentiable as f's), the
+# tangent of x reshaped alike and its cotangent reshaped back.
+
+def _outer_rules(f: Any, frule: Any, rrule: Any) -> None:
+    method, name = f.outer, f"{f.__name__}.outer"
+
+    def lifted(x: Any, y: Any) -> Any:
+        """x with y's axes appended (a number, or an array meeting a 0-d y, as it is)."""
+        if isinstance(x, (int, float, complex)) or not np.ndim(y):
+            return x
+        return np.reshape(x, np.shape(x) + (1,) * np.ndim(y))
+
+    def lifted_tangent(Δx: Any, x: Any, y: Any) -> Any:
+        Δx = unthunk(Δx)
+        if isinstance(Δx, AbstractZero) or isinstance(x, (int, float, complex)) or not np.ndim(y):
+            return Δx
+        return np.reshape(np.broadcast_to(dense(Δx), np.shape(x)), np.shape(x) + (1,) * np.ndim(y))
+
+    def outer_frule(tangents: Any, x: Any, y: Any, **kwargs: Any) -> Any:
+        return frule((NO, lifted_tangent(tangents[1], x, y), tangents[2]), lifted(x, y), y, **kwargs)
+
+    def outer_rrule(x: Any, y: Any, **kwargs: Any) -> Any:
+        Ω, pullback = rrule(lifted(x, y), y, **kwargs)
+        shape = np.shape(x)
+
+        def outer_pullback(ȳ: Any) -> Any:
+            s, x̄, ȳ_y = pullback(ȳ)
+            if isinstance(x̄, AbstractZero) or isinstance(x, (int, float, complex)) or not np.ndim(y):
+                return s, x̄, ȳ_y
+            return s, Thunk(lambda: np.reshape(unthunk(x̄), shape)), ȳ_y
+        return Ω, outer_pullback
+
+    fname = f"{f.__name__}_outer"
+    register_frule(method)(named_rule(outer_frule, fname))
+    register_rrule(method)(named_rule(outer_rrule, fname))
+
+
+for _f, (_fr, _rr) in list(_binary_rules.items()):
+    _outer_rules(_f, _fr, _rr)
 
 
 # divmod(x, y) = (floor_divide(x, y), remainder(x, y)): the quotient is

@@ -154,11 +154,7 @@ def _strict(spec_id):
 
 
 STRICT_XFAIL = {}
-# what order 2 on array-api-strict still finds (issue 12, to fix in the rules)
-STRICT_ORDER2_XFAIL = {
-    "clip": ("the clip rule's bounds stay NumPy scalars while x is a tracked strict array: the namespace "
-             "lookup refuses the mix (NamespaceError: chainrules.ad[array_api_strict] and numpy)"),
-}
+STRICT_ORDER2_XFAIL = {}
 
 
 @pytest.mark.parametrize("spec", params([Case(s[0], None) for s in STRICT_SPECS], STRICT_XFAIL))

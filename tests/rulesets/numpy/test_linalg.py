@@ -202,6 +202,29 @@ def test_det_at_singular_matrices_uses_the_adjugate():
     check(la.det, np.stack([b, b.conj().T * 1j]))
 
 
+@pytest.mark.parametrize("a, expect", [
+    (np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[0, 0, 0, 1], [0, 0, -1, 0], [0, -1, 0, 0], [1, 0, 0, 0]])),
+    (np.outer([1.0, 2.0, -1.0], [0.5, 1.0, 3.0]), None),
+], ids=["2x2-rank-1", "3x3-rank-1"])
+def test_second_derivative_of_det_at_singular_matrices(a, expect):
+    """issue 12: the nested rule took the inverse (LinAlgError at a singular
+    matrix); the adjugate's polynomial is exact there, and so is its derivative."""
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm
+    h = ad.hessian(la.det, a)
+    assert np.all(np.isfinite(h))
+    n = a.size
+    fd = np.empty((n, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = 1.0
+        fd[:, j] = np.ravel(central_fdm(5, 1)(lambda t: ad.gradient(la.det, a + t * e.reshape(a.shape)), 0.0))
+    test_approx(np.reshape(h, (n, n)), fd, rtol=1e-6, atol=1e-8)
+    if expect is not None:
+        test_approx(np.reshape(h, (n, n)), expect.astype(float))
+    test_approx(ad.gradient(la.det, a), cr.unthunk(cr.rrule(la.det, a)[1](1.0)[1]))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_solve(dtype):
     check(la.solve, well(1, 3, 3, dtype=dtype), rand(2, 3, 2, dtype=dtype))

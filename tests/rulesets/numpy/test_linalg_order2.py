@@ -2,7 +2,7 @@
 (`ad/_nested.py`) used to stand in for, now differentiated as they are
 (issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
 not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum, trace)
-linalg.inv, det, slogdet, solve and norm (solve.py, norms.py), and the fft
+linalg.inv, det (at singular matrices too), slogdet, solve and norm (solve.py, norms.py), and the fft
 functions (numpy/fft.py).
 test_frule/test_rrule with order=2 run each rule on values tracked by
 chainrules.ad and compare its differentiated pushforward and pullback with
@@ -28,6 +28,9 @@ A = np.array([[3.0, 1.0, 0.5], [1.0, 4.0, 1.0], [0.2, 1.0, 5.0]])      # well co
 AC = A + 1j * spread((3, 3), lo=-0.5, hi=0.5)
 AN = -A                                                                 # negative determinant
 AB = np.stack([A, A.T + np.eye(3)])                                     # a batch
+SING = np.array([[1.0, 2.0], [2.0, 4.0]])                               # singular: rank 1
+SING3 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])   # rank 2
+RANK1 = np.outer([1.0, 2.0, -1.0], [0.5, 1.0, 3.0])                     # rank 1: adj(a) = 0, not its derivative
 
 
 CASES = [
@@ -67,6 +70,11 @@ CASES = [
     Case("det-negative", np.linalg.det, AN),
     Case("det-complex", np.linalg.det, AC),
     Case("det-batch", np.linalg.det, AB),
+    # singular (issue 12): the nested rule takes the adjugate's polynomial, not the inverse
+    Case("det-singular", np.linalg.det, SING),
+    Case("det-rank-one", np.linalg.det, RANK1),
+    Case("det-singular-batch", np.linalg.det, np.stack([SING3, A])),
+    Case("det-singular-complex", np.linalg.det, SING3 * (1 + 0.5j)),
     Case("slogdet", np.linalg.slogdet, AN),
     Case("slogdet-complex", np.linalg.slogdet, AC),
     Case("solve-vector", np.linalg.solve, A, V),

@@ -11,7 +11,7 @@ import chainrules as cr
 from chainrules import NoTangent, ZeroTangent, unthunk
 from chainrules.rulesets.numpy import ufuncs as U
 from chainrules.rulesets.numpy import ufuncs_binary as UB
-from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
+from chainrules.testing import PrimalAndTangent, test_approx, test_frule, test_rrule
 
 RNG = np.random.default_rng(5)
 # Finite differences in single precision are that noisy; the float32 tests
@@ -331,14 +331,55 @@ def test_unary_operators_on_arrays(op):
 
 # ----- zero derivative and non-differentiable ---------------------------------------------
 
-@pytest.mark.parametrize("f", [np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around,
-                               np.spacing], ids=lambda f: f.__name__)
+# NumPy 2.5 deprecates np.fix (for np.trunc): the tests that call it themselves silence that
+FIX_DEPRECATED = pytest.mark.filterwarnings(r"ignore:.*numpy\.fix.*:DeprecationWarning")
+
+
+@pytest.mark.parametrize("f", [np.floor, np.ceil, np.rint, np.trunc, pytest.param(np.fix, marks=FIX_DEPRECATED),
+                               np.round, np.around, np.spacing], ids=lambda f: f.__name__)
 def test_zero_derivative(f):
     x = np.array([0.3, 1.6, -2.2])
     _both(f, x)
     Ω, pb = cr.rrule(f, x)
     assert pb(np.ones(3)) == (NoTangent(), ZeroTangent())
     assert cr.frule((NoTangent(), np.ones(3)), f, x)[1] is ZeroTangent()
+
+
+@pytest.mark.filterwarnings("error::DeprecationWarning")
+def test_fix_rule_calls_no_deprecated_numpy_function():
+    """The rule of np.fix computes with np.trunc (the same values): the engines,
+    which call the rule in place of the user's np.fix, add no DeprecationWarning
+    of NumPy 2.5 from our own code."""
+    from chainrules import ad
+    x = np.array([0.3, 1.6, -2.2])
+    assert np.array_equal(cr.rrule(np.fix, x)[0], [0.0, 1.0, -2.0])
+    assert np.array_equal(cr.frule((NoTangent(), x), np.fix, x)[0], [0.0, 1.0, -2.0])
+    assert np.array_equal(ad.gradient(lambda v: np.sum(np.fix(v) * v), x), [0.0, 1.0, -2.0])
+    assert cr.rrule(np.fix, 2.5)[0] == 2.0 and cr.rrule(np.fix, -2.5)[0] == -2.0
+
+
+# ----- ufunc.outer ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", BINARY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shapes", [((3,), (2,)), ((2, 3), (4,)), ((3,), ()), ((), (2, 2)), ((0,), (2,))],
+                         ids=str)
+def test_ufunc_outer(f, shapes):
+    _both(f.outer, *_binary_args(f, *shapes))
+
+
+@pytest.mark.parametrize("outer", [f.outer for f in BINARY], ids=lambda m: m.__self__.__name__)
+def test_ufunc_outer_order_two(outer):
+    _both(outer, *_binary_args(outer.__self__, (3,), (2, 2)), order=2)
+
+
+def test_ufunc_outer_on_tracked_values_and_complex():
+    from chainrules import ad
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([[0.5, 1.5], [2.0, 3.0]])
+    test_approx(ad.gradient(lambda a: np.sum(np.multiply.outer(a, b)), a), np.full(3, b.sum()))
+    h = ad.hessian(lambda a: np.sum(np.multiply.outer(a, a) ** 2), a)    # (Σ aᵢ²)²
+    test_approx(h, 8 * np.outer(a, a) + 4 * np.sum(a ** 2) * np.eye(3))
+    _both(np.multiply.outer, _array((3,), np.complex128), _array((2,), np.complex128))
+    _both(np.subtract.outer, 1.5, _array((2,)))         # a Python number
 
 
 def test_round_decimals_is_an_index():

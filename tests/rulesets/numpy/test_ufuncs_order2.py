@@ -10,6 +10,9 @@ import pytest
 
 from .._order2 import Case, array, params, spread
 
+# NumPy 2.5 deprecates np.fix, which these tests call themselves (as a primal to check)
+pytestmark = pytest.mark.filterwarnings(r"ignore:.*numpy\.fix.*:DeprecationWarning")
+
 RNG = np.random.default_rng(1204)
 X = spread((2, 3))
 XC = array(RNG, (2, 3), np.complex128)
@@ -38,6 +41,10 @@ CASES = [
     Case("operator.sub", operator.sub, X, Y),
     Case("operator.mod", operator.mod, R, Y),
     Case("operator.pos", operator.pos, X),
+    # ----- ufunc.outer: f on x with y's axes appended (issue 12; every binary ufunc: test_ufuncs.py) -----
+    Case("multiply.outer-2d", np.multiply.outer, X, Y[0]),
+    Case("multiply.outer-complex", np.multiply.outer, XC[0], XC[1]),
+    Case("add.outer-scalar", np.add.outer, 0.7, Y),
 ]
 
 

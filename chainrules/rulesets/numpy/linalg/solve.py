@@ -16,6 +16,7 @@ from chainrules._core import (
     Tangent,
     Thunk,
     Tracked,
+    _ad_strip_all,
     register_frule,
     register_rrule,
     unthunk,
@@ -91,9 +92,12 @@ def _cofactor(a: Any, d: Any) -> Any:
     """∂det(a)/∂a = adj(a)ᵀ, by the inverse where a is invertible and by the
     SVD otherwise (exact at singular matrices too)."""
     if isinstance(d, Tracked) or isinstance(a, Tracked):
-        # the rule differentiated by chainrules.ad: through the inverse (the
-        # adjugate by the SVD is not differentiated; at a singular matrix, LinAlgError)
-        return (d if np.ndim(d) == 0 else d[..., None, None]) * _T(np.linalg.inv(a))
+        # the rule differentiated by chainrules.ad: through the inverse where a
+        # is well conditioned, else by the adjugate's polynomial (exact at a
+        # singular matrix, and so are its derivatives)
+        if _well_conditioned(_ad_strip_all(a)):
+            return (d if np.ndim(d) == 0 else d[..., None, None]) * _T(np.linalg.inv(a))
+        return _T(_adjugate_polynomial(a))
     d = np.asarray(d)
     if np.all(d != 0) and np.all(np.isfinite(d)):
         try:
@@ -105,6 +109,32 @@ def _cofactor(a: Any, d: Any) -> Any:
     phase = np.linalg.det(u) * np.linalg.det(vh)
     adj = phase[..., None, None] * (_H(vh) * _exclusive_prod(s)[..., None, :]) @ _H(u)
     return _T(adj)
+
+
+def _well_conditioned(a: Any) -> Any:
+    """Every matrix of the stack a is invertible with a condition number
+    below 1e8 (its inverse is accurate)."""
+    with np.errstate(all="ignore"):
+        c = np.linalg.cond(a)
+    return bool(np.all(np.isfinite(c)) and np.all(c < 1e8))
+
+
+def _adjugate_polynomial(a: Any) -> Any:
+    """adj(a) for a stack of n×n matrices, by the Faddeev–LeVerrier
+    recursion: M₁ = I, M_k = a·M_{k-1} + c_{n-k+1}·I with
+    c_{n-k+1} = -tr(a·M_{k-1})/(k-1), and adj(a) = (-1)^{n+1}·M_n.  Only
+    products, sums and traces: a polynomial in a, defined and exact at
+    singular matrices, and differentiated by chainrules.ad to any order (the
+    inverse, which the adjugate is det(a)·inv(a) of elsewhere, fails there).
+    Accurate for the small matrices whose determinant one differentiates
+    twice; the nested rule uses it only where a is (nearly) singular."""
+    n = a.shape[-1]
+    eye = np.eye(n, dtype=np.result_type(_ad_strip_all(a).dtype, np.float64))
+    m = eye
+    for k in range(2, n + 1):
+        c = -np.sum(a * _T(m), axis=(-2, -1)) / (k - 1)
+        m = a @ m + np.reshape(c, np.shape(c) + (1, 1)) * eye
+    return m if n % 2 else -m
 
 
 @register_frule(np.linalg.det, object)
