@@ -200,6 +200,11 @@ def _is_complex_value(v):
         return False
     if isinstance(v, Tracked):
         v = _ad_strip_all(v)
+        t = type(v)
+        if t is np.ndarray:
+            return v.dtype.kind == "c"
+        if t is float or t is np.float64:
+            return False
     return np.iscomplexobj(v)
 
 
