@@ -572,15 +572,22 @@ cdef class _FlatRecord:
         return f"<record of {getattr(self.f, '__name__', self.f)!s}>"
 
 
-cdef inline bint _real_dual(object p):
-    """p is a Dual of an enclosing forward differentiation with a real primal
-    (a Python float, a NumPy float64 or float32, or a float ndarray): a real value whose cotangents stay
-    real, so the generic record's real projection has nothing to do."""
-    if type(p) is not Dual:
+cdef inline bint _real_tracked(object p):
+    """p is a Dual or a Var of an enclosing differentiation with a real primal
+    (a Python float, a NumPy float64 or float32, or a float ndarray): a real
+    value whose cotangents stay real, so the generic record's real projection
+    has nothing to do."""
+    cdef object q
+    if type(p) is Dual:
+        if (<Dual>p).fast:
+            return True
+        q = (<Dual>p).p
+    elif type(p) is Var:
+        if (<Var>p).fast:
+            return True
+        q = (<Var>p).p
+    else:
         return False
-    if (<Dual>p).fast:
-        return True
-    q = (<Dual>p).p
     if type(q) is _np_float64_type or type(q) is float or type(q) is _np_float32_type:
         return True
     return type(q) is _ndarray and _descr_kind(cr_descr(<PyObject*>q)) == DK_REAL
@@ -589,13 +596,14 @@ cdef inline bint _real_dual(object p):
 cdef object _ad_reverse_flat(int kind, object f, tuple args):
     """The flat fast path (see above); _AD_NOT_FLAT when it does not apply.
 
-    Nested (forward over reverse, `ad.hvp`/`ad.hessian`): Vars whose primals
-    are Duals of an enclosing forward differentiation holding real values
-    (`_real_dual`) take this path too when the output is such a Dual; the rule
-    runs on the Duals (the enclosing engine differentiates it) and the record
-    is a _FlatRecord.  Anything else there (complex values, a Var of an
-    enclosing tape, an error of the rule) goes to the generic engine, which
-    projects real cotangents and words the errors of nested rules."""
+    Nested (forward or reverse over reverse: `ad.hvp`, `ad.hessian`, a
+    gradient of a gradient): Vars whose primals are Duals or Vars of an
+    enclosing differentiation holding real values (`_real_tracked`) take this
+    path too when the output is such a value; the rule runs on them (the
+    enclosing engine differentiates it) and the record is a _FlatRecord.
+    Anything else there (complex values, a rule failing on tracked values)
+    goes to the generic engine, which projects real cotangents and words the
+    errors of nested rules."""
     cdef Py_ssize_t n = PyTuple_GET_SIZE(args), i
     cdef PyObject* argv[5]
     cdef Tape tape = None
@@ -630,7 +638,7 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
             else:
                 p = v.p
                 if isinstance(p, Tracked):
-                    if not _real_dual(p):
+                    if not _real_tracked(p):
                         return _AD_NOT_FLAT
                     nested = True
             argi[nin] = <int>i
@@ -658,7 +666,7 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
     Ω = (<tuple>res)[0]
     t = type(Ω)
     if nested:
-        if not (_real_dual(Ω) and (<Tracked>Ω).tag < tape.tag):
+        if not (_real_tracked(Ω) and (<Tracked>Ω).tag < tape.tag):
             return _AD_NOT_FLAT
     elif not ((t is _ndarray and _inexact_descr(cr_descr(<PyObject*>Ω))) or t is float or t is _np_float64_type):
         return _ad_attach_flat(tape, f, (<tuple>res)[1], Ω, [(argi[k], (), slots[k]) for k in range(nin)], n)

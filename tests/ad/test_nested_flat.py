@@ -91,6 +91,29 @@ def test_real_inputs_with_a_complex_intermediate_fall_back(generic_calls):
     np.testing.assert_allclose(got, 2 * v, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reverse_over_reverse_takes_the_flat_path(dtype, generic_calls):
+    x = np.linspace(-0.8, 1.3, 7).astype(dtype)
+    v = np.cos(np.arange(7.0)).astype(dtype)
+    got = ad.gradient(lambda z: np.sum(ad.gradient(f_mixed, z) * v), x)
+    assert generic_calls == []
+    assert got.dtype == dtype
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(got, ad.hvp(f_mixed, x.astype(np.float64), v.astype(np.float64)),
+                               rtol=tol, atol=tol)
+
+
+def test_reverse_over_reverse_of_complex_values_falls_back(generic_calls):
+    z = np.array([0.3 + 0.4j, -1.0 + 0.2j])
+    w = np.array([1.0 - 0.5j, 0.2 + 0.1j])
+
+    def f(z):
+        return np.sum(np.real(np.sin(z) * np.conj(z)))
+    got = ad.gradient(lambda u: np.sum(np.real(np.conj(ad.gradient(f, u)) * w)), z)
+    assert generic_calls
+    np.testing.assert_allclose(got, ad.hvp(f, z, w), rtol=1e-10, atol=1e-12)
+
+
 def test_reverse_over_reverse_and_forward_over_forward_unchanged():
     x = np.linspace(0.1, 1.0, 10)
     v = np.linspace(1.0, -0.5, 10)
