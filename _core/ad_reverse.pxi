@@ -509,6 +509,7 @@ cdef object _ad_record_class = None
 cdef object _ad_attach_flat = None
 cdef object _AD_NOT_FLAT = object()
 cdef object _np_float64_type = _np.float64
+cdef object _np_float32_type = _np.float32
 
 
 def _ad_set_reverse_flat(config, flat_types, structural, record_class, attach_flat):
@@ -534,6 +535,7 @@ cdef class _FlatRecord:
     cdef Py_ssize_t out
     cdef int nargs
     cdef int nin
+    cdef bint nested       # on Duals of an enclosing forward differentiation (see below)
     cdef int argi[3]
     cdef Py_ssize_t slots[3]
 
@@ -559,7 +561,7 @@ cdef class _FlatRecord:
         """Run the generic engine's record of the same operation (it raises
         the error the generic path would)."""
         inputs = [(self.argi[k], (), self.slots[k]) for k in range(self.nin)]
-        _ad_record_class(self.pullback, inputs, self.out, self.nargs, self.f).backprop(adj)
+        _ad_record_class(self.pullback, inputs, self.out, self.nargs, self.f, self.nested).backprop(adj)
         return 0
 
     def backprop(self, adj):
@@ -570,14 +572,45 @@ cdef class _FlatRecord:
         return f"<record of {getattr(self.f, '__name__', self.f)!s}>"
 
 
+cdef inline bint _real_tracked(object p):
+    """p is a Dual or a Var of an enclosing differentiation with a real primal
+    (a Python float, a NumPy float64 or float32, or a float ndarray): a real
+    value whose cotangents stay real, so the generic record's real projection
+    has nothing to do."""
+    cdef object q
+    if type(p) is Dual:
+        if (<Dual>p).fast:
+            return True
+        q = (<Dual>p).p
+    elif type(p) is Var:
+        if (<Var>p).fast:
+            return True
+        q = (<Var>p).p
+    else:
+        return False
+    if type(q) is _np_float64_type or type(q) is float or type(q) is _np_float32_type:
+        return True
+    return type(q) is _ndarray and _descr_kind(cr_descr(<PyObject*>q)) == DK_REAL
+
+
 cdef object _ad_reverse_flat(int kind, object f, tuple args):
-    """The flat fast path (see above); _AD_NOT_FLAT when it does not apply."""
+    """The flat fast path (see above); _AD_NOT_FLAT when it does not apply.
+
+    Nested (forward or reverse over reverse: `ad.hvp`, `ad.hessian`, a
+    gradient of a gradient): Vars whose primals are Duals or Vars of an
+    enclosing differentiation holding real values (`_real_tracked`) take this
+    path too when the output is such a value; the rule runs on them (the
+    enclosing engine differentiates it) and the record is a _FlatRecord.
+    Anything else there (complex values, a rule failing on tracked values)
+    goes to the generic engine, which projects real cotangents and words the
+    errors of nested rules."""
     cdef Py_ssize_t n = PyTuple_GET_SIZE(args), i
     cdef PyObject* argv[5]
     cdef Tape tape = None
     cdef Var v
     cdef _FlatRecord rec
     cdef int nin = 0
+    cdef bint nested = False
     cdef int argi[3]
     cdef Py_ssize_t slots[3]
     if n == 0 or n > 3 or _ad_rev_config is None:
@@ -605,7 +638,9 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
             else:
                 p = v.p
                 if isinstance(p, Tracked):
-                    return _AD_NOT_FLAT
+                    if not _real_tracked(p):
+                        return _AD_NOT_FLAT
+                    nested = True
             argi[nin] = <int>i
             slots[nin] = v.slot
             nin += 1
@@ -619,18 +654,28 @@ cdef object _ad_reverse_flat(int kind, object f, tuple args):
         return _AD_NOT_FLAT
     argv[0] = <PyObject*>_ad_rev_config
     argv[1] = <PyObject*>f
-    res = cr_fast_impls[1](argv, n + 2, NULL)     # _rrule_impl, or its debug-mode check
+    if nested:
+        try:
+            res = cr_fast_impls[1](argv, n + 2, NULL)
+        except (TypeError, AttributeError):
+            return _AD_NOT_FLAT             # the generic engine says what went wrong
+    else:
+        res = cr_fast_impls[1](argv, n + 2, NULL)     # _rrule_impl, or its debug-mode check
     if type(res) is not tuple or PyTuple_GET_SIZE(res) != 2:
         return _AD_NOT_FLAT                 # no rule here (the generic engine looks further)
     Ω = (<tuple>res)[0]
     t = type(Ω)
-    if not ((t is _ndarray and _inexact_descr(cr_descr(<PyObject*>Ω))) or t is float or t is _np_float64_type):
+    if nested:
+        if not (_real_tracked(Ω) and (<Tracked>Ω).tag < tape.tag):
+            return _AD_NOT_FLAT
+    elif not ((t is _ndarray and _inexact_descr(cr_descr(<PyObject*>Ω))) or t is float or t is _np_float64_type):
         return _ad_attach_flat(tape, f, (<tuple>res)[1], Ω, [(argi[k], (), slots[k]) for k in range(nin)], n)
     rec = _FlatRecord.__new__(_FlatRecord)
     rec.pullback = (<tuple>res)[1]
     rec.f = f
     rec.nargs = <int>n
     rec.nin = nin
+    rec.nested = nested
     for i in range(nin):
         rec.argi[i] = argi[i]
         rec.slots[i] = slots[i]

@@ -19,9 +19,6 @@ from chainrules import _core
 # Examples known to fail, in files another change is editing (issue 12): each
 # is a strict xfail, so the suite says so the day it is fixed.
 KNOWN_FAILURES = {
-    # hessian returns np.float64, which NumPy 2 prints as np.float64(...)
-    "chainrules.ad": "prints np.float64(0.25237008600841926)",
-    "chainrules.ad.mixed.hessian": "prints np.float64(-0.479425538604203)",
     # random draws: the values shown depend on the state of the kit's generator
     "chainrules.testing.rand_tangent.rand_tangent": "shows random values",
 }

@@ -60,8 +60,14 @@ def hessian(f: Callable[[Any], Any], x: Any) -> Any:
         >>> from chainrules.ad import math
         >>> hessian(lambda x: math.sin(x), 0.5)   # -sin(0.5)
         -0.479425538604203"""
+    python_number = type(x) in (float, complex, int)
     x, shape, dtype = jacobian_input(x)
     cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype, x)]
+    if python_number:
+        # a Python number: its second derivative as derivative gives it (a
+        # Python number for Python float code), not a 0-d stack
+        h = cols[0]
+        return h.item() if type(h) is np.ndarray else h
     h = stack_jacobian(cols, shape, shape, like=x)
     if isinstance(h, (np.ndarray, np.number)) and dtype != np.float64:
         h = h.astype(dtype, copy=False)     # x's precision (float32 in, float32 out)

@@ -274,7 +274,8 @@ def register_scalars_on_tracked(*tracked_types: type) -> None:
         for n in c_row.arities:
             row = scalar_row(f, n)
             if row is not None:
-                rules[n] = rules_for(f, row, name=f"{getattr(f, '__module__', '') or ''}.{f.__name__}".lstrip("._"))
+                rules[n] = rules_for(f, row, name=f"{getattr(f, '__module__', '') or ''}.{f.__name__}".lstrip("._"),
+                                     python_scalars=True)
             elif n == 2 and f in (math.log, cmath.log):
                 rules[n] = _log_base_rules(f)
         if not rules:

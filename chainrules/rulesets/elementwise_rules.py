@@ -49,6 +49,7 @@ from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroa
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
+from chainrules.rulesets.elementwise_scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
 
@@ -102,6 +103,8 @@ def _arr(xp: Any, v: Any, Ω: Any) -> Any:
     dtype (of its own kind when Ω is an integer array), a NumPy array given to
     another library's function as that library's array; arrays of xp as they
     are."""
+    if xp is PYTHON_SCALARS:
+        return v
     if isinstance(v, _NUMBERS):
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
@@ -114,6 +117,8 @@ def _arr(xp: Any, v: Any, Ω: Any) -> Any:
 def _tangent(xp: Any, Δ: Any, x: Any) -> Any:
     """An input tangent for the partials' arithmetic (Python numbers as 0-d
     arrays of x's dtype)."""
+    if xp is PYTHON_SCALARS:
+        return Δ
     if isinstance(Δ, _NUMBERS):
         return xp.asarray(Δ, dtype=x.dtype if not isinstance(Δ, complex) or _complex(xp, x) else None)
     if not _is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
@@ -164,6 +169,8 @@ class _Project:
 
 
 def _projector(xp: Any, x: Any, xa: Any) -> Any:
+    if xp is PYTHON_SCALARS:
+        return ScalarProject(x)
     if _is_numpy(xp):
         return _NumpyProject(x)
     return _Project(xp, x, xa)
@@ -203,6 +210,11 @@ def _is_complex_value(v: Any) -> Any:
         return False
     if isinstance(v, Tracked):
         v = _ad_strip_all(v)
+        t = type(v)
+        if t is np.ndarray:
+            return v.dtype.kind == "c"
+        if t is float or t is np.float64:
+            return False
     return np.iscomplexobj(v)
 
 
@@ -221,13 +233,15 @@ def _times(xp: Any, d: Any, v: Any) -> Any:
 
 
 def _conj(xp: Any, d: Any) -> Any:
-    if d is ONE or d is NEG_ONE or isinstance(d, float) or not _complex(xp, d):
+    if d is ONE or d is NEG_ONE or xp is PYTHON_SCALARS or isinstance(d, float) or not _complex(xp, d):
         return d
     return xp.conj(d)
 
 
 def _fit(xp: Any, Ω: Any, ΔΩ: Any) -> Any:
     """ΔΩ with Ω's shape and dtype (the real part for a real Ω)."""
+    if xp is PYTHON_SCALARS:
+        return ΔΩ                       # real numbers, tracked or not: nothing to fit
     if tuple(ΔΩ.shape) != tuple(Ω.shape):
         ΔΩ = xp.broadcast_to(ΔΩ, tuple(Ω.shape))
     if ΔΩ.dtype != Ω.dtype and _inexact(xp, Ω):
@@ -270,7 +284,7 @@ def _check_kwargs(name: str, kwargs: Any) -> None:
 
 # ----- unary rules -------------------------------------------------------------------
 
-def _unary_rules(f: Any, row: Any, name: str) -> Any:
+def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
 
@@ -278,6 +292,8 @@ def _unary_rules(f: Any, row: Any, name: str) -> Any:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
+        if python_scalars and xp is np and real_python_scalars(x):
+            xp = PYTHON_SCALARS
         Ω = f(x, **kwargs)
         Δx = unthunk(tangents[1])
         if isinstance(Δx, AbstractZero) or row.zero:
@@ -305,6 +321,8 @@ def _unary_rules(f: Any, row: Any, name: str) -> Any:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
+        if python_scalars and xp is np and real_python_scalars(x):
+            xp = PYTHON_SCALARS
         Ω = f(x, **kwargs)
         if not _of_namespace(xp, Ω):
             xp = namespace(Ω)
@@ -342,7 +360,7 @@ def _partial(xp: Any, d: Any, x: Any, y: Any, Ω: Any) -> Any:
     return d(xp, x, y, Ω) if callable(d) else d
 
 
-def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
+def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: bool) -> Any:
     """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
     row's function of (y, x) (x.__radd__(y) is y + x)."""
     dx, dy = row.partials
@@ -359,6 +377,8 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)            # arrays of two libraries: NamespaceError, before any work
+        if python_scalars and xp is np and real_python_scalars(x, y):
+            xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
         if not _of_namespace(xp, Ω):
             xp = namespace(Ω)
@@ -385,6 +405,8 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any) -> Any:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)
+        if python_scalars and xp is np and real_python_scalars(x, y):
+            xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
         if not _of_namespace(xp, Ω):
             xp = namespace(Ω)
@@ -428,16 +450,19 @@ def _has_tangent(xp: Any, v: Any, va: Any) -> Any:
 
 # ----- building and registering ------------------------------------------------------
 
-def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False) -> Any:
+def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False, python_scalars: bool = False) -> Any:
     """(frule, rrule) of the function f, whose derivatives are the table row
-    `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x)."""
+    `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x).
+    `python_scalars` (Python's scalar functions): on real Python numbers,
+    tracked or not, the partials are computed with Python numbers
+    (`elementwise_scalar.PYTHON_SCALARS`), not NumPy's float64s."""
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)
     f = through_engines(f)                  # the body differentiable by chainrules.ad
     if row.arity == 1:
-        return _unary_rules(f, row, name)
-    return _binary_rules(f, row, name, reflected)
+        return _unary_rules(f, row, name, python_scalars)
+    return _binary_rules(f, row, name, reflected, python_scalars)
 
 
 def register_row(f: Any, row: Any, *types: Any, name: str | None = None, reflected: Any = False) -> Any:

@@ -129,7 +129,10 @@ OMEGA = "Ω"     # a table row's derivative that is the output itself (exp -> Ω
 def _fit(Ω: Any, ΔΩ: Any) -> Any:
     """A binary frule's ΔΩ with the output's shape and kind (a tangent of one
     broadcast operand alone may be smaller than Ω)."""
-    if not isinstance(ΔΩ, AbstractZero) and np.shape(ΔΩ) != np.shape(Ω):
+    if type(ΔΩ) is np.ndarray and type(Ω) is np.ndarray:
+        if ΔΩ.shape != Ω.shape:                 # (np.shape is a dispatching Python call)
+            ΔΩ = np.broadcast_to(ΔΩ, Ω.shape)
+    elif not isinstance(ΔΩ, AbstractZero) and np.shape(ΔΩ) != np.shape(Ω):
         ΔΩ = np.broadcast_to(ΔΩ, np.shape(Ω))
     return _like(Ω, ΔΩ)
 
