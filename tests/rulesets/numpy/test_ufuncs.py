@@ -513,3 +513,29 @@ def test_operators_on_arrays_order_two(op):
 @pytest.mark.parametrize("op", [operator.neg, operator.abs], ids=lambda f: f.__name__)
 def test_unary_operators_on_arrays_order_two(op):
     _both(op, _array((2, 3), lo=-1, hi=1), order=2)
+
+
+# ----- on a branch cut: the side the primal takes ------------------------------------------
+
+def _on_the_cut(re, im):
+    """A complex array with exactly these parts (signed zeros kept)."""
+    z = np.empty(len(re), complex)
+    z.real, z.imag = re, im
+    return z
+
+
+@pytest.mark.parametrize("f, z, d", [
+    (np.arcsin, _on_the_cut([2, 2, -2, -2, 1.5], [0.0, -0.0, 0.0, -0.0, 0.0]), 1.0),
+    (np.arccos, _on_the_cut([2, 2, -2, -2, 1.5], [0.0, -0.0, 0.0, -0.0, 0.0]), 1.0),
+    (np.arccosh, _on_the_cut([0.5, 0.5, -2, -2], [0.0, -0.0, 0.0, -0.0]), 1.0),
+    (np.arcsinh, _on_the_cut([0.0, -0.0, 0.0, -0.0], [2, 2, -2, -2]), 1j),
+], ids=lambda v: v.__name__ if callable(v) else "")
+def test_the_derivative_on_a_branch_cut_is_the_primals_side(f, z, d):
+    # f' by central differences along the cut, on z's side (the sign of its zero part)
+    h = 1e-6
+    at = lambda t: f(_on_the_cut(z.real + t, z.imag) if d == 1.0 else _on_the_cut(z.real, z.imag + t))  # noqa: E731
+    want = (at(h) - at(-h)) / (2 * h * d)
+    Ω, dΩ = cr.frule((NoTangent(), np.ones_like(z)), f, z)
+    np.testing.assert_array_equal(Ω, f(z))
+    np.testing.assert_allclose(dΩ, want, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(unthunk(cr.rrule(f, z)[1](np.ones_like(z))[1]), want.conj(), rtol=1e-8, atol=1e-8)
