@@ -215,6 +215,23 @@ def test_binary_complex(f):
     _both(f, x, _array((4,), lo=1.2, hi=1.8))       # complex with real: the real one gets a real cotangent
 
 
+@pytest.mark.parametrize("f", [np.maximum, np.minimum, np.fmax, np.fmin])
+def test_max_and_min_of_complex_python_numbers(f):
+    # NumPy orders complex numbers (real part first); the rule compared them
+    # with Python's >, which raises for complex numbers (found by
+    # tests/core/test_properties_scalar.py)
+    for x, y in ((1 + 1j, 2 + 1j), (2 + 1j, 1 + 5j), (1 + 2j, 1 + 1j)):
+        picked_x = f(x, y) == x
+        Ω, pb = cr.rrule(f, x, y)
+        assert Ω == f(x, y)
+        x̄, ȳ = (unthunk(t) for t in pb(0.5 - 1j)[1:])
+        assert (x̄, ȳ) == ((0.5 - 1j, 0) if picked_x else (0, 0.5 - 1j))
+        Ω, ΔΩ = cr.frule((NoTangent(), 1j, 2.0 + 0j), f, x, y)
+        assert ΔΩ == (1j if picked_x else 2.0)
+        if x.real != y.real:          # off the kink (equal real parts: the imaginary ones decide)
+            _both(f, np.array([x]), np.array([y]))
+
+
 def test_binary_with_python_and_numpy_scalars():
     x = _array((2, 3))
     _both(np.multiply, x, 2.5)
