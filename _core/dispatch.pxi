@@ -956,7 +956,12 @@ cdef bint _takes_omega(object p):
 
 cdef _check_not_swapped(object f, object partials):
     """scalar_rule(partials, f) by mistake: the first argument is a partials
-    function (it takes Ω, or is a lambda while the second is a named function)."""
+    function (it takes Ω, or is a lambda while the second is a named function),
+    or not a function at all (a tuple of partials, as Julia's @scalar_rule)."""
+    if not callable(f):
+        raise TypeError(f"scalar_rule(f, partials): f must be the function the rule is for, got "
+                        f"{type(f).__name__} {f!r:.80} (are the arguments swapped? partials is one "
+                        f"function returning a tuple of partials)")
     swapped = _takes_omega(f) or (
         isinstance(f, _types.FunctionType) and f.__name__ == "<lambda>"
         and isinstance(partials, _types.FunctionType) and partials.__name__ != "<lambda>")

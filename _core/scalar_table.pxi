@@ -34,6 +34,7 @@ from chainrules.kernels cimport *
 from libc.math cimport signbit
 from cpython.sequence cimport PySequence_Fast_ITEMS
 from cpython.long cimport PyLong_FromDouble
+from cpython.complex cimport PyComplex_ImagAsDouble, PyComplex_RealAsDouble
 
 
 cdef extern from *:
@@ -138,7 +139,9 @@ cdef double _to_double(object x) except? -1.0:
 
 cdef double complex _to_complex(object x) except *:
     if type(x) is complex:
-        return x
+        # part by part: Cython's own conversion (re + im·i) turns a real part
+        # of -0.0 into +0.0, the other side of a branch cut (cmath.asinh(-0.0+2j))
+        return cr_cmplx(PyComplex_RealAsDouble(x), PyComplex_ImagAsDouble(x))
     if isinstance(x, (complex, _np.complexfloating)):
         z = complex(x)
         return cr_cmplx(z.real, z.imag)

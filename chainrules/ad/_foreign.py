@@ -184,6 +184,8 @@ def _numpy_only(args: Any, depth: int) -> bool:
             continue
         if (t is tuple or t is list) and depth < 8 and _numpy_only(a, depth + 1):
             continue
+        if isinstance(a, Tracked) and type(_ad_strip_all(a)) in _ONE_LIBRARY:
+            continue                # an enclosing differentiation's value of NumPy (a hessian)
         return False
     return True
 

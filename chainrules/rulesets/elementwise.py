@@ -221,15 +221,20 @@ def _not_nan_mask(xp: Any, x: Any, y: Any) -> Any:
 _row("sin",       lambda xp, x, Ω: xp.cos(x), holomorphic=True)
 _row("cos",       lambda xp, x, Ω: -xp.sin(x), holomorphic=True)
 _row("tan",       lambda xp, x, Ω: 1 + Ω * Ω, holomorphic=True)
-_row("asin",      lambda xp, x, Ω: 1 / xp.sqrt(1 - x * x), holomorphic=True, numpy=("arcsin", "asin"))
-_row("acos",      lambda xp, x, Ω: -1 / xp.sqrt(1 - x * x), holomorphic=True, numpy=("arccos", "acos"))
+# 1 - x, 1 + x written -(x - 1), x - (-1): a complex x keeps the sign of its zero
+# imaginary part, which picks the side of a branch cut as the primal does;
+# 1/sqrt(1-x²) takes the other side of the cut at real |x| > 1
+_row("asin",      lambda xp, x, Ω: 1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1))), holomorphic=True,
+     numpy=("arcsin", "asin"))
+_row("acos",      lambda xp, x, Ω: -1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1))), holomorphic=True,
+     numpy=("arccos", "acos"))
 _row("atan",      lambda xp, x, Ω: 1 / (1 + x * x), holomorphic=True, numpy=("arctan", "atan"))
 _row("sinh",      lambda xp, x, Ω: xp.cosh(x), holomorphic=True)
 _row("cosh",      lambda xp, x, Ω: xp.sinh(x), holomorphic=True)
 _row("tanh",      lambda xp, x, Ω: 1 - Ω * Ω, holomorphic=True)
-_row("asinh",     lambda xp, x, Ω: 1 / xp.sqrt(x * x + 1), holomorphic=True, numpy=("arcsinh", "asinh"))
+_row("asinh",     lambda xp, x, Ω: 1 / xp.sqrt(x * x - (-1)), holomorphic=True, numpy=("arcsinh", "asinh"))
 # 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut
-_row("acosh",     lambda xp, x, Ω: 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1)), holomorphic=True,
+_row("acosh",     lambda xp, x, Ω: 1 / (xp.sqrt(x - 1) * xp.sqrt(x - (-1))), holomorphic=True,
      numpy=("arccosh", "acosh"))
 _row("atanh",     lambda xp, x, Ω: 1 / (1 - x * x), holomorphic=True, numpy=("arctanh", "atanh"))
 _row("exp",       lambda xp, x, Ω: Ω, holomorphic=True)

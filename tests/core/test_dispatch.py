@@ -557,6 +557,8 @@ def test_scalar_rule_with_swapped_arguments_is_an_error():
         def g_partials(x):
             return 3 * x ** 2
         cr.scalar_rule(lambda x: 3 * x ** 2, g_partials)
+    with pytest.raises(TypeError, match=r"scalar_rule\(f, partials\): f must be the function .* swapped"):
+        cr.scalar_rule((lambda x: 3 * x ** 2,), g)     # a tuple of partials first, as in Julia
     assert rrule(g, 2.0) is None                # nothing was registered
 
 

@@ -56,7 +56,7 @@ def test_odd_arguments_to_every_rule_never_crash_the_interpreter():
 
 
 def _run(script):
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-P", "-c", textwrap.dedent(script)], capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout

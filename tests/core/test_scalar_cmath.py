@@ -106,3 +106,36 @@ def test_non_numbers_have_no_rule():
     assert rrule(cmath.exp, "1") is None
     assert rrule(cmath.exp, True) is None
     assert frule((NT, NT), cmath.sqrt, [1.0]) is None
+
+
+# ----- on a branch cut: the side the primal takes (found by test_properties_scalar.py) -------
+
+# (function, point on its cut, direction of the cut): the sign of the zero part
+# picks the side; a real argument is on the upper side (Im z = +0.0).
+CUTS = [(f, z, 1.0) for f in (cmath.asin, cmath.acos)
+        for z in (2.0, 1.5, -2.0, complex(2, 0.0), complex(2, -0.0), complex(-2, 0.0), complex(-2, -0.0))] + \
+       [(cmath.acosh, z, 1.0) for z in (0.5, -2.0, complex(0.5, -0.0), complex(-2, -0.0))] + \
+       [(cmath.asinh, complex(x, y), 1j) for x in (0.0, -0.0) for y in (2.0, -2.0)] + \
+       [(f, complex(-2, s), 1.0) for f in (cmath.sqrt, cmath.log) for s in (0.0, -0.0)]
+
+
+def along_the_cut(f, z, d, h=1e-6):
+    """f'(z) by central differences along the cut, staying on z's side."""
+    z = complex(z)
+    at = lambda t: f(complex(z.real + t, z.imag) if d == 1.0 else complex(z.real, z.imag + t))   # noqa: E731
+    return (at(h) - at(-h)) / (2 * h * d)
+
+
+@pytest.mark.parametrize("f, z, d", CUTS, ids=[f"{f.__name__}({z!r})" for f, z, d in CUTS])
+def test_the_derivative_on_a_branch_cut_is_the_primals_side(f, z, d):
+    want = along_the_cut(f, z, d)
+    for x in (z, np.complex128(z)) if isinstance(z, complex) else (z,):
+        Ω, dΩ = frule((NT, 1.0), f, x)
+        assert Ω == f(z)
+        assert abs(dΩ - want) < 1e-8, (x, dΩ, want)
+        if isinstance(z, complex):      # pullback conj(f'(z))·ΔΩ
+            assert abs(rrule(f, x)[1](1.0)[1] - want.conjugate()) < 1e-8
+    nf = getattr(np, {"asin": "arcsin", "acos": "arccos", "acosh": "arccosh", "asinh": "arcsinh"}.get(
+        f.__name__, f.__name__))
+    Ω, dΩ = frule((NT, 1.0), nf, np.complex128(z))         # the NumPy row of the C table
+    assert abs(dΩ - want) < 1e-8, (dΩ, want)

@@ -214,6 +214,10 @@ EDGES = [
     ("minimum", np.minimum, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]))),
     ("hypot", np.hypot, (np.array([0.0, 3.0]), np.array([0.0, -4.0]))),
     ("log", np.log, (np.array([-1.0, 0.0]),)),
+    # on the branch cuts, each side (the sign of the zero part)
+    *[(name, f, (np.array([2 + 0j, 1.5 + 0j, -2 + 0j, complex(2, -0.0), complex(-2, -0.0)]),))
+      for name, f in (("asin", np.arcsin), ("acos", np.arccos), ("acosh", np.arccosh))],
+    ("asinh", np.arcsinh, (np.array([2j, -2j, complex(-0.0, 2), complex(-0.0, -2)]),)),
 ]
 
 

@@ -209,11 +209,21 @@ cdef inline double complex c_cos(double complex z, double complex o) noexcept no
 cdef inline double complex c_tan(double complex z, double complex o) noexcept nogil:
     return 1.0 + o * o
 
+# 1 - z and 1 + z with z's signed zero kept (Cython adds 1.0 as 1 + 0j, and
+# -0.0 + 0.0 is +0.0): on a branch cut the sign of Im z picks the side, as in
+# the primal (cmath.asin(2.0) is on the cut, its upper side).
+cdef inline double complex _one_minus(double complex z) noexcept nogil:
+    return cr_cmplx(1.0 - creal(z), -cimag(z))
+
+cdef inline double complex _one_plus(double complex z) noexcept nogil:
+    return cr_cmplx(1.0 + creal(z), cimag(z))
+
 cdef inline double complex c_asin(double complex z, double complex o) noexcept nogil:
-    return 1.0 / csqrt(1.0 - z * z)
+    # not 1/sqrt(1 - z²): that takes the other side of the cut at real |z| > 1
+    return 1.0 / (csqrt(_one_minus(z)) * csqrt(_one_plus(z)))
 
 cdef inline double complex c_acos(double complex z, double complex o) noexcept nogil:
-    return -1.0 / csqrt(1.0 - z * z)
+    return -1.0 / (csqrt(_one_minus(z)) * csqrt(_one_plus(z)))
 
 cdef inline double complex c_atan(double complex z, double complex o) noexcept nogil:
     return 1.0 / (1.0 + z * z)
@@ -228,11 +238,13 @@ cdef inline double complex c_tanh(double complex z, double complex o) noexcept n
     return 1.0 - o * o
 
 cdef inline double complex c_asinh(double complex z, double complex o) noexcept nogil:
-    return 1.0 / csqrt(z * z + 1.0)
+    # asin'(iz) (C99: casinh(z) = -i casin(iz)), iz = (-Im z, Re z) exactly:
+    # z * z + 1 loses the sign of a zero real part on the cut |Im z| > 1
+    return 1.0 / (csqrt(cr_cmplx(1.0 + cimag(z), -creal(z))) * csqrt(cr_cmplx(1.0 - cimag(z), creal(z))))
 
 cdef inline double complex c_acosh(double complex z, double complex o) noexcept nogil:
     # not sqrt(z² - 1): that has the wrong sign for Re z < 0
-    return 1.0 / (csqrt(z - 1.0) * csqrt(z + 1.0))
+    return 1.0 / (csqrt(cr_cmplx(creal(z) - 1.0, cimag(z))) * csqrt(_one_plus(z)))
 
 cdef inline double complex c_atanh(double complex z, double complex o) noexcept nogil:
     return 1.0 / (1.0 - z * z)

@@ -208,10 +208,21 @@ def _of_x(u: Any) -> Any:
     return deriv
 
 
+# For complex x, 1 - x and 1 + x are written -(x - 1) and x - (-1): they keep
+# the sign of a zero imaginary part (1 + (-0j) is +0j), which picks the side
+# of a branch cut, as in the primal (np.arcsin(2+0j) is on the cut's upper side).
+
+def _arcsin_deriv(x: Any, Ω: Any) -> Any:
+    # 1/sqrt(1-x²) takes the other side of the cut at real |x| > 1.
+    if _is_complex(x):
+        return 1 / (np.sqrt(-(x - 1)) * np.sqrt(x - (-1)))
+    return 1 / np.sqrt(1 - x * x)
+
+
 def _arccosh_deriv(x: Any, Ω: Any) -> Any:
     # 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut.
     if _is_complex(x):
-        return 1 / (np.sqrt(x - 1) * np.sqrt(x + 1))
+        return 1 / (np.sqrt(x - 1) * np.sqrt(x - (-1)))
     return 1 / np.sqrt(x * x - 1)
 
 
@@ -231,13 +242,13 @@ _UNARY = [
     (np.sin,        np.cos),
     (np.cos,        lambda x, Ω: -np.sin(x)),
     (np.tan,        lambda x, Ω: 1 + Ω * Ω),
-    (np.arcsin,     lambda x, Ω: 1 / np.sqrt(1 - x * x)),
-    (np.arccos,     lambda x, Ω: -1 / np.sqrt(1 - x * x)),
+    (np.arcsin,     _arcsin_deriv),
+    (np.arccos,     lambda x, Ω: -_arcsin_deriv(x, Ω)),
     (np.arctan,     lambda x, Ω: 1 / (1 + x * x)),
     (np.sinh,       np.cosh),
     (np.cosh,       np.sinh),
     (np.tanh,       lambda x, Ω: 1 - Ω * Ω),
-    (np.arcsinh,    lambda x, Ω: 1 / np.sqrt(x * x + 1)),
+    (np.arcsinh,    lambda x, Ω: 1 / np.sqrt(x * x - (-1))),    # the zero's sign kept, as above
     (np.arccosh,    _arccosh_deriv),
     (np.arctanh,    lambda x, Ω: 1 / (1 - x * x)),
     (np.exp,        OMEGA),

@@ -166,11 +166,12 @@ _BINARY = [
     (np.divide,       lambda x, y, Ω: 1 / y,                      lambda x, y, Ω: -Ω / y),
     (np.power,        _power_dx,                                  _power_dp),
     (np.float_power,  _power_dx,                                  _power_dp),
-    # ties go to y (ChainRules' max/min); NaN follows NumPy's choice
-    (np.maximum,      lambda x, y, Ω: x > y,                      lambda x, y, Ω: ~(x > y)),
-    (np.minimum,      lambda x, y, Ω: x < y,                      lambda x, y, Ω: ~(x < y)),
-    (np.fmax,         lambda x, y, Ω: (x > y) | np.isnan(y),      lambda x, y, Ω: ~((x > y) | np.isnan(y))),
-    (np.fmin,         lambda x, y, Ω: (x < y) | np.isnan(y),      lambda x, y, Ω: ~((x < y) | np.isnan(y))),
+    # ties go to y (ChainRules' max/min); NaN follows NumPy's choice.  np.greater,
+    # not >: Python complex numbers do not compare, NumPy orders them (real part first)
+    (np.maximum,      lambda x, y, Ω: np.greater(x, y),           lambda x, y, Ω: ~np.greater(x, y)),
+    (np.minimum,      lambda x, y, Ω: np.less(x, y),              lambda x, y, Ω: ~np.less(x, y)),
+    (np.fmax,         lambda x, y, Ω: np.greater(x, y) | np.isnan(y), lambda x, y, Ω: ~(np.greater(x, y) | np.isnan(y))),
+    (np.fmin,         lambda x, y, Ω: np.less(x, y) | np.isnan(y), lambda x, y, Ω: ~(np.less(x, y) | np.isnan(y))),
     (np.arctan2,      lambda x, y, Ω: y / (x * x + y * y),        lambda x, y, Ω: -x / (x * x + y * y)),
     (np.hypot,        lambda x, y, Ω: _where0(Ω != 0, x / np.where(Ω != 0, Ω, 1)),
                       lambda x, y, Ω: _where0(Ω != 0, y / np.where(Ω != 0, Ω, 1))),

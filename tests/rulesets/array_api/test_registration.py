@@ -21,7 +21,7 @@ def test_importing_chainrules_imports_no_array_library():
     code = ("import sys, chainrules; "
             "print(sorted(m for m in ('torch', 'jax', 'dask', 'array_api_strict', 'array_api_compat') "
             "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -31,7 +31,7 @@ def test_rules_registered_when_the_library_is_imported_after_chainrules():
     code = ("import chainrules as cr, array_api_strict as xp; "
             "x = xp.asarray([1.0, 2.0, 3.0]); Ω, pb = cr.rrule(xp.prod, x); "
             "print(type(pb(xp.asarray(1.0))[1]).__name__, [float(v) for v in pb(xp.asarray(1.0))[1]])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "Array [6.0, 3.0, 2.0]"
 
 

@@ -215,6 +215,23 @@ def test_binary_complex(f):
     _both(f, x, _array((4,), lo=1.2, hi=1.8))       # complex with real: the real one gets a real cotangent
 
 
+@pytest.mark.parametrize("f", [np.maximum, np.minimum, np.fmax, np.fmin])
+def test_max_and_min_of_complex_python_numbers(f):
+    # NumPy orders complex numbers (real part first); the rule compared them
+    # with Python's >, which raises for complex numbers (found by
+    # tests/core/test_properties_scalar.py)
+    for x, y in ((1 + 1j, 2 + 1j), (2 + 1j, 1 + 5j), (1 + 2j, 1 + 1j)):
+        picked_x = f(x, y) == x
+        Ω, pb = cr.rrule(f, x, y)
+        assert Ω == f(x, y)
+        x̄, ȳ = (unthunk(t) for t in pb(0.5 - 1j)[1:])
+        assert (x̄, ȳ) == ((0.5 - 1j, 0) if picked_x else (0, 0.5 - 1j))
+        Ω, ΔΩ = cr.frule((NoTangent(), 1j, 2.0 + 0j), f, x, y)
+        assert ΔΩ == (1j if picked_x else 2.0)
+        if x.real != y.real:          # off the kink (equal real parts: the imaginary ones decide)
+            _both(f, np.array([x]), np.array([y]))
+
+
 def test_binary_with_python_and_numpy_scalars():
     x = _array((2, 3))
     _both(np.multiply, x, 2.5)
@@ -554,3 +571,29 @@ def test_operators_on_arrays_order_two(op):
 @pytest.mark.parametrize("op", [operator.neg, operator.abs], ids=lambda f: f.__name__)
 def test_unary_operators_on_arrays_order_two(op):
     _both(op, _array((2, 3), lo=-1, hi=1), order=2)
+
+
+# ----- on a branch cut: the side the primal takes ------------------------------------------
+
+def _on_the_cut(re, im):
+    """A complex array with exactly these parts (signed zeros kept)."""
+    z = np.empty(len(re), complex)
+    z.real, z.imag = re, im
+    return z
+
+
+@pytest.mark.parametrize("f, z, d", [
+    (np.arcsin, _on_the_cut([2, 2, -2, -2, 1.5], [0.0, -0.0, 0.0, -0.0, 0.0]), 1.0),
+    (np.arccos, _on_the_cut([2, 2, -2, -2, 1.5], [0.0, -0.0, 0.0, -0.0, 0.0]), 1.0),
+    (np.arccosh, _on_the_cut([0.5, 0.5, -2, -2], [0.0, -0.0, 0.0, -0.0]), 1.0),
+    (np.arcsinh, _on_the_cut([0.0, -0.0, 0.0, -0.0], [2, 2, -2, -2]), 1j),
+], ids=lambda v: v.__name__ if callable(v) else "")
+def test_the_derivative_on_a_branch_cut_is_the_primals_side(f, z, d):
+    # f' by central differences along the cut, on z's side (the sign of its zero part)
+    h = 1e-6
+    at = lambda t: f(_on_the_cut(z.real + t, z.imag) if d == 1.0 else _on_the_cut(z.real, z.imag + t))  # noqa: E731
+    want = (at(h) - at(-h)) / (2 * h * d)
+    Ω, dΩ = cr.frule((NoTangent(), np.ones_like(z)), f, z)
+    np.testing.assert_array_equal(Ω, f(z))
+    np.testing.assert_allclose(dΩ, want, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(unthunk(cr.rrule(f, z)[1](np.ones_like(z))[1]), want.conj(), rtol=1e-8, atol=1e-8)
