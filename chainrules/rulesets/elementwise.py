@@ -221,12 +221,19 @@ def _not_nan_mask(xp: Any, x: Any, y: Any) -> Any:
 _row("sin",       lambda xp, x, Ω: xp.cos(x), holomorphic=True)
 _row("cos",       lambda xp, x, Ω: -xp.sin(x), holomorphic=True)
 _row("tan",       lambda xp, x, Ω: 1 + Ω * Ω, holomorphic=True)
-# 1 - x, 1 + x written -(x - 1), x - (-1): a complex x keeps the sign of its zero
-# imaginary part, which picks the side of a branch cut as the primal does;
-# 1/sqrt(1-x²) takes the other side of the cut at real |x| > 1
-_row("asin",      lambda xp, x, Ω: 1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1))), holomorphic=True,
+# complex x: 1 - x, 1 + x written -(x - 1), x - (-1) keep the sign of a zero
+# imaginary part, which picks the side of a branch cut as the primal does
+# (1/sqrt(1-x²) takes the other side of the cut at real |x| > 1); real x keeps
+# 1/sqrt(1-x²), the C kernel's formula (the same last bit under nesting)
+def _inv_sqrt_one_minus_square(xp: Any, x: Any) -> Any:
+    if _is_complex(xp, x):
+        return 1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1)))
+    return 1 / xp.sqrt(1 - x * x)
+
+
+_row("asin",      lambda xp, x, Ω: _inv_sqrt_one_minus_square(xp, x), holomorphic=True,
      numpy=("arcsin", "asin"))
-_row("acos",      lambda xp, x, Ω: -1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1))), holomorphic=True,
+_row("acos",      lambda xp, x, Ω: -_inv_sqrt_one_minus_square(xp, x), holomorphic=True,
      numpy=("arccos", "acos"))
 _row("atan",      lambda xp, x, Ω: 1 / (1 + x * x), holomorphic=True, numpy=("arctan", "atan"))
 _row("sinh",      lambda xp, x, Ω: xp.cosh(x), holomorphic=True)
