@@ -235,3 +235,24 @@ def test_unchanged_cells_and_globals_do_not_retrace():
     for _ in range(5):
         g(X)
     assert len(calls) == 1 and n_programs(g) == 1
+
+
+def test_a_changed_environment_counts_against_the_bounded_cache(monkeypatch):
+    monkeypatch.setattr(cm, "CACHE_SIZE", 2)
+    g = ad.compile(loss_global_float)
+    for c in (1.0, 2.0, 3.0, 4.0):
+        monkeypatch.setattr(this, "C", c)
+        assert g(1.5) == 3.0 * c
+    assert n_programs(g) == 2
+    monkeypatch.setattr(this, "C", 1.0)     # dropped: recorded again
+    assert g(1.5) == 3.0 and n_programs(g) == 2
+
+
+def test_a_closed_over_module_is_not_checked():
+    m = np
+
+    def f(x):
+        return m.sin(x)
+    g = ad.compile(f)
+    g(0.5)
+    assert g.env is None
