@@ -444,7 +444,7 @@ cdef class _ScalarProgram:
 
 cdef extern from "Python.h":
     PyObject* PyCell_GET(PyObject* cell)
-    PyObject* PyDict_GetItem(PyObject* d, PyObject* key)
+    PyObject* _env_get "PyDict_GetItemWithError" (PyObject* d, PyObject* key)   # str keys: no error
     PyObject* _env_item "PyTuple_GET_ITEM" (object t, Py_ssize_t i)
 
 cdef object _ENV_ABSENT = object()      # a global name not bound (a builtin's name)
@@ -456,11 +456,15 @@ def _compile_env_absent():
     return _ENV_ABSENT
 
 
-cdef inline bint _env_same(PyObject* now, object expected):
+cdef inline bint _env_same(PyObject* now, PyObject* expected):
     """now (NULL: not bound) is the value recorded: the same object, or a
     number of the same type and value."""
-    if now == <PyObject*>expected:
+    if now == expected:
         return True
+    return _env_same_value(now, <object>expected)
+
+
+cdef bint _env_same_value(PyObject* now, object expected):
     if now == NULL:
         return expected is _ENV_ABSENT
     t = type(expected)
@@ -474,21 +478,21 @@ cdef inline bint _env_same(PyObject* now, object expected):
 cdef bint _env_holds(object env):
     """The globals and closure cells of env (compile.py's
     `_Compiled.environment`: None, or (globals, names, values, cells,
-    values)) hold the values recorded."""
+    values)) hold the values recorded.  Borrowed references throughout: env
+    keeps them alive."""
     if env is None:
         return True
-    cdef tuple e = <tuple>env
-    cdef PyObject* d = <PyObject*>e[0]
-    cdef tuple names = <tuple>e[1]
-    cdef tuple values = <tuple>e[2]
-    cdef tuple cells = <tuple>e[3]
-    cdef tuple cvalues = <tuple>e[4]
+    cdef PyObject* d = _env_item(env, 0)
+    cdef tuple names = <tuple>_env_item(env, 1)
+    cdef tuple values = <tuple>_env_item(env, 2)
+    cdef tuple cells = <tuple>_env_item(env, 3)
+    cdef tuple cvalues = <tuple>_env_item(env, 4)
     cdef Py_ssize_t i
     for i in range(PyTuple_GET_SIZE(names)):
-        if not _env_same(PyDict_GetItem(d, _env_item(names, i)), <object>_env_item(values, i)):
+        if not _env_same(_env_get(d, _env_item(names, i)), _env_item(values, i)):
             return False
     for i in range(PyTuple_GET_SIZE(cells)):
-        if not _env_same(PyCell_GET(_env_item(cells, i)), <object>_env_item(cvalues, i)):
+        if not _env_same(PyCell_GET(_env_item(cells, i)), _env_item(cvalues, i)):
             return False
     return True
 
