@@ -24,20 +24,25 @@ different result records a new program for the same signature (at most
 `CACHE_SIZE` programs per compiled function, the oldest dropped first, as
 `jax.jit`'s cache).
 
-Closed-over values: the numbers and arrays in f's closure cells are inputs
-of the program, read afresh on each call (their types, dtypes and shapes are
-part of the signature; Python ints, bools and strings in cells by value), so
-rebinding or mutating a captured array gives fresh results.  Values reached
-otherwise (module globals, attributes) are constants of the program, as in
-`jax.jit`: arrays by reference (an in-place change is seen where an operation
-uses the array), numbers and values computed outside the traced operations
-by value (rebinding a global number is not seen).
+Closed-over values and globals: the numbers and arrays in f's closure cells
+are inputs of the program, read afresh on each call (their types, dtypes and
+shapes are part of the signature; Python ints, bools, strings and None in
+cells by value), so rebinding or mutating a captured array gives fresh
+results.  The other cells and the globals f reads (and the functions and
+lambdas defined in f read) are the program's *environment*, checked on every
+call, the fast entry's included: numbers by value, anything else (functions,
+classes, configs) by identity, a name not bound (a builtin's) as unbound;
+a change records a new program.  Modules are not checked, nor attributes of
+modules or objects, nor what the functions f calls read: those are constants
+of the program, as in `jax.jit` (arrays by reference: an in-place change is
+seen where an operation uses the array).
 
 What cannot be recorded (an operation on containers of traced values, a
 tuple output, values of an enclosing differentiation) makes that signature
 run on the ordinary engine, with a one-time warning naming the operation.
 """
 
+import dis
 import types
 import warnings
 from typing import Any, Callable
@@ -52,6 +57,8 @@ from chainrules._core import (
     _Traced,
     _ad_close,
     _ad_new_tag,
+    _compile_env_absent,
+    _compile_env_holds,
     _compile_miss,
     _compile_project,
     unthunk,
@@ -67,14 +74,17 @@ __all__ = ["compile", "CACHE_SIZE"]
 
 CACHE_SIZE = 64
 _MISS = _compile_miss()
+_ABSENT = _compile_env_absent()     # an environment's name not in the globals (a builtin)
 
 
 class _Program:
     """A recorded program: its C form when it has one, else its replay (and
     its lowered function when the lowering pass took it)."""
-    __slots__ = ("scalar", "replay", "omega_const", "fused", "run", "fast")
+    __slots__ = ("scalar", "replay", "omega_const", "fused", "run", "fast", "env")
 
-    def __init__(self, scalar: Any, replay: Any, omega_const: Any, fused: Callable[..., Any] | None = None) -> None:
+    def __init__(self, scalar: Any, replay: Any, omega_const: Any, fused: Callable[..., Any] | None = None,
+                 env: tuple[Any, ...] | None = None) -> None:
+        self.env = env      # the cells and globals it was recorded with (`_Compiled.environment`)
         self.scalar = scalar
         self.replay = replay
         self.omega_const = omega_const      # the output when it does not depend on an input
@@ -131,7 +141,40 @@ class _Compiled:
         self.warned: set[str] = set()
         self.cells = [(name, cell) for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ())] \
             if type(f) is types.FunctionType else []
+        self.globals: dict[str, Any] = getattr(f, "__globals__", {}) if type(f) is types.FunctionType else {}
+        self.global_names = _global_names(f.__code__) if type(f) is types.FunctionType else ()
         self.call: Any = None       # the _CompiledCall
+
+    # -- the environment ---------------------------------------------------------
+
+    def environment(self) -> tuple[Any, ...] | None:
+        """What a program recorded now depends on besides its inputs: the
+        globals f (and the functions and lambdas it defines) reads and the
+        closure cells the signature does not read (functions, objects), except
+        modules -- (globals, names, their values or _ABSENT, cells, their
+        values), compared on each call by `_compile_env_holds` (numbers by
+        value, anything else by identity); None when there is none."""
+        names, values, cells, cvalues = [], [], [], []
+        for name in self.global_names:
+            v = self.globals.get(name, _ABSENT)
+            if type(v) is not types.ModuleType:
+                names.append(name)
+                values.append(v)
+        for _, cell in self.cells:
+            if _by_reference(cell) and type(cell.cell_contents) is not types.ModuleType:
+                cells.append(cell)
+                cvalues.append(cell.cell_contents)
+        if not names and not cells:
+            return None
+        return (self.globals, tuple(names), tuple(values), tuple(cells), tuple(cvalues))
+
+    def fast_env(self, prog: _Program) -> None:
+        """The fast entry's programs (`last_*`) are checked against one
+        environment: keep them when prog's is the same now, else drop them."""
+        call = self.call
+        if call.env is not prog.env and not _compile_env_holds(call.env):
+            call.last_scalar = call.last_replay = call.last_multi = None
+        call.env = prog.env
 
     # -- signing a call --------------------------------------------------------
 
@@ -191,6 +234,8 @@ class _Compiled:
         if key in self.ordinary_keys:
             return self.ordinary(args, kwargs)
         for prog in self.cache.get(key, ()):
+            if not _compile_env_holds(prog.env):
+                continue
             out = self.run(prog, inputs, args, nums)
             if out is not _MISS:
                 self.remember(prog, args, kwargs, nums)
@@ -232,6 +277,7 @@ class _Compiled:
                 return
             cells.append(cell)
         order = nums + tuple(i for i in range(len(args)) if i not in nums)
+        self.fast_env(prog)
         self.call.last_multi = (prog.fast, nums, order,
                                 tuple(a.dtype if type(a) is np.ndarray else None for a in args),
                                 tuple(a.shape if type(a) is np.ndarray else None for a in args),
@@ -256,12 +302,14 @@ class _Compiled:
                 if g is _MISS:
                     return _MISS
                 if call.simple:
+                    self.fast_env(prog)
                     call.last_scalar = prog.scalar
                 return g if self.single else (g if len(nums) > 1 else (g,))
             res = prog.scalar.derivative(xs[0])
             if res is _MISS:
                 return _MISS
             if call.simple:
+                self.fast_env(prog)
                 call.last_scalar = prog.scalar
             return res[1]
         res = prog.run(tuple(inputs), (self.one(xs[0]),) + (None,) * (len(inputs) - 1)
@@ -279,6 +327,7 @@ class _Compiled:
             x = args[0]
             g = grads[0]
             if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
+                self.fast_env(prog)
                 call.last_replay = (prog.fast, x.dtype, x.shape)
         return grads[0] if self.single else grads
 
@@ -301,6 +350,7 @@ class _Compiled:
     # -- recording ---------------------------------------------------------------
 
     def trace(self, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...], ninputs: int) -> _Program:
+        env = self.environment()        # before f runs: what it reads
         tag = _ad_new_tag()
         rec = Recorder(tag, self.mode)
         try:
@@ -345,7 +395,7 @@ class _Compiled:
         scalar = scalar_program(rec, len(nums), out) if nin == len(nums) and out >= 0 else None
         generic = replay(rec, nin, out, grad_refs, self.mode)
         fused = lower(rec, nin, out, grad_refs, generic) if scalar is None else None
-        return _Program(scalar, generic, omega_const, fused)
+        return _Program(scalar, generic, omega_const, fused, env)
 
     def warn(self, what: str) -> None:
         if what not in self.warned:
@@ -423,6 +473,20 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
             setattr(call, name, value)
     setattr(call, "__wrapped__", f)         # as functools.wraps
     return call
+
+
+def _global_names(code: types.CodeType) -> tuple[str, ...]:
+    """The global names code reads, and the code of the functions, lambdas
+    and comprehensions it defines (in the order met, once each)."""
+    names: dict[str, None] = {}
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str):
+                names.setdefault(ins.argval)
+        todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+    return tuple(names)
 
 
 def _by_reference(cell: Any) -> bool:

@@ -1,0 +1,261 @@
+"""chainrules.ad.compile never replays a stale program: the closure cells and
+the globals f reads (functions, numbers, objects; not modules) are part of
+its cache key, checked on every call, the fast entries included."""
+
+import importlib
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from chainrules import ad
+from chainrules._core import _compile_set_debug
+from chainrules.ad import math
+
+cm = importlib.import_module("chainrules.ad.compile")      # the module (ad.compile is the function)
+this = sys.modules[__name__]
+
+ACT = np.tanh
+C = 2.0
+SCALE = 3
+CONFIG = types.SimpleNamespace(scale=2.0)
+
+
+@pytest.fixture(autouse=True)
+def replays_raise():
+    _compile_set_debug(True)
+    yield
+    _compile_set_debug(False)
+
+
+def same(a, b):
+    """Equal to the bit, same types."""
+    if isinstance(a, tuple):
+        return type(b) is tuple and len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return type(b) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
+
+
+def n_programs(g):
+    return len(g.slow.order)
+
+
+X = np.array([0.1, 0.2, 0.3])
+
+
+# ----- globals ---------------------------------------------------------------------------
+
+def loss_global_act(w):
+    return np.sum(ACT(w))
+
+
+def test_a_rebound_global_function_retraces(monkeypatch):
+    g = ad.compile(loss_global_act)
+    first = g(X)
+    assert same(g(X), first)                # the fast entry
+    monkeypatch.setattr(this, "ACT", np.sin)
+    assert same(g(X), ad.gradient(loss_global_act, X))
+    assert not same(g(X), first)
+    assert n_programs(g) == 2
+    monkeypatch.setattr(this, "ACT", np.tanh)
+    assert same(g(X), first)                # the first program again: no new trace
+    assert n_programs(g) == 2
+
+
+def loss_global_float(x):
+    return C * x * x
+
+
+def test_a_rebound_global_float_retraces(monkeypatch):
+    g = ad.compile(loss_global_float)               # the C scalar program
+    assert g(1.5) == 6.0 and g(1.5) == 6.0
+    monkeypatch.setattr(this, "C", 3.0)
+    assert same(g(1.5), ad.gradient(loss_global_float, 1.5)) and g(1.5) == 9.0
+    assert n_programs(g) == 2
+
+
+def loss_global_float_array(w):
+    return np.sum(C * w * w)
+
+
+def test_a_rebound_global_float_retraces_for_arrays(monkeypatch):
+    g = ad.compile(loss_global_float_array)
+    first = g(X)
+    assert same(g(X), first)
+    monkeypatch.setattr(this, "C", 3.0)
+    assert same(g(X), ad.gradient(loss_global_float_array, X)) and not same(g(X), first)
+
+
+def test_a_rebound_global_in_a_called_function_is_a_documented_limit(monkeypatch):
+    # loss_global_float is a global of the lambda (checked by identity); C is a
+    # global of loss_global_float, which the compiled function does not read
+    g = ad.compile(lambda v: np.sum(loss_global_float(v)))
+    monkeypatch.setattr(this, "C", 2.0)
+    first = g(X)
+    monkeypatch.setattr(this, "C", 3.0)
+    assert same(g(X), first)
+
+
+def test_a_global_float_rebound_to_an_equal_value_replays(monkeypatch):
+    g = ad.compile(loss_global_float)
+    assert g(1.5) == 6.0
+    monkeypatch.setattr(this, "C", float("2.0"))
+    monkeypatch.setattr(this, "C", 4.0 / 2.0)       # another object, the same value
+    assert g(1.5) == 6.0 and n_programs(g) == 1
+
+
+def loss_global_int(x):
+    return x ** SCALE
+
+
+def test_a_rebound_global_int_retraces(monkeypatch):
+    g = ad.compile(loss_global_int)
+    assert g(2.0) == 12.0
+    monkeypatch.setattr(this, "SCALE", 2)
+    assert g(2.0) == 4.0
+
+
+def test_a_global_in_a_nested_function_or_lambda_is_checked(monkeypatch):
+    def loss(w):
+        inner = lambda v: C * v            # noqa: E731
+        return np.sum(inner(w))
+    g = ad.compile(loss)
+    monkeypatch.setattr(this, "C", 2.0)
+    assert same(g(X), np.full(3, 2.0))
+    monkeypatch.setattr(this, "C", 5.0)
+    assert same(g(X), np.full(3, 5.0))
+
+
+def loss_config(x):
+    return CONFIG.scale * x
+
+
+def test_a_rebound_global_object_retraces_but_its_attributes_are_a_documented_limit(monkeypatch):
+    g = ad.compile(loss_config)
+    assert g(1.0) == 2.0
+    monkeypatch.setattr(this, "CONFIG", types.SimpleNamespace(scale=4.0))
+    assert g(1.0) == 4.0                    # another object: retraced
+    CONFIG.scale = 7.0                      # an attribute set in place: not seen
+    assert g(1.0) == 4.0
+
+
+def loss_builtin(x):
+    return abs(x) * x
+
+
+def test_a_global_shadowing_a_builtin_later_retraces(monkeypatch):
+    g = ad.compile(loss_builtin)
+    assert g(-2.0) == 4.0
+    monkeypatch.setattr(this, "abs", lambda v: 10.0 * v, raising=False)
+    assert g(-2.0) == ad.gradient(loss_builtin, -2.0) == -40.0
+
+
+def test_modules_and_their_attributes_are_not_checked(monkeypatch):
+    # a documented limit: the cost of the checks is nothing for a function whose
+    # globals are modules only (the seed's foo)
+    def f(x):
+        return np.sum(np.tanh(x))
+    g = ad.compile(f)
+    first = g(X)
+    monkeypatch.setattr(np, "tanh", np.sin)
+    assert same(g(X), first)
+    assert g.env is None
+
+
+# ----- closure cells --------------------------------------------------------------------
+
+def test_a_rebound_closed_over_function_retraces():
+    act = np.tanh
+
+    def loss(w):
+        return np.sum(act(w))
+    g = ad.compile(loss)
+    first = g(X)
+    assert same(g(X), first)
+    act = np.sin
+    assert same(g(X), ad.gradient(loss, X)) and not same(g(X), first)
+    act = np.tanh
+    assert same(g(X), first) and n_programs(g) == 2
+
+
+def test_a_rebound_closed_over_function_with_nonlocal():
+    def make():
+        act = math.tanh
+
+        def loss(x):
+            return act(x) * x
+
+        def rebind(f):
+            nonlocal act
+            act = f
+        return loss, rebind
+    loss, rebind = make()
+    g = ad.compile(loss)
+    d = ad.compile(loss, mode="forward")
+    assert same(g(0.5), ad.gradient(loss, 0.5)) and same(d(0.5), ad.derivative(loss, 0.5))
+    assert same(g(0.5), ad.gradient(loss, 0.5)) and same(d(0.5), ad.derivative(loss, 0.5))
+    first = g(0.5)
+    rebind(math.sin)
+    assert same(g(0.5), ad.gradient(loss, 0.5)) and same(d(0.5), ad.derivative(loss, 0.5))
+    assert not same(g(0.5), first)
+
+
+def test_a_rebound_closed_over_float():
+    c = 2.0
+
+    def f(x):
+        return c * x
+    g = ad.compile(f)
+    assert g(1.0) == 2.0
+    c = 3.0
+    assert g(1.0) == 3.0
+    assert n_programs(g) == 1               # a closed-over float is an input: no new trace
+
+
+def test_several_arguments_and_a_closed_over_function():
+    act = np.tanh
+
+    def loss(w, b):
+        return np.sum(act(w) * b)
+    g = ad.compile(loss, argnums=(0, 1))
+    b = np.ones(3)
+    g(X, b)
+    g(X, b)
+    act = np.sin
+    assert same(g(X, b), ad.gradient(loss, X, b))
+
+
+def test_unchanged_cells_and_globals_do_not_retrace():
+    act = np.tanh
+    calls = []
+
+    def loss(w):
+        calls.append(1)
+        return np.sum(act(w) * C)
+    g = ad.compile(loss)
+    for _ in range(5):
+        g(X)
+    assert len(calls) == 1 and n_programs(g) == 1
+
+
+def test_a_changed_environment_counts_against_the_bounded_cache(monkeypatch):
+    monkeypatch.setattr(cm, "CACHE_SIZE", 2)
+    g = ad.compile(loss_global_float)
+    for c in (1.0, 2.0, 3.0, 4.0):
+        monkeypatch.setattr(this, "C", c)
+        assert g(1.5) == 3.0 * c
+    assert n_programs(g) == 2
+    monkeypatch.setattr(this, "C", 1.0)     # dropped: recorded again
+    assert g(1.5) == 3.0 and n_programs(g) == 2
+
+
+def test_a_closed_over_module_is_not_checked():
+    m = np
+
+    def f(x):
+        return m.sin(x)
+    g = ad.compile(f)
+    g(0.5)
+    assert g.env is None
