@@ -11,6 +11,7 @@ import sys
 import pytest
 
 SCRIPT = """
+import math
 import sys
 sys.path.insert(0, {tests!r})
 import chainrules as cr
@@ -25,6 +26,10 @@ assert len(rr) == 1 and rr[0] is not None, rr
 x = xps.asarray([0.3, -0.7])
 g = ad.gradient(lambda x: (xp := x.__array_namespace__()).sum(xp.sin(x)), x)
 assert xps.all(xps.abs(g - xps.cos(x)) < 1e-12), g      # the library's rules, not the block's
+assert "scipy.special" not in sys.modules
+with registry_restored():
+    import scipy.special as sp                             # its rules come from a module re-run
+assert abs(ad.derivative(sp.erf, 0.0) - 2 / math.sqrt(math.pi)) < 1e-15
 print("ok")
 """
 
