@@ -6,12 +6,17 @@ passes or fails the same way each time (a strict xfail stays honest);
 `HYPOTHESIS_PROFILE=explore` draws many more, at random, to hunt for new
 failures by hand."""
 
+import contextlib
+import importlib
 import os
+import sys
 
 import pytest
 from hypothesis import settings
 
-from chainrules import _core
+from chainrules import _core, rulesets
+from chainrules.rulesets import array_api as _array_api
+from chainrules.rulesets.array_api import _common
 
 settings.register_profile("suite", max_examples=50, deadline=None, derandomize=True, database=None,
                           print_blob=True)
@@ -23,11 +28,34 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 def registry():
     """Rules registered by the test are removed afterwards (the built-in
     functions' rules and C rows are as before)."""
+    with registry_restored():
+        yield
+
+
+@contextlib.contextmanager
+def registry_restored():
+    """The rules as before the block, with those of a library first imported
+    in it: its import hook registered them then (`rulesets.ON_IMPORT`), and
+    the hook does not run again, so restoring the snapshot alone would leave
+    the library without rules for the rest of the session."""
+    before = {name for name in rulesets.ON_IMPORT if name in sys.modules}
     saved = _core._save_registry()
     try:
         yield
     finally:
         _core._restore_registry(saved)
+        # the once-per-function guard of the array-API rules forgets the functions that lost them
+        for key, f in list(_common._REGISTERED.items()):
+            if _core._rules_of(f) == ((), ()):
+                del _common._REGISTERED[key]
+        for name, register in rulesets.ON_IMPORT.items():
+            if name in before or name not in sys.modules:
+                continue
+            if name == "scipy.special":
+                importlib.reload(sys.modules[rulesets._SCIPY_RULES])
+            else:
+                _array_api._DONE.discard(name)      # register_for runs once per library
+                register(sys.modules[name])
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pkgutil
 import pytest
 
 import chainrules
-from chainrules import _core
+from conftest import registry_restored
 
 # Examples known to fail, in files another change is editing (issue 12): each
 # is a strict xfail, so the suite says so the day it is fixed.
@@ -68,10 +68,7 @@ def test_docstring_examples(test):
                for ex in test.examples):
             pytest.importorskip(lib)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    saved = _core._save_registry()
     lines = []
-    try:
+    with registry_restored():
         result = runner.run(test, out=lines.append, clear_globs=False)
-    finally:
-        _core._restore_registry(saved)
     assert result.failed == 0, "".join(lines)

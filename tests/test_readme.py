@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chainrules import _core
+from conftest import registry_restored
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"),
@@ -31,8 +31,5 @@ def test_readme_snippet_runs(source):
     for lib in ("torch", "jax", "dask", "numba"):
         if re.search(rf"^\s*(import|from) {lib}\b", source, flags=re.MULTILINE):
             pytest.importorskip(lib)
-    saved = _core._save_registry()
-    try:
+    with registry_restored():
         exec(compile(source, f"README.md python block", "exec"), {"__name__": "__readme__"})
-    finally:
-        _core._restore_registry(saved)
