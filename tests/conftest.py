@@ -15,6 +15,10 @@ import pytest
 from hypothesis import settings
 
 from chainrules import _core, rulesets
+# chainrules.ad registers rules on its tracked values when it is imported (indexing, NumPy's
+# functions, the scalar rows): imported here, before any test snapshots the registry, so that
+# the `registry` fixture's restore cannot drop them when a test happens to import it first.
+import chainrules.ad  # noqa: F401,E402
 from chainrules.rulesets import array_api as _array_api
 from chainrules.rulesets.array_api import _common
 
