@@ -414,8 +414,10 @@ def test_every_registered_function_is_covered():
     # and on the wrappers their tests use) are checked in tests/rulesets/array_api/
     from chainrules.rulesets.array_api._common import registered
     array_api = {id(f) for f in registered()}
+    # (a function whose rules a test's registry restore removed keeps an empty table: not counted)
     missing = [_name(f) for f in cr._core._registered_functions()
-               if _key(f) not in covered and not _from_a_test(f) and id(f) not in array_api]
+               if _key(f) not in covered and not _from_a_test(f) and id(f) not in array_api
+               and cr._core._rules_of(f) != ((), ())]
     assert not missing, f"registered functions without a recipe here: {missing}"
 
 
