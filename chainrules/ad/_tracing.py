@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import operator
 import types
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
@@ -348,7 +348,7 @@ def project_real(g: Any) -> Any:
     g = unthunk(g)
     p = _ad_strip_all(g)
     if isinstance(p, complex) or (isinstance(p, (np.ndarray, np.generic)) and p.dtype.kind == "c"):
-        return np.real(g) if isinstance(g, Tracked) else p.real
+        return np.real(g) if isinstance(g, Tracked) else cast(Any, p).real
     xp = _foreign.xp_of(p)
     if xp is not None and _foreign.is_inexact(xp, p) and not _foreign.is_real_floating(xp, p):
         # the namespace of g: a tracked g's records the real part
@@ -472,7 +472,7 @@ _STRUCTURAL = {np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.i
 # Python operators (and abs, pow) on arrays fall back to the equivalent ufunc's
 # rule; so do they on any value tracked by an enclosing differentiation, which
 # the rules registered for float and complex do not match.
-UFUNC_OF = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+UFUNC_OF: dict[Any, Any] = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
             operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
             operator.mod: np.remainder, operator.pow: np.power, operator.neg: np.negative,
             operator.pos: np.positive, operator.abs: np.absolute, operator.matmul: np.matmul,

@@ -10,7 +10,7 @@ the structure, both values and their difference.
 
 import copy
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -311,8 +311,9 @@ def check_tangent_type(primal: Any, dx: Any, what: str) -> None:
             raise AssertionError(f"{what}: the tangent of the real number {_short(primal)} must be real, "
                                  f"got the complex {d!r} (project with ProjectTo(x))")
         if isinstance(primal, np.generic):
-            pbits = np.finfo(primal.dtype).bits  # type: ignore[type-var]  # a NumPy float or complex here
-            dbits = np.finfo(d.dtype).bits if isinstance(d, np.inexact) else 64  # type: ignore[type-var]
+            # a NumPy float or complex here (finfo's stubs take inexact dtypes only)
+            pbits = np.finfo(cast(Any, primal.dtype)).bits
+            dbits = np.finfo(cast(Any, d.dtype)).bits if isinstance(d, np.inexact) else 64
             if dbits != pbits or (isinstance(d, np.generic) and d.dtype != primal.dtype):
                 raise AssertionError(f"{what}: the tangent of a {type(primal).__name__} must keep its "
                                      f"precision, got a {type(d).__name__} (project with ProjectTo(x))")

@@ -181,7 +181,7 @@ def as_seed(xp: Any, ȳ: Any, name: str, Ω: Any) -> Any:
         return ȳ
     if isinstance(ȳ, (int, float, complex, np.generic)) and not is_numpy(xp):
         real = not is_complex(xp, Ω)
-        v = ȳ.real if real else ȳ
+        v = np.real(ȳ) if real else ȳ
         return xp.asarray(v, dtype=Ω.dtype, **device_kw(xp, Ω))
     if isinstance(ȳ, (int, float, complex)):
         return xp.asarray(ȳ)

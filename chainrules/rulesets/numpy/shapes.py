@@ -18,7 +18,7 @@ whose arguments differ, have their own).
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -369,7 +369,8 @@ _linear([np.tile], "tile", _tile_adjoint, thunk=True)
 def _repeat_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     repeats = _arg(args, kwargs, 0, "repeats")
     axis = _arg(args, kwargs, 1, "axis")
-    shape = np.shape(x)
+    shape: tuple[int, ...] = np.shape(x)
+    base: tuple[int, ...]
     if axis is None or not shape:       # NumPy repeats a 0-d array as a 1-element vector
         base, ax = (int(np.prod(shape)),), 0
     else:
@@ -382,7 +383,7 @@ def _repeat_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
         # the pullback differentiated: the sums of the segments of ȳ, as differences of its
         # running sum at their ends (no writes into an array)
         ends = np.cumsum(repeats)
-        cs = np.cumsum(np.moveaxis(ȳ, ax, 0), axis=0)  # type: ignore[type-var]  # a Tracked array
+        cs: Any = np.cumsum(np.moveaxis(cast(Any, ȳ), ax, 0), axis=0)  # a Tracked array
         cs = np.concatenate([np.zeros((1,) + tuple(np.shape(cs)[1:]), dtype=ȳ.dtype), cs])
         g = np.moveaxis(np.take(cs, ends, axis=0) - np.take(cs, ends - np.asarray(repeats), axis=0), 0, ax)
     else:

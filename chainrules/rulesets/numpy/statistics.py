@@ -48,7 +48,7 @@ from chainrules.rulesets._arrays import (
     plain,
     register as _register,
 )
-from chainrules.rulesets.numpy.reductions import _value
+from chainrules.rulesets.numpy.reductions import _NOVALUE, _value
 
 
 # ----- order statistics ---------------------------------------------------------
@@ -79,7 +79,7 @@ class _OrderStat:
         self.keep = [i for i in range(nd) if i not in axes]
         self.perm = self.keep + list(axes)
         self.kept_shape = tuple(a.shape[i] for i in self.keep)
-        self.keepdims = keepdims is not np._NoValue and bool(keepdims)
+        self.keepdims = keepdims is not _NOVALUE and bool(keepdims)
         n = self.n = int(np.prod([a.shape[i] for i in axes], dtype=np.intp))
         at = self.flat(a)
         self.q = np.asarray(_value(q), dtype=float)

@@ -360,8 +360,8 @@ def _register_dunders() -> None:
         fr, rr = _binary_rules[f]
         register_for_arrays(getattr(np.ndarray, f"__{op}__"), fr, rr, object, either=False)
         register_for_arrays(getattr(np.ndarray, f"__r{op}__"), *_reflected(f, fr, rr), object, either=False)
-    for op, f in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:  # type: ignore[assignment]
-        register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[f])
+    for op, u in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)]:
+        register_for_arrays(getattr(np.ndarray, f"__{op}__"), *_unary_rules[u])
 
 
 _register_dunders()
