@@ -350,7 +350,7 @@ def lstsq_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[A
         ẋ = _add(ẋ, _pinv_pushforward(a, X, np.asarray(ȧ)) @ b2)
     # residuals (the squared norms of e = b − a x): x is optimal, so only the
     # explicit dependence counts: ṙ = 2 Re Σ conj(e)·(ḃ − ȧ x)
-    ṙ = ZERO
+    ṙ: Any = ZERO
     if res.size:
         ė = ḃ2 if _zero(ȧ) else _add(ḃ2, -(np.asarray(ȧ) @ x2))
         e = b2 - a @ x2
