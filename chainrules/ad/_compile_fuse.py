@@ -113,6 +113,10 @@ def _fits(v: Any, layout: tuple[Any, ...]) -> bool:
     return type(v) is layout[0] and (len(layout) == 1 or (v.dtype == layout[1] and v.shape == layout[2]))
 
 
+# matmul's pullbacks (the common call of two ndarrays, and every other)
+_MATMUL_PULLBACKS = ("_matmul_rrule_arrays.<locals>.matmul_pullback", "matmul_rrule.<locals>.matmul_pullback")
+
+
 def _pullback_kind(pb: Any) -> tuple[Any, ...] | None:
     """The rule a recorded pullback comes from, for the steps lowered here."""
     info = _compile_pullback_info(pb)
@@ -122,7 +126,7 @@ def _pullback_kind(pb: Any) -> tuple[Any, ...] | None:
     if code is None:
         return None
     qual = code.co_qualname
-    if qual == "matmul_rrule.<locals>.matmul_pullback" and \
+    if qual in _MATMUL_PULLBACKS and \
             pb.__module__ == "chainrules.rulesets.numpy.linalg.products":
         return ("matmul",)
     if pb.__module__ != "chainrules.rulesets.numpy.ufuncs_binary":
