@@ -1,0 +1,201 @@
+"""`to_torch(f)`: f as a PyTorch function whose derivatives come from chainrules.
+
+Each call applies a `torch.autograd.Function` (setup_context style, so
+`torch.func` transforms work too): `forward` computes the primal by the
+rule, `backward` calls the rrule's pullback and `jvp` the frule.  The
+backward pass re-runs the rrule on the saved inputs: with
+`create_graph=True` those are tensors that autograd tracks, and as the rule
+bodies compute with torch's own operations (through array_api_compat's
+namespace), double backward differentiates the pullback itself; any order
+works.  PyTorch's complex convention is ChainRules': no conversion.
+
+A NumPy function (`np.sin`, `np.sum`) means the function of that name of
+`array_api_compat.torch` (which takes NumPy's `axis=` keywords; its rules
+are registered when it is imported).  Tensors with a floating or complex
+dtype are differentiated, also inside lists, tuples and dicts; everything
+else and every keyword is passed through.  NumPy arrays are refused with a
+TypeError (PyTorch's functions refuse them too): convert with
+`torch.as_tensor`.  scipy.special functions (their rules compute with SciPy)
+run on the host, first order only (`once_differentiable`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules._protocols import Pullback
+from chainrules.interop._common import (
+    Leaves,
+    frule_or_raise,
+    from_cr,
+    is_host_only,
+    name_of,
+    resolve,
+    rrule_or_raise,
+    to_cr,
+    wrap_name,
+)
+
+__all__ = ["to_torch", "TorchConfig"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+def _torch() -> Any:
+    import torch
+    return torch
+
+
+def _namespaces() -> list[Any]:
+    import array_api_compat.torch as xp
+    return [xp, _torch()]
+
+
+def _is_leaf(x: Any) -> bool:
+    torch = _torch()
+    return isinstance(x, torch.Tensor) and (x.is_floating_point() or x.is_complex())
+
+
+def _leaf_in(t: Any) -> Any:
+    return ZERO if t is None else t
+
+
+def _leaf_out(t: Any, p: Any) -> Any:
+    torch = _torch()
+    t = torch.as_tensor(t, dtype=p.dtype) if not isinstance(t, torch.Tensor) else t
+    if t.dtype != p.dtype:
+        t = (t if p.is_complex() else t.real).to(p.dtype)
+    if t.shape != p.shape:
+        t = t.expand(p.shape)
+    return t
+
+
+def _zeros(p: Any) -> Any:
+    torch = _torch()
+    return torch.zeros_like(p) if isinstance(p, torch.Tensor) else None
+
+
+class TorchConfig(RuleConfig):
+    """TorchConfig(): the RuleConfig of `to_torch`: `rrule_via_ad` is
+    `torch.func.vjp`, `frule_via_ad` is `torch.func.jvp` (the same
+    convention as ChainRules for complex numbers).  Floating and complex
+    tensors are differentiated (also in lists, tuples, dicts); ∂self is
+    NoTangent()."""
+    has_forward_mode = True
+    has_reverse_mode = True
+
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        torch = _torch()
+        leaves = Leaves(args, _is_leaf)
+        who = f"TorchConfig.rrule_via_ad({name_of(f)})"
+        y, vjp = torch.func.vjp(lambda *v: f(*leaves.rebuild(v), **kwargs), *leaves.values)
+
+        def torch_pullback(ȳ: Any) -> tuple[Any, ...]:
+            grads = vjp(from_cr(ȳ, y, _zeros, _leaf_out, who))
+            return (NO,) + leaves.tangents([_leaf_in(g) for g in grads])
+        return y, torch_pullback
+
+    def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:
+        torch = _torch()
+        leaves = Leaves(args, _is_leaf)
+        who = f"TorchConfig.frule_via_ad({name_of(f)})"
+        ts = leaves.cotangents(tuple(tangents)[1:], lambda t, p: from_cr(t, p, _zeros, _leaf_out, who))
+        y, ẏ = torch.func.jvp(lambda *v: f(*leaves.rebuild(v), **kwargs), tuple(leaves.values), tuple(ts))
+        return y, to_cr(ẏ, _leaf_in)
+
+    def __repr__(self) -> str:
+        return "TorchConfig()"
+
+
+CONFIG = TorchConfig()
+
+
+def _check_arrays(who: str, args: tuple[Any, ...]) -> None:
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) or (isinstance(a, (list, tuple))
+                                          and any(isinstance(e, np.ndarray) for e in a)):
+            raise TypeError(f"{who}: argument {i} is a NumPy array; pass torch tensors "
+                            f"(torch.as_tensor(x)) to differentiate it with PyTorch")
+
+
+def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
+    """f as a function of torch tensors whose derivatives are chainrules'
+    rules for f (see the module docstring).  A call with no rule for its
+    arguments raises TypeError naming f and the argument types."""
+    if not callable(f):
+        raise TypeError(f"to_torch: expected a function, got {type(f).__name__}")
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        who = wrapper.__qualname__
+        _check_arrays(who, args)
+        leaves = Leaves(args, _is_leaf)
+        host = is_host_only(f)
+        g = f if host else resolve(f, _namespaces())
+        return _function(f, g, leaves, kwargs, who, host).apply(*leaves.values)
+
+    wrap_name(wrapper, "to_torch", f)
+    return wrapper
+
+
+def _host_leaf(t: Any, p: Any) -> Any:
+    torch = _torch()
+    return torch.as_tensor(np.asarray(t)).to(p.dtype)
+
+
+def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, host: bool) -> Any:
+    torch = _torch()
+
+    def on_host(values: Any) -> tuple[Any, ...]:
+        return leaves.rebuild([v.detach().cpu().numpy() for v in values]) if host \
+            else leaves.rebuild(values)
+
+    def outputs(y: Any) -> Any:
+        if host:
+            return torch.as_tensor(np.asarray(y))
+        return y
+
+    class RuleFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(*values: Any) -> Any:
+            args = on_host(values)
+            y = rrule_or_raise("to_torch", f, g, CONFIG, args, kwargs)[0]
+            return outputs(y)
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(*inputs)
+            ctx.save_for_forward(*inputs)
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            values = ctx.saved_tensors
+            y, pullback = rrule_or_raise("to_torch", f, g, CONFIG, on_host(values), kwargs)
+            ȳ = grads[0] if len(grads) == 1 else tuple(grads)
+            if host:
+                ȳ = np.asarray(ȳ.detach().cpu().numpy()) if len(grads) == 1 else ȳ
+            out = pullback(to_cr(ȳ, _leaf_in))
+            leaf = _host_leaf if host else _leaf_out
+            cts = leaves.cotangents(tuple(out)[1:],
+                                    lambda c, p: from_cr(c, p, _zeros, leaf, who))
+            return tuple(c if need else None for c, need in zip(cts, ctx.needs_input_grad))
+
+        @staticmethod
+        def jvp(ctx: Any, *tangents: Any) -> Any:
+            if host:
+                raise TypeError(f"{who}: forward mode is not available for a function whose rule "
+                                "runs on the host (scipy.special)")
+            values = ctx.saved_tensors
+            ts = leaves.tangents([_leaf_in(t) for t in tangents])
+            y, ẏ = frule_or_raise("to_torch", f, g, CONFIG, ts, leaves.rebuild(values), kwargs)
+            return from_cr(ẏ, y, _zeros, _leaf_out, who)
+
+    if host:
+        RuleFunction.backward = staticmethod(  # type: ignore[method-assign]  # first order only on the host
+            torch.autograd.function.once_differentiable(RuleFunction.backward))
+    RuleFunction.__name__ = RuleFunction.__qualname__ = who
+    return RuleFunction
