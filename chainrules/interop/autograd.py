@@ -97,8 +97,11 @@ CONFIG = AutogradConfig()
 def _numpy_function(f: Any) -> Any:
     """NumPy's function for a function of autograd.numpy (a primitive wrapping it)."""
     inner = getattr(f, "fun", None)
-    module = getattr(f, "__module__", "") or ""
-    return inner if inner is not None and module.startswith("autograd.numpy") else f
+    name = getattr(inner, "__name__", None)
+    for ns in (np, np.linalg):
+        if isinstance(name, str) and getattr(ns, name, None) is inner:
+            return inner
+    return f
 
 
 def _boxed(x: Any) -> bool:
