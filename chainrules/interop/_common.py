@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from chainrules._core import _rules_of
 from chainrules import (
     AbstractZero,
     NoTangent,
@@ -86,6 +87,12 @@ def is_host_only(f: Any) -> bool:
     return special is not None and isinstance(name, str) and getattr(special, name, None) is f
 
 
+# NumPy's names whose rules the array API registers under the standard's name
+_ALIASES = {"concatenate": "concat", "transpose": "permute_dims", "power": "pow",
+            "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
+            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
+
+
 def resolve(f: Any, namespaces: list[Any]) -> Any:
     """The function whose rule runs on an engine's arrays: for a NumPy
     function (`np.sin`, `np.linalg.solve`), the function of the same name of
@@ -96,9 +103,10 @@ def resolve(f: Any, namespaces: list[Any]) -> Any:
     linalg = getattr(np, "linalg")
     if getattr(np, name, None) is f:
         for ns in namespaces:
-            g = getattr(ns, name, None)
-            if callable(g):
-                return g
+            for n in (name, _ALIASES.get(name)):
+                g = getattr(ns, n, None) if n else None
+                if callable(g) and any(_rules_of(g)):
+                    return g
     elif getattr(linalg, name, None) is f:
         for ns in namespaces:
             g = getattr(getattr(ns, "linalg", None), name, None)
@@ -200,16 +208,19 @@ class Leaves:
             return Tangent[tuple](*parts)
         return tuple(build(s) for s in self._spec[1])
 
-    def cotangents(self, grads: tuple[Any, ...], leaf: Callable[[Any, Any], Any]) -> list[Any]:
+    def cotangents(self, grads: tuple[Any, ...], leaf: Callable[[Any, Any], Any],
+                   values: Any = None) -> list[Any]:
         """One engine cotangent per leaf from chainrules' per-argument
-        cotangents (∂self dropped): `leaf(cotangent, primal)` converts each."""
-        out: list[Any] = [None] * len(self.values)
+        cotangents (∂self dropped): `leaf(cotangent, primal)` converts each;
+        the primals are `values` (default: the leaves split off)."""
+        primals = self.values if values is None else list(values)
+        out: list[Any] = [None] * len(primals)
 
         def walk(spec: Any, g: Any) -> None:
             kind, body = spec
             g = unthunk(g)
             if kind == "leaf":
-                out[body] = leaf(g, self.values[body])
+                out[body] = leaf(g, primals[body])
             elif kind != "const":
                 if isinstance(g, StructuralTangent):
                     g = g.backing

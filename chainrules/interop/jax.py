@@ -230,7 +230,7 @@ def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
         args = leaves.rebuild(values)
         y, pullback = rrule_or_raise("to_jax", f, g, CONFIG, args, kwargs)
         grads = pullback(to_cr(jax.tree_util.tree_map(_conj, ȳ), _leaf_in(jax)))
-        out = leaves.cotangents(tuple(grads)[1:], _out(jax, who))
+        out = leaves.cotangents(tuple(grads)[1:], _out(jax, who), values)
         return tuple(_conj(c) for c in out)
 
     call.defvjp(fwd, bwd)

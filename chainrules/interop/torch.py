@@ -181,7 +181,7 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
             out = pullback(to_cr(ȳ, _leaf_in))
             leaf = _host_leaf if host else _leaf_out
             cts = leaves.cotangents(tuple(out)[1:],
-                                    lambda c, p: from_cr(c, p, _zeros, leaf, who))
+                                    lambda c, p: from_cr(c, p, _zeros, leaf, who), values)
             return tuple(c if need else None for c, need in zip(cts, ctx.needs_input_grad))
 
         @staticmethod
