@@ -16,7 +16,8 @@ dtype are differentiated, also inside lists, tuples and dicts; everything
 else and every keyword is passed through.  NumPy arrays are refused with a
 TypeError (PyTorch's functions refuse them too): convert with
 `torch.as_tensor`.  scipy.special functions (their rules compute with SciPy)
-run on the host, first order only (`once_differentiable`).
+run on the host, first order only: differentiating their cotangents again
+raises TypeError naming the function.
 """
 
 from __future__ import annotations
@@ -147,6 +148,27 @@ def _host_leaf(t: Any, p: Any) -> Any:
     return torch.as_tensor(np.asarray(t)).to(p.dtype)
 
 
+def _not_twice(who: str) -> Any:
+    """An identity on a cotangent computed on the host whose derivative (with
+    respect to the inputs it came from) raises TypeError naming the function."""
+    torch = _torch()
+
+    class NotTwice(torch.autograd.Function):
+        @staticmethod
+        def forward(c: Any, *values: Any) -> Any:
+            return c.clone()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            raise TypeError(f"{who}: second-order derivatives are not available for a function "
+                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+    return NotTwice
+
+
 def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, host: bool) -> Any:
     torch = _torch()
 
@@ -182,6 +204,10 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
             leaf = _host_leaf if host else _leaf_out
             cts = leaves.cotangents(tuple(out)[1:],
                                     lambda c, p: from_cr(c, p, _zeros, leaf, who), values)
+            if host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
+                # create_graph=True: the host's cotangents carry no graph; a second
+                # derivative through them must fail, never leave out their terms
+                cts = [_not_twice(who).apply(c, *values) for c in cts]
             return tuple(c if need else None for c, need in zip(cts, ctx.needs_input_grad))
 
         @staticmethod
@@ -194,8 +220,5 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
             y, ẏ = frule_or_raise("to_torch", f, g, CONFIG, ts, leaves.rebuild(values), kwargs)
             return from_cr(ẏ, y, _zeros, _leaf_out, who)
 
-    if host:
-        RuleFunction.backward = staticmethod(  # type: ignore[method-assign]  # first order only on the host
-            torch.autograd.function.once_differentiable(RuleFunction.backward))
     RuleFunction.__name__ = RuleFunction.__qualname__ = who
     return RuleFunction
