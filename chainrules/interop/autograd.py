@@ -2,8 +2,9 @@
 
 The primitive (`autograd.extend.primitive`) computes f by its rule; its VJP
 (`defvjp_argnums`) is the rrule's pullback and its JVP (`defjvp_argnums`)
-the frule, for every positional argument autograd differentiates (ndarrays,
-floats; lists and tuples of them).  Keywords are passed through.
+the frule, for every array and float autograd differentiates, also inside
+lists, tuples and dicts (`functools.reduce(f, [x, y])`).  Keywords are passed
+through.
 
 Order: first order in both modes.  autograd evaluates a primitive's VJP on
 its own boxed values at second order, and chainrules' rules compute with
@@ -25,6 +26,7 @@ import numpy as np
 from chainrules import NoTangent, RuleConfig, ZeroTangent
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
+    Leaves,
     frule_or_raise,
     from_cr,
     name_of,
@@ -113,6 +115,12 @@ def _boxed(x: Any) -> bool:
     return False
 
 
+def _is_leaf(x: Any) -> bool:
+    from autograd.tracer import Box
+    return isinstance(x, Box) or (isinstance(x, np.ndarray) and x.dtype.kind in "fc") or \
+        (isinstance(x, (float, complex, np.floating, np.complexfloating)) and not isinstance(x, bool))
+
+
 def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
     """f as an autograd primitive whose derivatives are chainrules' rules
     for f (see the module docstring).  A call with no rule for its arguments
@@ -123,8 +131,10 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
     g = _numpy_function(f)
     who = f"to_autograd({name_of(f)})"
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return rrule_or_raise("to_autograd", f, g, CONFIG, args, kwargs)[0]
+    # the primitive takes the leaves (arrays and floats, also those inside lists,
+    # tuples and dicts) as its positional arguments: autograd unboxes only those
+    def call(*values: Any, _leaves: Leaves, **kwargs: Any) -> Any:
+        return rrule_or_raise("to_autograd", f, g, CONFIG, _leaves.rebuild(values), kwargs)[0]
 
     def second_order(args: Any, ȳ: Any) -> None:
         if _boxed(args) or _boxed(ȳ):
@@ -132,25 +142,39 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
                             "boxed values cannot enter chainrules' NumPy rules); use chainrules.ad, "
                             "to_jax or to_torch for higher order")
 
-    def vjp_maker(argnums: Any, ans: Any, args: Any, kwargs: Any) -> Any:
+    def out(c: Any, p: Any) -> Any:
+        return _conj(from_cr(c, p, _zeros, _leaf_out, who))
+
+    def vjp_maker(argnums: Any, ans: Any, values: Any, kwargs: Any) -> Any:
+        kw = dict(kwargs)
+        leaves = kw.pop("_leaves")
+
         def vjp(ȳ: Any) -> Any:
-            second_order(args, ȳ)
-            y, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, tuple(args), kwargs)
+            second_order(values, ȳ)
+            _, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, leaves.rebuild(values), kw)
             grads = pullback(to_cr(_conj(ȳ), _leaf_in))
-            return tuple(_conj(from_cr(grads[i + 1], args[i], _zeros, _leaf_out, who))
-                         for i in argnums)
+            cts = leaves.cotangents(tuple(grads)[1:], out, values)
+            return tuple(cts[i] for i in argnums)
         return vjp
 
-    def jvp_maker(argnums: Any, ẋs: Any, ans: Any, args: Any, kwargs: Any) -> Any:
-        second_order(args, ẋs)
-        ts = [ZERO] * len(args)
+    def jvp_maker(argnums: Any, ẋs: Any, ans: Any, values: Any, kwargs: Any) -> Any:
+        second_order(values, ẋs)
+        kw = dict(kwargs)
+        leaves = kw.pop("_leaves")
+        ts: list[Any] = [ZERO] * len(values)
         for i, t in zip(argnums, ẋs):
             ts[i] = to_cr(t, _leaf_in)
-        y, ẏ = frule_or_raise("to_autograd", f, g, CONFIG, tuple(ts), tuple(args), kwargs)
+        y, ẏ = frule_or_raise("to_autograd", f, g, CONFIG, leaves.tangents(ts),
+                              leaves.rebuild(values), kw)
         return from_cr(ẏ, y, _zeros, _leaf_out, who)
 
-    wrapped: Callable[..., Any] = primitive(call)
-    defvjp_argnums(wrapped, vjp_maker)
-    defjvp_argnums(wrapped, jvp_maker)
-    wrap_name(wrapped, "to_autograd", f)
-    return wrapped
+    prim = primitive(call)
+    defvjp_argnums(prim, vjp_maker)
+    defjvp_argnums(prim, jvp_maker)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        leaves = Leaves(args, _is_leaf)
+        return prim(*leaves.values, _leaves=leaves, **kwargs)
+
+    wrap_name(wrapper, "to_autograd", f)
+    return wrapper
