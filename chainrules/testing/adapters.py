@@ -84,7 +84,8 @@ def test_adapter(f: Callable[..., Any], *args: Any, engine: str = "jax", order: 
     engine's arrays; float64 kept, so JAX needs `jax_enable_x64`; other
     arguments and `kwargs` passed as they are):
 
-    - the primal equals the rule's (`rrule(f, *args)` on NumPy);
+    - the primal equals the rule's (`rrule(f, *args)` on NumPy) and f's own
+      (`f(*args)`);
     - reverse mode: the engine's VJP with a random cotangent, in ChainRules'
       convention, equals the rule's pullback and finite differences;
     - forward mode: the engine's JVP with random tangents equals the frule
@@ -130,6 +131,7 @@ def test_adapter(f: Callable[..., Any], *args: Any, engine: str = "jax", order: 
         raise AssertionError(f"{who}: f returns a {type(y).__name__}; test_adapter checks functions "
                              "returning one array")
     test_approx(y, to_numpy(y_rule), f"{who}: primal differs from the rule's", rtol, atol)
+    test_approx(y, to_numpy(f(*args, **kwargs)), f"{who}: primal differs from f's own value", rtol, atol)
 
     # reverse mode
     ȳ = rand_tangent(np.asarray(y), rng)
