@@ -117,7 +117,7 @@ def resolve(f: Any, namespaces: list[Any]) -> Any:
 
 def _structured_to_cr(t: Any, leaf: Callable[[Any], Any]) -> Any:
     if isinstance(t, tuple) and not hasattr(t, "shape"):
-        return Tangent[type(t)](*[_structured_to_cr(e, leaf) for e in t])  # type: ignore[misc]  # Tangent[P] of a type known at run time
+        return Tangent[type(t)](*[_structured_to_cr(e, leaf) for e in t])  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
     if isinstance(t, list):
         return [_structured_to_cr(e, leaf) for e in t]
     if isinstance(t, dict):
@@ -205,7 +205,7 @@ class Leaves:
             parts = [build(e) for e in body]
             if kind is list:
                 return parts
-            return Tangent[tuple](*parts)
+            return Tangent[tuple](*parts)  # type: ignore[type-arg]  # the tangent of any tuple
         return tuple(build(s) for s in self._spec[1])
 
     def cotangents(self, grads: tuple[Any, ...], leaf: Callable[[Any, Any], Any],

@@ -199,11 +199,11 @@ def rrule_or_none(g: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
                   who: str) -> Any:
-    @jax.custom_jvp
-    def call(*values: Any) -> Any:
+    def primal(*values: Any) -> Any:
         args = leaves.rebuild(values)
         return frule_or_raise("to_jax", f, g, CONFIG, leaves.tangents([ZERO] * len(values)),
                               args, kwargs)[0]
+    call: Any = jax.custom_jvp(primal)
 
     def jvp(primals: Any, tangents: Any) -> Any:
         args = leaves.rebuild(primals)
@@ -217,9 +217,9 @@ def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
 
 def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
                   who: str) -> Any:
-    @jax.custom_vjp
-    def call(*values: Any) -> Any:
+    def primal(*values: Any) -> Any:
         return rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)[0]
+    call: Any = jax.custom_vjp(primal)
 
     def fwd(*values: Any) -> Any:
         args = leaves.rebuild(values)
@@ -256,10 +256,10 @@ def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) ->
         y = host_rrule([np.zeros(v.shape, v.dtype) + 0.5 for v in values])[0]
         return jax.ShapeDtypeStruct(np.shape(y), np.asarray(y).dtype)
 
-    @jax.custom_vjp
-    def call(*values: Any) -> Any:
+    def primal(*values: Any) -> Any:
         return jax.pure_callback(lambda *v: np.asarray(host_rrule(v)[0]), shape_of(values), *values,
                                  vmap_method="sequential")
+    call: Any = jax.custom_vjp(primal)
 
     def fwd(*values: Any) -> Any:
         return call(*values), values

@@ -153,7 +153,9 @@ def _not_twice(who: str) -> Any:
     respect to the inputs it came from) raises TypeError naming the function."""
     torch = _torch()
 
-    class NotTwice(torch.autograd.Function):
+    function: Any = torch.autograd.Function
+
+    class NotTwice(function):  # type: ignore[misc]  # torch is untyped here
         @staticmethod
         def forward(c: Any, *values: Any) -> Any:
             return c.clone()
@@ -181,7 +183,9 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
             return torch.as_tensor(np.asarray(y))
         return y
 
-    class RuleFunction(torch.autograd.Function):
+    function: Any = torch.autograd.Function
+
+    class RuleFunction(function):  # type: ignore[misc]  # torch is untyped here
         @staticmethod
         def forward(*values: Any) -> Any:
             args = on_host(values)
@@ -197,7 +201,7 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
         def backward(ctx: Any, *grads: Any) -> Any:
             values = ctx.saved_tensors
             y, pullback = rrule_or_raise("to_torch", f, g, CONFIG, on_host(values), kwargs)
-            ȳ = grads[0] if len(grads) == 1 else tuple(grads)
+            ȳ: Any = grads[0] if len(grads) == 1 else tuple(grads)
             if host:
                 ȳ = np.asarray(ȳ.detach().cpu().numpy()) if len(grads) == 1 else ȳ
             out = pullback(to_cr(ȳ, _leaf_in))
