@@ -274,7 +274,15 @@ def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) ->
             out = host.cotangents(tuple(grads)[1:], lambda c, p: from_cr(
                 c, np.asarray(p), np.zeros_like, lambda t, q: np.asarray(t, dtype=q.dtype), who))
             return tuple(np.conj(np.asarray(c, dtype=s.dtype)) for c, s in zip(out, shapes))
-        return jax.pure_callback(host_bwd, shapes, ȳ, *values, vmap_method="sequential")
+        def grads(ybar: Any, *v: Any) -> Any:
+            return jax.pure_callback(host_bwd, shapes, ybar, *v, vmap_method="sequential")
+
+        def no_second_order(primals: Any, tangents: Any) -> Any:
+            raise TypeError(f"{who}: second-order derivatives are not available for a function "
+                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+        once: Any = jax.custom_jvp(grads)
+        once.defjvp(no_second_order)
+        return once(ȳ, *values)
 
     call.defvjp(fwd, bwd)
     return call

@@ -114,6 +114,11 @@ def test_scipy_special_runs_on_the_host_under_jit_and_vmap():
     x = jnp.asarray(X)
     g = jax.jit(jax.vmap(jax.grad(to_jax(sp.gamma))))(x)
     np.testing.assert_allclose(g, sp.gamma(X) * sp.digamma(X), rtol=1e-12)
+    first = jax.grad(lambda v: (v * to_jax(sp.gamma)(v)).sum())
+    with pytest.raises(TypeError, match=r"to_jax\(scipy.special.gamma\): second-order"):
+        jax.grad(lambda v: first(v).sum())(x)
+    with pytest.raises(TypeError, match="forward-mode"):     # JAX's own: no jvp of a custom_vjp
+        jax.hessian(lambda v: to_jax(sp.gamma)(v).sum())(x)
     assert HOST_ONLY
 
 
