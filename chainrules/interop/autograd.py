@@ -6,11 +6,13 @@ the frule, for every array and float autograd differentiates, also inside
 lists, tuples and dicts (`functools.reduce(f, [x, y])`).  Keywords are passed
 through.
 
-Order: first order in both modes.  autograd evaluates a primitive's VJP on
-its own boxed values at second order, and chainrules' rules compute with
-NumPy, which cannot take autograd's boxes: a second-order derivative raises
-TypeError naming the function (never a wrong number); use `chainrules.ad`
-(which differentiates the rules themselves) or JAX/PyTorch for higher order.
+Order: first order in both modes, and any order in reverse mode (`grad` of
+`grad`, `hessian`): at second order autograd evaluates the VJP on its own
+boxed values, which chainrules' NumPy rules cannot take, so the VJP is then
+itself a primitive whose derivatives `chainrules.ad` takes of the pullback
+(which differentiates the rules themselves), recursively.  Not supported,
+with a TypeError naming the function: forward mode over another derivative
+(`make_jvp` of a `grad`), and second derivatives of complex functions.
 
 A function of `autograd.numpy` (`anp.sin`) means NumPy's (`np.sin`).
 Complex numbers: autograd's VJP has JAX's convention, the conjugate of
@@ -23,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules import AbstractZero, NoTangent, RuleConfig, StructuralTangent, ZeroTangent, unthunk
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
     Leaves,
@@ -121,6 +123,67 @@ def _is_leaf(x: Any) -> bool:
         (isinstance(x, (float, complex, np.floating, np.complexfloating)) and not isinstance(x, bool))
 
 
+def _plain(c: Any, p: Any) -> Any:
+    """A chainrules cotangent of p as a plain value (zeros as 0·p, structures
+    as their backing), for values chainrules.ad may be tracking."""
+    c = unthunk(c)
+    if isinstance(c, AbstractZero):
+        return type(p)(_plain(c, e) for e in p) if isinstance(p, (tuple, list)) else 0.0 * p
+    if isinstance(c, StructuralTangent):
+        c = c.backing
+    if isinstance(p, (tuple, list)):
+        return type(p)(_plain(e, q) for e, q in zip(c, p))
+    return c
+
+
+class _Opaque:
+    """A function chainrules.ad calls without tracking what it closes over
+    (its ∂self is NoTangent()): argument positions, axes, keywords."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+def _by_chainrules_ad(h: Callable[..., Any], who: str) -> Callable[..., Any]:
+    """h (a function of arrays returning a tuple of arrays) as an autograd
+    primitive whose VJP is chainrules.ad's reverse mode of h, itself such a
+    primitive (autograd can differentiate it to any order in reverse mode),
+    and whose JVP is chainrules.ad's forward mode of h (once)."""
+    from autograd.extend import defjvp_argnums, defvjp_argnums, primitive
+    from chainrules import frule_via_ad, rrule_via_ad
+    from chainrules.ad.config import FORWARD, REVERSE
+
+    def jvp_maker(argnums: Any, ẋs: Any, ans: Any, values: Any, kwargs: Any) -> Any:
+        if _boxed(values) or _boxed(ẋs):
+            raise TypeError(f"{who}: forward mode over a second derivative is not supported in "
+                            "autograd; use to_jax or to_torch")
+        ts: list[Any] = [ZERO] * len(values)
+        for i, t in zip(argnums, ẋs):
+            ts[i] = t
+        _, ẏ = frule_via_ad(FORWARD, (NO, *ts), _Opaque(h), *values)
+        return _plain(ẏ, ans)
+
+    def vjp_maker(argnums: Any, ans: Any, values: Any, kwargs: Any) -> Any:
+        wanted = tuple(i in argnums for i in range(len(values)))
+
+        def pullback_of(*vg: Any) -> tuple[Any, ...]:
+            vs, ḡ = vg[:-1], vg[-1]
+            _, pullback = rrule_via_ad(REVERSE, _Opaque(h), *vs)
+            grads = tuple(pullback(ḡ))[1:]
+            return tuple(_plain(c, v) for c, v, w in zip(grads, vs, wanted) if w)
+        inner = _by_chainrules_ad(pullback_of, who)
+        return lambda ḡ: inner(*values, ḡ)
+
+    prim: Callable[..., Any] = primitive(h)
+    defvjp_argnums(prim, vjp_maker)
+    defjvp_argnums(prim, jvp_maker)
+    return prim
+
+
 def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
     """f as an autograd primitive whose derivatives are chainrules' rules
     for f (see the module docstring).  A call with no rule for its arguments
@@ -136,12 +199,6 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
     def call(*values: Any, _leaves: Leaves, **kwargs: Any) -> Any:
         return rrule_or_raise("to_autograd", f, g, CONFIG, _leaves.rebuild(values), kwargs)[0]
 
-    def second_order(args: Any, ȳ: Any) -> None:
-        if _boxed(args) or _boxed(ȳ):
-            raise TypeError(f"{who}: second-order derivatives are not supported in autograd (its "
-                            "boxed values cannot enter chainrules' NumPy rules); use chainrules.ad, "
-                            "to_jax or to_torch for higher order")
-
     def out(c: Any, p: Any) -> Any:
         return _conj(from_cr(c, p, _zeros, _leaf_out, who))
 
@@ -150,15 +207,36 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
         leaves = kw.pop("_leaves")
 
         def vjp(ȳ: Any) -> Any:
-            second_order(values, ȳ)
+            if _boxed(values) or _boxed(ȳ):
+                return higher_order(argnums, values, ȳ, leaves, kw)
             _, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, leaves.rebuild(values), kw)
             grads = pullback(to_cr(_conj(ȳ), _leaf_in))
             cts = leaves.cotangents(tuple(grads)[1:], out, values)
             return tuple(cts[i] for i in argnums)
         return vjp
 
+    def higher_order(argnums: Any, values: Any, ȳ: Any, leaves: Leaves, kw: Any) -> Any:
+        """The VJP where autograd differentiates it again: an autograd
+        primitive of (values, ȳ) whose own derivatives chainrules.ad takes
+        of the pullback (real values only)."""
+        from autograd.tracer import getval
+        if any(np.iscomplexobj(getval(v)) for v in values) or np.iscomplexobj(getval(ȳ)):
+            raise TypeError(f"{who}: second-order derivatives of complex functions are not "
+                            "supported in autograd; use to_jax or to_torch")
+
+        wanted = tuple(i in argnums for i in range(len(values)))
+
+        def pullback_of(*vy: Any) -> tuple[Any, ...]:
+            vs, yb = vy[:-1], vy[-1]
+            _, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, leaves.rebuild(vs), kw)
+            cts = leaves.cotangents(tuple(pullback(yb))[1:], _plain, vs)
+            return tuple(c for c, w in zip(cts, wanted) if w)
+        return _by_chainrules_ad(pullback_of, who)(*values, ȳ)
+
     def jvp_maker(argnums: Any, ẋs: Any, ans: Any, values: Any, kwargs: Any) -> Any:
-        second_order(values, ẋs)
+        if _boxed(values) or _boxed(ẋs):
+            raise TypeError(f"{who}: forward mode over forward mode is not supported in autograd; "
+                            "use to_jax or to_torch")
         kw = dict(kwargs)
         leaves = kw.pop("_leaves")
         ts: list[Any] = [ZERO] * len(values)
