@@ -209,18 +209,22 @@ class Leaves:
         return tuple(build(s) for s in self._spec[1])
 
     def cotangents(self, grads: tuple[Any, ...], leaf: Callable[[Any, Any], Any],
-                   values: Any = None) -> list[Any]:
+                   values: Any = None, needed: Any = None) -> list[Any]:
         """One engine cotangent per leaf from chainrules' per-argument
         cotangents (∂self dropped): `leaf(cotangent, primal)` converts each;
-        the primals are `values` (default: the leaves split off)."""
+        the primals are `values` (default: the leaves split off).  Leaves
+        not `needed` (a bool per leaf) get None, unconverted: a cotangent the
+        engine does not ask for may be a NotImplementedTangent."""
         primals = self.values if values is None else list(values)
         out: list[Any] = [None] * len(primals)
+        skip = [False] * len(primals) if needed is None else [not n for n in needed]
 
         def walk(spec: Any, g: Any) -> None:
             kind, body = spec
             g = unthunk(g)
             if kind == "leaf":
-                out[body] = leaf(g, primals[body])
+                if not skip[body]:
+                    out[body] = leaf(g, primals[body])
             elif kind != "const":
                 if isinstance(g, StructuralTangent):
                     g = g.backing

@@ -211,7 +211,8 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
                 return higher_order(argnums, values, ȳ, leaves, kw)
             _, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, leaves.rebuild(values), kw)
             grads = pullback(to_cr(_conj(ȳ), _leaf_in))
-            cts = leaves.cotangents(tuple(grads)[1:], out, values)
+            cts = leaves.cotangents(tuple(grads)[1:], out, values,
+                                    [i in argnums for i in range(len(values))])
             return tuple(cts[i] for i in argnums)
         return vjp
 
@@ -229,7 +230,7 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
         def pullback_of(*vy: Any) -> tuple[Any, ...]:
             vs, yb = vy[:-1], vy[-1]
             _, pullback = rrule_or_raise("to_autograd", f, g, CONFIG, leaves.rebuild(vs), kw)
-            cts = leaves.cotangents(tuple(pullback(yb))[1:], _plain, vs)
+            cts = leaves.cotangents(tuple(pullback(yb))[1:], _plain, vs, wanted)
             return tuple(c for c, w in zip(cts, wanted) if w)
         return _by_chainrules_ad(pullback_of, who)(*values, ȳ)
 

@@ -62,7 +62,10 @@ def _inexact(x: Any) -> bool:
 
 
 def _conj(t: Any) -> Any:
-    return t.conj() if hasattr(t, "conj") and not isinstance(t, (ZeroTangent, NoTangent)) else t
+    if isinstance(t, (ZeroTangent, NoTangent)) or not hasattr(t, "conj") \
+            or type(t).__name__ == "SymbolicZero":
+        return t
+    return t.conj()
 
 
 def _leaf_in(jax: Any) -> Callable[[Any], Any]:
@@ -220,21 +223,29 @@ def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
     def primal(*values: Any) -> Any:
         return rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)[0]
     call: Any = jax.custom_vjp(primal)
+    # which leaves JAX differentiates (CustomVJPPrimal.perturbed), seen by fwd at trace time
+    perturbed: list[bool] = []
 
-    def fwd(*values: Any) -> Any:
-        args = leaves.rebuild(values)
-        y, _ = rrule_or_raise("to_jax", f, g, CONFIG, args, kwargs)
+    def fwd(*primals: Any) -> Any:
+        values = tuple(p.value for p in primals)
+        perturbed[:] = [bool(p.perturbed) for p in primals]
+        y, _ = rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)
         return y, values
 
     def bwd(values: Any, ȳ: Any) -> Any:
         args = leaves.rebuild(values)
         y, pullback = rrule_or_raise("to_jax", f, g, CONFIG, args, kwargs)
-        grads = pullback(to_cr(jax.tree_util.tree_map(_conj, ȳ), _leaf_in(jax)))
-        out = leaves.cotangents(tuple(grads)[1:], _out(jax, who), values)
-        return tuple(_conj(c) for c in out)
+        grads = pullback(to_cr(jax.tree_util.tree_map(_conj, ȳ, is_leaf=_is_zero(jax)), _leaf_in(jax)))
+        out = leaves.cotangents(tuple(grads)[1:], _out(jax, who), values, perturbed or None)
+        return tuple(_zeros(jax)(v) if c is None else _conj(c) for c, v in zip(out, values))
 
-    call.defvjp(fwd, bwd)
+    call.defvjp(fwd, bwd, symbolic_zeros=True)
     return call
+
+
+def _is_zero(jax: Any) -> Callable[[Any], bool]:
+    zero_type = jax.custom_derivatives.SymbolicZero
+    return lambda t: isinstance(t, zero_type)
 
 
 def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) -> Any:

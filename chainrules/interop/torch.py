@@ -206,8 +206,8 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
                 ȳ = np.asarray(ȳ.detach().cpu().numpy()) if len(grads) == 1 else ȳ
             out = pullback(to_cr(ȳ, _leaf_in))
             leaf = _host_leaf if host else _leaf_out
-            cts = leaves.cotangents(tuple(out)[1:],
-                                    lambda c, p: from_cr(c, p, _zeros, leaf, who), values)
+            cts = leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, who),
+                                    values, ctx.needs_input_grad)
             if host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
                 # create_graph=True: the host's cotangents carry no graph; a second
                 # derivative through them must fail, never leave out their terms
