@@ -19,6 +19,11 @@ are differentiated, also inside lists, tuples and dicts; everything else
 (ints, bools, None, axes, functions) and every keyword argument is passed
 through.  Integer arrays have no tangent (JAX's float0).
 
+Cost: each call first asks the frule, with zero tangents, whether it applies
+(a second evaluation of the primal outside `jit`; under `jit` only at
+tracing); a host function is also run once on stand-in values of its
+inputs' shapes, for the shape of its output.
+
 Complex numbers: JAX's JVP is ChainRules' pushforward; JAX's VJP is the
 conjugate of ChainRules' pullback (`jax_vjp(ȳ) = conj(pullback(conj(ȳ)))`),
 which the custom_vjp converts.
@@ -130,17 +135,12 @@ class JaxConfig(RuleConfig):
         jax = _jax()
         leaves = Leaves(args, _is_leaf)
         who = f"JaxConfig.frule_via_ad({name_of(f)})"
-        ts = _leaf_tangents(jax, leaves, tuple(tangents)[1:], who)
+        ts = leaves.cotangents(tuple(tangents)[1:], _out(jax, who))     # one JAX tangent per leaf
         y, ẏ = jax.jvp(lambda *v: f(*leaves.rebuild(v), **kwargs), tuple(leaves.values), tuple(ts))
         return y, to_cr(ẏ, _leaf_in(jax))
 
     def __repr__(self) -> str:
         return "JaxConfig()"
-
-
-def _leaf_tangents(jax: Any, leaves: Leaves, tangents: tuple[Any, ...], who: str) -> list[Any]:
-    """JAX tangents, one per leaf, from chainrules' tangents, one per argument."""
-    return leaves.cotangents(tangents, _out(jax, who))
 
 
 def _out(jax: Any, who: str) -> Callable[[Any, Any], Any]:
@@ -176,10 +176,9 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
         if is_host_only(f):
             return _host(jax, f, leaves, kwargs, who)(*leaves.values)
         g = resolve(f, [jnp])
-        primal = frule_or_raise_none(f, g, leaves, kwargs)
-        if primal is not None:
+        if _has_frule(g, leaves, kwargs):
             return _jvp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
-        if rrule_or_none(g, args, kwargs) is None:
+        if not _has_rrule(g, args, kwargs):
             raise no_rule_error("to_jax", f, g, args, kwargs)
         return _vjp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
 
@@ -187,17 +186,18 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def frule_or_raise_none(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any]) -> Any:
-    """(Ω,) when g has an frule for these arguments (zero tangents), else None."""
+def _has_frule(g: Any, leaves: Leaves, kwargs: dict[str, Any]) -> bool:
+    """Whether g has an frule for these arguments (called with zero tangents:
+    the rules return at once on them, and under `jit` this runs once, at
+    tracing)."""
     from chainrules import frule
     zeros = leaves.tangents([ZERO] * len(leaves.values))
-    res = frule(CONFIG, (NO,) + zeros, g, *leaves.args, **kwargs)
-    return None if res is None else (res[0],)
+    return frule(CONFIG, (NO,) + zeros, g, *leaves.args, **kwargs) is not None
 
 
-def rrule_or_none(g: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _has_rrule(g: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     from chainrules import rrule
-    return rrule(CONFIG, g, *args, **kwargs)
+    return rrule(CONFIG, g, *args, **kwargs) is not None
 
 
 def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
