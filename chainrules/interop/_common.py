@@ -35,7 +35,7 @@ from chainrules import (
     unthunk,
 )
 
-__all__ = ["name_of", "no_rule_error", "is_host_only", "resolve", "Leaves", "to_cr",
+__all__ = ["check_libraries", "name_of", "no_rule_error", "is_host_only", "resolve", "Leaves", "to_cr",
            "from_cr", "frule_or_raise", "rrule_or_raise", "wrap_name"]
 
 NO = NoTangent()
@@ -69,6 +69,24 @@ def no_rule_error(engine: str, f: Any, g: Any, args: tuple[Any, ...], kwargs: di
     return TypeError(f"{engine}({name_of(f)}): no {kind} for {name_of(f)}{via} with argument "
                      f"types {_type_names(args, kwargs)}; register one with "
                      f"chainrules.register_frule/register_rrule")
+
+
+# array libraries by the top-level module of their array types
+_LIBRARIES = {"numpy": "NumPy", "torch": "PyTorch", "jax": "JAX", "jaxlib": "JAX",
+              "autograd": "autograd", "dask": "Dask", "cupy": "CuPy",
+              "array_api_strict": "array-api-strict"}
+
+
+def check_libraries(who: str, args: tuple[Any, ...], allowed: frozenset[str], hint: str) -> None:
+    """TypeError naming the argument when an argument (or an element of a
+    list or tuple argument) is an array of another library than `allowed`
+    (top-level module names): never a silently lost derivative."""
+    for i, a in enumerate(args):
+        for e in (a if type(a) in (list, tuple) else (a,)):
+            root = type(e).__module__.split(".")[0]
+            if root in _LIBRARIES and root not in allowed and hasattr(e, "shape"):
+                raise TypeError(f"{who}: argument {i} is a {_LIBRARIES[root]} array "
+                                f"({type(e).__qualname__}); {hint}")
 
 
 def wrap_name(wrapper: Any, engine: str, f: Any) -> None:

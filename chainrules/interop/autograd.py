@@ -29,6 +29,7 @@ from chainrules import AbstractZero, NoTangent, RuleConfig, StructuralTangent, Z
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
     Leaves,
+    check_libraries,
     frule_or_raise,
     from_cr,
     name_of,
@@ -252,6 +253,8 @@ def to_autograd(f: Callable[..., Any]) -> Callable[..., Any]:
     defjvp_argnums(prim, jvp_maker)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        check_libraries(who, args, frozenset({"numpy", "autograd"}),
+                        "autograd differentiates NumPy arrays (np.asarray(x))")
         leaves = Leaves(args, _is_leaf)
         return prim(*leaves.values, _leaves=leaves, **kwargs)
 

@@ -39,6 +39,7 @@ from chainrules import NoTangent, RuleConfig, ZeroTangent
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
     Leaves,
+    check_libraries,
     frule_or_raise,
     from_cr,
     is_host_only,
@@ -169,10 +170,12 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         jax = _jax()
         jnp = jax.numpy
+        who = wrapper.__qualname__
+        check_libraries(who, args, frozenset({"jax", "jaxlib", "numpy"}),
+                        "pass JAX or NumPy arrays (jax.numpy.asarray(x))")
         args = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic, float, complex))
                      and not isinstance(a, bool) else a for a in args)
         leaves = Leaves(args, _is_leaf)
-        who = wrapper.__qualname__
         if is_host_only(f):
             return _host(jax, f, leaves, kwargs, who)(*leaves.values)
         g = resolve(f, [jnp])

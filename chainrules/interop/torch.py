@@ -30,6 +30,7 @@ from chainrules import NoTangent, RuleConfig, ZeroTangent
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
     Leaves,
+    check_libraries,
     frule_or_raise,
     from_cr,
     is_host_only,
@@ -116,14 +117,6 @@ class TorchConfig(RuleConfig):
 CONFIG = TorchConfig()
 
 
-def _check_arrays(who: str, args: tuple[Any, ...]) -> None:
-    for i, a in enumerate(args):
-        if isinstance(a, np.ndarray) or (isinstance(a, (list, tuple))
-                                          and any(isinstance(e, np.ndarray) for e in a)):
-            raise TypeError(f"{who}: argument {i} is a NumPy array; pass torch tensors "
-                            f"(torch.as_tensor(x)) to differentiate it with PyTorch")
-
-
 def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
     """f as a function of torch tensors whose derivatives are chainrules'
     rules for f (see the module docstring).  A call with no rule for its
@@ -133,7 +126,8 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         who = wrapper.__qualname__
-        _check_arrays(who, args)
+        check_libraries(who, args, frozenset({"torch"}),
+                        "pass torch tensors (torch.as_tensor(x)) to differentiate it with PyTorch")
         leaves = Leaves(args, _is_leaf)
         host = is_host_only(f)
         g = f if host else resolve(f, _namespaces())

@@ -107,3 +107,16 @@ def test_autograd_multi_output_and_not_implemented(rules):
                                np.cos(X) - 2 * np.sin(X))
     with pytest.raises(cr.NotImplementedTangentError, match="∂y of half_done"):
         autograd.grad(lambda u: anp.sum(to_autograd(half_done)(X, u)))(X)
+
+
+def test_arrays_of_another_library_are_refused_naming_the_argument(jax_x64):
+    torch = pytest.importorskip("torch")
+    jnp = jax_x64.numpy
+    with pytest.raises(TypeError, match=r"to_jax\(numpy.sin\): argument 0 is a PyTorch array"):
+        to_jax(np.sin)(torch.ones(3))
+    with pytest.raises(TypeError, match=r"to_torch\(numpy.add\): argument 1 is a JAX array"):
+        to_torch(np.add)(torch.ones(3), jnp.ones(3))
+    with pytest.raises(TypeError, match=r"to_torch\(numpy.stack\): argument 0 is a NumPy array"):
+        to_torch(np.stack)([torch.ones(3), np.ones(3)])
+    with pytest.raises(TypeError, match=r"to_autograd\(numpy.sin\): argument 0 is a JAX array"):
+        to_autograd(np.sin)(jnp.ones(3))
