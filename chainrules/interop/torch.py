@@ -7,7 +7,8 @@ backward pass re-runs the rrule on the saved inputs: with
 `create_graph=True` those are tensors that autograd tracks, and as the rule
 bodies compute with torch's own operations (through array_api_compat's
 namespace), double backward differentiates the pullback itself; any order
-works.  PyTorch's complex convention is ChainRules': no conversion.
+works.  `torch.func.vmap` batches the rules' torch operations
+(`generate_vmap_rule`).  PyTorch's complex convention is ChainRules': no conversion.
 
 A NumPy function (`np.sin`, `np.sum`) means the function of that name of
 `array_api_compat.torch` (which takes NumPy's `axis=` keywords; its rules
@@ -180,6 +181,9 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
     function: Any = torch.autograd.Function
 
     class RuleFunction(function):  # type: ignore[misc]  # torch is untyped here
+        # torch.func.vmap: the rules compute with torch operations, which vmap batches
+        generate_vmap_rule = True
+
         @staticmethod
         def forward(*values: Any) -> Any:
             args = on_host(values)

@@ -138,3 +138,11 @@ def test_export_many_functions():
     x = t(X)
     g, = torch.autograd.grad((fs["s"](x) * fs["c"](x)).sum(), x)
     torch.testing.assert_close(g, torch.cos(2 * x.detach()))
+
+
+def test_torch_func_vmap_batches_the_rules():
+    x = torch.rand(4, 3, dtype=torch.float64)
+    torch.testing.assert_close(torch.func.vmap(to_torch(np.sin))(x), torch.sin(x))
+    g = torch.func.vmap(torch.func.grad(lambda v: to_torch(np.sin)(v).sum()))(x)
+    torch.testing.assert_close(g, torch.cos(x))
+    torch.testing.assert_close(torch.func.vmap(lambda v: to_torch(np.sum)(v, axis=0))(x), x.sum(1))
