@@ -214,8 +214,11 @@ def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
     def jvp(primals: Any, tangents: Any) -> Any:
         args = leaves.rebuild(primals)
         ts = leaves.tangents([_leaf_in(jax)(t) for t in tangents])
-        y, ẏ = frule_or_raise("to_jax", f, g, CONFIG, ts, args, kwargs)
-        return y, _out(jax, who)(ẏ, y)
+        Ω, ẏ = frule_or_raise("to_jax", f, g, CONFIG, ts, args, kwargs)
+        # the output through `call` itself, as JAX's documentation does: a derivative
+        # of higher order of the output is then again the rule's, not JAX's own of
+        # the rule body's primal computation (a straight-through rule stays one)
+        return call(*primals), _out(jax, who)(ẏ, Ω)
 
     call.defjvp(jvp, symbolic_zeros=True)
     return call
@@ -232,8 +235,8 @@ def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
     def fwd(*primals: Any) -> Any:
         values = tuple(p.value for p in primals)
         perturbed[:] = [bool(p.perturbed) for p in primals]
-        y, _ = rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)
-        return y, values
+        # through `call` itself, as in _jvp_function: higher orders use the rule again
+        return call(*values), values
 
     def bwd(values: Any, ȳ: Any) -> Any:
         args = leaves.rebuild(values)

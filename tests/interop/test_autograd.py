@@ -67,6 +67,9 @@ def test_autograd_uses_our_rule_not_its_own():
         np.testing.assert_array_equal(autograd.grad(lambda v: anp.sum(to_autograd(hard_round)(v)))(X),
                                       np.ones(3))
         np.testing.assert_array_equal(make_jvp(to_autograd(hard_round))(X)(2 * X)[1], 2 * X)
+        # at second order too: g(v) = v + round(v) has derivative 2 by the rule
+        g = autograd.grad(lambda u: anp.sum(to_autograd(hard_round)(u) * u))
+        np.testing.assert_allclose(autograd.jacobian(g)(X), 2 * np.eye(3))
 
 
 @pytest.mark.parametrize("f, own", [pytest.param(f, o, id=n) for n, f, o in OWN])

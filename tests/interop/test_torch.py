@@ -92,6 +92,10 @@ def test_torch_uses_our_rule_not_its_own():
         torch.testing.assert_close(g, torch.ones(3, dtype=torch.float64))
         ẏ = torch.func.jvp(to_torch(hard_round), (x.detach(),), (2 * x.detach(),))[1]
         torch.testing.assert_close(ẏ, 2 * x.detach())
+        # at second order too: g(v) = v + round(v) has derivative 2 by the rule
+        g = lambda v: torch.func.grad(lambda u: (to_torch(hard_round)(u) * u).sum())(v)
+        torch.testing.assert_close(torch.func.jacrev(g)(x.detach()), 2 * torch.eye(3, dtype=torch.float64))
+        torch.testing.assert_close(torch.func.jacfwd(g)(x.detach()), 2 * torch.eye(3, dtype=torch.float64))
 
 
 def test_higher_order_rule_calls_back_into_torch():
