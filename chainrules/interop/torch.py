@@ -209,7 +209,7 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
             if host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
                 # create_graph=True: the host's cotangents carry no graph; a second
                 # derivative through them must fail, never leave out their terms
-                cts = [_not_twice(who).apply(c, *values) for c in cts]
+                cts = [c if c is None else _not_twice(who).apply(c, *values) for c in cts]
             return tuple(c if need else None for c, need in zip(cts, ctx.needs_input_grad))
 
         @staticmethod

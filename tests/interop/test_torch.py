@@ -121,6 +121,12 @@ def test_scipy_special_is_first_order_on_the_host():
     torch.testing.assert_close(g.detach(), torch.tensor(sp.gamma(X) * sp.digamma(X)))
     with pytest.raises(TypeError, match=r"to_torch\(scipy.special.gamma\): second-order"):
         torch.autograd.grad(g.sum(), x)
+    with pytest.raises(TypeError, match=r"to_torch\(scipy.special.gamma\): forward mode"):
+        torch.func.jvp(to_torch(sp.gamma), (x.detach(),), (torch.ones(3, dtype=torch.float64),))
+    # a host function of two arguments, one not differentiated
+    y = torch.tensor(2 * X, requires_grad=True)
+    g, = torch.autograd.grad(to_torch(sp.xlogy)(x, y.detach()).sum(), x, create_graph=True)
+    torch.testing.assert_close(g.detach(), torch.tensor(np.log(2 * X)))
     # a second derivative through the host is never left out of a sum
     g, = torch.autograd.grad((x * to_torch(sp.gamma)(x)).sum(), x, create_graph=True)
     with pytest.raises(TypeError, match="second-order"):
