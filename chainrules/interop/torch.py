@@ -132,7 +132,7 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         leaves = Leaves(args, _is_leaf)
         host = is_host_only(f)
         g = f if host else resolve(f, _namespaces())
-        return _function(f, g, leaves, kwargs, who, host).apply(*leaves.values)
+        return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
     wrap_name(wrapper, "to_torch", f)
     return wrapper
@@ -166,18 +166,34 @@ def _not_twice(who: str) -> Any:
     return NotTwice
 
 
-def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, host: bool) -> Any:
+class _Plan:
+    """What one call of a wrapped function needs in its forward and backward
+    passes (the first, non-tensor, input of RuleFunction)."""
+    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback")
+
+    def __init__(self, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str,
+                 host: bool) -> None:
+        self.f, self.g, self.leaves, self.kwargs, self.who, self.host = f, g, leaves, kwargs, who, host
+        self.pullback: Any = None     # the forward pass's, for a backward pass without a graph
+
+    def args(self, values: Any) -> tuple[Any, ...]:
+        """The arguments, with NumPy copies of the tensors for a host rule."""
+        if self.host:
+            return self.leaves.rebuild([v.detach().cpu().numpy() for v in values])
+        return self.leaves.rebuild(values)
+
+    def rrule(self, values: Any) -> tuple[Any, Any]:
+        return rrule_or_raise("to_torch", self.f, self.g, CONFIG, self.args(values), self.kwargs)
+
+
+_CLASS: list[Any] = []
+
+
+def _rule_function() -> Any:
+    """The torch.autograd.Function of every wrapped function, made once."""
+    if _CLASS:
+        return _CLASS[0]
     torch = _torch()
-
-    def on_host(values: Any) -> tuple[Any, ...]:
-        return leaves.rebuild([v.detach().cpu().numpy() for v in values]) if host \
-            else leaves.rebuild(values)
-
-    def outputs(y: Any) -> Any:
-        if host:
-            return torch.as_tensor(np.asarray(y))
-        return y
-
     function: Any = torch.autograd.Function
 
     class RuleFunction(function):  # type: ignore[misc]  # torch is untyped here
@@ -185,42 +201,48 @@ def _function(f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str, 
         generate_vmap_rule = True
 
         @staticmethod
-        def forward(*values: Any) -> Any:
-            args = on_host(values)
-            y = rrule_or_raise("to_torch", f, g, CONFIG, args, kwargs)[0]
-            return outputs(y)
+        def forward(plan: _Plan, *values: Any) -> Any:
+            y, plan.pullback = plan.rrule(values)
+            return torch.as_tensor(np.asarray(y)) if plan.host else y
 
         @staticmethod
         def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_backward(*inputs)
-            ctx.save_for_forward(*inputs)
+            ctx.plan = inputs[0]
+            ctx.save_for_backward(*inputs[1:])
+            ctx.save_for_forward(*inputs[1:])
 
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
-            values = ctx.saved_tensors
-            y, pullback = rrule_or_raise("to_torch", f, g, CONFIG, on_host(values), kwargs)
+            plan, values = ctx.plan, ctx.saved_tensors
+            needed = ctx.needs_input_grad[1:]
+            # without create_graph the forward pass's pullback serves; with it, the rule
+            # runs again on the saved tensors, which autograd tracks, so that its pullback
+            # is differentiated (double backward)
+            pullback = plan.pullback if not torch.is_grad_enabled() and plan.pullback is not None \
+                else plan.rrule(values)[1]
             ȳ: Any = grads[0] if len(grads) == 1 else tuple(grads)
-            if host:
-                ȳ = np.asarray(ȳ.detach().cpu().numpy()) if len(grads) == 1 else ȳ
+            if plan.host and len(grads) == 1:
+                ȳ = ȳ.detach().cpu().numpy()
             out = pullback(to_cr(ȳ, _leaf_in))
-            leaf = _host_leaf if host else _leaf_out
-            cts = leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, who),
-                                    values, ctx.needs_input_grad)
-            if host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
+            leaf = _host_leaf if plan.host else _leaf_out
+            cts = plan.leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, plan.who),
+                                         values, needed)
+            if plan.host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
                 # create_graph=True: the host's cotangents carry no graph; a second
                 # derivative through them must fail, never leave out their terms
-                cts = [c if c is None else _not_twice(who).apply(c, *values) for c in cts]
-            return tuple(c if need else None for c, need in zip(cts, ctx.needs_input_grad))
+                cts = [c if c is None else _not_twice(plan.who).apply(c, *values) for c in cts]
+            return (None,) + tuple(c if need else None for c, need in zip(cts, needed))
 
         @staticmethod
         def jvp(ctx: Any, *tangents: Any) -> Any:
-            if host:
-                raise TypeError(f"{who}: forward mode is not available for a function whose rule "
-                                "runs on the host (scipy.special)")
-            values = ctx.saved_tensors
-            ts = leaves.tangents([_leaf_in(t) for t in tangents])
-            y, ẏ = frule_or_raise("to_torch", f, g, CONFIG, ts, leaves.rebuild(values), kwargs)
-            return from_cr(ẏ, y, _zeros, _leaf_out, who)
+            plan, values = ctx.plan, ctx.saved_tensors
+            if plan.host:
+                raise TypeError(f"{plan.who}: forward mode is not available for a function whose "
+                                "rule runs on the host (scipy.special)")
+            ts = plan.leaves.tangents([_leaf_in(t) for t in tangents[1:]])
+            y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, plan.leaves.rebuild(values),
+                                  plan.kwargs)
+            return from_cr(ẏ, y, _zeros, _leaf_out, plan.who)
 
-    RuleFunction.__name__ = RuleFunction.__qualname__ = who
+    _CLASS.append(RuleFunction)
     return RuleFunction
