@@ -19,7 +19,7 @@ def test_the_readme_has_python_snippets():
 
 
 def _other_library(source):
-    return re.search(r"^\s*(import|from) (torch|jax|dask|array_api_strict)\b", source, flags=re.MULTILINE)
+    return re.search(r"^\s*(import|from) (torch|jax|dask|array_api_strict|autograd)\b", source, flags=re.MULTILINE)
 
 
 # a snippet on another array library is an interop test (the sanitizer job leaves those out)
@@ -28,7 +28,7 @@ def _other_library(source):
 def test_readme_snippet_runs(source):
     # a snippet on another array library needs it installed (the test extra
     # installs PyTorch on CPython 3.11 only: see pyproject.toml; numba for chainrules.numba)
-    for lib in ("torch", "jax", "dask", "numba"):
+    for lib in ("torch", "jax", "dask", "numba", "autograd"):
         if re.search(rf"^\s*(import|from) {lib}\b", source, flags=re.MULTILINE):
             pytest.importorskip(lib)
     with registry_restored():

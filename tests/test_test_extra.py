@@ -24,6 +24,7 @@ IMPORTED_AS = {
     "dask": "dask.array",
     "numba": "numba",
     "hypothesis": "hypothesis",
+    "autograd": "autograd",
 }
 
 

@@ -14,9 +14,11 @@ RuleConfig.  Finite differences come from `chainrules.finite_differences`.
 
 `order=2` also checks that a rule is differentiable (by `chainrules.ad`);
 `backend=` runs the check on another array library's arrays, which
-`to_backend` and `to_numpy` convert to and from NumPy.
+`to_backend` and `to_numpy` convert to and from NumPy.  `test_adapter` checks
+a function wrapped for JAX, PyTorch or autograd by `chainrules.interop`.
 """
 
+from chainrules.testing.adapters import test_adapter
 from chainrules.testing.backends import to_backend, to_numpy
 from chainrules.testing.check_result import default_tolerance, test_approx
 from chainrules.testing.config import TestConfig
@@ -40,4 +42,6 @@ __all__ = [
     "to_numpy",
     # configs for rules that call back into AD
     "TestConfig",
+    # the interop adapters (chainrules.interop)
+    "test_adapter",
 ]

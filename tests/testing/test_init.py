@@ -7,7 +7,7 @@ import chainrules.testing as crt
 def test_testing_exports():
     assert set(crt.__all__) == {"test_frule", "test_rrule", "test_scalar", "test_approx",
                                 "default_tolerance", "rand_tangent", "PrimalAndTangent", "TestConfig",
-                                "to_backend", "to_numpy"}
+                                "to_backend", "to_numpy", "test_adapter"}
     for name in crt.__all__:
         assert getattr(crt, name) is not None
 
@@ -24,3 +24,13 @@ def test_nothing_a_test_runner_would_collect():
         obj = getattr(crt, name)
         if name.startswith("test") or name.startswith("Test"):
             assert getattr(obj, "__test__", True) is False, name
+
+
+def test_interop_exports_and_imports_no_engine():
+    import subprocess
+    import sys
+    code = ("import sys, chainrules.interop as ci, chainrules.testing; "
+            "assert set(ci.__all__) == {'to_jax', 'to_torch', 'to_autograd', 'export', 'ENGINES', "
+            "'JaxConfig', 'TorchConfig', 'AutogradConfig'}; "
+            "loaded = {'jax', 'torch', 'autograd'} & set(sys.modules); assert not loaded, loaded")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,305 @@
+"""`to_jax(f)`: f as a JAX function whose derivatives come from chainrules.
+
+- f with an frule: a `jax.custom_jvp` whose JVP is the frule run on JAX's
+  values (tracers have `__array_namespace__`, and the rule bodies compute with
+  the namespace of their inputs), so JAX linearizes and transposes it for
+  reverse mode and differentiates it again for any order; `jit` and `vmap`
+  trace through it.
+- f with only an rrule: a `jax.custom_vjp` whose backward pass is the
+  pullback (reverse mode, any order in reverse; JAX has no forward mode
+  through a custom_vjp).
+- scipy.special functions (their rules compute with SciPy): a custom_vjp
+  whose passes run on the host with `jax.pure_callback` (reverse mode, first
+  order; `jit` and `vmap` work).
+
+A NumPy function (`np.sin`, `np.sum`) means `jax.numpy`'s function of the same
+name, whose rules issue 12 registers when `jax.numpy` is imported.  Arguments:
+JAX arrays, NumPy arrays and Python floats (converted with `jnp.asarray`)
+are differentiated, also inside lists, tuples and dicts; everything else
+(ints, bools, None, axes, functions) and every keyword argument is passed
+through.  Integer arrays have no tangent (JAX's float0).
+
+Cost: each call first asks the frule, with zero tangents, whether it applies
+(a second evaluation of the primal outside `jit`; under `jit` only at
+tracing); a host function is also run once on stand-in values of its
+inputs' shapes, for the shape of its output.
+
+Complex numbers: JAX's JVP is ChainRules' pushforward; JAX's VJP is the
+conjugate of ChainRules' pullback (`jax_vjp(ȳ) = conj(pullback(conj(ȳ)))`),
+which the custom_vjp converts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules._protocols import Pullback
+from chainrules.interop._common import (
+    Leaves,
+    check_libraries,
+    frule_or_raise,
+    from_cr,
+    is_host_only,
+    name_of,
+    no_rule_error,
+    resolve,
+    rrule_or_raise,
+    to_cr,
+    wrap_name,
+)
+
+__all__ = ["to_jax", "JaxConfig"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+def _jax() -> Any:
+    import jax
+    import jax.numpy  # noqa: F401  (registers the rules of jax.numpy's functions)
+    return jax
+
+
+def _inexact(x: Any) -> bool:
+    return bool(np.issubdtype(x.dtype, np.inexact))
+
+
+def _conj(t: Any) -> Any:
+    if isinstance(t, (ZeroTangent, NoTangent)) or not hasattr(t, "conj") \
+            or type(t).__name__ == "SymbolicZero":
+        return t
+    return t.conj()
+
+
+def _leaf_in(jax: Any) -> Callable[[Any], Any]:
+    """One JAX tangent leaf as chainrules': symbolic zeros and float0 → zeros."""
+    zero_type = jax.custom_derivatives.SymbolicZero
+
+    def leaf(t: Any) -> Any:
+        if t is None or isinstance(t, zero_type):
+            return ZERO
+        if getattr(t, "dtype", None) == jax.dtypes.float0:
+            return NO
+        return t
+    return leaf
+
+
+def _zeros(jax: Any) -> Callable[[Any], Any]:
+    def zeros(p: Any) -> Any:
+        p = jax.numpy.asarray(p)
+        if not _inexact(p):
+            return np.zeros(p.shape, dtype=jax.dtypes.float0)
+        return jax.numpy.zeros_like(p)
+    return zeros
+
+
+def _leaf_out(jax: Any, who: str) -> Callable[[Any, Any], Any]:
+    def leaf(t: Any, p: Any) -> Any:
+        p = jax.numpy.asarray(p)
+        if not _inexact(p):
+            return np.zeros(p.shape, dtype=jax.dtypes.float0)
+        t = jax.numpy.asarray(t)
+        if t.dtype != p.dtype:          # a real tangent of a complex value, a weak type
+            t = (t if np.issubdtype(p.dtype, np.complexfloating) else t.real).astype(p.dtype)
+        if t.shape != p.shape:
+            t = jax.numpy.broadcast_to(t, p.shape)
+        return t
+    return leaf
+
+
+class JaxConfig(RuleConfig):
+    """JaxConfig(): the RuleConfig of `to_jax`: `rrule_via_ad(f, *args)` is
+    `jax.vjp` (conjugated to ChainRules' convention), `frule_via_ad` is
+    `jax.jvp`; the arguments JAX differentiates are inexact arrays and floats
+    (also in lists, tuples, dicts), the others get NoTangent().  ∂self is
+    NoTangent(): values f closes over are not differentiated."""
+    has_forward_mode = True
+    has_reverse_mode = True
+
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        jax = _jax()
+        leaves = Leaves(args, _is_leaf)
+        y, vjp = jax.vjp(lambda *v: f(*leaves.rebuild(v), **kwargs), *leaves.values)
+        who = f"JaxConfig.rrule_via_ad({name_of(f)})"
+
+        def jax_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ct = _out(jax, who)(ȳ, y)
+            grads = vjp(jax.tree_util.tree_map(_conj, ct))
+            return (NO,) + leaves.tangents([_leaf_in(jax)(_conj(g)) for g in grads])
+        return y, jax_pullback
+
+    def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:
+        jax = _jax()
+        leaves = Leaves(args, _is_leaf)
+        who = f"JaxConfig.frule_via_ad({name_of(f)})"
+        ts = leaves.cotangents(tuple(tangents)[1:], _out(jax, who))     # one JAX tangent per leaf
+        y, ẏ = jax.jvp(lambda *v: f(*leaves.rebuild(v), **kwargs), tuple(leaves.values), tuple(ts))
+        return y, to_cr(ẏ, _leaf_in(jax))
+
+    def __repr__(self) -> str:
+        return "JaxConfig()"
+
+
+def _out(jax: Any, who: str) -> Callable[[Any, Any], Any]:
+    """A chainrules tangent (zeros, thunks, structures) of a primal as JAX's."""
+    zeros, leaf = _zeros(jax), _leaf_out(jax, who)
+    return lambda t, p: from_cr(t, p, zeros, leaf, who)
+
+
+def _is_leaf(x: Any) -> bool:
+    jax = _jax()
+    return (isinstance(x, jax.Array) or isinstance(x, (float, complex, np.ndarray, np.floating,
+                                                       np.complexfloating))) \
+        and not isinstance(x, bool)
+
+
+CONFIG = JaxConfig()
+
+
+def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
+    """f as a function of JAX arrays whose derivatives are chainrules' rules
+    for f (see the module docstring).  A call with no rule for its arguments
+    raises TypeError naming f and the argument types."""
+    if not callable(f):
+        raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        jax = _jax()
+        jnp = jax.numpy
+        who = wrapper.__qualname__
+        check_libraries(who, args, frozenset({"jax", "jaxlib", "numpy"}),
+                        "pass JAX or NumPy arrays (jax.numpy.asarray(x))")
+        args = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic, float, complex))
+                     and not isinstance(a, bool) else a for a in args)
+        leaves = Leaves(args, _is_leaf)
+        if is_host_only(f):
+            return _host(jax, f, leaves, kwargs, who)(*leaves.values)
+        g = resolve(f, [jnp])
+        if _has_frule(g, leaves, kwargs):
+            return _jvp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
+        if not _has_rrule(g, args, kwargs):
+            raise no_rule_error("to_jax", f, g, args, kwargs)
+        return _vjp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
+
+    wrap_name(wrapper, "to_jax", f)
+    return wrapper
+
+
+def _has_frule(g: Any, leaves: Leaves, kwargs: dict[str, Any]) -> bool:
+    """Whether g has an frule for these arguments (called with zero tangents:
+    the rules return at once on them, and under `jit` this runs once, at
+    tracing)."""
+    from chainrules import frule
+    zeros = leaves.tangents([ZERO] * len(leaves.values))
+    return frule(CONFIG, (NO,) + zeros, g, *leaves.args, **kwargs) is not None
+
+
+def _has_rrule(g: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    from chainrules import rrule
+    return rrule(CONFIG, g, *args, **kwargs) is not None
+
+
+def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
+                  who: str) -> Any:
+    def primal(*values: Any) -> Any:
+        args = leaves.rebuild(values)
+        return frule_or_raise("to_jax", f, g, CONFIG, leaves.tangents([ZERO] * len(values)),
+                              args, kwargs)[0]
+    call: Any = jax.custom_jvp(primal)
+
+    def jvp(primals: Any, tangents: Any) -> Any:
+        args = leaves.rebuild(primals)
+        ts = leaves.tangents([_leaf_in(jax)(t) for t in tangents])
+        Ω, ẏ = frule_or_raise("to_jax", f, g, CONFIG, ts, args, kwargs)
+        # the output through `call` itself, as JAX's documentation does: a derivative
+        # of higher order of the output is then again the rule's, not JAX's own of
+        # the rule body's primal computation (a straight-through rule stays one)
+        return call(*primals), _out(jax, who)(ẏ, Ω)
+
+    call.defjvp(jvp, symbolic_zeros=True)
+    return call
+
+
+def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
+                  who: str) -> Any:
+    def primal(*values: Any) -> Any:
+        return rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)[0]
+    call: Any = jax.custom_vjp(primal)
+    # which leaves JAX differentiates (CustomVJPPrimal.perturbed), seen by fwd at trace time
+    perturbed: list[bool] = []
+
+    def fwd(*primals: Any) -> Any:
+        values = tuple(p.value for p in primals)
+        perturbed[:] = [bool(p.perturbed) for p in primals]
+        # through `call` itself, as in _jvp_function: higher orders use the rule again
+        return call(*values), values
+
+    def bwd(values: Any, ȳ: Any) -> Any:
+        args = leaves.rebuild(values)
+        y, pullback = rrule_or_raise("to_jax", f, g, CONFIG, args, kwargs)
+        grads = pullback(to_cr(jax.tree_util.tree_map(_conj, ȳ, is_leaf=_is_zero(jax)), _leaf_in(jax)))
+        out = leaves.cotangents(tuple(grads)[1:], _out(jax, who), values, perturbed or None)
+        return tuple(_zeros(jax)(v) if c is None else _conj(c) for c, v in zip(out, values))
+
+    call.defvjp(fwd, bwd, symbolic_zeros=True)
+    return call
+
+
+def _is_zero(jax: Any) -> Callable[[Any], bool]:
+    zero_type = jax.custom_derivatives.SymbolicZero
+    return lambda t: isinstance(t, zero_type)
+
+
+def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) -> Any:
+    """A custom_vjp whose passes call the NumPy rule on the host."""
+    from chainrules import rrule
+
+    def host_args(values: Any) -> tuple[Any, ...]:
+        return leaves.rebuild([np.asarray(v) for v in values])
+
+    def host_rrule(values: Any) -> Any:
+        args = host_args(values)
+        res = rrule(f, *args, **kwargs)
+        if res is None:
+            raise no_rule_error("to_jax", f, f, args, kwargs)
+        return res
+
+    def shape_of(values: Any) -> Any:
+        # the output's shape and dtype: the function on stand-in values of the inputs' shapes
+        y = host_rrule([np.zeros(v.shape, v.dtype) + 0.5 for v in values])[0]
+        return jax.ShapeDtypeStruct(np.shape(y), np.asarray(y).dtype)
+
+    def primal(*values: Any) -> Any:
+        return jax.pure_callback(lambda *v: np.asarray(host_rrule(v)[0]), shape_of(values), *values,
+                                 vmap_method="sequential")
+    call: Any = jax.custom_vjp(primal)
+
+    def fwd(*values: Any) -> Any:
+        return call(*values), values
+
+    def bwd(values: Any, ȳ: Any) -> Any:
+        shapes = tuple(jax.ShapeDtypeStruct(v.shape, v.dtype) for v in values)
+
+        def host_bwd(ybar: Any, *v: Any) -> Any:
+            y, pullback = host_rrule(v)
+            grads = pullback(np.conj(np.asarray(ybar)))
+            host = Leaves(leaves.rebuild([np.asarray(x) for x in v]), lambda a: isinstance(a, np.ndarray))
+            out = host.cotangents(tuple(grads)[1:], lambda c, p: from_cr(
+                c, np.asarray(p), np.zeros_like, lambda t, q: np.asarray(t, dtype=q.dtype), who))
+            return tuple(np.conj(np.asarray(c, dtype=s.dtype)) for c, s in zip(out, shapes))
+        def grads(ybar: Any, *v: Any) -> Any:
+            return jax.pure_callback(host_bwd, shapes, ybar, *v, vmap_method="sequential")
+
+        def no_second_order(primals: Any, tangents: Any) -> Any:
+            raise TypeError(f"{who}: second-order derivatives are not available for a function "
+                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+        once: Any = jax.custom_jvp(grads)
+        once.defjvp(no_second_order)
+        return once(ȳ, *values)
+
+    call.defvjp(fwd, bwd)
+    return call

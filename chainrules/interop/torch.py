@@ -1,0 +1,248 @@
+"""`to_torch(f)`: f as a PyTorch function whose derivatives come from chainrules.
+
+Each call applies a `torch.autograd.Function` (setup_context style, so
+`torch.func` transforms work too): `forward` computes the primal by the
+rule, `backward` calls the rrule's pullback and `jvp` the frule.  The
+backward pass re-runs the rrule on the saved inputs: with
+`create_graph=True` those are tensors that autograd tracks, and as the rule
+bodies compute with torch's own operations (through array_api_compat's
+namespace), double backward differentiates the pullback itself; any order
+works.  `torch.func.vmap` batches the rules' torch operations
+(`generate_vmap_rule`).  PyTorch's complex convention is ChainRules': no conversion.
+
+A NumPy function (`np.sin`, `np.sum`) means the function of that name of
+`array_api_compat.torch` (which takes NumPy's `axis=` keywords; its rules
+are registered when it is imported).  Tensors with a floating or complex
+dtype are differentiated, also inside lists, tuples and dicts; everything
+else and every keyword is passed through.  NumPy arrays are refused with a
+TypeError (PyTorch's functions refuse them too): convert with
+`torch.as_tensor`.  scipy.special functions (their rules compute with SciPy)
+run on the host, first order only: differentiating their cotangents again
+raises TypeError naming the function.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules._protocols import Pullback
+from chainrules.interop._common import (
+    Leaves,
+    check_libraries,
+    frule_or_raise,
+    from_cr,
+    is_host_only,
+    name_of,
+    resolve,
+    rrule_or_raise,
+    to_cr,
+    wrap_name,
+)
+
+__all__ = ["to_torch", "TorchConfig"]
+
+NO = NoTangent()
+ZERO = ZeroTangent()
+
+
+def _torch() -> Any:
+    import torch
+    return torch
+
+
+def _namespaces() -> list[Any]:
+    import array_api_compat.torch as xp
+    return [xp, _torch()]
+
+
+def _is_leaf(x: Any) -> bool:
+    torch = _torch()
+    return isinstance(x, torch.Tensor) and (x.is_floating_point() or x.is_complex())
+
+
+def _leaf_in(t: Any) -> Any:
+    return ZERO if t is None else t
+
+
+def _leaf_out(t: Any, p: Any) -> Any:
+    torch = _torch()
+    t = torch.as_tensor(t, dtype=p.dtype) if not isinstance(t, torch.Tensor) else t
+    if t.dtype != p.dtype:
+        t = (t if p.is_complex() else t.real).to(p.dtype)
+    if t.shape != p.shape:
+        t = t.expand(p.shape)
+    return t
+
+
+def _zeros(p: Any) -> Any:
+    torch = _torch()
+    return torch.zeros_like(p) if isinstance(p, torch.Tensor) else None
+
+
+class TorchConfig(RuleConfig):
+    """TorchConfig(): the RuleConfig of `to_torch`: `rrule_via_ad` is
+    `torch.func.vjp`, `frule_via_ad` is `torch.func.jvp` (the same
+    convention as ChainRules for complex numbers).  Floating and complex
+    tensors are differentiated (also in lists, tuples, dicts); ∂self is
+    NoTangent()."""
+    has_forward_mode = True
+    has_reverse_mode = True
+
+    def rrule_via_ad(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        torch = _torch()
+        leaves = Leaves(args, _is_leaf)
+        who = f"TorchConfig.rrule_via_ad({name_of(f)})"
+        y, vjp = torch.func.vjp(lambda *v: f(*leaves.rebuild(v), **kwargs), *leaves.values)
+
+        def torch_pullback(ȳ: Any) -> tuple[Any, ...]:
+            grads = vjp(from_cr(ȳ, y, _zeros, _leaf_out, who))
+            return (NO,) + leaves.tangents([_leaf_in(g) for g in grads])
+        return y, torch_pullback
+
+    def frule_via_ad(self, tangents: tuple[Any, ...] | list[Any], f: Callable[..., Any], *args: Any,
+                     **kwargs: Any) -> tuple[Any, Any]:
+        torch = _torch()
+        leaves = Leaves(args, _is_leaf)
+        who = f"TorchConfig.frule_via_ad({name_of(f)})"
+        ts = leaves.cotangents(tuple(tangents)[1:], lambda t, p: from_cr(t, p, _zeros, _leaf_out, who))
+        y, ẏ = torch.func.jvp(lambda *v: f(*leaves.rebuild(v), **kwargs), tuple(leaves.values), tuple(ts))
+        return y, to_cr(ẏ, _leaf_in)
+
+    def __repr__(self) -> str:
+        return "TorchConfig()"
+
+
+CONFIG = TorchConfig()
+
+
+def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
+    """f as a function of torch tensors whose derivatives are chainrules'
+    rules for f (see the module docstring).  A call with no rule for its
+    arguments raises TypeError naming f and the argument types."""
+    if not callable(f):
+        raise TypeError(f"to_torch: expected a function, got {type(f).__name__}")
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        who = wrapper.__qualname__
+        check_libraries(who, args, frozenset({"torch"}),
+                        "pass torch tensors (torch.as_tensor(x)) to differentiate it with PyTorch")
+        leaves = Leaves(args, _is_leaf)
+        host = is_host_only(f)
+        g = f if host else resolve(f, _namespaces())
+        return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
+
+    wrap_name(wrapper, "to_torch", f)
+    return wrapper
+
+
+def _host_leaf(t: Any, p: Any) -> Any:
+    torch = _torch()
+    return torch.as_tensor(np.asarray(t)).to(p.dtype)
+
+
+def _not_twice(who: str) -> Any:
+    """An identity on a cotangent computed on the host whose derivative (with
+    respect to the inputs it came from) raises TypeError naming the function."""
+    torch = _torch()
+
+    function: Any = torch.autograd.Function
+
+    class NotTwice(function):  # type: ignore[misc]  # torch is untyped here
+        @staticmethod
+        def forward(c: Any, *values: Any) -> Any:
+            return c.clone()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            raise TypeError(f"{who}: second-order derivatives are not available for a function "
+                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+    return NotTwice
+
+
+class _Plan:
+    """What one call of a wrapped function needs in its forward and backward
+    passes (the first, non-tensor, input of RuleFunction)."""
+    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback")
+
+    def __init__(self, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str,
+                 host: bool) -> None:
+        self.f, self.g, self.leaves, self.kwargs, self.who, self.host = f, g, leaves, kwargs, who, host
+        self.pullback: Any = None     # the forward pass's, for a backward pass without a graph
+
+    def args(self, values: Any) -> tuple[Any, ...]:
+        """The arguments, with NumPy copies of the tensors for a host rule."""
+        if self.host:
+            return self.leaves.rebuild([v.detach().cpu().numpy() for v in values])
+        return self.leaves.rebuild(values)
+
+    def rrule(self, values: Any) -> tuple[Any, Any]:
+        return rrule_or_raise("to_torch", self.f, self.g, CONFIG, self.args(values), self.kwargs)
+
+
+_CLASS: list[Any] = []
+
+
+def _rule_function() -> Any:
+    """The torch.autograd.Function of every wrapped function, made once."""
+    if _CLASS:
+        return _CLASS[0]
+    torch = _torch()
+    function: Any = torch.autograd.Function
+
+    class RuleFunction(function):  # type: ignore[misc]  # torch is untyped here
+        # torch.func.vmap: the rules compute with torch operations, which vmap batches
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(plan: _Plan, *values: Any) -> Any:
+            y, plan.pullback = plan.rrule(values)
+            return torch.as_tensor(np.asarray(y)) if plan.host else y
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.plan = inputs[0]
+            ctx.save_for_backward(*inputs[1:])
+            ctx.save_for_forward(*inputs[1:])
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            plan, values = ctx.plan, ctx.saved_tensors
+            needed = ctx.needs_input_grad[1:]
+            # without create_graph the forward pass's pullback serves; with it, the rule
+            # runs again on the saved tensors, which autograd tracks, so that its pullback
+            # is differentiated (double backward)
+            pullback = plan.pullback if not torch.is_grad_enabled() and plan.pullback is not None \
+                else plan.rrule(values)[1]
+            ȳ: Any = grads[0] if len(grads) == 1 else tuple(grads)
+            if plan.host and len(grads) == 1:
+                ȳ = ȳ.detach().cpu().numpy()
+            out = pullback(to_cr(ȳ, _leaf_in))
+            leaf = _host_leaf if plan.host else _leaf_out
+            cts = plan.leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, plan.who),
+                                         values, needed)
+            if plan.host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
+                # create_graph=True: the host's cotangents carry no graph; a second
+                # derivative through them must fail, never leave out their terms
+                cts = [c if c is None else _not_twice(plan.who).apply(c, *values) for c in cts]
+            return (None,) + tuple(c if need else None for c, need in zip(cts, needed))
+
+        @staticmethod
+        def jvp(ctx: Any, *tangents: Any) -> Any:
+            plan, values = ctx.plan, ctx.saved_tensors
+            if plan.host:
+                raise TypeError(f"{plan.who}: forward mode is not available for a function whose "
+                                "rule runs on the host (scipy.special)")
+            ts = plan.leaves.tangents([_leaf_in(t) for t in tangents[1:]])
+            y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, plan.leaves.rebuild(values),
+                                  plan.kwargs)
+            return from_cr(ẏ, y, _zeros, _leaf_out, plan.who)
+
+    _CLASS.append(RuleFunction)
+    return RuleFunction

@@ -1,0 +1,158 @@
+"""to_torch (chainrules.interop.torch): torch.autograd.grad, .backward(),
+double backward, torch.func.grad/jvp/vjp through chainrules' rules, against
+PyTorch's own derivatives of its own functions and finite differences."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.interop import TorchConfig, export, to_torch
+from chainrules.testing import test_adapter
+
+from ._cases import A, COMPLEX, X, Z, no_rule, params, straight_through
+
+pytestmark = pytest.mark.interop
+# PyTorch's CPU build is installed by the test extra on CPython 3.11 only (pyproject.toml)
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("f, args, kw", params())
+def test_adapter_on_torch(f, args, kw):
+    test_adapter(f, *args, engine="torch", **kw)
+
+
+def t(x, grad=True):
+    return torch.tensor(x, dtype=torch.float64, requires_grad=grad)
+
+
+OWN = [("sin", np.sin, torch.sin), ("log", np.log, torch.log), ("tanh", np.tanh, torch.tanh),
+       ("sqrt", np.sqrt, torch.sqrt)]
+
+
+@pytest.mark.parametrize("f, own", [pytest.param(f, o, id=n) for n, f, o in OWN])
+def test_grad_double_backward_and_func_match_torch_own(f, own):
+    w = to_torch(f)
+    x = t(X)
+    g, = torch.autograd.grad(w(x).sum(), x, create_graph=True)
+    h, = torch.autograd.grad(g.sum(), x)
+    g_own, = torch.autograd.grad(own(x).sum(), x, create_graph=True)
+    h_own, = torch.autograd.grad(g_own.sum(), x)
+    torch.testing.assert_close(g, g_own)
+    torch.testing.assert_close(h, h_own)
+    x.grad = None
+    w(x).sum().backward()
+    torch.testing.assert_close(x.grad, g_own.detach())
+    xd, ones = x.detach(), torch.ones(3, dtype=torch.float64)
+    torch.testing.assert_close(torch.func.grad(lambda v: w(v).sum())(xd), g_own.detach())
+    torch.testing.assert_close(torch.func.jvp(w, (xd,), (ones,))[1], torch.func.jvp(own, (xd,), (ones,))[1])
+    torch.testing.assert_close(torch.func.vjp(w, xd)[1](ones)[0], g_own.detach())
+    # forward over reverse (a Hessian-vector product) and third order
+    hvp = torch.func.jvp(torch.func.grad(lambda v: w(v).sum()), (xd,), (ones,))[1]
+    torch.testing.assert_close(hvp, h_own.detach())
+    d3 = lambda fn: torch.func.grad(lambda u: torch.func.grad(lambda v: torch.func.grad(
+        lambda s: fn(s).sum())(v).sum())(u).sum())(xd)
+    torch.testing.assert_close(d3(w), d3(own))
+
+
+def test_the_library_function_works_as_the_numpy_one():
+    x = t(X)
+    g, = torch.autograd.grad(to_torch(torch.sin)(x).sum(), x)
+    torch.testing.assert_close(g, torch.cos(x.detach()))
+    a = t(A)
+    g, = torch.autograd.grad((to_torch(np.sum)(a, axis=1) ** 2).sum(), a)
+    torch.testing.assert_close(g, 2 * a.detach().sum(1, keepdim=True).expand(2, 3))
+
+
+def test_float32_stays_float32():
+    x = torch.tensor(X, dtype=torch.float32, requires_grad=True)
+    y = to_torch(np.exp)(x)
+    assert y.dtype == torch.float32
+    assert torch.autograd.grad(y.sum(), x)[0].dtype == torch.float32
+    assert torch.func.jvp(to_torch(np.sin), (x.detach(),), (torch.ones(3),))[1].dtype == torch.float32
+
+
+@pytest.mark.parametrize("f, args", [pytest.param(f, a, id=n) for n, f, a in COMPLEX])
+def test_complex_matches_torch_own(f, args):
+    own = getattr(torch, f.__name__)
+    z = torch.tensor(args[0], requires_grad=True)
+    loss = lambda g: (lambda v: (g(v) * g(v).conj() + g(v)).real.sum())
+    got, = torch.autograd.grad(loss(to_torch(f))(z), z)
+    ref, = torch.autograd.grad(loss(own)(z), z)
+    torch.testing.assert_close(got, ref)
+    test_adapter(f, *args, engine="torch")
+
+
+def test_torch_uses_our_rule_not_its_own():
+    with straight_through() as hard_round:
+        x = t(X)
+        assert torch.all(torch.autograd.grad(hard_round(x).sum(), x)[0] == 0)
+        g, = torch.autograd.grad(to_torch(hard_round)(x).sum(), x)
+        torch.testing.assert_close(g, torch.ones(3, dtype=torch.float64))
+        ẏ = torch.func.jvp(to_torch(hard_round), (x.detach(),), (2 * x.detach(),))[1]
+        torch.testing.assert_close(ẏ, 2 * x.detach())
+        # at second order too: g(v) = v + round(v) has derivative 2 by the rule
+        g = lambda v: torch.func.grad(lambda u: (to_torch(hard_round)(u) * u).sum())(v)
+        torch.testing.assert_close(torch.func.jacrev(g)(x.detach()), 2 * torch.eye(3, dtype=torch.float64))
+        torch.testing.assert_close(torch.func.jacfwd(g)(x.detach()), 2 * torch.eye(3, dtype=torch.float64))
+
+
+def test_higher_order_rule_calls_back_into_torch():
+    x = t(X)
+    f = lambda a, b: a * torch.sin(b)
+    y = to_torch(functools.reduce)(f, [x[0], x[1], x[2]])
+    g, = torch.autograd.grad(y, x)
+    xd = x.detach()
+    torch.testing.assert_close(g, torch.stack([torch.sin(xd[1]) * torch.sin(xd[2]),
+                                               xd[0] * torch.cos(xd[1]) * torch.sin(xd[2]),
+                                               xd[0] * torch.sin(xd[1]) * torch.cos(xd[2])]))
+    _, pb = cr.rrule_via_ad(TorchConfig(), f, xd, xd)
+    torch.testing.assert_close(pb(torch.ones(3, dtype=torch.float64))[1], torch.sin(xd))
+    _, ẏ = cr.frule_via_ad(TorchConfig(), (cr.NoTangent(), cr.ZeroTangent(), torch.ones(3, dtype=torch.float64)),
+                           f, xd, xd)
+    torch.testing.assert_close(ẏ, xd * torch.cos(xd))
+
+
+def test_scipy_special_is_first_order_on_the_host():
+    import scipy.special as sp
+    x = t(X)
+    g, = torch.autograd.grad(to_torch(sp.gamma)(x).sum(), x, create_graph=True)
+    torch.testing.assert_close(g.detach(), torch.tensor(sp.gamma(X) * sp.digamma(X)))
+    with pytest.raises(TypeError, match=r"to_torch\(scipy.special.gamma\): second-order"):
+        torch.autograd.grad(g.sum(), x)
+    with pytest.raises(TypeError, match=r"to_torch\(scipy.special.gamma\): forward mode"):
+        torch.func.jvp(to_torch(sp.gamma), (x.detach(),), (torch.ones(3, dtype=torch.float64),))
+    # a host function of two arguments, one not differentiated
+    y = torch.tensor(2 * X, requires_grad=True)
+    g, = torch.autograd.grad(to_torch(sp.xlogy)(x, y.detach()).sum(), x, create_graph=True)
+    torch.testing.assert_close(g.detach(), torch.tensor(np.log(2 * X)))
+    # a second derivative through the host is never left out of a sum
+    g, = torch.autograd.grad((x * to_torch(sp.gamma)(x)).sum(), x, create_graph=True)
+    with pytest.raises(TypeError, match="second-order"):
+        torch.autograd.grad(g.sum(), x)
+
+
+def test_numpy_arrays_are_refused_clearly():
+    with pytest.raises(TypeError, match=r"to_torch\(numpy.sin\): argument 0 is a NumPy array.*torch.as_tensor"):
+        to_torch(np.sin)(X)
+
+
+def test_no_rule_raises_naming_f_and_the_types():
+    with pytest.raises(TypeError, match=r"to_torch\(.*no_rule\).*no rrule for .*no_rule.*torch.Tensor"):
+        to_torch(no_rule)(t(X))
+
+
+def test_export_many_functions():
+    fs = export("torch", {"s": np.sin, "c": np.cos})
+    x = t(X)
+    g, = torch.autograd.grad((fs["s"](x) * fs["c"](x)).sum(), x)
+    torch.testing.assert_close(g, torch.cos(2 * x.detach()))
+
+
+def test_torch_func_vmap_batches_the_rules():
+    x = torch.rand(4, 3, dtype=torch.float64)
+    torch.testing.assert_close(torch.func.vmap(to_torch(np.sin))(x), torch.sin(x))
+    g = torch.func.vmap(torch.func.grad(lambda v: to_torch(np.sin)(v).sum()))(x)
+    torch.testing.assert_close(g, torch.cos(x))
+    torch.testing.assert_close(torch.func.vmap(lambda v: to_torch(np.sum)(v, axis=0))(x), x.sum(1))
