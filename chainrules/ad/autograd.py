@@ -170,7 +170,7 @@ def _unary_to_nary(unary: Callable[..., Any]) -> Callable[..., Callable[..., Any
 
             def unary_f(x: Any) -> Any:
                 return fun(*_substitute(args, argnum, x), **kwargs)
-            unary_f.__name__ = fname(fun)
+            unary_f.__name__ = unary_f.__qualname__ = fname(fun)
             return unary(unary_f, x, *op_args, **op_kwargs)
         nary_f.__name__ = f"{op}_of_{getattr(fun, '__name__', '[unknown name]')}_wrt_argnum_{argnum}"
         nary_f.__qualname__ = nary_f.__name__
