@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import builtins as _builtins
+
 import numpy as _np
 
 from chainrules._core import Tracked
@@ -46,7 +48,7 @@ def _populate(namespace: dict[str, Any]) -> list[str]:
 def _holds_tracked(a: Any) -> bool:
     if isinstance(a, Tracked):
         return True
-    return type(a) in (list, tuple) and any(_holds_tracked(e) for e in a)
+    return type(a) in (list, tuple) and _builtins.any(_holds_tracked(e) for e in a)
 
 
 def _stacked(who: str, a: Any) -> Any:
@@ -115,7 +117,7 @@ class _Concatenator:
 
     def __getitem__(self, key: Any) -> Any:
         items = key if type(key) is tuple else (key,)
-        if not any(_holds_tracked(e) for e in items):
+        if not _builtins.any(_holds_tracked(e) for e in items):
             return self._plain[key]
         parts = []
         for e in items:

@@ -136,14 +136,11 @@ def test_hessian_of_vector_functions_and_fourth_order_tensors():
     same(lambda ag, np: ag.jacobian(ag.grad(f3(np), 0), 0)(X, 1.5))
 
 
-@pytest.mark.xfail(strict=True, raises=ad.NoRuleError, reason=(
-    "chainrules.ad core limitation: a mixed partial whose outer differentiation tracks a value the "
-    "inner one closes over (here y) and whose inner one differentiates a plain array fails: the "
-    "inner rules' ProjectTo(array) cannot take the cotangent tracked by the outer one (NoRuleError "
-    "naming numpy.sum; ad.jacobian(lambda y: ad.gradient(lambda x: np.sum(x**2)*y, X), 1.5) "
-    "fails the same way)"))
 def test_mixed_partials_across_arguments():
+    # the outer differentiation tracks y, which the inner one (over x) closes over
     same(lambda ag, np: ag.jacobian(ag.grad(f3(np)), 1)(X, 1.5))
+    same(lambda ag, np: ag.grad(lambda y: np.sum(ag.grad(f3(np))(X, y) ** 2))(1.5))
+    same(lambda ag, np: ag.hessian(lambda y: np.sum(ag.grad(f3(np))(X, y) ** 3))(1.5))
 
 
 def test_products():
