@@ -83,7 +83,10 @@ def _zeros(x: Any) -> Any:
 
 
 def _ones(y: Any) -> Any:
-    """autograd's `vspace(y).ones()` for an output y (tracked or not)."""
+    """autograd's `vspace(y).ones()` for a value y (tracked or not)."""
+    t = type(y)
+    if t is tuple or t is list:
+        return t(_ones(v) for v in y)
     p = _ad_strip_all(y)
     if isinstance(p, np.ndarray):
         return np.ones_like(p)
@@ -365,7 +368,7 @@ def make_ggnvp(f: Callable[..., Any], g: Callable[[Any], Any] = _half_sum_square
 
 def grad_named(fun: Callable[..., Any], argname: str) -> Callable[..., Any]:
     """grad_named(fun, argname): the gradient with respect to the argument named
-    argname (a positional parameter of fun, not *args or **kwargs)."""
+    argname (a positional parameter of fun, not `*args` or `**kwargs`)."""
     names = inspect.getfullargspec(fun).args
     if argname not in names:
         raise ValueError(f"grad_named: {fname(fun)} has no positional parameter {argname!r} "
@@ -376,7 +379,7 @@ def grad_named(fun: Callable[..., Any], argname: str) -> Callable[..., Any]:
 def multigrad_dict(fun: Callable[..., Any]) -> Callable[..., Any]:
     """multigrad_dict(fun): the function of fun's arguments returning an
     OrderedDict mapping every parameter name to the gradient with respect to
-    it (defaults included; *args as a tuple and **kwargs as a dict)."""
+    it (defaults included; `*args` as a tuple and `**kwargs` as a dict)."""
     sig = inspect.signature(fun)
     kinds = {name: p.kind for name, p in sig.parameters.items()}
 

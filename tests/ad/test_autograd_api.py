@@ -166,6 +166,7 @@ def test_make_vjp_and_make_jvp():
     _same((ans, vjp(u)), (ans_ag, vjp_ag(u)))
     same(lambda ag, np: ag.make_jvp(f(np))(X, 0.7)(u[0]))
     same(lambda ag, np: ag.make_jvp(f(np), 1)(X, 0.7)(1.0))
+    same(lambda ag, np: ag.deriv(lambda x, y: x * y ** 2, (0, 1))(2.0, 3.0))
 
 
 def test_grad_named_and_multigrad_dict():
