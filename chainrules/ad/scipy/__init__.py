@@ -3,7 +3,8 @@
 `special` (every function of scipy.special; those with chainrules rules are
 differentiated: the ufuncs through NumPy's `__array_ufunc__`, `logsumexp`,
 `softmax` and `log_softmax` through `chainrules.ad.wrap`) and `stats` (the
-distributions autograd.scipy.stats differentiates, written with NumPy and
+distributions of autograd.scipy.stats: `norm`, `t`, `gamma`, `chi2`, `beta`,
+`poisson`, `multivariate_normal`, `dirichlet`, written with NumPy and
 scipy.special so that the rules of their parts differentiate them)::
 
     from chainrules.ad.scipy.special import logsumexp

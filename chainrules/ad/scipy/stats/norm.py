@@ -11,15 +11,11 @@ from typing import Any
 import numpy as np
 import scipy.special as sp
 
-import chainrules.rulesets.scipy.special  # noqa: F401  (the rules of ndtr, log_ndtr)
+from chainrules.ad.scipy.stats._common import standardized as _z
 
 __all__ = ["pdf", "logpdf", "cdf", "logcdf", "sf", "logsf"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-
-
-def _z(x: Any, loc: Any, scale: Any) -> Any:
-    return (x - loc) / scale
 
 
 def logpdf(x: Any, loc: Any = 0.0, scale: Any = 1.0) -> Any:
