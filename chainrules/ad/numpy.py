@@ -76,7 +76,7 @@ def _tracked_array(who: str, obj: Any, dtype: Any, ndmin: int) -> Any:
             raise TypeError(f"{who}: dtype={dtype} of tracked values would lose their derivative; "
                             "give a float or complex dtype")
         if dtype != _np.result_type(out):
-            out = out.astype(dtype)
+            out = _np.astype(out, dtype)
     if ndmin > _np.ndim(out):
         out = _np.reshape(out, (1,) * (ndmin - _np.ndim(out)) + _np.shape(out))
     return out

@@ -70,6 +70,16 @@ def test_array_ndmin_of_tracked_values():
     test_approx(cag.grad(f)(X), autograd.grad(lambda x: anp.sum(anp.array([x * 2, x]) ** 3))(X), rtol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", [onp.float32, complex])
+def test_array_of_tracked_values_with_a_dtype(dtype):
+    def f(np):
+        return lambda x: np.sum(np.abs(np.array([x[0], x[1] * x[2]], dtype=dtype)) ** 2)
+    a = cnp.array([X[0], X[1]], dtype=dtype)
+    assert a.dtype == onp.dtype(dtype)
+    test_approx(cag.grad(f(cnp))(X), autograd.grad(f(anp))(X), rtol=1e-6 if dtype is onp.float32 else 1e-10)
+    test_approx(cag.hessian(f(cnp))(X), autograd.hessian(f(anp))(X), rtol=1e-6 if dtype is onp.float32 else 1e-10)
+
+
 def test_arrays_of_tracked_values_errors():
     with pytest.raises(ValueError, match="array: the elements of the list have different shapes"):
         cag.grad(lambda x: cnp.sum(cnp.array([x, x[0]])))(X)
