@@ -68,8 +68,6 @@ OPS = {
 NOT_IN_AUTOGRAD = {"dot method", "real/imag/conj", "sort/flip", "prod/cumprod", "pad"}
 # rules that are not yet differentiable themselves (they convert their inputs to plain arrays)
 FIRST_ORDER_ONLY = {"cholesky": "numpy.linalg.cholesky", "eigh": "numpy.linalg.eigh", "pad": "numpy.pad"}
-# (no astype method on tracked values: np.astype(x, dtype) is the differentiable spelling)
-del OPS["astype"]
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
