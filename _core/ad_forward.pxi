@@ -423,6 +423,9 @@ cdef class Tracked:
     def swapaxes(self, a, b):
         return _np.swapaxes(self, a, b)
 
+    def astype(self, dtype, copy=True):
+        return _np.astype(self, dtype, copy=copy)
+
     def __getattr__(self, str name):
         raise AttributeError(f"{type(self).__name__} (tracking a {type(_ad_strip(self)).__name__}) "
                              f"has no attribute {name!r}")

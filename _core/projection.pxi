@@ -106,6 +106,8 @@ cdef class ProjectTo:
             return dx
         if isinstance(dx, AbstractThunk):
             return self.project(_unthunk(dx))
+        if isinstance(dx, Tracked) and self.kind != K_TUPLE and self.kind != K_ANY:
+            return self._tracked(dx)
         if self.kind == K_FLOAT:
             return self._scalar(dx, False, float)
         if self.kind == K_COMPLEX:
@@ -135,6 +137,25 @@ cdef class ProjectTo:
         except (TypeError, ValueError):
             raise TypeError(f"ProjectTo: cannot project a {type(dx).__name__} onto the tangent space "
                             f"of a {self.primal_type.__name__}") from None
+
+    cdef object _tracked(self, object dx):
+        # A cotangent tracked by an enclosing differentiation, for a primal the enclosing
+        # one does not track (a rule's pullback run inside a nested differentiation, e.g.
+        # a mixed partial or a constant array stacked with tracked ones): projected with
+        # operations the enclosing engine records, never converted to an array.
+        cdef tuple shape = self.shape if self.kind == K_ARRAY else ()
+        if (self.kind == K_FLOAT or (self.kind != K_COMPLEX and self.dtype.kind != "c")) \
+                and _np.iscomplexobj(dx):
+            dx = _np.real(dx)
+        dshape = _np.shape(dx)
+        if dshape != shape:
+            if _np.size(dx) == _prod(shape) and \
+                    tuple([d for d in dshape if d != 1]) == tuple([d for d in shape if d != 1]):
+                dx = _np.reshape(dx, shape)
+            else:
+                raise ValueError(f"ProjectTo: a tangent of shape {dshape} does not fit "
+                                 f"{'an array of shape ' + str(shape) if shape else 'a scalar'}")
+        return dx
 
     cdef object _array(self, object dx):
         if (type(dx) is _ndarray and cr_descr(<PyObject*>dx) == <PyObject*>self.dtype

@@ -41,6 +41,12 @@ rules; every rule of another array library).  There is no second registry:
 a rule that cannot compute with tracked values raises a clear NoRuleError
 naming the rule.
 
+autograd programs run on these engines by changing their imports:
+`chainrules.ad.autograd` has autograd's operators (`grad`, `jacobian`,
+`hessian`, `make_vjp`, …), `chainrules.ad.numpy` and `chainrules.ad.scipy`
+stand for `autograd.numpy` and `autograd.scipy` (submodules, imported on
+demand).
+
 Calls the engines cannot see: a `math` function or a function with a rule
 called directly inside the differentiated code (use `chainrules.ad.math`,
 `chainrules.ad.cmath` or `wrap(f)`); NumPy dispatches on array arguments only,

@@ -87,6 +87,20 @@ def test_reverse_over_reverse_of_array_code():
     test_approx(np.sum(g), expected, rtol=1e-7, atol=1e-7)
 
 
+@pytest.mark.parametrize("outer", sorted(MODES))
+def test_an_inner_gradient_of_a_plain_array_closing_over_the_outer_variable(outer):
+    # the inner rules' pullbacks get cotangents tracked by the outer differentiation for
+    # primals it does not track (ProjectTo of a plain array or float projects them as they are)
+    x = np.array([0.5, -1.0, 2.0])
+    D = MODES[outer]
+    test_approx(D(lambda t: ad.gradient(lambda y: np.sum(y ** 2) * t, x)[2], 1.5), 4.0)
+    test_approx(D(lambda t: ad.gradient(lambda y: np.sum(np.stack([y, np.ones(3)]) * t ** 2), x)[0], 1.5), 3.0)
+    test_approx(D(lambda t: np.real(ad.gradient(lambda y: np.sum(np.abs(y * t) ** 2), x)[1]), 1.5), -6.0)
+    with pytest.raises(ValueError, match="ProjectTo: a tangent of shape"):
+        from chainrules import ProjectTo
+        ad.derivative(lambda t: ProjectTo(x)(np.ones(2) * t), 1.0)
+
+
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_jacobian_and_hessian_inside_a_derivative(mode):
     x = np.array([1.0, 2.0])

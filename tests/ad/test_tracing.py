@@ -196,7 +196,8 @@ def test_ufunc_methods_and_ndarray_methods(engine):
     def f(x):
         y = x.T.reshape(3, 2).sum(axis=1) + x.ravel().mean() + x.max() * x.min()
         z = x.flatten()[::2].dot(np.arange(3.0)) + x.transpose().squeeze().std() + x.var()
-        return np.sum(y) + z + np.sum(x.cumsum()) + x.prod() + np.real(x.conj()).sum()
+        w = x.astype(np.complex128).real.sum() + x.astype(float, copy=False).sum()
+        return np.sum(y) + z + np.sum(x.cumsum()) + x.prod() + np.real(x.conj()).sum() + w
 
     plain = fd_grad(FDM, f, x)[0]
     if engine == "reverse":

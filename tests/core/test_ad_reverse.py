@@ -190,13 +190,26 @@ def test_flat_array_code_does_not_reach_the_generic_engine():
     np.testing.assert_allclose(g, expected)
 
 
-def test_flat_record_errors_are_the_generic_engines():
-    # a vjp pullback called with a cotangent tracked by another differentiation:
-    # sum's pullback cannot compute with it (np.asarray of a tracked value), and
-    # the flat record reports it as the generic record would, naming the rule
+def test_flat_record_errors_are_the_generic_engines(registry):
+    # a vjp pullback called with a cotangent tracked by another differentiation: a
+    # pullback that cannot compute with it (np.asarray of a tracked value) is reported by
+    # the flat record as the generic record would, naming the rule
     x0 = np.array([0.2, 0.4, 0.6])
-    with pytest.raises(ad.NoRuleError, match=r"nested differentiation.*numpy\.sum"):
-        ad.gradient(lambda c: np.sum(ad.vjp(lambda x: np.sum(np.sin(x) * x), x0)[1](c)[0]), 1.5)
+
+    @cr.register_rrule(np.cumsum, np.ndarray)
+    def cumsum_rrule(x):
+        def cumsum_pullback(ȳ):
+            return cr.NoTangent(), np.cumsum(np.asarray(ȳ)[::-1])[::-1]
+        return np.cumsum(x), cumsum_pullback
+    with pytest.raises(ad.NoRuleError, match=r"nested differentiation.*numpy\.cumsum"):
+        ad.gradient(lambda c: np.sum(ad.vjp(lambda x: np.cumsum(np.sin(x) * x), x0)[1](c * np.ones(3))[0]), 1.5)
+
+
+def test_a_vjp_pullback_differentiated_by_another_differentiation():
+    # sum's pullback projects the tracked cotangent onto x's plain array (ProjectTo)
+    x0 = np.array([0.2, 0.4, 0.6])
+    g = ad.gradient(lambda c: np.sum(ad.vjp(lambda x: np.sum(np.sin(x) * x), x0)[1](c)[0]), 1.5)
+    assert math.isclose(g, np.sum(np.sin(x0) + x0 * np.cos(x0)), rel_tol=1e-12)
 
 
 # ----- the tape's layout (issue 13: at most 48 bytes per recorded operation) -------

@@ -5,13 +5,15 @@ warn_unused_ignores, part of --strict, fails if one is not)."""
 
 import math
 from dataclasses import dataclass
-from typing import Any, assert_type
+from typing import Any, Callable, assert_type
 
 import numpy as np
 
 import chainrules as cr
 from chainrules import ad
 from chainrules.ad import math as admath
+import chainrules.ad.numpy as adnp
+from chainrules.ad.autograd import grad, make_vjp
 from chainrules.finite_differences import FiniteDifferenceMethod, central_fdm, to_vec
 from chainrules.testing import PrimalAndTangent, TestConfig, rand_tangent, test_approx
 from chainrules.testing import test_frule, test_rrule, test_scalar
@@ -175,6 +177,17 @@ def misuses() -> None:
         return x
 
 
+# ----- an autograd program on chainrules.ad ----------------------------------------------
+
+def autograd_program() -> float:
+    def loss(w: Any) -> Any:
+        return adnp.sum(adnp.tanh(adnp.array([w[0], 2.0 * w[1]])) ** 2)
+    loss_grad = grad(loss)
+    assert_type(loss_grad, Callable[..., Any])
+    vjp, value = make_vjp(loss)(adnp.array([0.5, 1.0]))
+    return float(loss_grad(np.array([0.5, 1.0]))[0] - vjp(1.0)[0]) + float(value) * 0.0
+
+
 def main() -> None:
     assert rrule_without_config() == rrule_with_config() == math.cos(0.5)
     assert frule_without_config() == frule_with_config() == math.cos(0.5)
@@ -182,6 +195,7 @@ def main() -> None:
     results = reference_ad()
     assert results[0] == results[1] == -1.0531613736418153
     testing_kit()
+    assert autograd_program() == 0.0
 
 
 if __name__ == "__main__":

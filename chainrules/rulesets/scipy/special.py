@@ -35,6 +35,8 @@ import scipy.special as sp
 from chainrules._core import (
     ProjectTo,
     Tangent,
+    Tracked,
+    _ad_strip_all,
     register_frule,
     register_rrule,
     unthunk,
@@ -61,6 +63,12 @@ def _is_complex(x: Any) -> Any:
     return np.iscomplexobj(x)
 
 
+def _value(x: Any) -> Any:
+    """x for the partials: a value tracked by an enclosing differentiation as it
+    is (the partials, NumPy code, are then differentiated too), else an array."""
+    return x if isinstance(x, Tracked) else np.asarray(x)
+
+
 def _ufunc_kw(fname: str, kw: Any) -> None:
     reject_out(fname, kw, "where", "signature")
 
@@ -78,7 +86,7 @@ def _unary(f: Any, name: str, partial: Any, complex_ok: Any) -> None:
         ẋ = unthunk(tangents[1])
         if _zero(ẋ):
             return y, ZERO
-        return y, ProjectTo(y)(partial(np.asarray(x), y) * ẋ)
+        return y, ProjectTo(y)(partial(_value(x), y) * ẋ)
 
     def special_rrule(x: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         _ufunc_kw(fname, kw)
@@ -92,7 +100,7 @@ def _unary(f: Any, name: str, partial: Any, complex_ok: Any) -> None:
             ȳ = unthunk(ȳ)
             if _zero(ȳ) or not px.kind:
                 return NO, _zero_for(px)
-            return NO, px(np.conj(partial(np.asarray(x), y)) * ȳ)
+            return NO, px(np.conj(partial(_value(x), y)) * ȳ)
 
         special_pullback.__name__ = special_pullback.__qualname__ = f"{name}_pullback"
         return y, special_pullback
@@ -177,10 +185,11 @@ def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
     fname = f"scipy.special.{name}"
 
     def partials(x: Any, y: Any) -> Any:
-        x, y = np.asarray(x), np.asarray(y)
-        safe = np.where(x == 0, 1, y + shift)
+        at0 = np.asarray(_ad_strip_all(x)) == 0
+        x, y = _value(x), _value(y)
+        safe = np.where(at0, 1, y + shift)
         with np.errstate(divide="ignore"):
-            return log(y), np.where(x == 0, 0, x / safe)
+            return log(y), np.where(at0, 0, x / safe)
 
     def xlog_frule(tangents: Any, x: Any, y: Any, **kw: Any) -> tuple[Any, Any]:
         _ufunc_kw(fname, kw)
@@ -208,8 +217,8 @@ def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
             if _zero(z̄):
                 return NO, _zero_for(px), _zero_for(py)
             dx, dy = partials(x, y)
-            x̄ = px(unbroadcast(np.asarray(x), np.conj(dx) * z̄)) if px.kind else NO
-            ȳ = py(unbroadcast(np.asarray(y), np.conj(dy) * z̄)) if py.kind else NO
+            x̄ = px(unbroadcast(np.asarray(_ad_strip_all(x)), np.conj(dx) * z̄)) if px.kind else NO
+            ȳ = py(unbroadcast(np.asarray(_ad_strip_all(y)), np.conj(dy) * z̄)) if py.kind else NO
             return NO, x̄, ȳ
 
         xlog_pullback.__name__ = xlog_pullback.__qualname__ = f"{name}_pullback"

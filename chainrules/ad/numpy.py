@@ -1,0 +1,142 @@
+"""chainrules.ad.numpy: NumPy for autograd programs (a drop-in for `autograd.numpy`).
+
+Every public name of NumPy is here, NumPy's own object (`np.sin`, `np.linalg`,
+`np.random`, dtypes, constants): NumPy's functions and ufuncs already
+differentiate values tracked by chainrules.ad through `__array_ufunc__` and
+`__array_function__`.  What `autograd.numpy` does on its boxed values that
+NumPy does not do on tracked values is added:
+
+- `array`, `asarray`, `asanyarray` of (nested) lists and tuples holding
+  tracked numbers or arrays stack them differentiably (NumPy would convert
+  the tracked values to floats and lose the derivative, so it raises);
+- `r_[...]` and `c_[...]` of tracked values concatenate them.
+
+Example::
+
+    import chainrules.ad.numpy as np
+    from chainrules.ad.autograd import grad
+
+    def f(x):
+        return np.sum(np.array([x, 2.0 * x, 1.0]) ** 2)
+
+    grad(f)(1.5)        # 2x + 8x = 15.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import builtins as _builtins
+
+import numpy as _np
+
+from chainrules._core import Tracked
+
+_OURS = ("array", "asarray", "asanyarray", "r_", "c_")
+
+
+def _populate(namespace: dict[str, Any]) -> list[str]:
+    names = []
+    for name in dir(_np):
+        if name.startswith("_") or name in _OURS:
+            continue
+        namespace[name] = getattr(_np, name)
+        names.append(name)
+    return names + list(_OURS)
+
+
+def _holds_tracked(a: Any) -> bool:
+    if isinstance(a, Tracked):
+        return True
+    return type(a) in (list, tuple) and _builtins.any(_holds_tracked(e) for e in a)
+
+
+def _stacked(who: str, a: Any) -> Any:
+    """The array of a (nested) list or tuple holding tracked values, stacked
+    differentiably (plain parts are NumPy's arrays of them)."""
+    if isinstance(a, Tracked):
+        return a
+    if type(a) in (list, tuple):
+        if not a:
+            return _np.array(a)
+        parts = [_stacked(who, e) for e in a]
+        shapes = {_np.shape(p) for p in parts}
+        if len(shapes) != 1:
+            raise ValueError(f"{who}: the elements of the list have different shapes "
+                             f"({', '.join(map(str, sorted(shapes)))}); they must stack into an array")
+        return _np.stack(parts)
+    return _np.asarray(a)
+
+
+def _tracked_array(who: str, obj: Any, dtype: Any, ndmin: int) -> Any:
+    out = _stacked(who, obj)
+    if dtype is not None:
+        dtype = _np.dtype(dtype)
+        if dtype.kind not in "fc":
+            raise TypeError(f"{who}: dtype={dtype} of tracked values would lose their derivative; "
+                            "give a float or complex dtype")
+        if dtype != _np.result_type(out):
+            out = _np.astype(out, dtype)
+    if ndmin > _np.ndim(out):
+        out = _np.reshape(out, (1,) * (ndmin - _np.ndim(out)) + _np.shape(out))
+    return out
+
+
+def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",  # noqa: A002  (NumPy's name)
+          subok: bool = False, ndmin: int = 0, like: Any = None) -> Any:
+    """numpy.array, which also stacks (nested) lists and tuples of tracked
+    values differentiably, as autograd.numpy.array does."""
+    if _holds_tracked(object):
+        return _tracked_array("array", object, dtype, ndmin)
+    kw = {} if like is None else {"like": like}
+    return _np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin, **kw)
+
+
+def asarray(a: Any, dtype: Any = None, order: Any = None, **kwargs: Any) -> Any:
+    """numpy.asarray, which also stacks (nested) lists and tuples of tracked
+    values differentiably; a tracked value is returned as it is."""
+    if _holds_tracked(a):
+        return _tracked_array("asarray", a, dtype, 0)
+    return _np.asarray(a, dtype, order, **kwargs)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, **kwargs: Any) -> Any:
+    """numpy.asanyarray, which also stacks lists of tracked values (see `asarray`)."""
+    if _holds_tracked(a):
+        return _tracked_array("asanyarray", a, dtype, 0)
+    return _np.asanyarray(a, dtype, order, **kwargs)
+
+
+class _Concatenator:
+    """`r_` / `c_`: NumPy's index tricks, concatenating tracked values differentiably
+    (plain numbers, arrays and slices as NumPy does; no string directives with tracked values)."""
+
+    def __init__(self, plain: Any, name: str) -> None:
+        self._plain = plain
+        self._name = name
+
+    def __getitem__(self, key: Any) -> Any:
+        items = key if type(key) is tuple else (key,)
+        if not _builtins.any(_holds_tracked(e) for e in items):
+            return self._plain[key]
+        parts = []
+        for e in items:
+            if isinstance(e, (str, slice)):
+                raise TypeError(f"{self._name}[...]: slices and string directives cannot be combined "
+                                "with tracked values; use concatenate")
+            e = _stacked(self._name, e) if _holds_tracked(e) else _np.asarray(e)
+            parts.append(_np.atleast_1d(e) if self._name == "r_" else _column(e))
+        return _np.concatenate(parts, axis=0 if self._name == "r_" else 1)
+
+    def __repr__(self) -> str:
+        return f"<chainrules.ad.numpy.{self._name}>"
+
+
+def _column(e: Any) -> Any:
+    return _np.reshape(e, (-1, 1)) if _np.ndim(e) < 2 else e
+
+
+r_ = _Concatenator(_np.r_, "r_")
+c_ = _Concatenator(_np.c_, "c_")
+
+__all__ = _populate(globals())

@@ -1,0 +1,19 @@
+"""chainrules.ad.scipy: SciPy for autograd programs (a drop-in for `autograd.scipy`).
+
+`special` (every function of scipy.special; those with chainrules rules are
+differentiated: the ufuncs through NumPy's `__array_ufunc__`, `logsumexp`,
+`softmax` and `log_softmax` through `chainrules.ad.wrap`) and `stats` (the
+distributions of autograd.scipy.stats: `norm`, `t`, `gamma`, `chi2`, `beta`,
+`poisson`, `multivariate_normal`, `dirichlet`, written with NumPy and
+scipy.special so that the rules of their parts differentiate them)::
+
+    from chainrules.ad.scipy.special import logsumexp
+    import chainrules.ad.scipy.stats.norm as norm
+
+autograd.scipy's `linalg`, `signal` and `integrate` are not here: chainrules
+has no rules for scipy.linalg, scipy.signal or scipy.integrate.
+"""
+
+from chainrules.ad.scipy import special, stats
+
+__all__ = ["special", "stats"]

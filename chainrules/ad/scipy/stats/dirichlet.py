@@ -1,0 +1,24 @@
+"""chainrules.ad.scipy.stats.dirichlet: the Dirichlet distribution's `logpdf`,
+`pdf` (as autograd.scipy.stats.dirichlet, differentiable in x and alpha)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.special as sp
+
+import chainrules.rulesets.scipy.special  # noqa: F401  (the rules of gammaln, xlogy)
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x: Any, alpha: Any) -> Any:
+    """log of the Dirichlet density at x (shape (k,), or (k, m): one point per column)."""
+    a = np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))
+    return np.sum(sp.xlogy(a - 1, x), axis=0) + sp.gammaln(np.sum(alpha)) - np.sum(sp.gammaln(alpha))
+
+
+def pdf(x: Any, alpha: Any) -> Any:
+    """The Dirichlet density at x."""
+    return np.exp(logpdf(x, alpha))

@@ -1,0 +1,66 @@
+"""chainrules.ad.scipy.stats: the distributions of autograd.scipy.stats, equal to
+scipy.stats on plain values and differentiated as autograd differentiates them
+(every argument autograd differentiates, to second order)."""
+
+import numpy as onp
+import pytest
+import scipy.stats
+
+autograd = pytest.importorskip("autograd")
+import autograd.scipy.stats as astats  # noqa: E402
+
+import chainrules.ad.autograd as cag  # noqa: E402
+import chainrules.ad.scipy.stats as cstats  # noqa: E402
+from chainrules.testing import test_approx  # noqa: E402
+
+X = onp.array([0.3, 0.45, 0.8])
+L = onp.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]])
+
+# (distribution, function, arguments, the argnums autograd differentiates)
+CASES = [
+    ("norm", "logpdf", (X, 0.2, 1.7), (0, 1, 2)),
+    ("norm", "pdf", (X, 0.2, 1.7), (0, 1, 2)),
+    ("norm", "cdf", (X, 0.2, 1.7), (0, 1, 2)),
+    ("norm", "logcdf", (X, 0.2, 1.7), (0, 1, 2)),
+    ("t", "logpdf", (X, 3.5, 0.1, 1.3), (0, 1, 2, 3)),
+    ("t", "pdf", (X, 3.5, 0.1, 1.3), (0, 1, 2, 3)),
+    ("gamma", "logpdf", (X, 2.5), (0, 1)),
+    ("gamma", "pdf", (X, 2.5), (0, 1)),
+    ("chi2", "logpdf", (X, 3.0), (0,)),
+    ("chi2", "pdf", (X, 3.0), (0,)),
+    ("beta", "logpdf", (X, 2.5, 1.5), (0, 1, 2)),
+    ("beta", "pdf", (X, 2.5, 1.5), (0, 1, 2)),
+    ("poisson", "logpmf", (onp.array([0.0, 2.0, 5.0]), 1.7), (1,)),
+    ("poisson", "pmf", (onp.array([0.0, 2.0, 5.0]), 1.7), (1,)),
+    ("multivariate_normal", "logpdf", (X, X[::-1], L), (0, 1, 2)),
+    ("multivariate_normal", "logpdf", (onp.stack([X, X ** 2]), X[::-1], L), (0, 1, 2)),
+    ("multivariate_normal", "pdf", (X, X[::-1], L), (0, 1)),
+    ("dirichlet", "logpdf", (X / onp.sum(X), onp.array([1.5, 2.0, 3.0])), (0, 1)),
+    ("dirichlet", "pdf", (X / onp.sum(X), onp.array([1.5, 2.0, 3.0])), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("dist, fn, args, argnums", CASES,
+                         ids=[f"{d}.{f}-{i}" for i, (d, f, _, _) in enumerate(CASES)])
+def test_distribution(dist, fn, args, argnums):
+    ours, theirs = getattr(getattr(cstats, dist), fn), getattr(getattr(astats, dist), fn)
+    test_approx(ours(*args), getattr(getattr(scipy.stats, dist), fn)(*args), rtol=1e-12)
+    for argnum in argnums:
+        test_approx(cag.jacobian(ours, argnum)(*args), autograd.jacobian(theirs, argnum)(*args), rtol=1e-9)
+    # second order: the Hessian of the summed log-density in the first differentiated argument
+    a = argnums[0]
+    test_approx(cag.hessian(lambda *xs: onp.sum(ours(*xs)), a)(*args),
+                autograd.hessian(lambda *xs: onp.sum(theirs(*xs)), a)(*args), rtol=1e-8)
+
+
+def test_entropy_and_supports():
+    test_approx(cstats.multivariate_normal.entropy(X, L), scipy.stats.multivariate_normal.entropy(X, L))
+    test_approx(cag.grad(cstats.multivariate_normal.entropy, 1)(X, L),
+                autograd.grad(astats.multivariate_normal.entropy, 1)(X, L), rtol=1e-10)
+    x = onp.array([-0.5, 0.5, 1.5])
+    assert onp.array_equal(cstats.beta.logpdf(x, 2.0, 2.0), scipy.stats.beta.logpdf(x, 2.0, 2.0))
+    assert onp.array_equal(cstats.gamma.logpdf(x, 2.0), scipy.stats.gamma.logpdf(x, 2.0))
+    g = cag.grad(lambda a: onp.sum(onp.where(x > 0, cstats.gamma.logpdf(onp.abs(x), a), 0.0)))(2.0)
+    test_approx(g, autograd.grad(lambda a: onp.sum(astats.gamma.logpdf(onp.abs(x[1:]), a)))(2.0), rtol=1e-10)
+    with pytest.raises(NotImplementedError, match="allow_singular"):
+        cstats.multivariate_normal.logpdf(X, X, L, allow_singular=True)
