@@ -139,7 +139,7 @@ def matmul_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
     return y, matmul_pullback
 
 
-def _matmul_rrule_arrays(a: np.ndarray, b: np.ndarray) -> tuple[Any, Pullback]:
+def _matmul_rrule_arrays(a: Any, b: Any) -> tuple[Any, Pullback]:
     """matmul_rrule of two plain ndarrays of at least 2 dimensions, no options:
     the common call, with no conversions (a 3 × 3 product costs about as much
     as the Python around it)."""
