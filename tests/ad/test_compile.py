@@ -14,28 +14,10 @@ from hypothesis import given, settings, strategies as st
 
 import chainrules as cr
 from chainrules import ad
-from chainrules._core import _compile_set_debug
+from ._compile_checks import replays_raise, same  # noqa: F401  (replays_raise: an autouse fixture)
 from chainrules.ad import math
 
 cm = importlib.import_module("chainrules.ad.compile")      # the module (ad.compile is the function)
-
-
-@pytest.fixture(autouse=True)
-def replays_raise():
-    """A replay that fails raises here instead of missing silently."""
-    _compile_set_debug(True)
-    yield
-    _compile_set_debug(False)
-
-
-def same(a, b):
-    """Equal to the bit (NaNs equal), same types."""
-    if isinstance(a, tuple):
-        return type(b) is tuple and len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return (type(b) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
-                and np.array_equal(a, b, equal_nan=True))
-    return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
 def n_programs(g):

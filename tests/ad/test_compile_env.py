@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules._core import _compile_set_debug
+from ._compile_checks import replays_raise, same  # noqa: F401  (replays_raise: an autouse fixture)
 from chainrules.ad import math
 
 cm = importlib.import_module("chainrules.ad.compile")      # the module (ad.compile is the function)
@@ -20,22 +20,6 @@ ACT = np.tanh
 C = 2.0
 SCALE = 3
 CONFIG = types.SimpleNamespace(scale=2.0)
-
-
-@pytest.fixture(autouse=True)
-def replays_raise():
-    _compile_set_debug(True)
-    yield
-    _compile_set_debug(False)
-
-
-def same(a, b):
-    """Equal to the bit, same types."""
-    if isinstance(a, tuple):
-        return type(b) is tuple and len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return type(b) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
-    return type(a) is type(b) and a == b
 
 
 def n_programs(g):

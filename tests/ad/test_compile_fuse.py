@@ -13,26 +13,13 @@ from hypothesis import given, settings, strategies as st
 
 import chainrules as cr
 from chainrules import ad
-from chainrules._core import _compile_set_debug
-
-
-@pytest.fixture(autouse=True)
-def replays_raise():
-    _compile_set_debug(True)
-    yield
-    _compile_set_debug(False)
+from ._compile_checks import replays_raise  # noqa: F401  (an autouse fixture)
+from ._compile_checks import same as _same
 
 
 def same(a, b):
-    """Equal to the bit: types, dtypes, shapes, values, NaNs, signs of zeros."""
-    if isinstance(a, tuple):
-        return type(b) is tuple and len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return (type(b) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
-                and np.array_equal(a, b, equal_nan=True)
-                and np.array_equal(np.signbit(a.real), np.signbit(b.real)))
-    return type(a) is type(b) and (a == b or (a != a and b != b)) and \
-        (not isinstance(a, float) or np.signbit(a) == np.signbit(b))
+    """Equal to the bit, signs of zeros included."""
+    return _same(a, b, signs=True)
 
 
 def programs(g):
@@ -248,3 +235,4 @@ def test_a_regularised_loss_with_steps_on_numpy_scalars(scale, lam, seed):
     for k in range(2):
         assert same(g(W * (k + 1)), ad.gradient(loss, W * (k + 1)))
     assert programs(g)[0].fused is not None
+
