@@ -478,7 +478,8 @@ cdef bint _env_same_value(PyObject* now, object expected):
 cdef bint _env_holds(object env):
     """The globals and closure cells of env (compile.py's
     `_Compiled.environment`: None, or (globals, names, values, cells,
-    values)) hold the values recorded.  Borrowed references throughout: env
+    values, groups), groups a tuple of (dict, names, values)) hold the
+    values recorded.  Borrowed references throughout: env
     keeps them alive."""
     if env is None:
         return True
@@ -494,6 +495,24 @@ cdef bint _env_holds(object env):
     for i in range(PyTuple_GET_SIZE(cells)):
         if not _env_same(PyCell_GET(_env_item(cells, i)), _env_item(cvalues, i)):
             return False
+    if PyTuple_GET_SIZE(env) > 5:       # more dicts: other modules' globals, an object's attributes
+        return _env_groups_hold(<tuple>_env_item(env, 5))
+    return True
+
+
+cdef bint _env_groups_hold(tuple groups):
+    """Each (dict, names, values) of groups holds the values recorded."""
+    cdef Py_ssize_t i, j
+    cdef PyObject* d
+    cdef tuple names, values
+    for i in range(PyTuple_GET_SIZE(groups)):
+        group = <tuple>_env_item(groups, i)
+        d = _env_item(group, 0)
+        names = <tuple>_env_item(group, 1)
+        values = <tuple>_env_item(group, 2)
+        for j in range(PyTuple_GET_SIZE(names)):
+            if not _env_same(_env_get(d, _env_item(names, j)), _env_item(values, j)):
+                return False
     return True
 
 

@@ -43,9 +43,10 @@ run on the ordinary engine, with a one-time warning naming the operation.
 """
 
 import dis
+import functools
 import types
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import numpy as np
 
@@ -139,10 +140,31 @@ class _Compiled:
         self.order: list[tuple[tuple[Any, ...], _Program]] = []   # oldest first, for eviction
         self.ordinary_keys: set[tuple[Any, ...]] = set()           # signatures left to the ordinary engine
         self.warned: set[str] = set()
-        self.cells = [(name, cell) for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ())] \
-            if type(f) is types.FunctionType else []
-        self.globals: dict[str, Any] = getattr(f, "__globals__", {}) if type(f) is types.FunctionType else {}
-        self.global_names = _global_names(f.__code__) if type(f) is types.FunctionType else ()
+        func, owner, keywords = _function_of(f)
+        self.cells = [(name, cell) for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())] \
+            if func is not None else []
+        self.globals: dict[str, Any] = func.__globals__ if func is not None else {}
+        # the functions f reaches (its callees, its owner's methods): their globals, their
+        # closure cells and the owner's attributes are part of the environment too
+        reached = _reached(func, owner) if func is not None else []
+        names: dict[str, None] = {}
+        groups: dict[int, tuple[dict[str, Any], dict[str, None]]] = {}
+        self.callee_cells: list[Any] = []
+        for g in reached:
+            if g.__globals__ is self.globals:
+                names.update(dict.fromkeys(_global_names(g.__code__)))
+            else:
+                groups.setdefault(id(g.__globals__), (g.__globals__, {}))[1].update(
+                    dict.fromkeys(_global_names(g.__code__)))
+            if g is not func:
+                self.callee_cells.extend(g.__closure__ or ())
+        self.global_names = tuple(names)
+        attrs = getattr(owner, "__dict__", None)
+        if type(attrs) is dict:     # the attributes of the method's object its code may read
+            groups[id(attrs)] = (attrs, dict.fromkeys(n for g in reached for n in _attribute_names(g.__code__)))
+        if type(keywords) is dict and keywords:
+            groups[id(keywords)] = (keywords, dict.fromkeys(keywords))
+        self.groups = [(d, tuple(ns)) for d, ns in groups.values() if ns]
         self.call: Any = None       # the _CompiledCall
 
     # -- the environment ---------------------------------------------------------
@@ -164,9 +186,18 @@ class _Compiled:
             if _by_reference(cell) and type(cell.cell_contents) is not types.ModuleType:
                 cells.append(cell)
                 cvalues.append(cell.cell_contents)
-        if not names and not cells:
+        for cell in self.callee_cells:          # a callee's cells: numbers by value too
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if type(v) is not types.ModuleType:
+                cells.append(cell)
+                cvalues.append(v)
+        groups = tuple((d, ns, tuple(d.get(n, _ABSENT) for n in ns)) for d, ns in self.groups)
+        if not names and not cells and not groups:
             return None
-        return (self.globals, tuple(names), tuple(values), tuple(cells), tuple(cvalues))
+        return (self.globals, tuple(names), tuple(values), tuple(cells), tuple(cvalues), groups)
 
     def fast_env(self, prog: _Program) -> None:
         """The fast entry's programs (`last_*`) are checked against one
@@ -485,6 +516,77 @@ def _global_names(code: types.CodeType) -> tuple[str, ...]:
         for ins in dis.get_instructions(c):
             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str):
                 names.setdefault(ins.argval)
+        todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+    return tuple(names)
+
+
+# Functions of these packages are not followed into (their globals are the library's own)
+_LIBRARIES = frozenset({"numpy", "scipy", "chainrules", "jax", "jaxlib", "torch", "autograd", "dask",
+                        "array_api_strict", "array_api_compat", "functools", "builtins"})
+
+
+def _function_of(f: Any) -> tuple[types.FunctionType | None, Any, Any]:
+    """(the Python function f runs, the object it is bound to or None, a
+    partial's keywords or None): a function is itself; a bound method its
+    function and object; `functools.partial` its function and keywords; a
+    callable object its class's `__call__` and itself."""
+    if type(f) is types.FunctionType:
+        return f, None, None
+    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
+        return f.__func__, f.__self__, None
+    if type(f) is functools.partial:
+        inner, owner, _ = _function_of(f.func)
+        return inner, owner, f.keywords
+    call = getattr(type(f), "__call__", None)
+    if type(call) is types.FunctionType:
+        return call, f, None
+    return None, None, None
+
+
+def _followed(g: Any) -> TypeGuard[types.FunctionType]:
+    return type(g) is types.FunctionType and \
+        (getattr(g, "__module__", None) or "").partition(".")[0] not in _LIBRARIES
+
+
+def _reached(func: types.FunctionType, owner: Any) -> list[types.FunctionType]:
+    """func and the Python functions it reaches, once each: the functions its
+    globals and closure cells hold, and the methods of `owner`'s class it
+    names, transitively (library functions are not followed)."""
+    seen: dict[int, types.FunctionType] = {}
+    todo = [func]
+    cls = type(owner) if owner is not None else None
+    while todo:
+        g = todo.pop()
+        if id(g) in seen:
+            continue
+        seen[id(g)] = g
+        for n in _global_names(g.__code__):
+            v = g.__globals__.get(n)
+            if _followed(v):
+                todo.append(v)
+        for cell in g.__closure__ or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if _followed(v):
+                todo.append(v)
+        if cls is not None:
+            for n in _attribute_names(g.__code__):
+                m = getattr(cls, n, None)
+                if _followed(m):
+                    todo.append(m)
+    return list(seen.values())
+
+
+def _attribute_names(code: types.CodeType) -> tuple[str, ...]:
+    """The names code (and the code it defines) uses as attributes, methods and
+    globals (`co_names`): what it may read of an object's attributes."""
+    names: dict[str, None] = {}
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        names.update(dict.fromkeys(c.co_names))
         todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
     return tuple(names)
 

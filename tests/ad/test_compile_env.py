@@ -2,6 +2,7 @@
 the globals f reads (functions, numbers, objects; not modules) are part of
 its cache key, checked on every call, the fast entries included."""
 
+import functools
 import importlib
 import sys
 import types
@@ -72,14 +73,68 @@ def test_a_rebound_global_float_retraces_for_arrays(monkeypatch):
     assert same(g(X), ad.gradient(loss_global_float_array, X)) and not same(g(X), first)
 
 
-def test_a_rebound_global_in_a_called_function_is_a_documented_limit(monkeypatch):
-    # loss_global_float is a global of the lambda (checked by identity); C is a
-    # global of loss_global_float, which the compiled function does not read
-    g = ad.compile(lambda v: np.sum(loss_global_float(v)))
+def test_a_rebound_global_in_a_called_function_retraces(monkeypatch):
+    # C is a global of loss_global_float, a function the compiled lambda calls
+    f = lambda v: np.sum(loss_global_float(v))      # noqa: E731
+    g = ad.compile(f)
     monkeypatch.setattr(this, "C", 2.0)
     first = g(X)
     monkeypatch.setattr(this, "C", 3.0)
-    assert same(g(X), first)
+    assert same(g(X), ad.gradient(f, X)) and not same(g(X), first)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def scaled(self, x):
+        return self.w * x
+
+    def loss(self, x):
+        return np.sum(self.scaled(x) * x)
+
+    def __call__(self, x):
+        return self.loss(x) + CALLEE_SCALE * np.sum(x)
+
+
+CALLEE_SCALE = 1.0
+
+
+@pytest.mark.parametrize("bound", [lambda m: m.loss, lambda m: m], ids=["bound method", "callable object"])
+def test_a_rebound_attribute_of_the_object_retraces(bound):
+    m = Model(np.array([1.0, 2.0]))
+    f = bound(m)
+    g = ad.compile(f)
+    first = g(X[:2])
+    assert same(g(X[:2]), first)
+    m.w = np.array([3.0, 5.0])          # read by a method loss calls
+    assert same(g(X[:2]), ad.gradient(f, X[:2])) and not same(g(X[:2]), first)
+    m.w[0] = 7.0                        # in place: the array the program holds
+    assert same(g(X[:2]), ad.gradient(f, X[:2]))
+    m.w = 2.0                           # a number, then the same number again: one more program
+    assert same(g(X[:2]), ad.gradient(f, X[:2]))
+    m.w = 4.0 / 2.0
+    assert same(g(X[:2]), ad.gradient(f, X[:2]))
+
+
+def test_a_rebound_global_of_a_method_retraces(monkeypatch):
+    m = Model(2.0)
+    g = ad.compile(m)
+    first = g(X)
+    monkeypatch.setattr(this, "CALLEE_SCALE", 5.0)
+    assert same(g(X), ad.gradient(m, X)) and not same(g(X), first)
+
+
+def test_a_partials_keywords_are_part_of_the_key():
+    p = functools.partial(loss_with_scale, s=2.0)
+    g = ad.compile(p)
+    assert g(1.5) == 6.0
+    p.keywords["s"] = 3.0               # a partial's keywords can be changed in place
+    assert g(1.5) == 9.0 == ad.gradient(p, 1.5)
+
+
+def loss_with_scale(x, s):
+    return s * x * x
 
 
 def test_a_global_float_rebound_to_an_equal_value_replays(monkeypatch):
