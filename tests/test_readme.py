@@ -18,8 +18,13 @@ def test_the_readme_has_python_snippets():
     assert len(BLOCKS) >= 3
 
 
+def _imports(source, lib):
+    """source imports lib: `import lib`, `import numpy as np, lib`, `from lib import …`."""
+    return re.search(rf"^\s*(import\s[^\n#]*\b{lib}\b|from {lib}\b)", source, flags=re.MULTILINE)
+
+
 def _other_library(source):
-    return re.search(r"^\s*(import|from) (torch|jax|dask|array_api_strict|autograd)\b", source, flags=re.MULTILINE)
+    return any(_imports(source, lib) for lib in ("torch", "jax", "dask", "array_api_strict", "autograd"))
 
 
 # a snippet on another array library is an interop test (the sanitizer job leaves those out)
@@ -29,7 +34,7 @@ def test_readme_snippet_runs(source):
     # a snippet on another array library needs it installed (the test extra
     # installs PyTorch on CPython 3.11 only: see pyproject.toml; numba for chainrules.numba)
     for lib in ("torch", "jax", "dask", "numba", "autograd"):
-        if re.search(rf"^\s*(import|from) {lib}\b", source, flags=re.MULTILINE):
+        if _imports(source, lib):
             pytest.importorskip(lib)
     with registry_restored():
         exec(compile(source, f"README.md python block", "exec"), {"__name__": "__readme__"})
