@@ -33,8 +33,13 @@ PYPROJECT = ROOT / "pyproject.toml"
 def mypy_cache():
     """mypy's cache in the repository root (git ignores it, `.ci/run`'s mypy step uses it
     too): the standard library's and NumPy's stubs are analysed once, not on every run
-    (a cold run of mypy on the package takes about 20 s of CPU, a warm one about 2 s)."""
-    return ROOT / ".mypy_cache"
+    (a cold run of mypy on the package takes about 20 s of CPU, a warm one about 2 s).
+    One cache per virtual environment: CI runs suites of different NumPys at once, and
+    mypy's cache is not written for sharing between concurrent runs."""
+    prefix = pathlib.Path(sys.prefix).resolve()
+    if prefix == (ROOT / ".venv").resolve():
+        return ROOT / ".mypy_cache"
+    return ROOT / ".mypy_cache" / f"env-{prefix.name}"
 
 
 def mypy(args, cwd, cache):
