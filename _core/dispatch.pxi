@@ -141,22 +141,24 @@ cdef _Rule _scan(tuple rules, tuple args, object config):
     return None
 
 
-cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize_t n):
-    """_select without a config, on a vectorcall's argument array."""
+cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize_t n,
+                              object config=None):
+    """_select on a vectorcall's argument array."""
     cdef _Rule r
     cdef Py_ssize_t i
     if PyTuple_GET_SIZE(rules) == 1:
         r = <_Rule>rules[0]
-        if r.config is not None:
+        if r.config is None:
+            if r.varargs and PyTuple_GET_SIZE(r.types) == 0:
+                # the common case: one rule for any arguments, no lookup needed
+                return r
+            if PyTuple_GET_SIZE(r.types) <= 3:
+                # one typed rule: a few isinstance checks cost less than the cache key
+                return r if r.matches_vec(args, n) else None
+        elif config is None:
             return None
-        if r.varargs and PyTuple_GET_SIZE(r.types) == 0:
-            # the common case: one rule for any arguments, no lookup needed
-            return r
-        if PyTuple_GET_SIZE(r.types) <= 3:
-            # one typed rule: a few isinstance checks cost less than the cache key
-            return r if r.matches_vec(args, n) else None
     cdef tuple key = PyTuple_New(n + 1)
-    t = type(None)
+    t = type(config)
     Py_INCREF(t)
     PyTuple_SET_ITEM(key, 0, t)
     for i in range(n):
@@ -165,7 +167,7 @@ cdef inline _Rule _select_vec(tuple rules, dict cache, PyObject** args, Py_ssize
         PyTuple_SET_ITEM(key, i + 1, t)
     found = cache.get(key, _MISSING)
     if found is _MISSING:
-        found = _scan(rules, _pack(args, 0, n), None)
+        found = _scan(rules, _pack(args, 0, n), config)
         _cache_put(cache, key, found)
     return <_Rule>found
 
@@ -373,9 +375,51 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
                 for i in range(2, nargs):
                     stack[i - 1] = args[i]
                 return cr_vcall(rule.fn, stack, nargs - 1)
+        elif nargs >= 3 and nargs <= 9 and isinstance(tangents, RuleConfig):
+            # frule(config, tangents, f, *xs) on arrays, as an AD calls it (the forward
+            # engines on tracked arrays): the rule found and called without the general
+            # path's argument tuple; scalars (the table's rows) and instance rules take it
+            res = _frule_config_vec(args, nargs)
+            if res is not _MISSING:
+                return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, tangents, f, xs = _parse_call("frule", pos)
     return _frule_general(config, tangents, f, xs, kwargs)
+
+
+cdef object _frule_config_vec(PyObject** args, Py_ssize_t nargs):
+    """frule(config, tangents, f, *xs) with an array among xs (3 <= nargs <= 9):
+    the result, or _MISSING for the general path."""
+    cdef _RuleTable tab
+    cdef PyObject* tabp
+    cdef _Rule rule
+    cdef PyObject* stack[8]
+    cdef Py_ssize_t i
+    tangents = <object>args[1]
+    if type(tangents) is not tuple or PyTuple_GET_SIZE(tangents) != nargs - 2:
+        return _MISSING
+    tabp = _table_cached(args[2])
+    if tabp == NULL or not _any_array(args + 3, nargs - 3):
+        return _MISSING
+    tab = <_RuleTable>tabp
+    if tab.instances or (tab.row is not None and tab.row.overridden):
+        return _MISSING
+    config = <object>args[0]
+    rule = _select_vec(tab.frules, tab.fcache, args + 3, nargs - 3, config)
+    if rule is None or rule.kind == RK_OPTOUT:
+        return None
+    if rule.kind != RK_PY:
+        return _MISSING
+    if rule.config is not None:                 # rule(config, tangents, *xs)
+        stack[0] = args[0]
+        stack[1] = args[1]
+        for i in range(3, nargs):
+            stack[i - 1] = args[i]
+        return cr_vcall(rule.fn, stack, nargs - 1)
+    stack[0] = args[1]                          # rule(tangents, *xs)
+    for i in range(3, nargs):
+        stack[i - 2] = args[i]
+    return cr_vcall(rule.fn, stack, nargs - 2)
 
 
 cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):

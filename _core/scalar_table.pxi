@@ -45,9 +45,10 @@ cdef extern from *:
        Each such type gets tp_vectorcall_offset at module init
        (cr_enable_vectorcall) and each instance the trampoline of its slot
        (cr_vc_ptr), which calls the Cython implementation in cr_vc_impls. */
-    #define CR_VC_SLOTS 8
+    #define CR_VC_SLOTS 10
     typedef PyObject *(*cr_vc_impl_t)(PyObject *, PyObject **, Py_ssize_t, PyObject *);
-    static cr_vc_impl_t cr_vc_impls[CR_VC_SLOTS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static cr_vc_impl_t cr_vc_impls[CR_VC_SLOTS] = {NULL, NULL, NULL, NULL, NULL,
+                                                    NULL, NULL, NULL, NULL, NULL};
     #define CR_VC_TRAMPOLINE(k) \
         static PyObject *cr_vc_slot##k(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw) { \
             return cr_vc_impls[k](self, (PyObject **)args, PyVectorcall_NARGS(nargsf), kw); \
@@ -60,11 +61,14 @@ cdef extern from *:
     CR_VC_TRAMPOLINE(5)
     CR_VC_TRAMPOLINE(6)
     CR_VC_TRAMPOLINE(7)
+    CR_VC_TRAMPOLINE(8)
+    CR_VC_TRAMPOLINE(9)
     static void *cr_vc_ptr(int slot) {
         static void *ptrs[CR_VC_SLOTS] = {(void *)cr_vc_slot0, (void *)cr_vc_slot1,
                                           (void *)cr_vc_slot2, (void *)cr_vc_slot3,
                                           (void *)cr_vc_slot4, (void *)cr_vc_slot5,
-                                          (void *)cr_vc_slot6, (void *)cr_vc_slot7};
+                                          (void *)cr_vc_slot6, (void *)cr_vc_slot7,
+                                          (void *)cr_vc_slot8, (void *)cr_vc_slot9};
         return ptrs[slot];
     }
     static void cr_enable_vectorcall(PyObject *type, Py_ssize_t offset) {
@@ -74,7 +78,7 @@ cdef extern from *:
     }
     """
     ctypedef object (*cr_vc_impl_t)(object, PyObject**, Py_ssize_t, PyObject*)
-    cr_vc_impl_t cr_vc_impls[8]
+    cr_vc_impl_t cr_vc_impls[10]
     void* cr_vc_ptr(int slot)
     void cr_enable_vectorcall(object type, Py_ssize_t offset)
 
@@ -88,6 +92,8 @@ cdef enum:
     VC_BINARY_RRULE = 5
     VC_BINARY_PULLBACK = 6
     VC_AD_ENTRY = 7
+    VC_UNARY_FRULE = 8
+    VC_BINARY_FRULE = 9
 
 ctypedef double (*f1_t)(double) noexcept nogil
 ctypedef double (*d1_t)(double, double) noexcept nogil

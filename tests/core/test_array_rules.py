@@ -1,6 +1,7 @@
-"""The compiled array rules (_core/array_rules.pxi): the unary ufunc fast path
-must give what the Python rule it falls back to gives, for every dtype, shape
-and kind of seed; getitem scatters back and accumulates repeated indices."""
+"""The compiled array rules (_core/array_rules.pxi): the unary ufunc fast paths
+(rrule and frule) must give what the Python rules they fall back to give, for
+every dtype, shape and kind of seed or tangent, and so must the arithmetic ones;
+getitem scatters back and accumulates repeated indices."""
 
 import operator
 
@@ -9,7 +10,7 @@ import pytest
 
 import chainrules as cr
 from chainrules import InplaceableThunk, NoTangent, ZeroTangent, unthunk
-from chainrules._core import _BinaryPullback, _BinaryRrule, _UnaryPullback, _UnaryRrule
+from chainrules._core import _BinaryFrule, _BinaryPullback, _BinaryRrule, _UnaryFrule, _UnaryPullback, _UnaryRrule
 from chainrules.rulesets.numpy import ufuncs as U
 from chainrules.rulesets.numpy import ufuncs_binary as UB
 from chainrules.testing import PrimalAndTangent, test_rrule
@@ -305,6 +306,126 @@ def test_getitem_dtypes_zeros_and_integers():
     np.testing.assert_array_equal(unthunk(pb(3.0)[1]), np.array(3.0))
 
 
+# ----- the compiled frules --------------------------------------------------------
+
+def _same(a, b):
+    """Bit for bit: same type, dtype, shape and numbers (the compiled frule does
+    the Python rule's arithmetic, term by term)."""
+    a, b = unthunk(a), unthunk(b)
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, (np.ndarray, np.generic)):
+        assert a.dtype == b.dtype and np.shape(a) == np.shape(b)
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64, ">f8"])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3)])
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_unary_frule_agrees_with_the_python_rule(f, shape, dtype):
+    rule = U._unary_rules[f][0]
+    assert isinstance(rule, _UnaryFrule) and rule.mode == _rule(f).mode
+    x, Δx = _array(shape, dtype), _array(shape, dtype)
+    for tangents in [(NoTangent(), Δx), (NoTangent(), ZeroTangent()), (NoTangent(), cr.Thunk(lambda: Δx)),
+                     (NoTangent(), Δx.astype(np.complex128)), (NoTangent(), 2.0)]:
+        Ω, ΔΩ = rule(tangents, x)
+        Ω0, ΔΩ0 = rule.fallback(tangents, x)
+        _same(Ω, Ω0)
+        _same(ΔΩ, ΔΩ0)
+        assert cr.frule(tangents, f, x)[1].__class__ is ΔΩ.__class__
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32), (np.float32, np.float64),
+                                    (np.float64, np.complex128), (np.complex64, np.complex64)],
+                         ids=lambda d: "-".join(np.dtype(t).name for t in d))
+@pytest.mark.parametrize("shapes", PAIRS, ids=str)
+@pytest.mark.parametrize("f", ARITHMETIC, ids=lambda f: f.__name__)
+def test_arithmetic_frule_agrees_with_the_python_rule(f, shapes, dtypes):
+    rule = UB._binary_rules[f][0]
+    assert isinstance(rule, _BinaryFrule)
+    x, y = _array(shapes[0], dtypes[0]), _array(shapes[1], dtypes[1])
+    Δx, Δy = _array(shapes[0], dtypes[0]), _array(shapes[1], dtypes[1])
+    Z = ZeroTangent()
+    for tangents in [(NoTangent(), Δx, Δy), (NoTangent(), Δx, Z), (NoTangent(), Z, Δy), (NoTangent(), Z, Z),
+                     (NoTangent(), cr.Thunk(lambda: Δx), Δy), (NoTangent(), Δx, NoTangent())]:
+        Ω, ΔΩ = rule(tangents, x, y)
+        Ω0, ΔΩ0 = rule.fallback(tangents, x, y)
+        _same(Ω, Ω0)
+        _same(ΔΩ, ΔΩ0)
+
+
+def test_compiled_frules_check_with_finite_differences_and_fall_back():
+    from chainrules.testing import test_frule
+    x, y = _array((3, 1), np.float64), _array((4,), np.float64)
+    for f in ARITHMETIC:
+        test_frule(f, x, y)
+        test_frule(f, _array((3,), np.float64), _array((3,), np.float64))
+        test_frule(f, _array((2, 2), np.complex128), _array((2, 2), np.complex128))
+    for f in FUNCTIONS:
+        test_frule(f, _array((3,), np.float64))
+        test_frule(f, _array((2,), np.complex128))
+    x = _array((3,), np.float64)
+    rule = UB._binary_rules[np.multiply][0]
+    for args, kwargs in [((x, 2.0), {}), ((x, np.arange(3)), {}), ((x, [1.0, 2.0, 3.0]), {}),
+                         ((x, x), {"dtype": np.float64})]:
+        tangents = (NoTangent(),) + tuple(np.ones_like(x) if a is x else ZeroTangent() for a in args)
+        Ω, ΔΩ = rule(tangents, *args, **kwargs)
+        np.testing.assert_allclose(np.asarray(Ω), np.multiply(*args, **kwargs))
+    with pytest.raises(TypeError, match="out="):
+        cr.frule((NoTangent(), x), np.sin, x, out=np.empty(3))
+    assert rule.__name__ == "multiply_frule" and "multiply" in repr(rule)
+    assert U._unary_rules[np.sin][0].__name__ == "sin_frule"
+    with pytest.raises(ValueError, match="op must be"):
+        _BinaryFrule(np.multiply, 7, "multiply", rule.fallback)
+    with pytest.raises(ValueError, match="mode"):
+        _UnaryFrule(np.sin, np.cos, 3, "sin", rule.fallback)
+
+
+def test_frule_with_a_config_on_arrays_selects_as_the_general_path(registry):
+    """frule(config, tangents, f, *arrays), as the forward engines call it, takes
+    a fast path (_frule_config_vec): the rule chosen must be the one the general
+    path chooses -- a config rule when the config has its capabilities, else the
+    plain rule -- and the rule called with the config only when it asked for it."""
+    from chainrules import RuleConfig
+    from chainrules.ad import forward
+
+    class Forward(RuleConfig):
+        has_forward_mode = True
+
+    class Neither(RuleConfig):
+        pass
+
+    def scale(x):
+        return 2.0 * x
+    calls = []
+
+    @cr.register_frule(scale, np.ndarray)
+    def scale_frule(tangents, x):
+        calls.append("plain")
+        return scale(x), 2.0 * tangents[1]
+
+    @cr.register_frule(scale, np.ndarray, config="forward")
+    def scale_frule_config(config, tangents, x):
+        calls.append(type(config).__name__)
+        return scale(x), 2.0 * tangents[1]
+
+    x, Δx = _array((3,), np.float64), _array((3,), np.float64)
+    for config, want in [(Forward(), "Forward"), (Neither(), "plain"), (Forward(), "Forward"),
+                         (Neither(), "plain"), (forward.FORWARD, type(forward.FORWARD).__name__)]:
+        calls.clear()
+        Ω, ΔΩ = cr.frule(config, (NoTangent(), Δx), scale, x)
+        assert calls == [want]
+        np.testing.assert_array_equal(ΔΩ, 2.0 * Δx)
+    calls.clear()
+    cr.frule((NoTangent(), Δx), scale, x)
+    assert calls == ["plain"]
+    assert cr.frule(Forward(), (NoTangent(), Δx), scale, [1.0, 2.0]) is None     # no rule for a list
+    with pytest.raises(ValueError, match="expected 2 tangents"):
+        cr.frule(Forward(), (NoTangent(),), scale, x)
+    np.testing.assert_array_equal(cr.frule(forward.FORWARD, (NoTangent(), Δx), np.sin, x)[1], np.cos(x) * Δx)
+
+
 # ----- no leaks in the compiled array rules and the AD's compiled scalar paths ----
 
 def _leak_workload(n):
@@ -329,6 +450,9 @@ def _leak_workload(n):
         [unthunk(c) for c in pb(np.ones((40, 40)))]
         _, pb = cr.rrule(np.sum, x.reshape(2, 5), axis=1)
         pb(np.ones(2))
+        cr.frule((NoTangent(), ȳ, ȳ), np.multiply, x, x)
+        cr.frule((NoTangent(), ZeroTangent(), ȳ), np.add, x, x)
+        cr.frule((NoTangent(), ȳ, ZeroTangent()), np.divide, x, x)
         cr._core.broadcast_view(x[:3], (2, 3))
         cr.frule((NoTangent(), ȳ), np.exp, x)
         ad.gradient(lambda t: admath.asin(0.2 + admath.sin(t)), 0.5)

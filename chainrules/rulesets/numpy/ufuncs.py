@@ -51,7 +51,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules._core import _UnaryRrule
+from chainrules._core import _UnaryFrule, _UnaryRrule
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -191,10 +191,11 @@ def _unary(f: Any, deriv: Any, name: str | None = None) -> None:
         return Ω, unary_pullback
 
     # The common call, f(float or complex ndarray), runs compiled (_UnaryRrule,
-    # _core/array_rules.pxi); every other call falls back to unary_rrule.
+    # _UnaryFrule: _core/array_rules.pxi); every other call falls back to
+    # unary_rrule / unary_frule.
     rrule = _UnaryRrule(f, fast, mode, name, named_rule(unary_rrule, name))
-    _unary_rules[f] = (register_frule(f)(named_rule(unary_frule, name)),
-                       register_rrule(f)(rrule))
+    frule = _UnaryFrule(f, fast, mode, name, named_rule(unary_frule, name))
+    _unary_rules[f] = (register_frule(f)(frule), register_rrule(f)(rrule))
 
 
 def _omega(x: Any, Ω: Any) -> Any:

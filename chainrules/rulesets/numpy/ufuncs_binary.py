@@ -26,7 +26,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction
-from chainrules._core import _BinaryRrule
+from chainrules._core import _BinaryFrule, _BinaryRrule
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -107,7 +107,8 @@ def _binary(f: Any, dx: Any, dy: Any, name: str | None = None) -> Any:
 
 
 # The common call of the four arithmetic ufuncs, f(float or complex ndarray,
-# float or complex ndarray), runs compiled (_BinaryRrule, _core/array_rules.pxi);
+# float or complex ndarray), runs compiled (_BinaryRrule and _BinaryFrule,
+# _core/array_rules.pxi);
 # every other call, and every seed that is not an array of the output's
 # shape, goes to the Python rule and its pullback.
 _COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
@@ -125,9 +126,11 @@ def _register_binary(f: Any, name: str, frule: Any, pullback_at: Any) -> Any:
             Ω = f(x, y)
         return Ω, pullback_at(x, y, Ω)
     rrule = named_rule(binary_rrule, name)
+    frule = named_rule(frule, name)
     if f in _COMPILED_BINARY:
         rrule = _BinaryRrule(f, _COMPILED_BINARY[f], name, rrule, pullback_at)
-    return register_frule(f)(named_rule(frule, name)), register_rrule(f)(rrule)
+        frule = _BinaryFrule(f, _COMPILED_BINARY[f], name, frule)
+    return register_frule(f)(frule), register_rrule(f)(rrule)
 
 
 def _where0(cond: Any, v: Any) -> Any:
