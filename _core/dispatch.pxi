@@ -271,6 +271,17 @@ cdef inline bint _any_array(PyObject** args, Py_ssize_t n):
     return False
 
 
+cdef inline bint _any_array_or_tracked(PyObject** args, Py_ssize_t n):
+    """An ndarray, or a value tracked by chainrules.ad holding one (a rule
+    differentiated), among the arguments: the scalar table's rows decline those."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        o = <object>args[i]
+        if type(o) is _ndarray or (isinstance(o, Tracked) and type(_ad_strip(o)) is _ndarray):
+            return True
+    return False
+
+
 cdef object _split_kwargs(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     """(positional tuple, kwargs dict) from a vectorcall."""
     cdef Py_ssize_t i, nk = 0
@@ -399,7 +410,7 @@ cdef object _frule_config_vec(PyObject** args, Py_ssize_t nargs):
     if type(tangents) is not tuple or PyTuple_GET_SIZE(tangents) != nargs - 2:
         return _MISSING
     tabp = _table_cached(args[2])
-    if tabp == NULL or not _any_array(args + 3, nargs - 3):
+    if tabp == NULL or not _any_array_or_tracked(args + 3, nargs - 3):
         return _MISSING
     tab = <_RuleTable>tabp
     if tab.instances or (tab.row is not None and tab.row.overridden):
@@ -454,9 +465,41 @@ cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
             if tab.instances:
                 return cr_vcall(rule.fn, args, nargs)
             return cr_vcall(rule.fn, args + 1, nargs - 1)
+    elif kwnames == NULL and nargs >= 2 and nargs <= 9:
+        # rrule(config, f, *xs) on arrays, as an AD calls it: see _frule_config_vec
+        res = _rrule_config_vec(args, nargs)
+        if res is not _MISSING:
+            return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, _, f, xs = _parse_call("rrule", pos)
     return _rrule_general(config, f, xs, kwargs)
+
+
+cdef object _rrule_config_vec(PyObject** args, Py_ssize_t nargs):
+    """rrule(config, f, *xs) with an array among xs (2 <= nargs <= 9; args[0]
+    a RuleConfig): the result, or _MISSING for the general path."""
+    cdef _RuleTable tab
+    cdef PyObject* tabp
+    cdef _Rule rule
+    cdef PyObject* stack[8]
+    cdef Py_ssize_t i
+    tabp = _table_cached(args[1])
+    if tabp == NULL or not _any_array_or_tracked(args + 2, nargs - 2):
+        return _MISSING
+    tab = <_RuleTable>tabp
+    if tab.instances or (tab.row is not None and tab.row.overridden):
+        return _MISSING
+    rule = _select_vec(tab.rrules, tab.rcache, args + 2, nargs - 2, <object>args[0])
+    if rule is None or rule.kind == RK_OPTOUT:
+        return None
+    if rule.kind != RK_PY:
+        return _MISSING
+    if rule.config is not None:                 # rule(config, *xs)
+        stack[0] = args[0]
+        for i in range(2, nargs):
+            stack[i - 1] = args[i]
+        return cr_vcall(rule.fn, stack, nargs - 1)
+    return cr_vcall(rule.fn, args + 2, nargs - 2)   # rule(*xs)
 
 
 cdef object _frule_general(object config, object tangents, object f, tuple xs, dict kwargs):

@@ -65,14 +65,15 @@ _numpy_namespaces: dict[Any, Any] = {}
 
 
 def _kind(xp: Any, dtype: Any) -> Any:
-    key = (type(dtype), dtype)          # never compares dtypes of two libraries
-    k = _kinds.get(key)
-    if k is None:
-        k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
-        try:
-            _kinds[key] = k
-        except TypeError:           # an unhashable dtype: not cached
-            pass
+    # keyed by identity (dtypes are singletons in every library; an entry keeps its
+    # dtype alive, so its id is not reused), never comparing dtypes of two libraries
+    entry = _kinds.get(id(dtype))
+    if entry is not None and entry[0] is dtype:
+        return entry[1]
+    k = (xp.isdtype(dtype, ("real floating", "complex floating")), xp.isdtype(dtype, "complex floating"))
+    if len(_kinds) >= 1024:         # parametric dtypes made per call: bounded
+        _kinds.clear()
+    _kinds[id(dtype)] = (dtype, k)
     return k
 
 
@@ -91,11 +92,19 @@ def _is_numpy(xp: Any) -> Any:
     return r
 
 
+_NUMPY_VALUES = (np.ndarray, np.generic, *_NUMBERS)
+
+
 def _of_namespace(xp: Any, Ω: Any) -> bool:
     """Is the output Ω an array of xp?  Not when the arguments are Python
     numbers or NumPy arrays given to another library's function (jnp.sin of
-    an ndarray): the rule then computes in Ω's namespace."""
-    return not _is_numpy(xp) or isinstance(Ω, (np.ndarray, np.generic, *_NUMBERS))
+    an ndarray): the rule then computes in Ω's namespace.  A tracked Ω (the
+    rule differentiated) is of its primal's library."""
+    if not _is_numpy(xp):
+        return True
+    if isinstance(Ω, Tracked):
+        Ω = _ad_strip_all(Ω)
+    return isinstance(Ω, _NUMPY_VALUES)
 
 
 def _arr(xp: Any, v: Any, Ω: Any) -> Any:
@@ -172,8 +181,38 @@ def _projector(xp: Any, x: Any, xa: Any) -> Any:
     if xp is PYTHON_SCALARS:
         return ScalarProject(x)
     if _is_numpy(xp):
+        if isinstance(x, Tracked):
+            p = _ad_strip_all(x)
+            if type(p) is np.ndarray and p.dtype.kind in "fc":
+                return _TrackedArrayProject(p)
         return _NumpyProject(x)
     return _Project(xp, x, xa)
+
+
+class _TrackedArrayProject:
+    """The projection onto the tangent space of a float or complex ndarray
+    tracked by an enclosing differentiation (the rule differentiated): a
+    cotangent of its shape, real for a real array, is its own projection;
+    others are summed back, their real part taken, or projected by ProjectTo
+    (a plain cotangent: its dtype too)."""
+    __slots__ = ("plain", "shape", "real")
+    kind = 1
+
+    def __init__(self, plain: Any) -> None:
+        self.plain = plain
+        self.shape = plain.shape
+        self.real = plain.dtype.kind != "c"
+
+    def __call__(self, x̄: Any) -> Any:
+        if isinstance(x̄, AbstractZero):
+            return x̄
+        if isinstance(x̄, Tracked):
+            p = _ad_strip_all(x̄)
+            if type(p) is np.ndarray and p.shape == self.shape and (not self.real or p.dtype.kind != "c"):
+                return x̄
+            x̄ = unbroadcast(np, x̄, self.shape)
+            return np.real(x̄) if self.real and _is_complex_value(x̄) else x̄
+        return ProjectTo(self.plain)(unbroadcast(np, x̄, self.shape))
 
 
 class _NumpyProject:

@@ -426,6 +426,79 @@ def test_frule_with_a_config_on_arrays_selects_as_the_general_path(registry):
     np.testing.assert_array_equal(cr.frule(forward.FORWARD, (NoTangent(), Δx), np.sin, x)[1], np.cos(x) * Δx)
 
 
+def test_rrule_with_a_config_on_arrays_selects_as_the_general_path(registry):
+    """rrule(config, f, *arrays), as the reverse engines call it (_rrule_config_vec),
+    on plain arrays and on arrays an enclosing differentiation tracks."""
+    from chainrules import RuleConfig
+    from chainrules import ad
+
+    class Reverse(RuleConfig):
+        has_reverse_mode = True
+
+    class Neither(RuleConfig):
+        pass
+
+    def scale(x):
+        return 2.0 * x
+    calls = []
+
+    @cr.register_rrule(scale, object)
+    def scale_rrule(x):
+        calls.append("plain")
+        return scale(x), lambda ȳ: (NoTangent(), 2.0 * ȳ)
+
+    @cr.register_rrule(scale, object, config="reverse")
+    def scale_rrule_config(config, x):
+        calls.append(type(config).__name__)
+        return scale(x), lambda ȳ: (NoTangent(), 2.0 * ȳ)
+
+    x = _array((3,), np.float64)
+    for config, want in [(Reverse(), "Reverse"), (Neither(), "plain"), (Reverse(), "Reverse"), (Neither(), "plain")]:
+        calls.clear()
+        Ω, pb = cr.rrule(config, scale, x)
+        assert calls == [want]
+        np.testing.assert_array_equal(pb(np.ones(3))[1], 2.0 * np.ones(3))
+    calls.clear()
+    cr.rrule(scale, x)
+    assert calls == ["plain"]
+
+    def inner(z):                    # z: a Dual holding an ndarray
+        calls.clear()
+        Ω, pb = cr.rrule(Reverse(), scale, z)
+        assert calls == ["Reverse"]
+        return Ω
+    Ω, ΔΩ = ad.jvp(inner, (x,), (np.ones(3),))
+    np.testing.assert_array_equal(ΔΩ, 2.0 * np.ones(3))
+    np.testing.assert_array_equal(ad.hvp(lambda z: np.sum(scale(z) * z), x, np.ones(3)), 4.0 * np.ones(3))
+
+
+def test_the_projection_onto_a_tracked_array():
+    """The element-wise rules' pullbacks at an argument an enclosing
+    differentiation tracks: a cotangent of its shape passes, a broadcast one is
+    summed back, a complex one for a real argument gives its real part, a plain
+    one is projected to the argument's dtype."""
+    from chainrules import ad
+    from chainrules.rulesets.elementwise_rules import _projector, _TrackedArrayProject
+    x32 = _array((3,), np.float32)
+    seen = {}
+
+    def inner(z):
+        p = _projector(np, z, z)
+        assert isinstance(p, _TrackedArrayProject) and p.kind == 1 and p.shape == (3,)
+        seen["same"] = p(z) is z
+        seen["sum"] = p(z * np.ones((2, 3), np.float32))
+        seen["real"] = p(z * (1 + 2j))
+        seen["plain"] = p(np.ones(3, np.float64) + 1j)
+        seen["zero"] = p(ZeroTangent())
+        return seen["sum"] + seen["real"]
+    Ω, ΔΩ = ad.jvp(inner, (x32,), (np.ones(3, np.float32),))
+    assert seen["same"] and seen["zero"] is ZeroTangent()
+    np.testing.assert_allclose(Ω, 3 * x32, rtol=1e-6)
+    np.testing.assert_allclose(ΔΩ, 3 * np.ones(3), rtol=1e-6)
+    assert type(seen["plain"]) is np.ndarray and seen["plain"].dtype == np.float32
+    np.testing.assert_array_equal(seen["plain"], np.ones(3))
+
+
 # ----- no leaks in the compiled array rules and the AD's compiled scalar paths ----
 
 def _leak_workload(n):

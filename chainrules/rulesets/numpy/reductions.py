@@ -114,6 +114,9 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
     primal = primal or f
 
     def reduction_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        if not args and not kwargs and type(x) is np.ndarray and type(tangents[1]) is np.ndarray:
+            Ω = primal(x)                   # the common call, f(x) over all axes: no options to read
+            return Ω, _like(Ω, forward(tangents[1], x, None, None, False))
         opts = _options(name, args, kwargs, names)
         Ω = primal(x, *args, **kwargs)
         x = plain(x)
@@ -143,6 +146,8 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
 
 
 def _sum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
+    if axis is None and dtype is None and not keepdims:
+        return _sum(Δx)
     return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
