@@ -148,16 +148,21 @@ def operator_function(f: Any, primals: Any) -> Any:
 
 
 def plain_numpy(args: Any) -> bool:
-    """Every argument is a Python float or a float/complex NumPy array: the
-    checks of a differentiation's inputs (types, libraries, a tangent space)
-    have nothing to say, and are skipped (the common case, checked by type
-    first: these checks cost as much as a small array's rule)."""
+    """Every argument is a Python float or a float/complex NumPy array, or
+    such a value tracked by an enclosing differentiation (a nested one: hvp,
+    hessian): the checks of a differentiation's inputs (types, libraries, a
+    tangent space) have nothing to say, and are skipped (the common case,
+    checked by type first: these checks cost as much as a small array's rule)."""
     for a in args:
         t = type(a)
         if t is float:
             continue
         if t is np.ndarray and a.dtype.kind in "fc":
             continue
+        if isinstance(a, Tracked):
+            p = _ad_strip_all(a)
+            if type(p) is float or (type(p) is np.ndarray and p.dtype.kind in "fc"):
+                continue
         return False
     return bool(args)
 

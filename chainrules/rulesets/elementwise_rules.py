@@ -100,7 +100,7 @@ def _of_namespace(xp: Any, Ω: Any) -> bool:
     numbers or NumPy arrays given to another library's function (jnp.sin of
     an ndarray): the rule then computes in Ω's namespace.  A tracked Ω (the
     rule differentiated) is of its primal's library."""
-    if not _is_numpy(xp):
+    if xp is not np and not _is_numpy(xp):
         return True
     if isinstance(Ω, Tracked):
         Ω = _ad_strip_all(Ω)
@@ -118,7 +118,7 @@ def _arr(xp: Any, v: Any, Ω: Any) -> Any:
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
         return xp.asarray(v, dtype=Ω.dtype)
-    if not _is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
+    if xp is not np and not _is_numpy(xp) and isinstance(v, (np.ndarray, np.generic)):
         return xp.asarray(v)
     return v
 
@@ -130,7 +130,7 @@ def _tangent(xp: Any, Δ: Any, x: Any) -> Any:
         return Δ
     if isinstance(Δ, _NUMBERS):
         return xp.asarray(Δ, dtype=x.dtype if not isinstance(Δ, complex) or _complex(xp, x) else None)
-    if not _is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
+    if xp is not np and not _is_numpy(xp) and isinstance(Δ, (np.ndarray, np.generic)):
         return xp.asarray(Δ)
     return Δ
 
@@ -180,7 +180,7 @@ class _Project:
 def _projector(xp: Any, x: Any, xa: Any) -> Any:
     if xp is PYTHON_SCALARS:
         return ScalarProject(x)
-    if _is_numpy(xp):
+    if xp is np or _is_numpy(xp):
         if isinstance(x, Tracked):
             p = _ad_strip_all(x)
             if type(p) is np.ndarray and p.dtype.kind in "fc":
@@ -288,7 +288,7 @@ def _fit(xp: Any, Ω: Any, ΔΩ: Any) -> Any:
             ΔΩ = xp.real(ΔΩ)
         if ΔΩ.dtype != Ω.dtype:
             ΔΩ = astype(xp, ΔΩ, Ω.dtype)
-    return like(Ω, ΔΩ) if _is_numpy(xp) else ΔΩ
+    return like(Ω, ΔΩ) if xp is np or _is_numpy(xp) else ΔΩ
 
 
 def _seed(xp: Any, name: str, ȳ: Any, Ω: Any) -> Any:
@@ -326,6 +326,7 @@ def _check_kwargs(name: str, kwargs: Any) -> None:
 def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
+    row_zero = row.zero
 
     def unary_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if kwargs:
@@ -335,7 +336,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
             xp = PYTHON_SCALARS
         Ω = f(x, **kwargs)
         Δx = unthunk(tangents[1])
-        if isinstance(Δx, AbstractZero) or row.zero:
+        if isinstance(Δx, AbstractZero) or row_zero:
             return Ω, ZERO
         if type(Δx) is not type(x):
             check_tangent(name, "the tangent of x", Δx, x)
@@ -368,7 +369,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         xa = _arr(xp, x, Ω)
         project = _projector(xp, x, xa)
         cplx = complex_rule is not None and _complex(xp, xa)
-        if project.kind == 0 or row.zero or (d is None and not cplx):
+        if project.kind == 0 or row_zero or (d is None and not cplx):
             zero = _zero_for(project)
 
             def unary_zero_pullback(ȳ: Any) -> tuple[Any, ...]:
