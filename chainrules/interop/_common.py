@@ -35,7 +35,7 @@ from chainrules import (
     unthunk,
 )
 
-__all__ = ["check_libraries", "name_of", "no_rule_error", "is_host_only", "resolve", "Leaves", "to_cr",
+__all__ = ["NO", "ZERO", "check_libraries", "name_of", "no_rule_error", "is_host_only", "resolve", "Leaves", "to_cr",
            "from_cr", "frule_or_raise", "rrule_or_raise", "wrap_name"]
 
 NO = NoTangent()

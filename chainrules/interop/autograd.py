@@ -25,9 +25,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from chainrules import AbstractZero, NoTangent, RuleConfig, StructuralTangent, ZeroTangent, unthunk
+from chainrules import AbstractZero, NoTangent, RuleConfig, StructuralTangent, unthunk
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
+    NO,
+    ZERO,
     Leaves,
     check_libraries,
     frule_or_raise,
@@ -40,8 +42,6 @@ from chainrules.interop._common import (
 
 __all__ = ["to_autograd", "AutogradConfig"]
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 
 
 def _conj(t: Any) -> Any:

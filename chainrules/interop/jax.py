@@ -38,6 +38,8 @@ import numpy as np
 from chainrules import NoTangent, RuleConfig, ZeroTangent
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
+    NO,
+    ZERO,
     Leaves,
     check_libraries,
     frule_or_raise,
@@ -53,8 +55,6 @@ from chainrules.interop._common import (
 
 __all__ = ["to_jax", "JaxConfig"]
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 
 
 def _jax() -> Any:

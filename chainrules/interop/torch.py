@@ -27,9 +27,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules import NoTangent, RuleConfig
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
+    NO,
+    ZERO,
     Leaves,
     check_libraries,
     frule_or_raise,
@@ -44,8 +46,6 @@ from chainrules.interop._common import (
 
 __all__ = ["to_torch", "TorchConfig"]
 
-NO = NoTangent()
-ZERO = ZeroTangent()
 
 
 def _torch() -> Any:
