@@ -41,6 +41,9 @@ rules; every rule of another array library).  There is no second registry:
 a rule that cannot compute with tracked values raises a clear NoRuleError
 naming the rule.
 
+`checkpoint(f)` trades time for memory: reverse mode keeps none of f's
+intermediate values and recomputes them in the backward pass.
+
 autograd programs run on these engines by changing their imports:
 `chainrules.ad.autograd` has autograd's operators (`grad`, `jacobian`,
 `hessian`, `make_vjp`, …), `chainrules.ad.numpy` and `chainrules.ad.scipy`
@@ -63,6 +66,7 @@ from chainrules.ad.forward import derivative, jvp
 from chainrules.ad.reverse import gradient, value_and_gradient, vjp
 from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad.compile import compile  # noqa: A004  (ad.compile, the compiled derivative)
+from chainrules.ad.checkpointing import checkpoint
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
 from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
@@ -88,6 +92,8 @@ __all__ = [
     "jacobian", "hessian", "hvp",
     # trace once, replay compiled
     "compile",
+    # recompute instead of keeping (gradient checkpointing)
+    "checkpoint",
     # calling functions with rules on tracked values
     "wrap", "Wrapped", "math", "cmath",
     # configs for higher-order rules

@@ -22,9 +22,7 @@ a real-valued f of z is `∂f/∂x − i·∂f/∂y`; chainrules' pullbacks give
 the cotangent going in and the gradient coming out, so their results are
 autograd's.
 
-Differences from autograd: `checkpoint(fun)` returns a function with fun's
-values and derivatives but does not recompute the forward pass in the
-backward pass (no memory is saved); `make_hvp` computes H·v by
+Differences from autograd: `make_hvp` computes H·v by
 forward-over-reverse (`chainrules.ad.hvp`) rather than reverse-over-reverse
 (the same numbers for a symmetric Hessian, which every Hessian is).
 """
@@ -41,6 +39,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, StructuralTangent, ZeroTangent, _ad_strip_all
 from chainrules.ad._tracing import dataclass_fields, fname, index_tangent
+from chainrules.ad.checkpointing import checkpoint as _checkpoint
 from chainrules.ad.forward import jvp as _jvp
 from chainrules.ad.reverse import vjp as _vjp
 
@@ -409,14 +408,9 @@ def multigrad_dict(fun: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
-    """checkpoint(fun): fun, for autograd programs that checkpoint.  A no-op
-    equivalent: the values and derivatives are fun's, but the engines keep the
-    forward pass's intermediate values (autograd recomputes them in the
-    backward pass to save memory; chainrules.ad does not)."""
+    """checkpoint(fun): fun, whose intermediate values the reverse pass does
+    not keep but recomputes when the backward pass reaches the call (autograd's
+    `checkpoint`; `chainrules.ad.checkpoint`)."""
     if not callable(fun):
         raise TypeError(f"checkpoint: fun must be callable, got {type(fun).__name__}")
-
-    @functools.wraps(fun)
-    def checkpointed(*args: Any, **kwargs: Any) -> Any:
-        return fun(*args, **kwargs)
-    return checkpointed
+    return _checkpoint(fun)
