@@ -390,7 +390,7 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
             # frule(config, tangents, f, *xs) on arrays, as an AD calls it (the forward
             # engines on tracked arrays): the rule found and called without the general
             # path's argument tuple; scalars (the table's rows) and instance rules take it
-            res = _frule_config_vec(args, nargs)
+            res = _config_vec(args, nargs, True)
             if res is not _MISSING:
                 return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
@@ -398,39 +398,44 @@ cdef object _frule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
     return _frule_general(config, tangents, f, xs, kwargs)
 
 
-cdef object _frule_config_vec(PyObject** args, Py_ssize_t nargs):
-    """frule(config, tangents, f, *xs) with an array among xs (3 <= nargs <= 9):
-    the result, or _MISSING for the general path."""
+cdef object _config_vec(PyObject** args, Py_ssize_t nargs, bint forward):
+    """frule(config, tangents, f, *xs) (`forward`; 3 <= nargs <= 9) or
+    rrule(config, f, *xs) (2 <= nargs <= 9) with an array, tracked or not,
+    among xs, as the AD engines call them: the rule found and called by
+    vectorcall; _MISSING for the general path (a tangents tuple of another
+    length, no array, instance rules, an overridden scalar row, a
+    non_differentiable rule)."""
     cdef _RuleTable tab
     cdef PyObject* tabp
     cdef _Rule rule
-    cdef PyObject* stack[8]
-    cdef Py_ssize_t i
-    tangents = <object>args[1]
-    if type(tangents) is not tuple or PyTuple_GET_SIZE(tangents) != nargs - 2:
+    cdef PyObject* stack[9]
+    cdef Py_ssize_t i, first = 3 if forward else 2, n = 0     # args[first:] are the xs
+    if forward and (type(<object>args[1]) is not tuple or PyTuple_GET_SIZE(<object>args[1]) != nargs - 2):
         return _MISSING
-    tabp = _table_cached(args[2])
-    if tabp == NULL or not _any_array_or_tracked(args + 3, nargs - 3):
+    tabp = _table_cached(args[first - 1])
+    if tabp == NULL or not _any_array_or_tracked(args + first, nargs - first):
         return _MISSING
     tab = <_RuleTable>tabp
     if tab.instances or (tab.row is not None and tab.row.overridden):
         return _MISSING
-    config = <object>args[0]
-    rule = _select_vec(tab.frules, tab.fcache, args + 3, nargs - 3, config)
+    if forward:
+        rule = _select_vec(tab.frules, tab.fcache, args + first, nargs - first, <object>args[0])
+    else:
+        rule = _select_vec(tab.rrules, tab.rcache, args + first, nargs - first, <object>args[0])
     if rule is None or rule.kind == RK_OPTOUT:
         return None
     if rule.kind != RK_PY:
         return _MISSING
-    if rule.config is not None:                 # rule(config, tangents, *xs)
-        stack[0] = args[0]
-        stack[1] = args[1]
-        for i in range(3, nargs):
-            stack[i - 1] = args[i]
-        return cr_vcall(rule.fn, stack, nargs - 1)
-    stack[0] = args[1]                          # rule(tangents, *xs)
-    for i in range(3, nargs):
-        stack[i - 2] = args[i]
-    return cr_vcall(rule.fn, stack, nargs - 2)
+    if rule.config is not None:                 # rule(config, [tangents,] *xs)
+        stack[n] = args[0]
+        n += 1
+    if forward:
+        stack[n] = args[1]
+        n += 1
+    for i in range(first, nargs):
+        stack[n] = args[i]
+        n += 1
+    return cr_vcall(rule.fn, stack, n)
 
 
 cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
@@ -466,40 +471,13 @@ cdef object _rrule_impl(PyObject** args, Py_ssize_t nargs, PyObject* kwnames):
                 return cr_vcall(rule.fn, args, nargs)
             return cr_vcall(rule.fn, args + 1, nargs - 1)
     elif kwnames == NULL and nargs >= 2 and nargs <= 9:
-        # rrule(config, f, *xs) on arrays, as an AD calls it: see _frule_config_vec
-        res = _rrule_config_vec(args, nargs)
+        # rrule(config, f, *xs) on arrays, as an AD calls it
+        res = _config_vec(args, nargs, False)
         if res is not _MISSING:
             return res
     pos, kwargs = _split_kwargs(args, nargs, kwnames)
     config, _, f, xs = _parse_call("rrule", pos)
     return _rrule_general(config, f, xs, kwargs)
-
-
-cdef object _rrule_config_vec(PyObject** args, Py_ssize_t nargs):
-    """rrule(config, f, *xs) with an array among xs (2 <= nargs <= 9; args[0]
-    a RuleConfig): the result, or _MISSING for the general path."""
-    cdef _RuleTable tab
-    cdef PyObject* tabp
-    cdef _Rule rule
-    cdef PyObject* stack[8]
-    cdef Py_ssize_t i
-    tabp = _table_cached(args[1])
-    if tabp == NULL or not _any_array_or_tracked(args + 2, nargs - 2):
-        return _MISSING
-    tab = <_RuleTable>tabp
-    if tab.instances or (tab.row is not None and tab.row.overridden):
-        return _MISSING
-    rule = _select_vec(tab.rrules, tab.rcache, args + 2, nargs - 2, <object>args[0])
-    if rule is None or rule.kind == RK_OPTOUT:
-        return None
-    if rule.kind != RK_PY:
-        return _MISSING
-    if rule.config is not None:                 # rule(config, *xs)
-        stack[0] = args[0]
-        for i in range(2, nargs):
-            stack[i - 1] = args[i]
-        return cr_vcall(rule.fn, stack, nargs - 1)
-    return cr_vcall(rule.fn, args + 2, nargs - 2)   # rule(*xs)
 
 
 cdef object _frule_general(object config, object tangents, object f, tuple xs, dict kwargs):
