@@ -8,6 +8,7 @@ args hold traced values and plain constants; a guard's value is what f saw
 (a bool, an int, a mask) and must recur on replay.
 """
 
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -86,7 +87,7 @@ class Recorder:
                 if a.recorder is not self:
                     raise CannotRecord("a value traced by another call of a compiled function")
                 out.append(a.primal)
-            elif type(a) in FLAT_TYPES:
+            elif type(a) in FLAT_TYPES or _constant_function(a, self.tag):
                 out.append(a)
             elif isinstance(a, Tracked):
                 raise CannotRecord("values of an enclosing differentiation")
@@ -104,6 +105,13 @@ class Recorder:
         return value
 
 
+def _constant_function(a: Any, tag: int) -> bool:
+    """A Python function that holds no traced value (checkpoint's segment, a
+    higher-order rule's callee): a constant of the step, like a number (the
+    compiled function's key follows the functions it reaches)."""
+    return type(a) is types.FunctionType and not _tracing.holds_tag(a, tag)
+
+
 def record(top: _Traced, kind: int, f: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """The engine of traced values (`_tracing.ENGINES[_Traced]`): record f's
     application as a step and return its traced output."""
@@ -113,7 +121,7 @@ def record(top: _Traced, kind: int, f: Any, args: Sequence[Any], kwargs: dict[st
             f"{fname(f)}: met a value traced by chainrules.ad.compile after its recording "
             "finished (a traced value escaped)")
     rule_f, call_f = _tracing.resolve(f)
-    flat = all(type(a) is _Traced or type(a) in FLAT_TYPES for a in args) and \
+    flat = all(type(a) is _Traced or type(a) in FLAT_TYPES or _constant_function(a, rec.tag) for a in args) and \
         all(type(v) in FLAT_TYPES for v in kwargs.values())
     if not flat or _tracing.holds_tag(rule_f, rec.tag):
         if kind == CALL and not _tracing.has_rules(rule_f) and _tracing.traceable(call_f, f):

@@ -14,7 +14,9 @@ the cotangent of f (a `Tangent` of its closure) back to them.  Any engine with
 reverse mode runs the rule, through its config.  Forward mode keeps no
 intermediates: its rule is f's own pushforward (`frule_via_ad`).  Nested
 differentiation (an `hvp` through a checkpointed function) recomputes on the
-enclosing differentiation's tracked values.
+enclosing differentiation's tracked values.  `ad.compile` records the call as a
+step (f, a function holding no traced value, is one of its constants) and
+recomputes on every replay.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ the reverse pass really recomputes (the function runs again in the backward
 pass, and a chain of checkpointed segments needs a fraction of the memory)."""
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -138,12 +139,21 @@ def test_compiled_and_through_autograd_s_name():
     from chainrules.ad import autograd as cag
     want = ad.gradient(lambda x: twice(layer, x), X)
     df = ad.compile(lambda x: twice(CP, x))
-    # ad.compile does not record a call whose arguments include a function: it says
-    # so once, and runs such calls on the ordinary engine (same numbers)
-    with pytest.warns(RuntimeWarning, match="cannot record chainrules.ad.checkpointing._checkpoint_call"):
-        test_approx(df(X), want, rtol=1e-13, atol=1e-13)
-    for _ in range(2):
-        test_approx(df(X), want, rtol=1e-13, atol=1e-13)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                      # recorded (no fallback to the engine)
+        for _ in range(3):                                  # recorded once, then replayed
+            test_approx(df(X), want, rtol=1e-13, atol=1e-13)
+    calls = []
+
+    def counted(x):
+        calls.append("call")
+        return layer(x)
+    seg = ad.checkpoint(counted)
+    dg = ad.compile(lambda x: np.sum(seg(x)))
+    dg(X)
+    calls.clear()
+    test_approx(dg(X), ad.gradient(lambda x: np.sum(layer(x)), X), rtol=1e-13, atol=1e-13)
+    assert len(calls) == 2                                  # a replay recomputes too
     test_approx(cag.grad(lambda x: twice(cag.checkpoint(layer), x))(X), want, rtol=1e-13, atol=1e-13)
 
 
