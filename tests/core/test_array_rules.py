@@ -1,4 +1,4 @@
-"""The compiled array rules (_core/array_rules.pxi): the unary ufunc fast paths
+"""The compiled array rules (_core/array_rules.pxi, array_frules.pxi): the unary ufunc fast paths
 (rrule and frule) must give what the Python rules they fall back to give, for
 every dtype, shape and kind of seed or tangent, and so must the arithmetic ones;
 getitem scatters back and accumulates repeated indices."""

@@ -191,7 +191,7 @@ def _unary(f: Any, deriv: Any, name: str | None = None) -> None:
         return Ω, unary_pullback
 
     # The common call, f(float or complex ndarray), runs compiled (_UnaryRrule,
-    # _UnaryFrule: _core/array_rules.pxi); every other call falls back to
+    # _UnaryFrule: _core/array_rules.pxi, array_frules.pxi); every other call falls back to
     # unary_rrule / unary_frule.
     rrule = _UnaryRrule(f, fast, mode, name, named_rule(unary_rrule, name))
     frule = _UnaryFrule(f, fast, mode, name, named_rule(unary_frule, name))

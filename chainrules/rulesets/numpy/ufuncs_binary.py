@@ -108,9 +108,9 @@ def _binary(f: Any, dx: Any, dy: Any, name: str | None = None) -> Any:
 
 # The common call of the four arithmetic ufuncs, f(float or complex ndarray,
 # float or complex ndarray), runs compiled (_BinaryRrule and _BinaryFrule,
-# _core/array_rules.pxi);
-# every other call, and every seed that is not an array of the output's
-# shape, goes to the Python rule and its pullback.
+# _core/array_rules.pxi and array_frules.pxi); every other call, and every
+# seed that is not an array of the output's shape, goes to the Python rule
+# and its pullback.
 _COMPILED_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3}
 
 
