@@ -28,6 +28,7 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
 )
 from chainrules.rulesets.numpy.linalg._common import (
     _H,
@@ -45,12 +46,8 @@ from chainrules.rulesets.numpy.linalg._common import (
 # =============================================================================
 
 def _phi(x: Any) -> Any:
-    """Lower triangle with the diagonal halved."""
-    out = np.tril(x)
-    d = _diag(out)
-    i = np.arange(x.shape[-1])
-    out[..., i, i] = d / 2
-    return out
+    """Lower triangle with the diagonal halved (no writes: x may be tracked)."""
+    return np.tril(x, -1) + _diag_embed(_diag(x) / 2)
 
 
 def _hermitian_from_lower(x: Any) -> Any:
@@ -80,14 +77,15 @@ def _cholesky_lower_pullback(L: Any, L̄: Any) -> Any:
 def cholesky_frule(tangents: Any, a: Any, **kw: Any) -> tuple[Any, Any]:
     upper = kw.get("upper", False)
     y = np.linalg.cholesky(a, **kw)
-    if type(y) is not np.ndarray:
+    if type(y) is not np.ndarray and isinstance(y, np.ndarray):     # a subclass: on the plain array
         return y, cholesky_frule(tangents, plain(a), **kw)[1]
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
+    ȧ = array_or_tracked(ȧ)
     if upper:
-        return y, _H(_cholesky_lower_pushforward(_H(y), _H(np.asarray(ȧ))))
-    return y, _cholesky_lower_pushforward(y, np.asarray(ȧ))
+        return y, _H(_cholesky_lower_pushforward(_H(y), _H(ȧ)))
+    return y, _cholesky_lower_pushforward(y, ȧ)
 
 
 @register_rrule(np.linalg.cholesky, object)
@@ -101,7 +99,7 @@ def cholesky_rrule(a: Any, **kw: Any) -> tuple[Any, Pullback]:
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
-        ȳ = np.asarray(ȳ)
+        ȳ = array_or_tracked(ȳ)
         if upper:
             return NO, Thunk(lambda: pa(_H(_cholesky_lower_pullback(_H(y), _H(ȳ)))))
         return NO, Thunk(lambda: pa(_cholesky_lower_pullback(y, ȳ)))
@@ -351,7 +349,7 @@ def _triangle_adjoint(g: Any, uplo: Any) -> Any:
 
 
 def _eigh_pushforward(w: Any, V: Any, ȧ: Any, uplo: Any, need_vectors: Any) -> Any:
-    dP = _H(V) @ _read_triangle(np.asarray(ȧ), uplo) @ V
+    dP = _H(V) @ _read_triangle(array_or_tracked(ȧ), uplo) @ V
     ẇ = _diag(dP).real
     if not need_vectors:
         return ẇ, None
@@ -359,12 +357,13 @@ def _eigh_pushforward(w: Any, V: Any, ȧ: Any, uplo: Any, need_vectors: Any) -> 
 
 
 def _eigh_pullback(w: Any, V: Any, w̄: Any, V̄: Any, uplo: Any) -> Any:
-    dtype = np.result_type(V.dtype, *[np.asarray(t).dtype for t in (w̄, V̄) if not _zero(t)])
-    M = np.zeros(w.shape + (w.shape[-1],), dtype=dtype)
+    w̄, V̄ = (t if _zero(t) else array_or_tracked(t) for t in (w̄, V̄))
+    dtype = np.result_type(V.dtype, *[t.dtype for t in (w̄, V̄) if not _zero(t)])
+    M: Any = ZERO
     if not _zero(w̄):
-        M = M + _diag_embed(np.asarray(w̄).real.astype(dtype))
+        M = _diag_embed(w̄.real, dtype=dtype)
     if not _zero(V̄):
-        M = M + _inv_gaps(w) * (_H(V) @ V̄)
+        M = _add(M, _inv_gaps(w) * (_H(V) @ V̄))
     return _triangle_adjoint(V @ M @ _H(V), uplo)
 
 
