@@ -2,8 +2,9 @@
 (`ad/_nested.py`) used to stand in for, now differentiated as they are
 (issue 12, item 2): the products of numpy/linalg/products.py and einsum.py
 not covered by test_shapes_order2 (inner, vdot, outer, kron, cross, einsum, trace)
-linalg.inv, det (at singular matrices too), slogdet, solve and norm (solve.py, norms.py), and the fft
-functions (numpy/fft.py).
+linalg.inv, det (at singular matrices too), slogdet, solve and norm (solve.py, norms.py), cholesky,
+eigh and eigvalsh (factorizations.py: complex eigenvectors through a
+phase-invariant function of them), and the fft functions (numpy/fft.py).
 test_frule/test_rrule with order=2 run each rule on values tracked by
 chainrules.ad and compare its differentiated pushforward and pullback with
 finite differences; complex where the function takes complex, and einsum
@@ -11,6 +12,10 @@ with a repeated index (its cotangent written onto a diagonal)."""
 
 import numpy as np
 import pytest
+
+import chainrules as cr
+from chainrules import AbstractZero, NoTangent, Tangent
+from chainrules.rulesets._arrays import output_parts
 
 from .._order2 import Case, array, params, spread
 
@@ -31,6 +36,53 @@ AB = np.stack([A, A.T + np.eye(3)])                                     # a batc
 SING = np.array([[1.0, 2.0], [2.0, 4.0]])                               # singular: rank 1
 SING3 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])   # rank 2
 RANK1 = np.outer([1.0, 2.0, -1.0], [0.5, 1.0, 3.0])                     # rank 1: adj(a) = 0, not its derivative
+SPD = A + A.T                                                           # symmetric positive definite
+HPD = SPD + 1j * np.array([[0.0, 0.4, -0.3], [-0.4, 0.0, 0.2], [0.3, -0.2, 0.0]])   # Hermitian positive definite
+SPDB = np.stack([SPD, np.diag([2.0, 3.0, 4.0]) + 0.5])                  # a batch
+# eigh: eigenvalues well apart (degenerate pairs have no derivative); the upper
+# triangle differs from the lower one, so UPLO matters
+SYM = np.diag([1.0, 3.0, 6.0]) + 0.3 * spread((3, 3), lo=-1.0, hi=1.0)
+HERM = np.diag([1.0, 3.0, 6.0]) + 0.3 * (spread((3, 3), lo=-1.0, hi=1.0) + 1j * spread((3, 3), lo=-0.8, hi=0.9))
+SYMB = np.stack([SYM, SYM.T + np.diag([0.0, 2.0, 5.0])])
+
+
+def _H(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+# The eigenvectors of a complex Hermitian matrix have an arbitrary phase each: only
+# phase-invariant functions of them have derivatives to compare with finite
+# differences.  eigh_invariant is one of both outputs, (w, V diag(D) Vᴴ), whose
+# rules are made of eigh's (and are differentiated through them at order 2).
+D = np.array([0.7, -1.3, 2.1])
+
+
+def eigh_invariant(a, UPLO="L"):
+    w, V = np.linalg.eigh(a, UPLO)
+    return w, (V * D) @ _H(V)
+
+
+@cr.register_frule(eigh_invariant, object, ...)
+def _eigh_invariant_frule(tangents, a, *rest):
+    y, ẏ = cr.frule((NoTangent(),) + tuple(tangents[1:]), np.linalg.eigh, a, *rest)
+    V = y.eigenvectors
+    if isinstance(ẏ, AbstractZero):
+        return (y.eigenvalues, (V * D) @ _H(V)), ẏ
+    Ṗ = (ẏ.eigenvectors * D) @ _H(V)
+    return (y.eigenvalues, (V * D) @ _H(V)), Tangent[tuple](ẏ.eigenvalues, Ṗ + _H(Ṗ))
+
+
+@cr.register_rrule(eigh_invariant, object, ...)
+def _eigh_invariant_rrule(a, *rest):
+    y, pullback = cr.rrule(np.linalg.eigh, a, *rest)
+    V = y.eigenvectors
+
+    def eigh_invariant_pullback(ȳ):
+        w̄, P̄ = output_parts(ȳ, 2, "eigh_invariant")
+        V̄ = P̄ if isinstance(P̄, AbstractZero) else ((P̄ + _H(P̄)) @ V) * D
+        return (NoTangent(), pullback(Tangent[type(y)](eigenvalues=w̄, eigenvectors=V̄))[1]) + \
+            (NoTangent(),) * len(rest)
+    return (y.eigenvalues, (V * D) @ _H(V)), eigh_invariant_pullback
 
 
 CASES = [
@@ -81,6 +133,22 @@ CASES = [
     Case("solve-matrix", np.linalg.solve, A, X.T),
     Case("solve-complex", np.linalg.solve, AC, XC.T),
     Case("solve-mixed", np.linalg.solve, A, XC.T),
+    # ----- factorizations (numpy/linalg/factorizations.py) -----
+    Case("cholesky", np.linalg.cholesky, SPD),
+    Case("cholesky-upper", np.linalg.cholesky, SPD, fkwargs={"upper": True}),
+    Case("cholesky-batch", np.linalg.cholesky, SPDB),
+    Case("cholesky-complex", np.linalg.cholesky, HPD),
+    Case("cholesky-complex-upper", np.linalg.cholesky, HPD, fkwargs={"upper": True}),
+    Case("eigh", np.linalg.eigh, SYM),
+    Case("eigh-upper", np.linalg.eigh, SYM, "U"),
+    Case("eigh-batch", np.linalg.eigh, SYMB, fkwargs={"UPLO": "U"}),
+    Case("eigh-complex-invariant", eigh_invariant, HERM),
+    Case("eigh-complex-invariant-upper", eigh_invariant, HERM, "U"),
+    Case("eigh-real-invariant", eigh_invariant, SYM),
+    Case("eigvalsh", np.linalg.eigvalsh, SYM),
+    Case("eigvalsh-upper-batch", np.linalg.eigvalsh, SYMB, "U"),
+    Case("eigvalsh-complex", np.linalg.eigvalsh, HERM),
+    Case("eigvalsh-complex-upper", np.linalg.eigvalsh, HERM, fkwargs={"UPLO": "U"}),
     # ----- norms (numpy/linalg/norms.py) -----
     Case("norm", np.linalg.norm, X),
     Case("norm-vector-axis", np.linalg.norm, X, fkwargs={"axis": 1, "keepdims": True}),
