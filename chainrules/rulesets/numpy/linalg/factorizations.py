@@ -170,13 +170,13 @@ def _qr_pullback(Q: Any, R: Any, a: Any, Q̄: Any, R̄: Any) -> Any:
 @register_frule(np.linalg.qr, object, ...)
 def qr_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     mode = _qr_mode(a, rest, kw)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.qr(a, *rest, **kw)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
-    Q̇, Ṙ = _qr_pushforward(Q, R, a, np.asarray(ȧ))
+    Q̇, Ṙ = _qr_pushforward(Q, R, a, array_or_tracked(ȧ))
     return y, (Tangent[type(y)](Q=Q̇, R=Ṙ) if mode == "reduced" else Ṙ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
@@ -184,7 +184,7 @@ def qr_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
 def qr_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     mode = _qr_mode(a, rest, kw)
     pa = ProjectTo(a)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.qr(a, *rest, **kw)
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
     nrest = (NO,) * len(rest)
@@ -250,10 +250,11 @@ def _svd_pullback(U: Any, s: Any, Vh: Any, Ū: Any, s̄: Any, V̄h: Any) -> Any:
     V = _H(Vh)
     m, n = U.shape[-2], V.shape[-2]
     k = s.shape[-1]
-    dtype = np.result_type(U.dtype, *[np.asarray(t).dtype for t in (Ū, s̄, V̄h) if not _zero(t)])
+    Ū, s̄, V̄h = (t if _zero(t) else array_or_tracked(t) for t in (Ū, s̄, V̄h))
+    dtype = np.result_type(U.dtype, *[t.dtype for t in (Ū, s̄, V̄h) if not _zero(t)])
     M = np.zeros(s.shape + (k,), dtype=dtype)
     if not _zero(s̄):
-        M = M + _diag_embed(np.asarray(s̄).astype(dtype))
+        M = M + _diag_embed(s̄, dtype=dtype)
     if not (_zero(Ū) and _zero(V̄h)):
         F = _inv_gaps(s * s)
         sinv = _safe_inv(s)
@@ -278,13 +279,13 @@ def _svd_pullback(U: Any, s: Any, Vh: Any, Ū: Any, s̄: Any, V̄h: Any) -> Any:
 @register_frule(np.linalg.svd, object, ...)
 def svd_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     uv = _svd_opts(a, rest, kw)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.svd(a, *rest, **kw)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
-    U̇, ṡ, V̇h = _svd_pushforward(U, s, Vh, np.asarray(ȧ), uv)
+    U̇, ṡ, V̇h = _svd_pushforward(U, s, Vh, array_or_tracked(ȧ), uv)
     return y, (Tangent[type(y)](U=U̇, S=ṡ, Vh=V̇h) if uv else ṡ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
@@ -292,7 +293,7 @@ def svd_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
 def svd_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     uv = _svd_opts(a, rest, kw)
     pa = ProjectTo(a)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.svd(a, *rest, **kw)
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
     nrest = (NO,) * len(rest)
