@@ -257,7 +257,8 @@ NESTED = {
     "qr": lambda z: np.sum(np.sin(np.linalg.qr(z).Q) * W43) + np.sum(np.linalg.qr(z).R ** 3 * W33),
     "qr-wide": lambda z: np.sum(np.sin(np.linalg.qr(z.T).R) * W43.T),
     "svd": lambda z: np.sum(np.sin(np.linalg.svd(z, full_matrices=False).U) * W43)
-    + np.sum(np.linalg.svd(z, full_matrices=False).S ** 3) + np.sum(np.linalg.svd(z.T, full_matrices=False).U ** 3 * W33),
+    + np.sum(np.linalg.svd(z, full_matrices=False).S ** 3)
+    + np.sum(np.linalg.svd(z.T, full_matrices=False).U ** 3 * W33),
     "svd-values": lambda z: np.sum(np.sin(np.linalg.svd(z, compute_uv=False))),
 }
 

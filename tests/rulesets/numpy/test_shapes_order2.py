@@ -177,7 +177,8 @@ def test_order_two(case):
 # against finite differences of the gradient (first order, tested in test_shapes).
 PAD_NESTED = [("constant", {}), ("constant", {"constant_values": (0.5, -1.0)}), ("edge", {}), ("reflect", {}),
               ("symmetric", {}), ("wrap", {}), ("reflect", {"reflect_type": "odd"}),
-              ("symmetric", {"reflect_type": "odd"}), ("linear_ramp", {}), ("linear_ramp", {"end_values": (1.0, -2.0)}),
+              ("symmetric", {"reflect_type": "odd"}), ("linear_ramp", {}),
+              ("linear_ramp", {"end_values": (1.0, -2.0)}),
               ("mean", {}), ("mean", {"stat_length": 2}), ("maximum", {}), ("minimum", {"stat_length": (1, 2)}),
               ("median", {}), ("median", {"stat_length": ((2, 3), (2, 2))}), ("empty", {})]
 PAD_X = spread((3, 4), lo=0.3, hi=1.7)
