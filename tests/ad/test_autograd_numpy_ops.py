@@ -1,6 +1,7 @@
 """NumPy code on chainrules.ad.numpy differentiated as autograd.numpy differentiates
 it: gradients and Hessians of small programs using NumPy's functions, methods
-and linear algebra, against autograd (rtol 1e-10 / 1e-8)."""
+and linear algebra, against autograd (rtol 1e-10 / 1e-8), or against finite
+differences where autograd cannot differentiate the program."""
 
 import numpy as onp
 import pytest

@@ -19,7 +19,7 @@ import chainrules as cr
 from chainrules import AbstractZero, NoTangent, Tangent
 from chainrules.rulesets._arrays import output_parts
 
-from .._order2 import Case, array, params, spread
+from .._order2 import F32, Case, array, params, spread
 
 RNG = np.random.default_rng(1207)
 X = spread((2, 3))
@@ -172,9 +172,11 @@ CASES = [
     Case("cholesky-batch", np.linalg.cholesky, SPDB),
     Case("cholesky-complex", np.linalg.cholesky, HPD),
     Case("cholesky-complex-upper", np.linalg.cholesky, HPD, fkwargs={"upper": True}),
+    Case("cholesky-float32", np.linalg.cholesky, SPD.astype(np.float32), tol=F32),
     Case("eigh", np.linalg.eigh, SYM),
     Case("eigh-upper", np.linalg.eigh, SYM, "U"),
     Case("eigh-batch", np.linalg.eigh, SYMB, fkwargs={"UPLO": "U"}),
+    Case("eigh-float32", np.linalg.eigh, SYM.astype(np.float32), tol=F32),
     Case("eigh-complex-invariant", eigh_invariant, HERM),
     Case("eigh-complex-invariant-upper", eigh_invariant, HERM, "U"),
     Case("eigh-real-invariant", eigh_invariant, SYM),
