@@ -285,6 +285,17 @@ def test_second_derivatives_by_nested_differentiation(name, how):
     assert np.any(np.abs(want) > 0.1)
 
 
+@pytest.mark.parametrize("name", ["cholesky", "eigh", "qr", "svd"])
+def test_third_derivatives_by_nested_differentiation(name):
+    # the rules run on values tracked by two enclosing differentiations
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    f = NESTED[name]
+    x, v = TALL, RNG2.normal(size=(4, 3))
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.hvp(f, z, v), (x, v))
+    np.testing.assert_allclose(ad.jvp(lambda z: ad.hvp(f, z, v), (x,), (v,))[1], want, rtol=1e-5, atol=1e-6)
+
+
 def test_second_derivatives_of_complex_cholesky_by_reverse_over_reverse():
     z = TALLC
     w = np.cos(np.arange(12.0)).reshape(4, 3) + 1j * np.sin(np.arange(12.0)).reshape(4, 3)

@@ -216,6 +216,18 @@ def test_pad_second_derivatives(mode, kw, how):
     assert np.any(np.abs(want) > 0.1)           # a second derivative worth the name
 
 
+@pytest.mark.parametrize("mode,kw", [("edge", {}), ("reflect", {"reflect_type": "odd"}), ("mean", {}),
+                                     ("median", {})], ids=str)
+def test_pad_third_derivatives(mode, kw):
+    # forward over forward-over-reverse: the rule on values tracked by two enclosing differentiations
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    f = _padded(mode, kw)
+    x, v = PAD_X, PAD_V
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.hvp(f, z, v), (x, v))
+    np.testing.assert_allclose(ad.jvp(lambda z: ad.hvp(f, z, v), (x,), (v,))[1], want, rtol=1e-5, atol=1e-6)
+
+
 def test_pad_second_derivatives_complex():
     # reverse over reverse with complex values: a real function of a complex padded array
     z = array(RNG, (2, 3), np.complex128)
