@@ -36,8 +36,9 @@ arguments (NumPy's element-wise ufuncs and Python's scalar functions by the
 element-wise table; indexing, sort, clip, take, max, min, matmul and
 tensordot by their array-API bodies registered on Dual and Var; sum, mean,
 reshape, prod, var, std, cumprod, the products (dot, einsum, outer, kron,
-…), linalg.norm/solve/inv/det/slogdet and most shape functions by their own
-rules; every rule of another array library).  There is no second registry:
+…), linalg.norm/solve/inv/det/slogdet/cholesky/eigh/eigvalsh/qr/svd,
+np.pad and most shape functions by their own rules; every rule of another
+array library).  There is no second registry:
 a rule that cannot compute with tracked values raises a clear NoRuleError
 naming the rule.
 

@@ -1,7 +1,8 @@
 """Every rule of issue 12 has an order-2 test: the registered functions of
 the element-wise, reduction, statistics and shape rule sets (the modules of
 chainrules/rulesets/numpy/ in FAMILIES) and the products of
-numpy/linalg/products.py (matmul, tensordot, vecdot, dot) are
+numpy/linalg/products.py (matmul, tensordot, vecdot, dot) and the
+factorizations (cholesky, eigh, eigvalsh, qr, svd, svdvals) are
 found in the registry and compared with the functions the order-2 tests
 parametrize over; likewise the array-API rules' names (generic bodies and
 array-api-strict) and the element-wise table's rows on the other libraries.
@@ -32,6 +33,10 @@ FORMERLY_NESTED = [np.inner, np.vdot, np.outer, np.linalg.outer, np.kron, np.cro
                    np.trace, np.linalg.trace, np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.solve,
                    np.linalg.norm, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn,
                    np.fft.rfft, np.fft.rfftn, np.fft.irfft, np.fft.hfft, np.fft.ihfft]
+
+# the factorizations, differentiable at order 2 since (numpy/linalg/factorizations.py)
+FACTORIZATIONS = [np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.qr, np.linalg.svd] + \
+    ([np.linalg.svdvals] if hasattr(np.linalg, "svdvals") else [])
 
 
 def _key(f):
@@ -72,7 +77,7 @@ def _from_a_test(f):
 def issue12_numpy_functions():
     fs = [f for f in cr._core._registered_functions()
           if _rule_modules(f) & FAMILIES and not _from_a_test(f)]
-    return fs + PRODUCTS + FORMERLY_NESTED
+    return fs + PRODUCTS + FORMERLY_NESTED + FACTORIZATIONS
 
 
 def _parametrized(test):

@@ -14,6 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from chainrules._core import Tracked
+from chainrules._xp import scatter_add
+from chainrules.rulesets._arrays import array_or_tracked
+from chainrules.rulesets.numpy.reductions import _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
     _linear,
@@ -35,6 +39,10 @@ from chainrules.rulesets.numpy.shapes import (
 #   reflect/symmetric with reflect_type 'odd' (2·edge − mirror image): the
 #   padding is a small matrix times the elements near the ends, found by
 #   padding unit vectors (a probe) with np.pad itself.
+# Tangents and cotangents may be tracked by chainrules.ad (the rule
+# differentiated, at order 2): their path then has no writes (sums, gathers
+# and 0/1 selections; plain arrays are added to in place); the indices and the
+# selections (read on the primal's values) are plain arrays.
 
 _PAD_COPY_MODES = ("edge", "reflect", "symmetric", "wrap")
 _PAD_STAT_MODES = ("maximum", "minimum", "median", "mean")
@@ -86,6 +94,10 @@ class _PadAxis:
             P = np.pad(probe, ((b, a), (0, 0)), mode, **options)
             self.S, self.Pb, self.Pa = S, P[:b], P[b + n:]
 
+    def _along(self, v: Any) -> Any:
+        """A vector over axis k shaped to broadcast against arrays of nd dimensions."""
+        return np.reshape(v, [-1 if j == self.k else 1 for j in range(self.nd)])
+
     def _select(self, u: Any, start: Any, stop: Any, mode: Any) -> Any:
         """[(index along k, weight)]: the elements the padding value is made of."""
         chunk = u[_at(self.k, self.nd, slice(start, stop))]
@@ -118,9 +130,41 @@ class _PadAxis:
                 parts.append(None)
         return np.concatenate([p for p in (parts[0], t, parts[1]) if p is not None], axis=k)
 
+    def _add(self, x̄: Any, where: Any, v: Any) -> Any:
+        """x̄ with v added at the elements `where` (a slice or distinct indices)
+        of axis k, v broadcasting against them: in place for an array, without
+        writes for a tracked x̄ (the pullback differentiated: v masked into
+        place by a gather)."""
+        k, nd = self.k, self.nd
+        if not isinstance(x̄, Tracked):
+            x̄[_at(k, nd, where)] += v
+            return x̄
+        idx = np.arange(self.n)[where]
+        slot = np.zeros(self.n, dtype=np.intp)
+        slot[idx] = np.arange(idx.size)
+        hit = self._along(np.isin(np.arange(self.n), idx))
+        shape = list(x̄.shape)
+        shape[k] = idx.size
+        v = np.broadcast_to(v, shape)
+        return x̄ + np.where(hit, np.take(v, slot, axis=k), 0)
+
+    def _add_picks(self, x̄: Any, i: Any, v: Any) -> Any:
+        """x̄ with v added at element i[line] of axis k on each line (i and v
+        have length 1 along k), in place or without writes as `_add`."""
+        k = self.k
+        if not isinstance(x̄, Tracked):
+            np.put_along_axis(x̄, i, np.take_along_axis(x̄, i, axis=k) + v, axis=k)
+            return x̄
+        return x̄ + np.where(self._along(np.arange(self.n)) == i, v, 0)
+
     def pull(self, ȳ: Any) -> Any:
+        """The cotangent of the unpadded array: the interior of ȳ plus what each
+        side's padding sends back (ȳ may be tracked: see `_add`)."""
         k, n, b, nd = self.k, self.n, self.b, self.nd
-        x̄ = np.array(ȳ[_at(k, nd, slice(b, b + n))], dtype=np.result_type(ȳ, np.float64))
+        # float64 at least, as the probe matrices; a copy, to which the padding's parts are added
+        x̄ = ȳ[_at(k, nd, slice(b, b + n))]
+        dtype = np.result_type(x̄.dtype, np.float64)
+        x̄ = x̄ + np.zeros((), dtype) if isinstance(x̄, Tracked) else np.array(x̄, dtype=dtype)
         for which, width, part in (("b", b, slice(0, b)), ("a", self.a, slice(b + n, None))):
             if not width:
                 continue
@@ -128,15 +172,15 @@ class _PadAxis:
             if self.mode == "mean":
                 length = self.lb if which == "b" else self.la
                 where = slice(0, length) if which == "b" else slice(n - length, n)
-                x̄[_at(k, nd, where)] += np.sum(ȳs, axis=k, keepdims=True) / length
+                x̄ = self._add(x̄, where, np.sum(ȳs, axis=k, keepdims=True) / length)
             elif self.mode in _PAD_STAT_MODES:
                 total = np.sum(ȳs, axis=k, keepdims=True)
                 for i, w in (self.before if which == "b" else self.after):
                     # one pick per line: read, add, write back (the two medians may coincide)
-                    np.put_along_axis(x̄, i, np.take_along_axis(x̄, i, axis=k) + w * total, axis=k)
+                    x̄ = self._add_picks(x̄, i, w * total)
             else:
                 P = self.Pb if which == "b" else self.Pa
-                x̄[_at(k, nd, self.S)] += np.moveaxis(np.moveaxis(ȳs, k, -1) @ P, -1, k)
+                x̄ = self._add(x̄, self.S, np.moveaxis(np.moveaxis(ȳs, k, -1) @ P, -1, k))
         return x̄
 
 
@@ -153,7 +197,7 @@ def _pad_axes(x: Any, args: Any, kwargs: Any, mode: Any) -> Any:
         if mode in _PAD_SELECT or mode == "median":      # the selection reads the primal padded so far
             done = np.zeros_like(pw)
             done[:k] = pw[:k]
-            u = np.pad(x, done, mode, **{o: v for o, v in kwargs.items() if o not in ("pad_width", "mode")})
+            u = np.pad(_value(x), done, mode, **{o: v for o, v in kwargs.items() if o not in ("pad_width", "mode")})
         here = tuple(n + int(pw[j].sum()) if j < k else n for j, n in enumerate(shape))
         steps.append(_PadAxis(here, k, b, a, mode, kwargs, u))
     return steps
@@ -171,25 +215,29 @@ def _pad_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
         return np.pad(Δx, pad_width)            # the constant does not move; 'empty' has none
     if _pad_is_copy(mode, kwargs):
         return np.pad(Δx, pad_width, mode)
-    t = np.asarray(Δx)
+    t = array_or_tracked(Δx)
+    dtype = t.dtype
     for step in _pad_axes(x, args, kwargs, mode):
         t = step.push(t)
-    return t.astype(np.result_type(Δx), copy=False)    # the probe matrices are float64
+    return t if t.dtype == dtype else t.astype(dtype)    # the probe matrices are float64
 
 
 def _pad_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     mode = _pad_mode(args, kwargs)
     shape = np.shape(x)
     pad_width = _pad_widths(x, args, kwargs)
-    ȳ = np.asarray(ȳ)
+    ȳ = array_or_tracked(ȳ)
     if mode in ("constant", "empty"):
         return ȳ[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(pad_width, shape))]
     if not _pad_is_copy(mode, kwargs):
         for step in reversed(_pad_axes(x, args, kwargs, mode)):
             ȳ = step.pull(ȳ)
         return ȳ
-    source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), pad_width, mode)
-    g = np.zeros(int(np.prod(shape)), dtype=ȳ.dtype)
+    n = int(np.prod(shape))
+    source = np.pad(np.arange(n).reshape(shape), pad_width, mode)
+    if isinstance(ȳ, Tracked):          # the pullback differentiated: a scatter-add without writes
+        return np.reshape(scatter_add(np, source.ravel(), np.reshape(ȳ, (-1,)), n), shape)
+    g = np.zeros(n, dtype=ȳ.dtype)
     np.add.at(g, source.ravel(), ȳ.ravel())
     return g.reshape(shape)
 

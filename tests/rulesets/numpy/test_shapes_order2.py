@@ -6,7 +6,8 @@ linear in x, so the derivative of the pullback is zero and what is checked
 is that the rule runs on tracked values and stays linear; the products are
 bilinear.  Sort, partition and clip are taken at distinct values away from
 their bounds; complex and float32 where the rule takes them; broadcasting
-for where, clip and the products."""
+for where, clip and the products.  np.pad in every mode, also by nested
+differentiation (tracked tangents and cotangents)."""
 
 import operator
 
@@ -70,6 +71,23 @@ CASES = [
     Case("repeat-array-axis", np.repeat, X, [2, 0, 1], fkwargs={"axis": 1}),
     Case("ndarray.repeat", method("repeat"), X, 2, fkwargs={"axis": -1}),
     Case("pad", np.pad, X, 1),
+    Case("pad-constant-values", np.pad, X, ((1, 2), (0, 1)), fkwargs={"constant_values": 0.5}),
+    Case("pad-complex", np.pad, XC, 1),
+    Case("pad-edge", np.pad, X, ((1, 2), (2, 0)), "edge"),
+    Case("pad-reflect", np.pad, X, 2, "reflect"),
+    Case("pad-symmetric", np.pad, X, (1, 3), "symmetric"),
+    Case("pad-wrap", np.pad, XC, 2, "wrap"),
+    Case("pad-reflect-odd", np.pad, X, ((1, 2), (3, 1)), "reflect", fkwargs={"reflect_type": "odd"}),
+    Case("pad-symmetric-odd-complex", np.pad, XC, 2, "symmetric", fkwargs={"reflect_type": "odd"}),
+    Case("pad-linear_ramp", np.pad, X, ((1, 2), (2, 1)), "linear_ramp", fkwargs={"end_values": (1.0, -2.0)}),
+    Case("pad-linear_ramp-complex", np.pad, XC, 1, "linear_ramp"),
+    Case("pad-mean", np.pad, X3, ((1, 0), (2, 1), (0, 2)), "mean"),
+    Case("pad-mean-stat_length-complex", np.pad, XC, 2, "mean", fkwargs={"stat_length": (1, 2)}),
+    Case("pad-maximum", np.pad, X, ((1, 2), (3, 0)), "maximum"),
+    Case("pad-minimum-stat_length", np.pad, X, 2, "minimum", fkwargs={"stat_length": 2}),
+    Case("pad-median", np.pad, spread((3, 4)), ((2, 1), (1, 2)), "median"),
+    Case("pad-median-stat_length", np.pad, spread((5,)), (2, 3), "median", fkwargs={"stat_length": 3}),
+    Case("pad-float32", np.pad, X32, 2, "reflect", fkwargs={"reflect_type": "odd"}, tol=F32),
     # ----- diagonals and triangles -----
     Case("diag", np.diag, SQ),
     Case("diag-vector", np.diag, V),
@@ -150,3 +168,76 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES, {}))
 def test_order_two(case):
     case.run()
+
+
+# np.pad is linear: the checks above hold its cotangent seed fixed, so they do not
+# run its pullback on a tracked cotangent, nor its pushforward on a tracked
+# tangent.  Nested differentiation does: the Hessian-vector product of a smooth
+# function of the padded array, in every mode and by each pairing of the engines,
+# against finite differences of the gradient (first order, tested in test_shapes).
+PAD_NESTED = [("constant", {}), ("constant", {"constant_values": (0.5, -1.0)}), ("edge", {}), ("reflect", {}),
+              ("symmetric", {}), ("wrap", {}), ("reflect", {"reflect_type": "odd"}),
+              ("symmetric", {"reflect_type": "odd"}), ("linear_ramp", {}),
+              ("linear_ramp", {"end_values": (1.0, -2.0)}),
+              ("mean", {}), ("mean", {"stat_length": 2}), ("maximum", {}), ("minimum", {"stat_length": (1, 2)}),
+              ("median", {}), ("median", {"stat_length": ((2, 3), (2, 2))}), ("empty", {})]
+PAD_X = spread((3, 4), lo=0.3, hi=1.7)
+PAD_V = np.cos(np.arange(12.0)).reshape(3, 4)
+PAD_W = np.sin(np.arange(1.0, 57.0)).reshape(7, 8)
+
+
+def _padded(mode, kw):
+    def f(z):
+        y = np.pad(z * z + z, ((2, 2), (1, 3)), mode, **kw)
+        if mode == "empty":         # its padding is undetermined: only the interior is read
+            y = y[2:5, 1:5]
+            return np.sum(np.sin(y) * PAD_W[:3, :4])
+        return np.sum(np.sin(y) * PAD_W)
+    return f
+
+
+@pytest.mark.parametrize("how", ["hvp", "reverse-over-reverse", "forward-over-forward", "reverse-over-forward"])
+@pytest.mark.parametrize("mode,kw", PAD_NESTED, ids=str)
+def test_pad_second_derivatives(mode, kw, how):
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    f = _padded(mode, kw)
+    x, v = PAD_X, PAD_V
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.gradient(f, z), (x, v))
+    if how == "hvp":
+        got = ad.hvp(f, x, v)
+    elif how == "reverse-over-reverse":
+        got = ad.gradient(lambda z: np.sum(ad.gradient(f, z) * v), x)
+    elif how == "forward-over-forward":
+        got, want = ad.jvp(lambda z: ad.jvp(f, (z,), (v,))[1], (x,), (v,))[1], np.sum(want * v)
+    else:
+        got = ad.gradient(lambda z: ad.jvp(f, (z,), (v,))[1], x)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)
+    assert np.any(np.abs(want) > 0.1)           # a second derivative worth the name
+
+
+@pytest.mark.parametrize("mode,kw", [("edge", {}), ("reflect", {"reflect_type": "odd"}), ("mean", {}),
+                                     ("median", {})], ids=str)
+def test_pad_third_derivatives(mode, kw):
+    # forward over forward-over-reverse: the rule on values tracked by two enclosing differentiations
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    f = _padded(mode, kw)
+    x, v = PAD_X, PAD_V
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.hvp(f, z, v), (x, v))
+    np.testing.assert_allclose(ad.jvp(lambda z: ad.hvp(f, z, v), (x,), (v,))[1], want, rtol=1e-5, atol=1e-6)
+
+
+def test_pad_second_derivatives_complex():
+    # reverse over reverse with complex values: a real function of a complex padded array
+    z = array(RNG, (2, 3), np.complex128)
+    w = array(RNG, (2, 3), np.complex128)
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    for mode, kw in [("reflect", {"reflect_type": "odd"}), ("linear_ramp", {}), ("mean", {}), ("wrap", {})]:
+        def f(u):
+            return np.sum(np.real(np.sin(np.pad(u * u, 2, mode, **kw)) * np.conj(np.pad(u, 2, mode, **kw))))
+
+        got = ad.gradient(lambda u: np.sum(np.real(np.conj(ad.gradient(f, u)) * w)), z)
+        want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda u: ad.gradient(f, u), (z, w))
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8, err_msg=mode)

@@ -47,7 +47,12 @@ def _diag(x: Any) -> Any:
 
 
 def _diag_embed(d: Any, dtype: Any = None) -> Any:
+    """Matrices (..., k, k) of `dtype` (d's by default) with d on the diagonal.
+    A d tracked by chainrules.ad (a rule differentiated) cannot be written
+    into an array: it is multiplied by the identity instead."""
     k = d.shape[-1]
+    if isinstance(d, Tracked):
+        return d[..., :, None] * np.eye(k, dtype=dtype or d.dtype)
     out = np.zeros(d.shape + (k,), dtype=dtype or d.dtype)
     i = np.arange(k)
     out[..., i, i] = d

@@ -28,6 +28,7 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
+    array_or_tracked,
 )
 from chainrules.rulesets.numpy.linalg._common import (
     _H,
@@ -45,12 +46,8 @@ from chainrules.rulesets.numpy.linalg._common import (
 # =============================================================================
 
 def _phi(x: Any) -> Any:
-    """Lower triangle with the diagonal halved."""
-    out = np.tril(x)
-    d = _diag(out)
-    i = np.arange(x.shape[-1])
-    out[..., i, i] = d / 2
-    return out
+    """Lower triangle with the diagonal halved (no writes: x may be tracked)."""
+    return np.tril(x, -1) + _diag_embed(_diag(x) / 2)
 
 
 def _hermitian_from_lower(x: Any) -> Any:
@@ -80,14 +77,15 @@ def _cholesky_lower_pullback(L: Any, L̄: Any) -> Any:
 def cholesky_frule(tangents: Any, a: Any, **kw: Any) -> tuple[Any, Any]:
     upper = kw.get("upper", False)
     y = np.linalg.cholesky(a, **kw)
-    if type(y) is not np.ndarray:
+    if type(y) is not np.ndarray and isinstance(y, np.ndarray):     # a subclass: on the plain array
         return y, cholesky_frule(tangents, plain(a), **kw)[1]
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
+    ȧ = array_or_tracked(ȧ)
     if upper:
-        return y, _H(_cholesky_lower_pushforward(_H(y), _H(np.asarray(ȧ))))
-    return y, _cholesky_lower_pushforward(y, np.asarray(ȧ))
+        return y, _H(_cholesky_lower_pushforward(_H(y), _H(ȧ)))
+    return y, _cholesky_lower_pushforward(y, ȧ)
 
 
 @register_rrule(np.linalg.cholesky, object)
@@ -101,7 +99,7 @@ def cholesky_rrule(a: Any, **kw: Any) -> tuple[Any, Pullback]:
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa)
-        ȳ = np.asarray(ȳ)
+        ȳ = array_or_tracked(ȳ)
         if upper:
             return NO, Thunk(lambda: pa(_H(_cholesky_lower_pullback(_H(y), _H(ȳ)))))
         return NO, Thunk(lambda: pa(_cholesky_lower_pullback(y, ȳ)))
@@ -172,13 +170,13 @@ def _qr_pullback(Q: Any, R: Any, a: Any, Q̄: Any, R̄: Any) -> Any:
 @register_frule(np.linalg.qr, object, ...)
 def qr_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     mode = _qr_mode(a, rest, kw)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.qr(a, *rest, **kw)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
-    Q̇, Ṙ = _qr_pushforward(Q, R, a, np.asarray(ȧ))
+    Q̇, Ṙ = _qr_pushforward(Q, R, a, array_or_tracked(ȧ))
     return y, (Tangent[type(y)](Q=Q̇, R=Ṙ) if mode == "reduced" else Ṙ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
@@ -186,7 +184,7 @@ def qr_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
 def qr_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     mode = _qr_mode(a, rest, kw)
     pa = ProjectTo(a)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.qr(a, *rest, **kw)
     Q, R = (y.Q, y.R) if mode == "reduced" else np.linalg.qr(a)
     nrest = (NO,) * len(rest)
@@ -252,10 +250,11 @@ def _svd_pullback(U: Any, s: Any, Vh: Any, Ū: Any, s̄: Any, V̄h: Any) -> Any:
     V = _H(Vh)
     m, n = U.shape[-2], V.shape[-2]
     k = s.shape[-1]
-    dtype = np.result_type(U.dtype, *[np.asarray(t).dtype for t in (Ū, s̄, V̄h) if not _zero(t)])
+    Ū, s̄, V̄h = (t if _zero(t) else array_or_tracked(t) for t in (Ū, s̄, V̄h))
+    dtype = np.result_type(U.dtype, *[t.dtype for t in (Ū, s̄, V̄h) if not _zero(t)])
     M = np.zeros(s.shape + (k,), dtype=dtype)
     if not _zero(s̄):
-        M = M + _diag_embed(np.asarray(s̄).astype(dtype))
+        M = M + _diag_embed(s̄, dtype=dtype)
     if not (_zero(Ū) and _zero(V̄h)):
         F = _inv_gaps(s * s)
         sinv = _safe_inv(s)
@@ -280,13 +279,13 @@ def _svd_pullback(U: Any, s: Any, Vh: Any, Ū: Any, s̄: Any, V̄h: Any) -> Any:
 @register_frule(np.linalg.svd, object, ...)
 def svd_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     uv = _svd_opts(a, rest, kw)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.svd(a, *rest, **kw)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return y, ZERO
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
-    U̇, ṡ, V̇h = _svd_pushforward(U, s, Vh, np.asarray(ȧ), uv)
+    U̇, ṡ, V̇h = _svd_pushforward(U, s, Vh, array_or_tracked(ȧ), uv)
     return y, (Tangent[type(y)](U=U̇, S=ṡ, Vh=V̇h) if uv else ṡ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
 
 
@@ -294,7 +293,7 @@ def svd_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
 def svd_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     uv = _svd_opts(a, rest, kw)
     pa = ProjectTo(a)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.svd(a, *rest, **kw)
     U, s, Vh = (y.U, y.S, y.Vh) if uv else np.linalg.svd(a, full_matrices=False)
     nrest = (NO,) * len(rest)
@@ -351,7 +350,7 @@ def _triangle_adjoint(g: Any, uplo: Any) -> Any:
 
 
 def _eigh_pushforward(w: Any, V: Any, ȧ: Any, uplo: Any, need_vectors: Any) -> Any:
-    dP = _H(V) @ _read_triangle(np.asarray(ȧ), uplo) @ V
+    dP = _H(V) @ _read_triangle(array_or_tracked(ȧ), uplo) @ V
     ẇ = _diag(dP).real
     if not need_vectors:
         return ẇ, None
@@ -359,12 +358,13 @@ def _eigh_pushforward(w: Any, V: Any, ȧ: Any, uplo: Any, need_vectors: Any) -> 
 
 
 def _eigh_pullback(w: Any, V: Any, w̄: Any, V̄: Any, uplo: Any) -> Any:
-    dtype = np.result_type(V.dtype, *[np.asarray(t).dtype for t in (w̄, V̄) if not _zero(t)])
-    M = np.zeros(w.shape + (w.shape[-1],), dtype=dtype)
+    w̄, V̄ = (t if _zero(t) else array_or_tracked(t) for t in (w̄, V̄))
+    dtype = np.result_type(V.dtype, *[t.dtype for t in (w̄, V̄) if not _zero(t)])
+    M: Any = ZERO
     if not _zero(w̄):
-        M = M + _diag_embed(np.asarray(w̄).real.astype(dtype))
+        M = _diag_embed(w̄.real, dtype=dtype)
     if not _zero(V̄):
-        M = M + _inv_gaps(w) * (_H(V) @ V̄)
+        M = _add(M, _inv_gaps(w) * (_H(V) @ V̄))
     return _triangle_adjoint(V @ M @ _H(V), uplo)
 
 
