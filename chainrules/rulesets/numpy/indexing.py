@@ -151,21 +151,13 @@ def _dtype(x: Any) -> Any:
     return x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
 
 
-def _values(x: Any) -> Any:
-    """x's values: a tracked x (the rule differentiated by chainrules.ad) by
-    its primal, for the permutations, which have no derivative."""
-    while isinstance(x, Tracked):
-        x = x.primal
-    return x
-
-
 def _sort_setup(x: Any, args: Any, kwargs: Any) -> Any:
     if _arg(args, kwargs, 2, "order") is not None:
         raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
     axis = _arg(args, kwargs, 0, "axis", -1)
     xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
-    perm = np.argsort(_values(xs), axis=axis, kind="stable")
+    perm = np.argsort(_value(xs), axis=axis, kind="stable")
     return xs, axis, perm, np.take_along_axis(xs, perm, axis)
 
 
@@ -182,8 +174,8 @@ def _partition_setup(x: Any, args: Any, kwargs: Any) -> Any:
     xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
     Ω = np.partition(xs, kth, axis)
-    rank = np.argsort(np.argsort(_values(Ω), axis=axis, kind="stable"), axis=axis)
-    perm = np.take_along_axis(np.argsort(_values(xs), axis=axis, kind="stable"), rank, axis)
+    rank = np.argsort(np.argsort(_value(Ω), axis=axis, kind="stable"), axis=axis)
+    perm = np.take_along_axis(np.argsort(_value(xs), axis=axis, kind="stable"), rank, axis)
     return xs, axis, perm, Ω
 
 
