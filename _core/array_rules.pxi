@@ -546,6 +546,16 @@ cdef object _getitem_pullback_vc(object self, PyObject** args, Py_ssize_t nargs,
                     f"got {nargs + (len(<object>kwnames) if kwnames != NULL else 0)} arguments")
 
 
+cdef object _getitem_tracked_pullback = None     # set by chainrules.rulesets.numpy.indexing
+
+
+def _set_getitem_tracked_pullback(fn):
+    """Install the pullback of x[idx] for a cotangent tracked by chainrules.ad
+    (`fn(x, idx, ȳ)` -> (NoTangent(), x̄, NoTangent()); chainrules internal)."""
+    global _getitem_tracked_pullback
+    _getitem_tracked_pullback = fn
+
+
 # Below this many elements a getitem cotangent without repeated indices is
 # returned dense; above, as an InplaceableThunk an AD can add in place.
 cdef Py_ssize_t _SMALL_SCATTER = 1024
@@ -577,6 +587,12 @@ cdef class _GetitemPullback(_CompiledPullback):
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO, NO_TANGENT
             ȳ = _seed(ȳ, "getitem")
+            if isinstance(ȳ, Tracked) and _getitem_tracked_pullback is not None:
+                # a cotangent an enclosing differentiation tracks (a mixed partial: the
+                # indexed array is plain here): scattered back by the array-API rule,
+                # whose body that differentiation records (no writes into arrays)
+                x = self.x if self.x is not None else _zeros(self.shape, self.dtype)
+                return _getitem_tracked_pullback(x, self.idx, ȳ)
         x = self.x
         dtype = self.dtype if x is None else <object>cr_descr(<PyObject*>x)
         v = _real_for(dtype, ȳ)

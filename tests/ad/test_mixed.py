@@ -161,3 +161,22 @@ def test_hessian_through_cholesky(upper):
     test_approx(H, H.T, rtol=1e-10, atol=1e-12)
     v = np.cos(np.arange(9.0))
     test_approx(ad.hvp(f, x, v), H @ v, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("idx", [slice(0, 2), (slice(None, None, -2),), [0, 0, 2], np.array([True, False, True, True])],
+                         ids=["slice", "reversed", "repeated", "mask"])
+def test_mixed_partials_through_indexing_a_plain_array(idx):
+    """∂²/∂w∂x of sum(x[idx] · w²): the inner gradient indexes an array it tracks
+    whose cotangent the outer differentiation tracks (the compiled getitem
+    pullback hands such a cotangent to the differentiable scatter)."""
+    from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
+    x0 = np.linspace(0.1, 1.0, 4)
+    n = len(x0[idx])
+    w0 = np.linspace(1.5, 2.5, n)
+
+    def grad_x(w):
+        return ad.gradient(lambda x: np.sum(x[idx] * w ** 2), x0)
+
+    want = fd_jacobian(central_fdm(5, 1), grad_x, w0)[0]
+    np.testing.assert_allclose(ad.jacobian(grad_x, w0, mode="forward"), want, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(ad.jacobian(grad_x, w0, mode="reverse"), want, rtol=1e-8, atol=1e-9)

@@ -36,7 +36,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules._core import _getitem_rrule
+from chainrules._core import _getitem_rrule, _set_getitem_tracked_pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -362,6 +362,16 @@ def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
             return NO, project(ZERO), NO
         return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), True), NO
     return Ω, getitem_pullback
+
+
+def _getitem_tracked_pullback(x: Any, idx: Any, ȳ: Any) -> tuple[Any, ...]:
+    """The compiled getitem pullback's path for a cotangent tracked by
+    chainrules.ad (the indexed array plain: a mixed partial): this rule's
+    differentiable scatter."""
+    return getitem_rrule(x, idx)[1](ȳ)
+
+
+_set_getitem_tracked_pullback(_getitem_tracked_pullback)
 
 
 # x.__getitem__(i) on a tracked NumPy value (operator.getitem on tracked values of
