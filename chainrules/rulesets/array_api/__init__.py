@@ -12,7 +12,8 @@ ourselves).
 - `linalg_ext`: the `linalg` extension (inv, det, slogdet, solve, cholesky,
   matrix_norm, vector_norm, trace, diagonal, outer, cross, matrix_power),
   registered on each library's `linalg` namespace only (jax.numpy's own
-  trace, diagonal, outer and cross take other axes);
+  trace, diagonal, outer and cross take other axes); not on Dask's (its
+  linalg wants square chunks, its cholesky gives the upper factor);
 - `dtypes`: astype.
 
 `register_for(module_name, module)` registers them for one imported module;
@@ -41,8 +42,6 @@ TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "bro
 # batch of vectors is read from its result's shape).  Not: pinv (atol=, hermitian=).
 TORCH_LINALG_NAMES = ("inv", "det", "slogdet", "solve", "cholesky", "matrix_norm", "vector_norm", "diagonal",
                       "cross", "matrix_power", "matmul", "vecdot")
-# dask.array.linalg's: its cholesky gives the upper factor by default (lower=False), not the standard's
-DASK_LINALG_NAMES = ("inv", "solve")
 
 
 def register(functions: Any) -> Any:
@@ -100,9 +99,6 @@ def _jax_numpy(module: Any) -> None:
 
 def _dask_array(module: Any) -> None:
     register(module)
-    linalg_ns = getattr(module, "linalg", None)
-    if linalg_ns is not None:
-        register_linalg(_some(linalg_ns, DASK_LINALG_NAMES))
     shapes.register_getitem(module.Array)
 
 
@@ -114,7 +110,7 @@ MODULES = {
     "torch": _torch,
     "jax.numpy": _jax_numpy,
     "dask.array": _dask_array,
-    "array_api_compat.dask.array": _with_linalg,
+    "array_api_compat.dask.array": register,
 }
 
 

@@ -173,6 +173,8 @@ def _slogdet_body(xp: Any, a: Any, Ω: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         s̄, l̄ = _field(ȳ, 0, "sign"), _field(ȳ, 1, "logabsdet")
+        if isinstance(l̄, (int, float, complex)):
+            l̄ = xp.asarray(l̄.real, dtype=logabsdet.dtype, **device_kw(xp, logabsdet))
         # ā = (l̄ + i·Im(conj(sign)·s̄))·a⁻ᴴ
         c = None if is_zero(l̄) else xp.real(l̄) if is_complex(xp, l̄) else l̄
         if complex_ and not is_zero(s̄):
@@ -300,23 +302,43 @@ def _cholesky_adjoint(xp: Any, L: Any, L̄: Any) -> Any:
     return _lower_adjoint(xp, g)
 
 
-def _cholesky_body(xp: Any, a: Any, y: Any, opts: Any) -> Any:
-    upper = bool(opts["upper"])
+def _cholesky_reading(f: Any) -> str:
+    """Which triangle f reads with upper=True (the standard does not say: its
+    matrices are Hermitian): NumPy's and PyTorch's the upper one,
+    array-api-compat's and array-api-strict's the lower one (they transpose
+    the lower factor), JAX's neither (it uses the Hermitian part, always)."""
+    module = getattr(f, "__module__", None) or ""
+    if module.startswith("jax"):
+        return "hermitian"
+    if module.startswith(("numpy", "torch")):
+        return "upper"
+    return "lower"
 
-    def forward(Δa: Any) -> Any:
-        if upper:
-            return _H(xp, _cholesky_forward(xp, _H(xp, y), _H(xp, Δa)))
-        return _cholesky_forward(xp, y, Δa)
 
-    def adjoint(ȳ: Any) -> Any:
-        if upper:
-            return _H(xp, _cholesky_adjoint(xp, _H(xp, y), _H(xp, ȳ)))
-        return _cholesky_adjoint(xp, y, ȳ)
-    return forward, adjoint
+def _cholesky_body_of(reading: str) -> Any:
+    def cholesky_body(xp: Any, a: Any, y: Any, opts: Any) -> Any:
+        upper = bool(opts["upper"])
+        L = _H(xp, y) if upper else y
+
+        def forward(Δa: Any) -> Any:
+            if reading == "hermitian":
+                Δa = (Δa + _H(xp, Δa)) / 2
+            elif upper and reading == "upper":
+                Δa = _H(xp, Δa)             # the upper triangle read as the lower one of aᴴ
+            ΔL = _cholesky_forward(xp, L, Δa)
+            return _H(xp, ΔL) if upper else ΔL
+
+        def adjoint(ȳ: Any) -> Any:
+            ā = _cholesky_adjoint(xp, L, _H(xp, ȳ) if upper else ȳ)
+            if reading == "hermitian":
+                return (ā + _H(xp, ā)) / 2
+            return _H(xp, ā) if upper and reading == "upper" else ā
+        return forward, adjoint
+    return cholesky_body
 
 
 def cholesky_rules(f: Any, name: str = "cholesky") -> Any:
-    return _unary(name, f, (), ("upper",), {"upper": False}, _cholesky_body)
+    return _unary(name, f, (), ("upper",), {"upper": False}, _cholesky_body_of(_cholesky_reading(f)))
 
 
 # ----- vector_norm, matrix_norm: ∂‖x‖/∂x = g; ẏ = Re Σ conj(g)·ẋ, x̄ = g·Re(ȳ) -------------------
