@@ -89,9 +89,9 @@ def _sign(xp: Any, x: Any) -> Any:
 
 def _unary(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
     """The frule and rrule of f(x, *options): `body(xp, x, Ω, opts)` gives
-    (pushforward(Δx), adjoint(ȳ)), the adjoint's result before projection;
-    a pushforward of None: Ω has no tangent (ord=0); `structural`: Ω is a
-    tuple whose pullback takes its structural cotangent as it is."""
+    (pushforward(Δx), adjoint(ȳ)), the adjoint's result before projection
+    (None: zero); a pushforward of None: Ω has no tangent (ord=0).  A tuple
+    Ω (slogdet's) gets a structural tangent, its cotangent taken as it is."""
     names = positional_names(f, 1, names_fallback)
 
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
