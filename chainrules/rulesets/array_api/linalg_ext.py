@@ -10,7 +10,9 @@ cotangent of a holomorphic map is conj(∂)·ȳ), a real argument gets a real
 cotangent, float32 stays float32; the norms' subgradients give ∞-type norms'
 derivative to the first extreme element, the 2-norm at zero has derivative
 0, ord=0 has none.  The bodies write into no array and branch on no value:
-they run on chainrules.ad's tracked values for second derivatives.  det's
+they run on chainrules.ad's tracked values for second derivatives (a
+product of a plain seed or tangent with a tracked value is xp.multiply: some
+libraries' operators refuse a tracked right operand).  det's
 derivative is det(a)·a⁻ᵀ (the NumPy rule's adjugate at a singular matrix
 needs the SVD of a value: not here).
 """
@@ -78,6 +80,17 @@ def _safe_div(xp: Any, x: Any, d: Any) -> Any:
     """x / d, 0 where d == 0."""
     z = d == 0
     return _where0(xp, z, x / xp.where(z, xp.ones_like(d), d))
+
+
+def _tril(xp: Any, x: Any, k: int) -> Any:
+    """The lower triangle of x (below its k-th diagonal): a `where` with a
+    constant mask (xp.tril has no rule on the tracked values of every
+    library)."""
+    n, m = x.shape[-2], x.shape[-1]
+    rows = xp.arange(n, **device_kw(xp, x))
+    cols = xp.arange(m, **device_kw(xp, x))
+    above = xp.reshape(cols, (1, m)) - xp.reshape(rows, (n, 1)) > k
+    return _where0(xp, above, x)
 
 
 def _sign(xp: Any, x: Any) -> Any:
@@ -151,7 +164,7 @@ def _det_body(xp: Any, a: Any, d: Any, opts: Any) -> Any:
         return xp.sum(cofactor() * Δa, axis=(-2, -1))
 
     def adjoint(ȳ: Any) -> Any:
-        return _mat(xp, ȳ) * _conj(xp, cofactor())
+        return xp.multiply(_mat(xp, ȳ), _conj(xp, cofactor()))
     return forward, adjoint
 
 
@@ -179,10 +192,10 @@ def _slogdet_body(xp: Any, a: Any, Ω: Any, opts: Any) -> Any:
         c = None if is_zero(l̄) else xp.real(l̄) if is_complex(xp, l̄) else l̄
         if complex_ and not is_zero(s̄):
             z = xp.conj(sign) * s̄
-            c = z - xp.real(z) if c is None else c + (z - xp.real(z))
+            c = z - xp.real(z) if c is None else xp.add(c, z - xp.real(z))
         if c is None:
             return None
-        return _mat(xp, c) * _H(xp, xp.linalg.inv(a))
+        return xp.multiply(_mat(xp, c), _H(xp, xp.linalg.inv(a)))
     return forward, adjoint
 
 
@@ -212,7 +225,7 @@ def _solve_forward(xp: Any, a: Any, b: Any, y: Any, Δa: Any, Δb: Any) -> Any:
     rhs = None if Δb is None else (_col(xp, Δb) if vec else Δb)
     if Δa is not None:
         t = -xp.matmul(Δa, y2)
-        rhs = t if rhs is None else rhs + t
+        rhs = t if rhs is None else xp.add(rhs, t)
     ẏ = xp.linalg.solve(a, xp.broadcast_to(rhs, tuple(y2.shape)))
     return ẏ[..., 0] if vec else ẏ
 
@@ -274,12 +287,12 @@ def solve_rules(f: Any, name: str = "solve") -> Any:
 def _phi(xp: Any, x: Any) -> Any:
     """The lower triangle of x with its diagonal halved."""
     eye = _eye(xp, x.shape[-1], x.shape[-1], 0, x)
-    return xp.tril(x, k=-1) + (x * eye) / 2
+    return _tril(xp, x, -1) + (x * eye) / 2
 
 
 def _hermitian_from_lower(xp: Any, x: Any) -> Any:
     """The Hermitian matrix the factorization reads from x's lower triangle."""
-    low = xp.tril(x, k=-1)
+    low = _tril(xp, x, -1)
     eye = _eye(xp, x.shape[-1], x.shape[-1], 0, x)
     return low + _H(xp, low) + cast(xp, xp.real(x) * eye if is_complex(xp, x) else x * eye, x)
 
@@ -288,7 +301,7 @@ def _lower_adjoint(xp: Any, g: Any) -> Any:
     """The adjoint of `_hermitian_from_lower`."""
     eye = _eye(xp, g.shape[-1], g.shape[-1], 0, g)
     d = xp.real(g) * eye if is_complex(xp, g) else g * eye
-    return xp.tril(g + _H(xp, g), k=-1) + cast(xp, d, g)
+    return _tril(xp, g + _H(xp, g), -1) + cast(xp, d, g)
 
 
 def _cholesky_forward(xp: Any, L: Any, Δa: Any) -> Any:
@@ -366,12 +379,13 @@ def _vector_gradient(xp: Any, x: Any, y: Any, ord: Any, axes: Any) -> Any:
     ax = xp.abs(x)
     yb = xp.broadcast_to(yb, tuple(x.shape))
     p = float(ord)
-    g = _sign(xp, x) * cast(xp, _safe_div(xp, ax, yb) ** (p - 1), ax)
+    g = xp.multiply(_sign(xp, x), cast(xp, _safe_div(xp, ax, yb) ** (p - 1), ax))
     return _where0(xp, (ax == 0) | (yb == 0), g)
 
 
 def _norm_forward(xp: Any, g: Any, Δx: Any, axes: Any, keepdims: Any) -> Any:
-    v = xp.real(_conj(xp, g) * Δx) if is_complex(xp, g) or is_complex(xp, Δx) else g * Δx
+    v = xp.multiply(_conj(xp, g), Δx)
+    v = xp.real(v) if is_complex(xp, v) else v
     return xp.sum(v, axis=axes, keepdims=keepdims)
 
 
@@ -386,7 +400,7 @@ def _vector_norm_body(xp: Any, x: Any, y: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         ȳ = xp.real(ȳ) if is_complex(xp, ȳ) else ȳ
-        return _vector_gradient(xp, x, y, ord, axes) * _keep(xp, ȳ, x.shape, axes)
+        return xp.multiply(_vector_gradient(xp, x, y, ord, axes), _keep(xp, ȳ, x.shape, axes))
     return forward, adjoint
 
 
@@ -434,7 +448,7 @@ def _matrix_norm_body(xp: Any, x: Any, y: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         ȳ = xp.real(ȳ) if is_complex(xp, ȳ) else ȳ
-        return _matrix_gradient(xp, x, yk, ord) * _keep(xp, ȳ, x.shape, axes)
+        return xp.multiply(_matrix_gradient(xp, x, yk, ord), _keep(xp, ȳ, x.shape, axes))
     return forward, adjoint
 
 

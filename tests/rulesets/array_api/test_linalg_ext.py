@@ -114,7 +114,7 @@ SPECS = [
     ("outer-mixed", "outer", (V, XC[0, :3]), {}, {}),
     ("cross", "cross", (W, W[::-1]), {}, {}),
     ("cross-broadcast", "cross", (V, W), {}, {}),
-    ("cross-axis", "cross", (W.T, W.T[:, ::-1]), {"axis": 0}, {}),
+    ("cross-axis", "cross", (W.T, W.T[:, ::-1]), {"axis": -2}, {}),
     ("cross-complex", "cross", (XC[:2, :3], XC[1:, 1:]), {}, {}),
     ("matrix_power-3", "matrix_power", (A, fixed(3)), {}, {}),
     ("matrix_power-1", "matrix_power", (AB, fixed(1)), {}, {}),
@@ -177,6 +177,80 @@ def test_norm_conventions(g):
     assert cr.frule((NoTangent(), X), g["vector_norm"], X, ord=0)[1] is NoTangent()
     with pytest.raises(TypeError, match="matrix_norm"):
         cr.rrule(g["matrix_norm"], X, axis=(0, 1))
+
+
+# ----- array-api-strict, PyTorch, JAX through the testing kit's backend= (orders 1 and 2) ---------
+
+# the library's own function (finite differences of NumPy's of the same name) at each case
+KIT = {"array_api_strict": "array_api_strict", "torch": "torch", "jax": "jax.numpy"}
+# cholesky's upper=True reads the lower triangle in array-api-strict, and JAX reads the
+# Hermitian part: NumPy's finite differences along non-symmetric directions are not theirs
+# (test_cholesky_reads_the_triangle_its_library_reads checks them)
+KIT_LEFT_OUT = {"array_api_strict": {"cholesky-upper"}, "torch": set(),
+                "jax": {s[0] for s in SPECS if s[1] == "cholesky"}}
+# torch and JAX at order 2: one case of each function (order 1: every case)
+TORCH_JAX_ORDER2 = {"inv", "det-stack", "solve-vector", "solve-broadcast", "cholesky", "vector_norm-inf",
+                    "vector_norm-3", "matrix_norm", "matrix_norm-1", "trace-offset", "diagonal-negative",
+                    "outer", "cross-broadcast", "matrix_power--2", "inv-complex", "matrix_norm-nuc"}
+_SLOGDET = ("the testing kit's backend= compares a tuple output's fields as NumPy values (and PyTorch's "
+            "named tuple has no .detach): slogdet is checked by test_other_libraries")
+_SVD = "order 2 of matrix_norm's nuc/±2 needs a rule for the library's svd, which the array-API rule set lacks"
+
+
+def _kit_params(order):
+    out = []
+    for lib in KIT:
+        for id, name, args, kw, tol in SPECS:
+            if id in KIT_LEFT_OUT[lib] or (order == 2 and lib != "array_api_strict" and id not in TORCH_JAX_ORDER2):
+                continue
+            reason = _SLOGDET if name == "slogdet" else (
+                _SVD if order == 2 and name == "matrix_norm" and kw.get("ord") in ("nuc", 2, -2) else None)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(lib, id, id=f"{lib}-{id}", marks=marks))
+    return out
+
+
+def _kit_run(lib, spec_id, order):
+    if lib == "array_api_strict":
+        xp = pytest.importorskip("array_api_strict")
+    elif lib == "torch":
+        pytest.importorskip("torch")
+        xp = pytest.importorskip("array_api_compat.torch")
+    else:
+        jax = pytest.importorskip("jax")
+        import jax.numpy as xp
+        if not jax.config.jax_enable_x64:
+            pytest.skip("JAX without x64")
+    (spec,) = [s for s in SPECS if s[0] == spec_id]
+    id, name, args, kw, tol = spec
+    Case(id, getattr(np.linalg, name), *args, fkwargs=kw or None, tol=F32_2 if tol is F32 else tol,
+         backend=KIT[lib], backend_f=getattr(xp.linalg, name)).run(order=order)
+
+
+@pytest.fixture
+def x64():
+    """JAX with x64 enabled for the test (restored after)."""
+    try:
+        import jax
+    except ImportError:
+        yield
+        return
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", before)
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("lib,spec_id", _kit_params(1))
+def test_kit_backend_order_one(x64, lib, spec_id):
+    _kit_run(lib, spec_id, 1)
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("lib,spec_id", _kit_params(2))
+def test_kit_backend_order_two(x64, lib, spec_id):
+    _kit_run(lib, spec_id, 2)
 
 
 # ----- other libraries ---------------------------------------------------------------------------
