@@ -10,7 +10,7 @@ ourselves).
   `__getitem__` of each array type;
 - `linalg`: matmul, tensordot, vecdot;
 - `linalg_ext`: the `linalg` extension (inv, det, slogdet, solve, cholesky,
-  matrix_norm, vector_norm, trace, diagonal, outer, cross, matrix_power),
+  matrix_norm, vector_norm, trace, diagonal, outer, cross, matrix_power, pinv),
   registered on each library's `linalg` namespace only (jax.numpy's own
   trace, diagonal, outer and cross take other axes); not on Dask's (its
   linalg wants square chunks, its cholesky gives the upper factor);
@@ -39,9 +39,10 @@ __all__ = ["register_for", "MODULES", "register", "register_linalg"]
 TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "broadcast_to", "concat",
                "stack", "where", "clip", "matmul", "tensordot")
 # torch.linalg's functions that mean what the standard's linalg ones do (solve's
-# batch of vectors is read from its result's shape).  Not: pinv (atol=, hermitian=).
+# batch of vectors is read from its result's shape; pinv's atol= and hermitian= are a
+# TypeError naming them).
 TORCH_LINALG_NAMES = ("inv", "det", "slogdet", "solve", "cholesky", "matrix_norm", "vector_norm", "diagonal",
-                      "cross", "matrix_power", "matmul", "vecdot")
+                      "cross", "matrix_power", "pinv", "matmul", "vecdot")
 
 
 def register(functions: Any) -> Any:

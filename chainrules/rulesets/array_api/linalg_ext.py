@@ -2,7 +2,8 @@
 (https://data-apis.org/array-api/latest/extensions/linear_algebra_functions.html),
 computed with the namespace of their arguments (`xp.linalg.*`, never NumPy):
 inv, det, slogdet, solve, cholesky, matrix_norm, vector_norm, trace,
-diagonal, outer, cross, matrix_power.
+diagonal, outer, cross, matrix_power, pinv (the norms' bodies:
+linalg_norms.py; what they share: _linalg_common.py).
 
 The math and conventions are those of the NumPy rules
 (chainrules/rulesets/numpy/linalg/): ChainRules' complex convention (the
@@ -27,7 +28,6 @@ from typing import Any
 
 from chainrules._core import Tangent, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import seed
 from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
@@ -38,110 +38,15 @@ from chainrules.rulesets.array_api._common import (
     is_complex,
     is_zero,
     namespace,
-    normalize_axes,
     options,
-    positional_names,
     register_table,
     unbroadcast,
 )
-from chainrules.rulesets.array_api.linalg import _bilinear, _conj
-from chainrules.rulesets.array_api.reductions import _first_extreme, _from_last, _to_last
+from chainrules.rulesets.array_api._linalg_common import _H, _col, _conj, _eye, _mat, _tril, _unary
+from chainrules.rulesets.array_api.linalg import _bilinear
+from chainrules.rulesets.array_api.linalg_norms import matrix_norm_rules, vector_norm_rules
 
 __all__ = ["register", "TABLE"]
-
-
-# ----- helpers ------------------------------------------------------------------------------------
-
-def _H(xp: Any, x: Any) -> Any:
-    return _conj(xp, xp.matrix_transpose(x))
-
-
-def _col(xp: Any, v: Any) -> Any:
-    """v[..., None]"""
-    return xp.expand_dims(v, axis=-1)
-
-
-def _mat(xp: Any, v: Any) -> Any:
-    """v[..., None, None] (a per-matrix scalar spread over its matrix)."""
-    return xp.reshape(v, tuple(v.shape) + (1, 1))
-
-
-def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
-    dtype = like.dtype if not is_complex(xp, like) else xp.real(like).dtype
-    return xp.eye(n, m, k=k, dtype=dtype, **device_kw(xp, like))
-
-
-def _where0(xp: Any, cond: Any, v: Any) -> Any:
-    """v, zero where cond."""
-    return xp.where(cond, xp.zeros_like(v), v)
-
-
-def _safe_div(xp: Any, x: Any, d: Any) -> Any:
-    """x / d, 0 where d == 0."""
-    z = d == 0
-    return _where0(xp, z, x / xp.where(z, xp.ones_like(d), d))
-
-
-def _tril(xp: Any, x: Any, k: int) -> Any:
-    """The lower triangle of x (below its k-th diagonal): a `where` with a
-    constant mask (xp.tril has no rule on the tracked values of every
-    library)."""
-    n, m = x.shape[-2], x.shape[-1]
-    rows = xp.arange(n, **device_kw(xp, x))
-    cols = xp.arange(m, **device_kw(xp, x))
-    above = xp.reshape(cols, (1, m)) - xp.reshape(rows, (n, 1)) > k
-    return _where0(xp, above, x)
-
-
-def _sign(xp: Any, x: Any) -> Any:
-    """x/|x| (0 at 0): the derivative of |x|, real and complex."""
-    if not is_complex(xp, x):
-        return xp.sign(x)
-    return _safe_div(xp, x, xp.abs(x))
-
-
-def _unary(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
-    """The frule and rrule of f(x, *options): `body(xp, x, Ω, opts)` gives
-    (pushforward(Δx), adjoint(ȳ)), the adjoint's result before projection
-    (None: zero); a pushforward of None: Ω has no tangent (ord=0).  A tuple
-    Ω (slogdet's) gets a structural tangent, its cotangent taken as it is."""
-    names = positional_names(f, 1, names_fallback)
-
-    def setup(x: Any, args: Any, kwargs: Any) -> Any:
-        Ω = f(x, *args, **kwargs)               # first: the library checks the arguments
-        opts = options(fname, names, args, kwargs, known, defaults)
-        xp = namespace(x)
-        return xp, Ω, opts
-
-    def unary_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        xp, Ω, opts = setup(x, args, kwargs)
-        forward, _ = body(xp, x, Ω, opts)
-        if forward is None:
-            return Ω, NO
-        Δx = unthunk(tangents[1])
-        if is_zero(Δx) or not Projector(xp, x).kind:
-            return Ω, ZERO
-        ΔΩ = forward(cast(xp, Δx, x))
-        return Ω, ΔΩ if isinstance(Ω, tuple) else cast(xp, ΔΩ, Ω)
-
-    def unary_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        xp, Ω, opts = setup(x, args, kwargs)
-        project = Projector(xp, x)
-        rest = (NO,) * len(args)
-
-        def unary_pullback(ȳ: Any) -> tuple[Any, ...]:
-            forward, adjoint = body(xp, x, Ω, opts)
-            if forward is None:
-                seed(ȳ, fname)
-                return (NO, NO) + rest
-            ȳ = seed(ȳ, fname) if isinstance(Ω, tuple) else as_seed(xp, ȳ, fname, Ω)
-            if is_zero(ȳ) or not project.kind:
-                return (NO, project(ZERO)) + rest
-            x̄ = adjoint(ȳ)
-            return (NO, project(ZERO) if x̄ is None else project(x̄)) + rest
-        return Ω, unary_pullback
-
-    return unary_frule, unary_rrule
 
 
 # ----- inv, det, slogdet --------------------------------------------------------------------------
@@ -353,110 +258,6 @@ def _cholesky_body_of(reading: str) -> Any:
 def cholesky_rules(f: Any, name: str = "cholesky") -> Any:
     return _unary(name, f, (), ("upper",), {"upper": False}, _cholesky_body_of(_cholesky_reading(f)))
 
-
-# ----- vector_norm, matrix_norm: ∂‖x‖/∂x = g; ẏ = Re Σ conj(g)·ẋ, x̄ = g·Re(ȳ) -------------------
-
-def _inf(ord: Any) -> Any:
-    return isinstance(ord, (int, float)) and abs(ord) == float("inf")
-
-
-def _keep(xp: Any, y: Any, shape: Any, axes: Any) -> Any:
-    """y with the reduced axes of an array of `shape` put back (length 1)."""
-    return xp.reshape(y, tuple(1 if i in axes else n for i, n in enumerate(shape)))
-
-
-def _vector_gradient(xp: Any, x: Any, y: Any, ord: Any, axes: Any) -> Any:
-    """∂vector_norm/∂x over `axes` (ord ≠ 0)."""
-    if ord == 1:
-        return _sign(xp, x)
-    if _inf(ord):
-        xt, mask, order = _first_extreme(xp, xp.abs(x), axes, xp.argmax if ord > 0 else xp.argmin)
-        st, _ = _to_last(xp, _sign(xp, x), axes)
-        return _from_last(xp, _where0(xp, ~mask, st), tuple(x.shape), order)
-    yb = _keep(xp, y, x.shape, axes)
-    if ord == 2:
-        return _safe_div(xp, x, xp.broadcast_to(yb, tuple(x.shape)))
-    ax = xp.abs(x)
-    yb = xp.broadcast_to(yb, tuple(x.shape))
-    p = float(ord)
-    g = xp.multiply(_sign(xp, x), cast(xp, _safe_div(xp, ax, yb) ** (p - 1), ax))
-    return _where0(xp, (ax == 0) | (yb == 0), g)
-
-
-def _norm_forward(xp: Any, g: Any, Δx: Any, axes: Any, keepdims: Any) -> Any:
-    v = xp.multiply(_conj(xp, g), Δx)
-    v = xp.real(v) if is_complex(xp, v) else v
-    return xp.sum(v, axis=axes, keepdims=keepdims)
-
-
-def _vector_norm_body(xp: Any, x: Any, y: Any, opts: Any) -> Any:
-    ord, keepdims = opts["ord"], opts["keepdims"]
-    if ord == 0:
-        return None, None
-    axes = normalize_axes("vector_norm", opts["axis"], x.ndim)
-
-    def forward(Δx: Any) -> Any:
-        return _norm_forward(xp, _vector_gradient(xp, x, y, ord, axes), Δx, axes, keepdims)
-
-    def adjoint(ȳ: Any) -> Any:
-        ȳ = xp.real(ȳ) if is_complex(xp, ȳ) else ȳ
-        return xp.multiply(_vector_gradient(xp, x, y, ord, axes), _keep(xp, ȳ, x.shape, axes))
-    return forward, adjoint
-
-
-def vector_norm_rules(f: Any, name: str = "vector_norm") -> Any:
-    return _unary(name, f, ("ord", "axis", "keepdims"), ("ord", "axis", "keepdims"),
-                  {"ord": 2, "axis": None, "keepdims": False}, _vector_norm_body)
-
-
-def _one_hot_sums(xp: Any, x: Any, sum_axis: int, pick_axis: int, ord: Any) -> Any:
-    """sign(x) on the first column (sum over rows) or row whose absolute sum
-    is extreme, 0 elsewhere (the 1-, ∞-norms and their negatives)."""
-    nd = x.ndim
-    sums = xp.sum(xp.abs(x), axis=sum_axis, keepdims=True)
-    _, mask, order = _first_extreme(xp, sums, (pick_axis % nd,), xp.argmax if ord > 0 else xp.argmin)
-    mask = _from_last(xp, mask, tuple(sums.shape), order)
-    return _where0(xp, ~xp.broadcast_to(mask, tuple(x.shape)), _sign(xp, x))
-
-
-def _matrix_gradient(xp: Any, x: Any, y: Any, ord: Any) -> Any:
-    if ord == "fro":
-        return _safe_div(xp, x, xp.broadcast_to(_mat(xp, y), tuple(x.shape)))
-    if ord in ("nuc", 2, -2):
-        U, _, Vh = xp.linalg.svd(x, full_matrices=False)
-        if ord == "nuc":
-            return xp.matmul(U, Vh)
-        k = 0 if ord == 2 else U.shape[-1] - 1
-        return xp.matmul(U[..., :, k:k + 1], Vh[..., k:k + 1, :])
-    if ord in (1, -1):                          # over columns, of the column sums
-        return _one_hot_sums(xp, x, -2, -1, ord)
-    if _inf(ord):                               # over rows, of the row sums
-        return _one_hot_sums(xp, x, -1, -2, ord)
-    raise ValueError(f"matrix_norm: invalid norm order {ord!r}")
-
-
-def _matrix_norm_body(xp: Any, x: Any, y: Any, opts: Any) -> Any:
-    ord, keepdims = opts["ord"], opts["keepdims"]
-    if opts.get("axis") not in (None, (-2, -1), [-2, -1]):
-        raise TypeError(f"matrix_norm: the rule takes the last two axes only, got axis={opts['axis']}")
-    axes = (x.ndim - 2, x.ndim - 1)
-    yk = y if keepdims else _mat(xp, y)
-    yk = xp.reshape(yk, tuple(yk.shape[:-2]))
-
-    def forward(Δx: Any) -> Any:
-        return _norm_forward(xp, _matrix_gradient(xp, x, yk, ord), Δx, axes, keepdims)
-
-    def adjoint(ȳ: Any) -> Any:
-        ȳ = xp.real(ȳ) if is_complex(xp, ȳ) else ȳ
-        return xp.multiply(_matrix_gradient(xp, x, yk, ord), _keep(xp, ȳ, x.shape, axes))
-    return forward, adjoint
-
-
-def matrix_norm_rules(f: Any, name: str = "matrix_norm") -> Any:
-    return _unary(name, f, ("ord", "axis", "keepdims"), ("ord", "axis", "keepdims"),
-                  {"ord": "fro", "axis": None, "keepdims": False}, _matrix_norm_body)
-
-
 # ----- trace, diagonal: linear -------------------------------------------------------------------------
 
 def _trace_body(xp: Any, x: Any, y: Any, opts: Any) -> Any:
@@ -576,6 +377,29 @@ def matrix_power_rules(f: Any, name: str = "matrix_power") -> Any:
     return _unary(name, f, ("n",), ("n",), {"n": None}, _matrix_power_body)
 
 
+# ----- pinv (of constant rank: the derivative of the Moore–Penrose inverse) --------------------------
+
+def _pinv_body(xp: Any, a: Any, X: Any, opts: Any) -> Any:
+    mm, sub, add = xp.matmul, xp.subtract, xp.add
+
+    def forward(Δa: Any) -> Any:
+        # Ẋ = −X Δa X + X Xᴴ (Δaᴴ − Δaᴴ a X) + (Δaᴴ − X a Δaᴴ) Xᴴ X
+        Δh, Xh = _H(xp, Δa), _H(xp, X)
+        t = add(-mm(mm(X, Δa), X), mm(X, mm(Xh, sub(Δh, mm(mm(Δh, a), X)))))
+        return add(t, mm(sub(Δh, mm(X, mm(a, Δh))), mm(Xh, X)))
+
+    def adjoint(X̄: Any) -> Any:
+        # ā = −Xᴴ X̄ Xᴴ + (X̄ᴴ − a X X̄ᴴ) X Xᴴ + Xᴴ X (X̄ᴴ − X̄ᴴ X a)
+        X̄h, Xh = _H(xp, X̄), _H(xp, X)
+        t = add(-mm(mm(Xh, X̄), Xh), mm(sub(X̄h, mm(a, mm(X, X̄h))), mm(X, Xh)))
+        return add(t, mm(mm(Xh, X), sub(X̄h, mm(mm(X̄h, X), a))))
+    return forward, adjoint
+
+
+def pinv_rules(f: Any, name: str = "pinv") -> Any:
+    return _unary(name, f, ("rtol",), ("rtol",), {"rtol": None}, _pinv_body)
+
+
 # ----- the table --------------------------------------------------------------------------------------
 
 TABLE = {
@@ -591,6 +415,7 @@ TABLE = {
     "outer": outer_rules,
     "cross": cross_rules,
     "matrix_power": matrix_power_rules,
+    "pinv": pinv_rules,
 }
 
 

@@ -122,6 +122,11 @@ SPECS = [
     ("matrix_power--2", "matrix_power", (A, fixed(-2)), {}, {}),
     ("matrix_power-complex", "matrix_power", (AC, fixed(2)), {}, {}),
     ("matrix_power-float32", "matrix_power", (A32, fixed(2)), {}, F32),
+    ("pinv", "pinv", (A,), {}, {}),
+    ("pinv-wide", "pinv", (X,), {}, {}),
+    ("pinv-tall-stack", "pinv", (np.swapaxes(_plain((2, 4, 3)), -1, -2).copy(),), {}, {}),
+    ("pinv-complex", "pinv", (XC,), {}, {}),
+    ("pinv-float32", "pinv", (X32,), {}, F32),
 ]
 
 
@@ -191,7 +196,7 @@ KIT_LEFT_OUT = {"array_api_strict": {"cholesky-upper"}, "torch": set(),
 # torch and JAX at order 2: one case of each function (order 1: every case)
 TORCH_JAX_ORDER2 = {"inv", "det-stack", "solve-vector", "solve-broadcast", "cholesky", "vector_norm-inf",
                     "vector_norm-3", "matrix_norm", "matrix_norm-1", "trace-offset", "diagonal-negative",
-                    "outer", "cross-broadcast", "matrix_power--2", "inv-complex", "matrix_norm-nuc"}
+                    "outer", "cross-broadcast", "matrix_power--2", "inv-complex", "matrix_norm-nuc", "pinv-wide"}
 _SLOGDET = ("the testing kit's backend= compares a tuple output's fields as NumPy values (and PyTorch's "
             "named tuple has no .detach): slogdet is checked by test_other_libraries")
 _SVD = "order 2 of matrix_norm's nuc/±2 needs a rule for the library's svd, which the array-API rule set lacks"
@@ -267,6 +272,7 @@ CASES = [
     ("trace", (X,), {"offset": 1}), ("diagonal", (_plain((2, 3, 4)),), {"offset": -1}),
     ("outer", (V, X[0]), {}), ("cross", (W, V), {}), ("cross", (W.T, np.ascontiguousarray(W.T[:, ::-1])), {"axis": -2}),
     ("matrix_power", (A, 3), {}), ("matrix_power", (A, -2), {}),
+    ("pinv", (X,), {}), ("pinv", (XC.T.copy(),), {}),
 ]
 
 
