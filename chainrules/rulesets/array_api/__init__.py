@@ -12,8 +12,10 @@ ourselves).
 - `linalg_ext`: the `linalg` extension (inv, det, slogdet, solve, cholesky,
   matrix_norm, vector_norm, trace, diagonal, outer, cross, matrix_power, pinv),
   registered on each library's `linalg` namespace only (jax.numpy's own
-  trace, diagonal, outer and cross take other axes); not on Dask's (its
-  linalg wants square chunks, its cholesky gives the upper factor);
+  trace, diagonal, outer and cross take other axes); on Dask, inv and solve
+  only (2-D, square chunks: dask.array.linalg's, which
+  array_api_compat.dask.array re-exports; its cholesky gives the upper
+  factor by default, its eye with k ≠ 0 and float32 inv misbehave);
 - `dtypes`: astype.
 
 `register_for(module_name, module)` registers them for one imported module;
@@ -43,6 +45,8 @@ TORCH_NAMES = ("sum", "prod", "mean", "reshape", "squeeze", "flip", "roll", "bro
 # TypeError naming them).
 TORCH_LINALG_NAMES = ("inv", "det", "slogdet", "solve", "cholesky", "matrix_norm", "vector_norm", "diagonal",
                       "cross", "matrix_power", "pinv", "matmul", "vecdot")
+# dask.array.linalg's that mean the standard's (its cholesky(a, lower=False) does not)
+DASK_LINALG_NAMES = ("inv", "solve")
 
 
 def register(functions: Any) -> Any:
@@ -100,7 +104,13 @@ def _jax_numpy(module: Any) -> None:
 
 def _dask_array(module: Any) -> None:
     register(module)
+    register_linalg(_some(module.linalg, DASK_LINALG_NAMES))
     shapes.register_getitem(module.Array)
+
+
+def _compat_dask(module: Any) -> None:
+    register(module)
+    register_linalg(_some(module.linalg, DASK_LINALG_NAMES))
 
 
 # module name -> what registers its rules once it is imported
@@ -111,7 +121,7 @@ MODULES = {
     "torch": _torch,
     "jax.numpy": _jax_numpy,
     "dask.array": _dask_array,
-    "array_api_compat.dask.array": register,
+    "array_api_compat.dask.array": _compat_dask,
 }
 
 
