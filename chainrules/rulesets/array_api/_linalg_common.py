@@ -26,6 +26,7 @@ from chainrules.rulesets.array_api._common import (
     options,
     positional_names,
 )
+from chainrules._xp import check_tangent
 from chainrules.rulesets.array_api.linalg import _conj
 
 __all__ = ["_H", "_col", "_mat", "_eye", "_where0", "_safe_div", "_tril", "_sign", "_unary", "_conj"]
@@ -79,6 +80,18 @@ def _sign(xp: Any, x: Any) -> Any:
     return _safe_div(xp, x, xp.abs(x))
 
 
+def _tuple_seed(ȳ: Any, fname: str, Ω: Any) -> Any:
+    """The structural cotangent of a tuple Ω, each array field checked to
+    be of its primal's library (else a TypeError naming both)."""
+    ȳ = seed(ȳ, fname)
+    if not is_zero(ȳ):
+        for i, (part, primal) in enumerate(zip(ȳ, Ω)):
+            part = unthunk(part)
+            if hasattr(part, "shape") and type(part) is not type(primal):
+                check_tangent(f"pullback of {fname}", f"the cotangent of output {i}", part, primal)
+    return ȳ
+
+
 def _unary(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
     """The frule and rrule of f(x, *options): `body(xp, x, Ω, opts)` gives
     (pushforward(Δx), adjoint(ȳ)), the adjoint's result before projection
@@ -107,13 +120,13 @@ def _unary(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, b
         xp, Ω, opts = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
+        forward, adjoint = body(xp, x, Ω, opts)         # an option it cannot honour: raised here
 
         def unary_pullback(ȳ: Any) -> tuple[Any, ...]:
-            forward, adjoint = body(xp, x, Ω, opts)
             if forward is None:
                 seed(ȳ, fname)
                 return (NO, NO) + rest
-            ȳ = seed(ȳ, fname) if isinstance(Ω, tuple) else as_seed(xp, ȳ, fname, Ω)
+            ȳ = _tuple_seed(ȳ, fname, Ω) if isinstance(Ω, tuple) else as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
             x̄ = adjoint(ȳ)

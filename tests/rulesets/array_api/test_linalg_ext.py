@@ -365,6 +365,22 @@ def test_two_libraries_are_a_type_error_naming_both():
     assert "numpy" in str(e.value) and "array_api_strict" in str(e.value) and "det" in str(e.value)
 
 
+def test_slogdet_cotangent_of_another_library_and_options_it_cannot_honour():
+    xs = pytest.importorskip("array_api_strict")
+    a = xs.asarray(A)
+    Ω, pb = cr.rrule(xs.linalg.slogdet, a)
+    with pytest.raises(TypeError) as e:
+        pb(cr.Tangent[type(Ω)](cr.ZeroTangent(), np.asarray(1.0)))
+    assert "numpy" in str(e.value) and "array_api_strict" in str(e.value) and "slogdet" in str(e.value)
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat.torch")
+    t = torch.asarray(np.stack([X, X]))
+    with pytest.raises(TypeError, match="matrix_norm.*axis"):
+        cr.rrule(torch.linalg.matrix_norm, t, dim=(0, 1))
+    with pytest.raises(TypeError, match="pinv.*hermitian"):
+        cr.rrule(torch.linalg.pinv, torch.asarray(S), hermitian=True)
+
+
 def test_a_namespace_lacking_the_function_is_a_type_error_naming_it(monkeypatch):
     xs = pytest.importorskip("array_api_strict")
     a = xs.asarray(A)
