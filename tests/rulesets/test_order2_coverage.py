@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.rulesets.array_api import linalg, reductions, shapes
+from chainrules.rulesets.array_api import linalg, linalg_ext, reductions, shapes
 
 from . import test_elementwise_interop_order2
-from .array_api import test_order2 as array_api_order2
+from .array_api import test_linalg_ext, test_order2 as array_api_order2
 from .numpy import test_linalg_order2, test_reductions_order2, test_shapes_order2, test_ufuncs, test_ufuncs_order2
 from .test_elementwise_interop import REAL_ROWS
 
@@ -123,6 +123,15 @@ def test_every_array_api_rule_has_an_order_two_test():
     strict = {name for _, name, *_ in array_api_order2.STRICT_SPECS}
     assert not names - generic, f"array-API rules without a generic order-2 test: {sorted(names - generic)}"
     assert not names - strict, f"array-API rules without an array-api-strict test: {sorted(names - strict)}"
+
+
+def test_every_linalg_extension_rule_has_an_order_two_test():
+    names = set(linalg_ext.TABLE)
+    generic = {name for _, name, *_ in test_linalg_ext.SPECS}
+    strict = {name for id, name, *_ in test_linalg_ext.SPECS
+              if id not in test_linalg_ext.KIT_LEFT_OUT["array_api_strict"]}
+    assert not names - generic, f"linalg rules without a generic order-2 test: {sorted(names - generic)}"
+    assert not names - strict, f"linalg rules without an array-api-strict test: {sorted(names - strict)}"
 
 
 @pytest.mark.parametrize("lib", ["array_api_strict", "torch"])

@@ -256,6 +256,7 @@ def _is_numpys_own(f: Any) -> bool:
     if _NUMPY_OBJECTS is None:
         _NUMPY_OBJECTS = {id(v) for v in vars(np).values() if callable(v)}
         _NUMPY_OBJECTS |= {id(v) for v in vars(np.ndarray).values() if callable(v)}
+        _NUMPY_OBJECTS |= {id(v) for v in vars(np.linalg).values() if callable(v)}
     return id(f) in _NUMPY_OBJECTS
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import chainrules as cr
 from chainrules import unthunk
-from chainrules.rulesets.array_api import linalg, reductions, shapes
+from chainrules.rulesets.array_api import linalg, linalg_ext, reductions, shapes
 from chainrules.rulesets.array_api._common import register_table
 from chainrules.testing import test_frule, test_rrule
 from chainrules.testing.backends import to_numpy as backend_to_numpy
@@ -36,10 +36,12 @@ def array(shape, dtype=np.float64, lo=0.5, hi=1.5):
     return np.asarray(x, dtype=dtype)
 
 
-def generic(table):
-    """{name: wrapper of array_api_compat.numpy.<name>} with the generic rules
-    registered on the wrappers (use inside the `registry` fixture)."""
+def generic(table, sub=None):
+    """{name: wrapper of array_api_compat.numpy.<name>} (of its `sub`
+    namespace: "linalg") with the generic rules registered on the wrappers
+    (use inside the `registry` fixture)."""
     xp = pytest.importorskip("array_api_compat.numpy")
+    xp = getattr(xp, sub) if sub else xp
     out = {}
     for name in table:
         f = getattr(xp, name)
@@ -53,6 +55,7 @@ def generic(table):
 
 
 ALL = {**reductions.TABLE, **shapes.TABLE, **linalg.TABLE}
+LINALG = {**linalg.TABLE, **linalg_ext.TABLE}       # the `linalg` namespace's
 
 
 # ----- other libraries -------------------------------------------------------------------------
@@ -132,18 +135,48 @@ def is_native(name, xp, v):
     return isinstance(v, type(xp.asarray(0.0)))
 
 
+def _same_values(name, xp, to_numpy, got, ref, rtol, atol, what):
+    """got (the library's array, or a tuple of them, or a zero) against ref
+    (NumPy's)."""
+    got, ref = unthunk(got), unthunk(ref)
+    if isinstance(ref, (cr.NoTangent, cr.ZeroTangent)):
+        assert type(got) is type(ref), (what, got, ref)
+        return
+    if isinstance(ref, (tuple, cr.Tangent)):
+        assert len(got) == len(ref), what
+        for g, r in zip(got, ref):
+            _same_values(name, xp, to_numpy, g, r, rtol, atol, what)
+        return
+    assert is_native(name, xp, got), f"{what} is a {type(got)}"
+    assert to_numpy(got).dtype == np.asarray(ref).dtype, (what, to_numpy(got).dtype, np.asarray(ref).dtype)
+    np.testing.assert_allclose(to_numpy(got), np.asarray(ref), rtol=rtol, atol=atol)
+
+
+def _random_like(Ω_ref, to_xp):
+    """A random cotangent for Ω_ref (a Tangent for a tuple) and the same
+    converted by to_xp."""
+    if isinstance(Ω_ref, tuple):
+        parts = [_random_like(p, to_xp) for p in Ω_ref]
+        return (cr.Tangent[type(Ω_ref)](*[p[0] for p in parts]),
+                lambda T: cr.Tangent[T](*[p[1] for p in parts]))
+    ȳ = np.asarray(RNG.standard_normal(np.shape(Ω_ref)), dtype=np.result_type(Ω_ref))
+    return ȳ, to_xp(ȳ)
+
+
 def compare_with_numpy(backend, fname, args, kwargs=None, seed=None, dtypes=None, tangents=None,
-                       rtol=1e-10, atol=1e-12):
-    """rrule and frule of the library's `fname` at `args` (NumPy arrays,
-    converted) against the generic rule run on NumPy: outputs and cotangents
-    are that library's arrays with NumPy's numbers.  Non-array args (ints,
-    tuples of indices) pass as they are; `args` entries wrapped in a list
-    are sequences of arrays."""
+                       rtol=1e-10, atol=1e-12, sub=None):
+    """rrule and frule of the library's `fname` (in its `sub` namespace:
+    "linalg") at `args` (NumPy arrays, converted) against the generic rule
+    run on NumPy: outputs and cotangents are that library's arrays with
+    NumPy's numbers.  Non-array args (ints, tuples of indices) pass as they
+    are; `args` entries wrapped in a list are sequences of arrays."""
     name, xp, to_xp, to_numpy = backend
     kwargs = kwargs or {}
-    f = getattr(xp, fname)
+    f = getattr(getattr(xp, sub) if sub else xp, fname)
     # the generic rule itself, run on NumPy arrays (NumPy's own function as primal)
-    ref_frule, ref_rrule = ALL[fname](getattr(pytest.importorskip("array_api_compat.numpy"), fname), fname)
+    ref_xp = pytest.importorskip("array_api_compat.numpy")
+    table = LINALG if sub == "linalg" else ALL
+    ref_frule, ref_rrule = table[fname](getattr(getattr(ref_xp, sub) if sub else ref_xp, fname), fname)
 
     def conv(a):
         if isinstance(a, np.ndarray):
@@ -156,11 +189,15 @@ def compare_with_numpy(backend, fname, args, kwargs=None, seed=None, dtypes=None
     res = cr.rrule(f, *xargs, **kwargs)
     assert res is not None, f"no rrule for {name}.{fname}"
     Ω, pb = res
-    assert is_native(name, xp, Ω), f"{name}.{fname}: Ω is a {type(Ω)}"
-    np.testing.assert_allclose(to_numpy(Ω), np.asarray(Ω_ref), rtol=rtol, atol=atol)
-    ȳ = np.asarray(RNG.standard_normal(np.shape(Ω_ref)) if seed is None else seed, dtype=np.result_type(Ω_ref))
+    _same_values(name, xp, to_numpy, Ω, Ω_ref, rtol, atol, f"{name}.{fname}: Ω")
+    if seed is not None:
+        ȳ = np.asarray(seed, dtype=np.result_type(Ω_ref))
+        xȳ = to_xp(ȳ)
+    else:
+        ȳ, xȳ = _random_like(Ω_ref, to_xp)
+        xȳ = xȳ(type(Ω)) if callable(xȳ) else xȳ
     cts_ref = pb_ref(ȳ)
-    cts = pb(to_xp(ȳ))
+    cts = pb(xȳ)
     assert len(cts) == len(cts_ref)
     for c, r in zip(cts, cts_ref):
         c, r = unthunk(c), unthunk(r)
@@ -191,5 +228,5 @@ def compare_with_numpy(backend, fname, args, kwargs=None, seed=None, dtypes=None
             xts.append(cr.NoTangent())
     _, ΔΩ_ref = ref_frule(tuple(ts), *args, **kwargs)
     Ω2, ΔΩ = cr.frule(tuple(xts), f, *xargs, **kwargs)
-    assert is_native(name, xp, Ω2) and is_native(name, xp, ΔΩ), f"{name}.{fname}: frule gave {type(ΔΩ)}"
-    np.testing.assert_allclose(to_numpy(ΔΩ), np.asarray(unthunk(ΔΩ_ref)), rtol=rtol, atol=atol)
+    _same_values(name, xp, to_numpy, Ω2, Ω_ref, rtol, atol, f"{name}.{fname}: frule's Ω")
+    _same_values(name, xp, to_numpy, ΔΩ, ΔΩ_ref, rtol, atol, f"{name}.{fname}: frule's ΔΩ")
