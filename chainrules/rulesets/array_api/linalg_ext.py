@@ -121,7 +121,7 @@ def slogdet_rules(f: Any, name: str = "slogdet") -> Any:
 # result has fewer dimensions than the arguments: it is then a column.
 
 def _solve_vector(a: Any, b: Any, y: Any) -> bool:
-    return y.ndim < max(a.ndim, b.ndim)
+    return bool(y.ndim < max(a.ndim, b.ndim))
 
 
 def _solve_forward(xp: Any, a: Any, b: Any, y: Any, Δa: Any, Δb: Any) -> Any:
