@@ -48,14 +48,29 @@ _PUBLIC_MODULES = ["math", "cmath", "operator", "functools", "itertools", "built
                    # across libraries, so each is named by the namespace exporting it
                    "array_api_strict", "array_api_compat.numpy", "array_api_compat.torch",
                    "array_api_compat.dask.array", "array_api_compat.cupy", "torch",
-                   "jax.numpy", "dask.array"]
+                   "jax.numpy", "dask.array",
+                   # and their linalg extensions (after them: a function both export
+                   # is named by the main namespace)
+                   "array_api_strict.linalg", "array_api_compat.numpy.linalg",
+                   "array_api_compat.torch.linalg", "array_api_compat.dask.array.linalg",
+                   "torch.linalg", "jax.numpy.linalg", "dask.array.linalg"]
+
+
+def _loaded(modname):
+    """The imported module (or a namespace attribute of one, as
+    array_api_strict.linalg) of this dotted name, or None."""
+    mod = sys.modules.get(modname)
+    if mod is None and "." in modname:
+        parent, _, attr = modname.rpartition(".")
+        mod = getattr(_loaded(parent), attr, None)
+    return mod
 
 
 def _module_name(f):
     """The public module that exports f under its own name, else its __module__."""
     name = getattr(f, "__name__", None)
     for modname in _PUBLIC_MODULES:
-        mod = sys.modules.get(modname)
+        mod = _loaded(modname)
         if mod is not None and name and getattr(mod, name, None) is f:
             return modname
     mod = getattr(f, "__module__", None)

@@ -209,9 +209,9 @@ def test_a_library_function_without_a_rule_is_a_no_rule_error(lib):
 
     def g(x):
         xp = xp_of(x)
-        return xp.linalg.vector_norm(x)
+        return xp.sum(xp.linalg.qr(xp.reshape(x, (2, 2)))[1])
     for h in (f, g):
-        name = "cumulative_prod" if h is f else "vector_norm"
+        name = "cumulative_prod" if h is f else "qr"
         with pytest.raises(ad.NoRuleError, match=f"reverse mode.*{name}"):
             ad.gradient(h, lib.array(X))
         with pytest.raises(ad.NoRuleError, match=f"forward mode.*{name}"):

@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import chainrules as cr
 from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rrule, unthunk
 from chainrules.finite_differences import central_fdm
+from chainrules.ad.checkpointing import _checkpoint_call
 from chainrules.rulesets import elementwise_interop
 from chainrules.testing import rand_tangent, test_approx
 from chainrules.testing.finite_difference_calls import fd_jvp, materialize
@@ -389,6 +390,7 @@ NOT_ARRAY_RULES = {
     "higher-order functions (tests/rulesets/test_higher_order.py)": [
         functools.reduce, itertools.accumulate, np.apply_along_axis, builtins.map, builtins.sorted,
         cr.ignore_derivatives],
+    "chainrules.ad.checkpoint's call (tests/ad/test_checkpoint.py)": [_checkpoint_call],
 }
 
 
