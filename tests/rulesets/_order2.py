@@ -78,3 +78,25 @@ def spread(shape, lo=-1.5, hi=1.5, dtype=np.float64):
     v = np.where(np.abs(v) < 1e-12, 0.07, v)
     perm = np.random.default_rng(n).permutation(n)
     return np.asarray(v[perm].reshape(shape), dtype=dtype)
+
+
+NESTED_WAYS = ["hvp", "reverse-over-reverse", "forward-over-forward", "reverse-over-forward"]
+
+
+def nested_second_derivative(f, x, v, how, rtol, atol):
+    """A second derivative of the scalar f at x along v by nested differentiation
+    (`how`, one of NESTED_WAYS: the rules run on tracked values), against finite
+    differences of its gradient; the derivative must not vanish."""
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.gradient(f, z), (x, v))
+    if how == "hvp":
+        got = ad.hvp(f, x, v)
+    elif how == "reverse-over-reverse":
+        got = ad.gradient(lambda z: np.sum(ad.gradient(f, z) * v), x)
+    elif how == "forward-over-forward":
+        got, want = ad.jvp(lambda z: ad.jvp(f, (z,), (v,))[1], (x,), (v,))[1], np.sum(want * v)
+    else:
+        got = ad.gradient(lambda z: ad.jvp(f, (z,), (v,))[1], x)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    assert np.any(np.abs(want) > 0.1)           # a second derivative worth the name
