@@ -33,10 +33,12 @@ import numpy as np
 import scipy.special as sp
 
 from chainrules._core import (
+    NoTangent,
     ProjectTo,
     Tangent,
     Tracked,
     _ad_strip_all,
+    not_implemented,
     register_frule,
     register_rrule,
     unthunk,
@@ -111,6 +113,26 @@ def _unary(f: Any, name: str, partial: Any, complex_ok: Any) -> None:
     register_rrule(f, object)(special_rrule)
 
 
+# the Hurwitz zeta function ζ(s, q) as the ufunc it is (scipy.special.zeta is a Python wrapper
+# that calls it): the derivatives of digamma and polygamma are computed through it
+_zeta = sp._ufuncs._zeta
+
+
+def _dpolygamma(n: Any, x: Any) -> Any:
+    """∂/∂x polygamma(n, x) = polygamma(n + 1, x) = (−1)ⁿ (n+1)! ζ(n + 2, x) for n ≥ 0,
+    computed with ζ, whose rule differentiates it again."""
+    n = np.asarray(n)
+    return (-1.0) ** n * sp.gamma(n + 2.0) * _zeta(n + 2.0, x)
+
+
+def _polygamma(n: Any, x: Any) -> Any:
+    """scipy.special.polygamma's own formula, made of ufuncs with rules (sp.polygamma
+    converts its arguments to arrays: a value tracked by an enclosing
+    differentiation would lose its derivative)."""
+    n = np.asarray(n)
+    return np.where(n == 0, sp.psi(x), (-1.0) ** (n + 1) * sp.gamma(n + 1.0) * _zeta(n + 1.0, x))
+
+
 def _dgamma(x: Any, y: Any) -> Any:
     return y * sp.digamma(x)
 
@@ -123,7 +145,9 @@ def _dlog_ndtr(x: Any, y: Any) -> Any:
 _UNARY = [
     ("gammaln", sp.gammaln, lambda x, y: sp.digamma(x), False),
     ("gamma", sp.gamma, _dgamma, True),
-    ("digamma", sp.digamma, lambda x, y: sp.polygamma(1, x), False),
+    # digamma' = polygamma(1, ·), through the Hurwitz zeta ufunc (which has a rule) rather than
+    # sp.polygamma, a Python function that converts its arguments: every order works
+    ("digamma", sp.digamma, lambda x, y: _dpolygamma(0, x), False),
     ("erf", sp.erf, lambda x, y: _TWO_OVER_SQRT_PI * np.exp(-x * x), True),
     ("erfc", sp.erfc, lambda x, y: -_TWO_OVER_SQRT_PI * np.exp(-x * x), True),
     ("erfinv", sp.erfinv, lambda x, y: _SQRT_PI_OVER_2 * np.exp(y * y), False),
@@ -155,11 +179,11 @@ del _row
 def polygamma_frule(tangents: Any, n: Any, x: Any) -> tuple[Any, Any] | None:
     if _is_complex(x):
         return None
-    y = sp.polygamma(n, x)
+    y = _polygamma(n, _value(x))
     ẋ = unthunk(tangents[2])
     if _zero(ẋ):
         return y, ZERO
-    return y, ProjectTo(y)(sp.polygamma(np.asarray(n) + 1, x) * ẋ)
+    return y, ProjectTo(y)(_dpolygamma(n, _value(x)) * ẋ)
 
 
 @register_rrule(sp.polygamma, object, object)
@@ -167,16 +191,59 @@ def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
     if _is_complex(x):
         return None
     px = ProjectTo(x)
-    y = sp.polygamma(n, x)
+    y = _polygamma(n, _value(x))
 
     def polygamma_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'polygamma')
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
             return NO, NO, _zero_for(px)
-        return NO, NO, px(unbroadcast(np.asarray(x), sp.polygamma(np.asarray(n) + 1, x) * ȳ))
+        return NO, NO, px(unbroadcast(np.asarray(_ad_strip_all(x)), _dpolygamma(n, _value(x)) * ȳ))
 
     return y, polygamma_pullback
+
+
+# =============================================================================
+# zeta(s, q), the Hurwitz zeta ufunc: ∂/∂q = −s·ζ(s + 1, q).  ∂/∂s is not implemented: a
+# tangent for s is a NotImplementedTangent; the pullback gives s none (it is the order of
+# the polygamma it computes, as polygamma's n)
+# =============================================================================
+
+def _zeta_frule(tangents: Any, s: Any, q: Any, **kw: Any) -> tuple[Any, Any] | None:
+    _ufunc_kw("scipy.special.zeta", kw)
+    if _is_complex(s) or _is_complex(q):
+        return None
+    y = _zeta(s, q, **kw)
+    ṡ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
+    if not _zero(ṡ) and not isinstance(ṡ, NoTangent):
+        return y, not_implemented("scipy.special.zeta: the derivative in s")
+    if _zero(q̇):
+        return y, ZERO
+    return y, ProjectTo(y)(-_value(s) * _zeta(_value(s) + 1.0, _value(q)) * q̇)
+
+
+def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
+    _ufunc_kw("scipy.special.zeta", kw)
+    if _is_complex(s) or _is_complex(q):
+        return None
+    pq = ProjectTo(q)
+    y = _zeta(s, q, **kw)
+
+    def zeta_pullback(ȳ: Any) -> tuple[Any, ...]:
+        ȳ = seed(ȳ, "zeta")
+        ȳ = unthunk(ȳ)
+        if _zero(ȳ) or not pq.kind:
+            return NO, NO, _zero_for(pq)
+        q̄ = -_value(s) * _zeta(_value(s) + 1.0, _value(q)) * ȳ
+        return NO, NO, pq(unbroadcast(np.asarray(_ad_strip_all(q)), q̄))
+
+    return y, zeta_pullback
+
+
+for _f in (_zeta, sp.zeta):
+    register_frule(_f, object, object)(_zeta_frule)
+    register_rrule(_f, object, object)(_zeta_rrule)
+del _f
 
 
 # ----- xlogy, xlog1py: x·log(y), x·log1p(y), zero where x = 0 ----------------------
@@ -247,7 +314,7 @@ def _axes(axis: Any, ndim: int) -> Any:
 
 
 def _keep(v: Any, axes: Any, ndim: int, keepdims: Any) -> Any:
-    v = np.asarray(v)
+    v = _value(v)
     return v if keepdims or v.ndim == ndim else np.expand_dims(v, axes)
 
 
@@ -263,14 +330,55 @@ def _lse_options(rest: Any, kw: Any) -> Any:
 def _lse_weights(a: Any, b: Any, r: Any, sign: Any, axes: Any, keepdims: Any) -> Any:
     """e = exp(a − r) (zero where the slice sums to zero) and the weights
     ∂r/∂a = b·e (times the sign)."""
-    a = np.asarray(a)
+    a = _value(a)
     rk = _keep(r, axes, a.ndim, keepdims)
     finite = np.isfinite(rk)
     e = np.where(finite, np.exp(a - np.where(finite, rk, 0)), 0)
-    w = e if b is None else e * np.asarray(b)
+    w = e if b is None else e * _value(b)
     if sign is not None:
         w = w * _keep(sign, axes, a.ndim, keepdims)
     return e, w
+
+
+# SciPy's logsumexp and softmax convert their arguments to arrays; a value tracked by an
+# enclosing differentiation (a rule differentiated: higher order) is computed with the same
+# formulas in NumPy functions, which track it.  The shift m is a constant: exact.
+
+def _plain(*xs: Any) -> bool:
+    return all(_value(x) is not x or isinstance(x, np.ndarray) for x in xs if x is not None)
+
+
+def _shift(x: Any, axes: Any) -> Any:
+    m = np.max(np.real(_ad_strip_all(x)), axis=axes, keepdims=True)
+    return np.where(np.isfinite(m), m, 0)
+
+
+def _logsumexp(a: Any, rest: Any, kw: Any) -> Any:
+    axis, b, keepdims, return_sign = _lse_options(rest, kw)
+    if _plain(a, b):
+        return sp.logsumexp(a, *rest, **kw)
+    if return_sign:
+        raise NotImplementedError("scipy.special.logsumexp: return_sign=True on values tracked by an "
+                                  "enclosing differentiation")
+    a = _value(a)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if b is not None else np.shape(a)
+    axes = _axes(axis, len(shape))
+    m = _shift(np.broadcast_to(_ad_strip_all(a), shape), axes)
+    e = np.exp(a - m)
+    r = np.log(np.sum(e if b is None else e * _value(b), axis=axes, keepdims=True)) + m
+    return r if keepdims else np.squeeze(r, axis=axes)
+
+
+def _softmax(log: bool, x: Any, rest: Any, kw: Any) -> Any:
+    if _plain(x):
+        return (sp.log_softmax if log else sp.softmax)(x, *rest, **kw)
+    x = _value(x)
+    axes = _axes(rest[0] if rest else kw.get("axis"), np.ndim(x))
+    z = x - _shift(x, axes)
+    if log:
+        return z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True))
+    e = np.exp(z)
+    return e / np.sum(e, axis=axes, keepdims=True)
 
 
 # =============================================================================
@@ -282,7 +390,7 @@ def logsumexp_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, 
     axis, b, keepdims, return_sign = _lse_options(rest, kw)
     if return_sign and (_is_complex(a) or _is_complex(b)):
         return None
-    out = sp.logsumexp(a, *rest, **kw)
+    out = _logsumexp(a, rest, kw)
     ȧ = unthunk(tangents[1])
     ḃ = unthunk(tangents[3]) if len(tangents) > 3 else ZERO
     if _zero(ȧ) and _zero(ḃ):
@@ -307,7 +415,7 @@ def logsumexp_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | Non
     if return_sign and (_is_complex(a) or _is_complex(b)):
         return None
     pa, pb = ProjectTo(a), ProjectTo(b)
-    out = sp.logsumexp(a, *rest, **kw)
+    out = _logsumexp(a, rest, kw)
     r, sign = out if return_sign else (out, None)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if b is not None else np.shape(a)
     axes = _axes(axis, len(shape))
@@ -325,11 +433,11 @@ def logsumexp_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | Non
             return out
         e, w = _lse_weights(np.broadcast_to(a, shape), b, r, sign, axes, keepdims)
         r̄k = _keep(r̄, axes, len(shape), keepdims)
-        ā = pa(unbroadcast(np.asarray(a), np.conj(w) * r̄k)) if pa.kind else NO
+        ā = pa(unbroadcast(np.asarray(_ad_strip_all(a)), np.conj(w) * r̄k)) if pa.kind else NO
         out = (NO, ā) + tail
         if b_positional:
             ė = e if sign is None else e * _keep(sign, axes, len(shape), keepdims)
-            b̄ = pb(unbroadcast(np.asarray(b), np.conj(ė) * r̄k)) if pb.kind else NO
+            b̄ = pb(unbroadcast(np.asarray(_ad_strip_all(b)), np.conj(ė) * r̄k)) if pb.kind else NO
             out = out[:3] + (b̄,) + out[4:]
         return out
 
@@ -345,7 +453,7 @@ def softmax_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, An
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
-    s = sp.softmax(x, *rest, **kw)
+    s = _softmax(False, x, rest, kw)
     ẋ = unthunk(tangents[1])
     if _zero(ẋ):
         return s, ZERO
@@ -360,7 +468,7 @@ def softmax_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         return None
     axis = rest[0] if rest else kw.get("axis")
     px = ProjectTo(x)
-    s = sp.softmax(x, *rest, **kw)
+    s = _softmax(False, x, rest, kw)
     axes = _axes(axis, s.ndim)
     tail = (NO,) * len(rest)
 
@@ -384,7 +492,7 @@ def log_softmax_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any
     if _is_complex(x):
         return None
     axis = rest[0] if rest else kw.get("axis")
-    l = sp.log_softmax(x, *rest, **kw)
+    l = _softmax(True, x, rest, kw)
     ẋ = unthunk(tangents[1])
     if _zero(ẋ):
         return l, ZERO
@@ -398,7 +506,7 @@ def log_softmax_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | N
         return None
     axis = rest[0] if rest else kw.get("axis")
     px = ProjectTo(x)
-    l = sp.log_softmax(x, *rest, **kw)
+    l = _softmax(True, x, rest, kw)
     axes = _axes(axis, l.ndim)
     tail = (NO,) * len(rest)
 

@@ -166,6 +166,15 @@ CASES = [
     Case("solve-matrix", np.linalg.solve, A, X.T),
     Case("solve-complex", np.linalg.solve, AC, XC.T),
     Case("solve-mixed", np.linalg.solve, A, XC.T),
+    # pinv, lstsq, matrix_power: their bodies used to convert tracked values (np.asarray)
+    Case("pinv-tall", np.linalg.pinv, TALL),
+    Case("pinv-wide-complex", np.linalg.pinv, TALLC.T),
+    Case("lstsq-vector", np.linalg.lstsq, TALL, spread((4,))),
+    Case("lstsq-matrix", np.linalg.lstsq, TALL, spread((4, 2), lo=-2.0, hi=1.0)),
+    Case("lstsq-complex", np.linalg.lstsq, TALLC, TALL[:, 0] + 0.5j),
+    Case("matrix_power", np.linalg.matrix_power, A, 3),
+    Case("matrix_power-negative", np.linalg.matrix_power, A, -2),
+    Case("matrix_power-complex", np.linalg.matrix_power, AC, 2),
     # ----- factorizations (numpy/linalg/factorizations.py) -----
     Case("cholesky", np.linalg.cholesky, SPD),
     Case("cholesky-upper", np.linalg.cholesky, SPD, fkwargs={"upper": True}),
@@ -280,6 +289,19 @@ def test_third_derivatives_by_nested_differentiation(name):
     x, v = TALL, RNG2.normal(size=(4, 3))
     want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.hvp(f, z, v), (x, v))
     np.testing.assert_allclose(ad.jvp(lambda z: ad.hvp(f, z, v), (x,), (v,))[1], want, rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_through_dot():
+    # forward over hvp: np.dot's rules run on values tracked by two enclosing differentiations
+    from chainrules import ad
+    from chainrules.finite_differences import central_fdm, jvp as fd_jvp
+
+    def f(z):
+        return np.sum(np.sin(np.dot(z, W33))) + np.sum(np.dot(z.T, z) ** 2 * W33)
+    x, v = TALL, RNG2.normal(size=(4, 3))
+    want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda z: ad.hvp(f, z, v), (x, v))
+    np.testing.assert_allclose(ad.jvp(lambda z: ad.hvp(f, z, v), (x,), (v,))[1], want, rtol=1e-6, atol=1e-7)
+    assert np.max(np.abs(want)) > 0.1
 
 
 def test_second_derivatives_of_complex_cholesky_by_reverse_over_reverse():

@@ -138,3 +138,39 @@ def test_softmax_positional_axis_and_zero_seed():
 def test_ufunc_out_is_rejected():
     with pytest.raises(TypeError, match="out="):
         cr.rrule(sp.erf, np.ones(2), out=np.empty(2))
+
+
+# Order 2 (the rules differentiated by chainrules.ad): the derivatives of digamma and
+# polygamma are computed through the Hurwitz zeta ufunc, which has a rule; logsumexp,
+# softmax and log_softmax compute their primal with NumPy functions on tracked values.
+ORDER2 = [
+    ("digamma", sp.digamma, (rand(1, 2, 3, low=0.5, high=3.0),), {}),
+    ("psi", sp.psi, (rand(2, 4, low=0.5, high=3.0),), {}),
+    ("polygamma", sp.polygamma, (PrimalAndTangent(np.array([0, 1, 2]), NT), rand(3, 2, 3, low=0.5, high=3.0)), {}),
+    ("zeta", sp.zeta, (PrimalAndTangent(np.array([2.0, 3.5]), NT), rand(4, 2, low=0.5, high=3.0)), {}),
+    ("logsumexp", sp.logsumexp, (rand(5, 3, 4),), {"axis": 1}),
+    ("logsumexp-b", sp.logsumexp, (rand(6, 3, 4), PrimalAndTangent(0, NT), rand(7, 3, 4, low=0.2, high=2.0)), {}),
+    ("logsumexp-complex", sp.logsumexp, (rand(8, 5, dtype=np.complex128),), {}),
+    ("softmax", sp.softmax, (rand(9, 3, 4),), {"axis": 0}),
+    ("log_softmax", sp.log_softmax, (rand(10, 3, 4),), {"axis": None}),
+]
+
+
+@pytest.mark.parametrize("f,args,kw", [c[1:] for c in ORDER2], ids=[c[0] for c in ORDER2])
+def test_order_two(f, args, kw):
+    test_frule(f, *args, fkwargs=kw, order=2)
+    test_rrule(f, *args, fkwargs=kw, order=2)
+
+
+def test_third_derivatives_of_digamma_and_polygamma():
+    from chainrules import ad
+    polygamma = ad.wrap(sp.polygamma)           # a Python function: through its rule
+    for f, x in [(sp.digamma, 1.3), (lambda u: polygamma(1, u), 0.8)]:
+        d3 = ad.derivative(lambda y: ad.derivative(lambda u: ad.derivative(f, u), y), x)
+        n = 3 if f is sp.digamma else 4                      # f''' = polygamma(n, x)
+        assert d3 == pytest.approx(float(sp.polygamma(n, x)), rel=1e-10)
+
+
+def test_zeta_has_no_derivative_in_s():
+    _, ẏ = cr.frule((NT, 1.0, 0.0), sp.zeta, 2.5, 1.5)
+    assert isinstance(ẏ, cr.NotImplementedTangent)

@@ -296,19 +296,19 @@ def _pinv_pullback(a: Any, X: Any, X̄: Any) -> Any:
 @register_frule(np.linalg.pinv, object, ...)
 def pinv_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     _pinv_opts(rest, kw)
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     X = np.linalg.pinv(a, *rest, **kw)
     ȧ = plain(unthunk(tangents[1]))
     if _zero(ȧ):
         return X, ZERO
-    return X, _pinv_pushforward(a, X, np.asarray(ȧ))
+    return X, _pinv_pushforward(a, X, array_or_tracked(ȧ))
 
 
 @register_rrule(np.linalg.pinv, object, ...)
 def pinv_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     _pinv_opts(rest, kw)
-    pa = ProjectTo(a)
-    a = np.asarray(a)
+    pa = project_to(a)
+    a = array_or_tracked(a)
     X = np.linalg.pinv(a, *rest, **kw)
     nrest = (NO,) * len(rest)
 
@@ -316,7 +316,7 @@ def pinv_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         X̄ = seed(X̄, "pinv")
         if _zero(X̄):
             return (NO, _zero_for(pa)) + nrest
-        return (NO, Thunk(lambda: pa(_pinv_pullback(a, X, np.asarray(X̄))))) + nrest
+        return (NO, Thunk(lambda: pa(_pinv_pullback(a, X, array_or_tracked(unthunk(X̄)))))) + nrest
 
     return X, pinv_pullback
 
@@ -327,7 +327,7 @@ def pinv_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
 
 def _lstsq_setup(a: Any, b: Any, rest: Any, kw: Any) -> Any:
     rcond, = _opts("numpy.linalg.lstsq", rest, kw, (("rcond", None),))
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = array_or_tracked(a), array_or_tracked(b)
     out = np.linalg.lstsq(a, b, rcond)
     m, n = a.shape
     cutoff = np.finfo(np.result_type(a.dtype, float)).eps * max(m, n) if rcond is None or rcond < 0 else rcond
@@ -344,28 +344,28 @@ def lstsq_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[A
         return y, ZERO
     vec = b.ndim == 1
     x2, b2 = (x[:, None], b[:, None]) if vec else (x, b)
-    ḃ2 = ZERO if _zero(ḃ) else (np.asarray(ḃ)[:, None] if vec else np.asarray(ḃ))
+    ḃ2 = ZERO if _zero(ḃ) else (array_or_tracked(ḃ)[:, None] if vec else array_or_tracked(ḃ))
     ẋ = ZERO if _zero(ḃ2) else X @ ḃ2
     if not _zero(ȧ):
-        ẋ = _add(ẋ, _pinv_pushforward(a, X, np.asarray(ȧ)) @ b2)
+        ẋ = _add(ẋ, _pinv_pushforward(a, X, array_or_tracked(ȧ)) @ b2)
     # residuals (the squared norms of e = b − a x): x is optimal, so only the
     # explicit dependence counts: ṙ = 2 Re Σ conj(e)·(ḃ − ȧ x)
     ṙ: Any = ZERO
     if res.size:
-        ė = ḃ2 if _zero(ȧ) else _add(ḃ2, -(np.asarray(ȧ) @ x2))
+        ė = ḃ2 if _zero(ȧ) else _add(ḃ2, -(array_or_tracked(ȧ) @ x2))
         e = b2 - a @ x2
         ṙ = (2 * np.sum((e.conj() * ė).real, axis=0)).astype(res.dtype)
     ṡ = ZERO
     if not _zero(ȧ):
         U, sv, Vh = np.linalg.svd(a, full_matrices=False)
-        ṡ = _svd_pushforward(U, sv, Vh, np.asarray(ȧ), False)[1]
+        ṡ = _svd_pushforward(U, sv, Vh, array_or_tracked(ȧ), False)[1]
     ẋ = ẋ[:, 0] if vec and not _zero(ẋ) else ẋ
     return y, Tangent[tuple](ẋ, ṙ, NO, ṡ)  # type: ignore[type-arg]
 
 
 @register_rrule(np.linalg.lstsq, object, object, ...)
 def lstsq_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
-    pa, pb = ProjectTo(a), ProjectTo(b)
+    pa, pb = project_to(a), project_to(b)
     a, b, y, X = _lstsq_setup(a, b, rest, kw)
     x, res, rank, s = y
     vec = b.ndim == 1
@@ -378,9 +378,9 @@ def lstsq_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
         x̄, r̄, s̄ = unthunk(ȳ[0]), unthunk(ȳ[1]), unthunk(ȳ[3])
-        x̄2 = ZERO if _zero(x̄) else (np.asarray(x̄)[:, None] if vec else np.asarray(x̄))
+        x̄2 = ZERO if _zero(x̄) else (array_or_tracked(x̄)[:, None] if vec else array_or_tracked(x̄))
         # residuals: r̄ₖ·2eₖ for b, −r̄ₖ·2eₖ xₖᴴ for a (e = b − a x)
-        er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - a @ x2) * np.real(np.asarray(r̄))
+        er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - a @ x2) * np.real(array_or_tracked(r̄))
 
         def lstsq_ā() -> Any:
             ā = ZERO if _zero(x̄2) else _pinv_pullback(a, X, x̄2 @ _H(b2))
@@ -418,7 +418,7 @@ def _powers(a: Any, n: Any) -> Any:
 
 @register_frule(np.linalg.matrix_power, object, object)
 def matrix_power_frule(tangents: Any, a: Any, n: Any) -> tuple[Any, Any]:
-    a = np.asarray(a)
+    a = array_or_tracked(a)
     y = np.linalg.matrix_power(a, n)
     ȧ = plain(unthunk(tangents[1]))
     n = operator.index(n)
@@ -434,8 +434,8 @@ def matrix_power_frule(tangents: Any, a: Any, n: Any) -> tuple[Any, Any]:
 
 @register_rrule(np.linalg.matrix_power, object, object)
 def matrix_power_rrule(a: Any, n: Any) -> tuple[Any, Pullback]:
-    pa = ProjectTo(a)
-    a = np.asarray(a)
+    pa = project_to(a)
+    a = array_or_tracked(a)
     y = np.linalg.matrix_power(a, n)
     n = operator.index(n)
 

@@ -1,0 +1,358 @@
+"""The registry sweep (issue 22): every function with a registered frule or
+rrule has a sample case here, or an entry of EXCLUDED saying why not and
+where it is tested; a new rule without either fails
+`test_every_registered_function_has_a_sample_case`.  Each case runs
+test_frule and test_rrule at order 1 and 2 in float64, in complex128 where
+the function takes complex, at order 1 in float32, and on array-api-strict
+(the kit's `backend=`) for the rules registered there.  One test per
+dtype/backend loops over the cases and reports every failure in one message.
+
+The sample cases are those the per-family tests already have (their CASES
+and SPECS), plus the element-wise table's rows (every function of one row
+shares its derivative: one generated case per function) and the special
+functions' cases of scipy/test_special.py."""
+
+import cmath
+import math
+import operator
+import sys
+
+import numpy as np
+import pytest
+
+from chainrules import _core
+from chainrules.rulesets.elementwise import TABLE, row_for_numpy_name
+from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
+
+from ._order2 import F32, Case
+from .array_api import test_order2 as array_api_order2
+from .numpy import test_linalg_order2, test_reductions_order2, test_shapes_order2, test_ufuncs_order2
+from .scipy import test_special
+from .test_order2_coverage import _from_a_test, _key, _name, _rule_modules
+
+sp = pytest.importorskip("scipy.special")
+xs = pytest.importorskip("array_api_strict")
+NT = _core.NoTangent()
+
+# ----- the functions left out, each with its reason ----------------------------------------
+
+# whole libraries: the same rule bodies, tested there against the NumPy numbers
+EXCLUDED_LIBRARIES = {
+    lib: "the element-wise table's and the array-API rule bodies on this library: "
+         "tests/rulesets/test_elementwise_interop*.py, tests/rulesets/array_api/test_linalg_ext.py"
+    for lib in ("torch", "jax", "jaxlib", "dask", "array_api_compat", "cupy")
+}
+_HIGHER = "its arguments are functions (rrule_via_ad): tests/rulesets/test_higher_order.py"
+EXCLUDED = {
+    map: _HIGHER, sum: _HIGHER, sorted: _HIGHER, max: _HIGHER, min: _HIGHER,
+    __import__("functools").reduce: _HIGHER, __import__("itertools").accumulate: _HIGHER,
+    np.apply_along_axis: _HIGHER,
+    sys.modules["chainrules.ad.checkpointing"]._checkpoint_call:
+        "chainrules.ad.checkpoint's call, whose argument is a function: tests/ad/test_checkpointing.py",
+}
+# Not swept yet (no sample case written in the time of issue 22's first sweep): the
+# function's __name__ -> the test file (under tests/rulesets/) that covers it.
+TODO_BY_NAME = {
+    "_zeta": "scipy/test_special.py (order 2 and 3)",
+    "trace": "numpy/test_shapes.py", "complex": "python/test_builtins.py", "divmod": "numpy/test_ufuncs.py",
+    "float": "python/test_builtins.py", "phase": "python/test_cmath.py", "polar": "python/test_cmath.py",
+    "rect": "python/test_cmath.py", "dist": "python/test_math.py", "frexp": "numpy/test_ufuncs.py",
+    "fsum": "python/test_math.py", "gamma": "python/test_math.py", "lgamma": "python/test_math.py",
+    "modf": "numpy/test_ufuncs.py", "prod": "python/test_math.py", "angle": "numpy/test_ufuncs.py",
+    "astype": "numpy/test_shapes.py, array_api/test_registration.py", "irfft2": "numpy/test_fft.py",
+    "irfftn": "numpy/test_fft.py", "rfft2": "numpy/test_fft.py", "heaviside": "numpy/test_ufuncs.py",
+    "matrix_norm": "array_api/test_linalg_ext.py", "vector_norm": "array_api/test_linalg_ext.py",
+    "nan_to_num": "numpy/test_ufuncs.py", "sinc": "numpy/test_ufuncs.py", "spacing": "numpy/test_ufuncs.py",
+    "__getitem__": "array_api/test_order2.py (strict getitem)",
+}
+# array-api-strict's linalg functions: array_api/test_linalg_ext.py runs the kit with backend= on them
+STRICT_LINALG = "array_api/test_linalg_ext.py (backend='array_api_strict', order 1 and 2)"
+
+
+def _library(f):
+    mod = getattr(f, "__module__", None) or getattr(type(getattr(f, "__self__", None)), "__module__", "") or ""
+    return mod.split(".")[0].lstrip("_")
+
+
+def _all_rules_nondifferentiable(f):
+    frules, rrules = _core._rules_of(f)
+    kinds = {r.kind for r in frules + rrules}
+    return bool(kinds) and kinds <= {1, 2} and _core._scalar_row(f) is None
+
+
+def registered():
+    """(to sweep, excluded with reason): every function frule/rrule answers for."""
+    todo, excluded = [], {}
+    for f in _core._registered_functions():
+        frules, rrules = _core._rules_of(f)
+        if not (frules or rrules or _core._scalar_row(f) is not None) or _from_a_test(f):
+            continue
+        if _all_rules_nondifferentiable(f):
+            excluded[_key(f)] = "non-differentiable or opt-out declaration: tests/rulesets/python/test_nondiff.py"
+        elif _library(f) in EXCLUDED_LIBRARIES:
+            excluded[_key(f)] = EXCLUDED_LIBRARIES[_library(f)]
+        elif any(_key(f) == _key(g) for g in EXCLUDED if g is not None):
+            excluded[_key(f)] = next(r for g, r in EXCLUDED.items() if g is not None and _key(f) == _key(g))
+        else:
+            todo.append(f)
+    return todo, excluded
+
+
+# ----- the sample cases -----------------------------------------------------------------------
+
+class Sample:
+    """One call of f: `make(dtype, rng)` gives its arguments for a dtype (None: the
+    function does not take that dtype), `fkwargs`, tolerances; `strict` the
+    array-api-strict function to run the NumPy sample through (backend=)."""
+
+    def __init__(self, id, f, make, fkwargs=None, tol=None, strict=None):
+        self.id, self.f, self.make, self.fkwargs, self.tol, self.strict = id, f, make, fkwargs, tol or {}, strict
+
+    def run(self, dtype, order, backend=None):
+        args = self.make(dtype, np.random.default_rng(22))
+        if args is None:
+            return False
+        tol = dict(F32) if dtype == np.float32 else self.tol
+        kw = dict(fkwargs=self.fkwargs, order=order, **tol)
+        if backend is not None:
+            kw.update(backend=backend, backend_f=self.strict)
+        test_frule(self.f, *args, **kw)
+        test_rrule(self.f, *args, **kw)
+        return True
+
+
+def _is_complex(a):
+    a = a.primal if isinstance(a, PrimalAndTangent) else a
+    if isinstance(a, (list, tuple)):
+        return any(_is_complex(v) for v in a)
+    return np.iscomplexobj(a) and not isinstance(a, str)
+
+
+def _cast32(a):
+    if isinstance(a, np.ndarray) and a.dtype == np.float64:
+        return a.astype(np.float32)
+    if isinstance(a, list) and all(isinstance(v, np.ndarray) for v in a):
+        return [_cast32(v) for v in a]
+    return a
+
+
+def from_case(case):
+    """A per-family test's Case: its own (float64 or complex) arguments, float32 by a cast."""
+    complex_ = any(_is_complex(a) for a in case.args)
+    if any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in case.args):
+        return None                                 # the family's own float32 case
+
+    def make(dtype, rng):
+        if dtype == np.complex128:
+            return case.args if complex_ else None
+        if complex_:
+            return None
+        return tuple(_cast32(a) for a in case.args) if dtype == np.float32 else case.args
+    return Sample(case.id, case.f, make, case.fkwargs, case.tol)
+
+
+_SCALAR_MODULES = {math, cmath, operator}
+
+
+def _domain(name, arity, i):
+    if name in ("acosh", "arccosh"):
+        return 1.2, 1.8
+    return (0.2, 0.8) if i == 0 else (1.2, 1.8)
+
+
+def from_row(f, row, scalar, strict=None):
+    """A function of the element-wise table: arguments in the row's smooth domain;
+    Python numbers for the scalar modules' functions, arrays otherwise."""
+    # math's functions and fabs are real only
+    takes_complex = (row.holomorphic or row.complex_rule is not None) and _library(f) != "math" and \
+        getattr(f, "__name__", "") != "fabs"
+
+    def make(dtype, rng):
+        if dtype == np.complex128 and not takes_complex:
+            return None
+        if scalar and dtype == np.float32:
+            return None
+        args = []
+        for i in range(row.arity):
+            lo, hi = _domain(row.name, row.arity, i)
+            if row.name == "ldexp" and i == 1:
+                args.append(PrimalAndTangent(np.array([1, -2, 3]) if not scalar else 2, NT))
+                continue
+            shape = () if scalar else (3,)
+            x = rng.uniform(lo, hi, shape)
+            if dtype == np.complex128:
+                x = x + 1j * rng.uniform(lo, hi, shape)
+            args.append(complex(x) if scalar and dtype == np.complex128 else float(x) if scalar
+                        else np.asarray(x, dtype=dtype))
+        return tuple(args)
+    return Sample(f"{_name(f)}", f, make, strict=strict)
+
+
+def _row_of(f):
+    name = getattr(f, "__name__", "")
+    name = name.strip("_").removeprefix("r") if name.startswith("__r") else name.strip("_")
+    name = {"neg": "negative", "pos": "positive", "truediv": "divide", "mul": "multiply", "sub": "subtract",
+            "mod": "remainder", "floordiv": "floor_divide", "fabs": "abs", "iadd": "add", "isub": "subtract",
+            "imul": "multiply", "itruediv": "divide", "ipow": "pow", "imod": "remainder",
+            "ifloordiv": "floor_divide"}.get(name, name)
+    return TABLE.get(name) or row_for_numpy_name(name)
+
+
+def samples():
+    """{key: [Sample]} for every function with a sample case."""
+    out = {}
+
+    def add(s):
+        if s is not None:
+            out.setdefault(_key(s.f), []).append(s)
+    for mod in (test_reductions_order2, test_shapes_order2, test_ufuncs_order2, test_linalg_order2):
+        for c in mod.CASES:
+            add(from_case(c))
+    for id, f, args, kw in [(c[0], c[1], c[2], c[3]) for c in test_special.ORDER2]:
+        add(from_case(Case(id, f, *args, fkwargs=kw or None)))
+    for f, (lo, hi), _ in test_special.UNARY:
+        add(from_case(Case(f.__name__, f, np.linspace(lo, hi, 5)[1:4])))
+    for f in (sp.xlogy, sp.xlog1py):
+        add(from_case(Case(f.__name__, f, np.array([0.3, 1.2]), np.array([0.7, 2.1]))))
+    for c in array_api_order2._strict_cases():
+        base = from_case(c)
+        if base is not None:
+            add(Sample(c.id, c.f, base.make, c.fkwargs, c.tol, strict=c.backend_f))
+        out.setdefault(_key(c.backend_f), [])       # the strict function: swept through its NumPy twin
+    todo, _ = registered()
+    for f in todo:
+        if _key(f) in out:
+            continue
+        owner = getattr(f, "__self__", None)
+        if isinstance(owner, np.ufunc) and f.__name__ == "outer":
+            row = row_for_numpy_name(owner.__name__)
+            if row is not None:
+                add(from_row(f, row, False))
+            continue
+        row = _row_of(f)
+        if row is None:
+            continue
+        scalar = _library(f) in ("math", "cmath", "operator", "builtins") and not isinstance(f, np.ufunc)
+        if _library(f) == "array_api_strict":
+            twin = getattr(np, row.numpy[0], None) if row.numpy else None
+            if twin is not None:
+                add(from_row(twin, row, False, strict=f))
+                out.setdefault(_key(f), [])
+            continue
+        add(from_row(f, row, scalar))
+    return out
+
+
+# ----- the tests ------------------------------------------------------------------------------
+
+def _listed(f):
+    owner = getattr(f, "__self__", None)
+    if getattr(f, "__name__", None) in TODO_BY_NAME or getattr(owner, "__name__", None) in TODO_BY_NAME:
+        return True
+    return _library(f) == "array_api_strict" and "_linalg" in (getattr(f, "__module__", "") or "")
+
+
+def test_every_registered_function_has_a_sample_case():
+    todo, excluded = registered()
+    assert len(todo) + len(excluded) > 400, len(todo)      # the registry was read
+    have = samples()
+    missing = sorted({_name(f) for f in todo if _key(f) not in have and not _listed(f)})
+    assert not missing, f"{len(missing)} registered functions without a sample case or an EXCLUDED entry: {missing}"
+
+
+# Known failures: a sample id -> the precise cause (strict: a fix makes the test fail until it goes)
+XFAIL = {
+    '.complex.conjugate [complex128, order 2]':
+        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
+    '.complex.conjugate [float64, order 1]':
+        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
+    '.complex.conjugate [float64, order 2]':
+        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
+    'add.outer-scalar [float32, order 1]':
+        'sample: the float32 cast leaves the Python-float 0.7 float64 (mixed precision primal)',
+    'builtins.round [float64, order 2]':
+        "rule: round's rule is restricted to argument types that chainrules.ad's tracked values are not",
+    'clip [float32, order 1]':
+        "rule: clip's frule returns a float64 ΔΩ for float32 x with Python-float bounds (not projected)",
+    'cmath.acos [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.acosh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.asin [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.asinh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.atan [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.atanh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.cos [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.cosh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.exp [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.log [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.log10 [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.sin [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.sinh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.sqrt [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.tan [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'cmath.tanh [float64, order 2]':
+        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
+    'math.ceil [float64, order 2]':
+        "rule/kit: ceil's zero frule differentiated gives 0, the kit's second-order FD of the integer-valued primal gives 1",
+    'ndarray.clip [float32, order 1]':
+        "rule: clip's frule returns a float64 ΔΩ for float32 x with Python-float bounds (not projected)",
+    'numpy.divide [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
+    'numpy.floor_divide [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
+    'numpy.imag [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's imag takes complex only; the strict sweep runs float64",
+    'numpy.power [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
+    'numpy.remainder [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
+    'numpy.subtract [float64, order 1, array_api_strict]':
+        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
+}
+
+
+def _sweep(dtype, order, backend=None):
+    failures, ran = [], 0
+    suffix = f", {backend}]" if backend else "]"
+    tag = f"[{np.dtype(dtype).name}, order {order}{suffix}"
+    passed_xfail = {k for k in XFAIL if k.endswith(tag)}
+    for key, ss in samples().items():
+        for s in ss:
+            if (backend is None) != (s.strict is None):
+                continue
+            try:
+                ran += s.run(dtype, order, backend)
+            except Exception as e:  # noqa: BLE001 - every failure is collected and reported
+                where = f"{s.id} [{np.dtype(dtype).name}, order {order}{', ' + backend if backend else ''}]"
+                if where not in XFAIL:
+                    failures.append(f"{where}: {type(e).__name__}: {str(e)[:400]}")
+                passed_xfail.discard(where)
+    assert ran > 20, ran
+    # strict: a known failure that passes now must leave XFAIL
+    assert not passed_xfail, f"XFAIL entries that pass now (remove them): {sorted(passed_xfail)}"
+    assert not failures, f"{len(failures)} failing:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("dtype,order", [(np.float64, 1), (np.float64, 2), (np.complex128, 1),
+                                         (np.complex128, 2), (np.float32, 1)],
+                         ids=["float64-1", "float64-2", "complex128-1", "complex128-2", "float32-1"])
+def test_sweep(dtype, order):
+    _sweep(dtype, order)
+
+
+def test_sweep_array_api_strict():
+    _sweep(np.float64, 1, backend="array_api_strict")
