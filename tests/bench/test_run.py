@@ -76,6 +76,14 @@ def test_smoke_run_of_real_benchmarks(tmp_path):
         for v, r in b["variants"].items():
             assert r["status"] == "ok", (b["name"], v, r)
             assert len(r["times"]) == 2 and r["median"] > 0 and r["n"] == 2
+    # read_json (the docs' figures read the committed run with it) gives the medians back
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.run import read_json
+    info, medians, baselines = read_json(tmp_path / "results.json")
+    assert info == data["machine"]
+    assert baselines[("dispatch", "SeedChain")] == "bare_math"
+    assert medians[("dispatch", "SeedChain")] == {
+        v: r["median"] for b in data["benchmarks"] if b["name"] == "SeedChain" for v, r in b["variants"].items()}
 
     png = (tmp_path / "chart.png").read_bytes()
     assert png.startswith(PNG_MAGIC) and len(png) > 10_000
