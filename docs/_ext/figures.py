@@ -138,7 +138,7 @@ def bench_panels(outdir, results=os.path.join(ROOT, "bench", "results", "results
             variants = [v for v, t in times.items() if t]
             variants.sort(key=lambda v: times[v])
             y = range(len(variants))
-            colours = ["tab:blue" if v.startswith("chainrules") else
+            colours = ["tab:blue" if v.startswith(("chainrules", "rrule_", "frule_")) else
                        "0.55" if v == baselines[key] else "tab:orange" for v in variants]
             ax.barh(y, [times[v] / base for v in variants], color=colours)
             ax.set_xscale("log")

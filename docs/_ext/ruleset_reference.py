@@ -216,13 +216,17 @@ def render():
 
 
 def write(path):
-    text = render()
+    write_if_changed(path, render())
+
+
+def write_if_changed(path, text):
+    """Write a generated page; unchanged, keep its mtime (Sphinx need not re-read it)."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     old = None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
             old = fh.read()
-    if old != text:                      # unchanged: keep the mtime, Sphinx need not re-read it
+    if old != text:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
 
