@@ -51,14 +51,20 @@ def _parse(path):
     return page
 
 
-def check(root):
-    """The list of problems of the site built in root (empty: all good)."""
-    pages = {}
-    for folder, _, files in os.walk(root):
+def html_pages(root):
+    """The built pages: every .html file but the theme's assets and templates
+    (_static/webpack-macros.html is Jinja, not a page)."""
+    for folder, dirs, files in os.walk(root):
+        if os.path.normpath(folder) == os.path.normpath(root):
+            dirs[:] = [d for d in dirs if d not in ("_static", "_sources", "_images")]
         for name in files:
             if name.endswith(".html"):
-                path = os.path.normpath(os.path.join(folder, name))
-                pages[path] = _parse(path)
+                yield os.path.normpath(os.path.join(folder, name))
+
+
+def check(root):
+    """The list of problems of the site built in root (empty: all good)."""
+    pages = {path: _parse(path) for path in html_pages(root)}
     problems = []
     if not pages:
         return [f"{root}: no html page"]
@@ -93,8 +99,7 @@ def main(argv):
     problems = check(root)
     for p in problems:
         print(p)
-    n = len([1 for _, _, fs in os.walk(root) for f in fs if f.endswith(".html")])
-    print(f"links: {n} pages checked, {len(problems)} broken")
+    print(f"links: {len(list(html_pages(root)))} pages checked, {len(problems)} broken")
     return 1 if problems else 0
 
 
