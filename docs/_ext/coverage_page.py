@@ -16,9 +16,9 @@ import sys
 from ruleset_reference import write_if_changed
 
 
-def render():
+def render(namespaces=None):
     from chainrules import coverage as cov
-    result = cov.census()
+    result = cov.census(namespaces or cov.NAMESPACES)
     lines = [
         "# Coverage",
         "",
