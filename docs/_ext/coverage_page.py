@@ -13,7 +13,7 @@ Generated on every build, not committed (.gitignore).
 import os
 import sys
 
-from ruleset_reference import write_if_changed
+from ruleset_reference import page_extension, write_if_changed
 
 
 def render(namespaces=None):
@@ -91,13 +91,7 @@ def write(path):
     write_if_changed(path, render())
 
 
-def _on_builder_inited(app):
-    write(os.path.join(app.srcdir, "reference", "coverage.md"))
-
-
-def setup(app):
-    app.connect("builder-inited", _on_builder_inited)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+setup = page_extension(os.path.join("reference", "coverage.md"), write)
 
 
 if __name__ == "__main__":
