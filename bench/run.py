@@ -645,6 +645,18 @@ def write_json(path, measured, failed_imports, info, smoke):
     Path(path).write_text("\n".join(lines), encoding="utf-8")
 
 
+def read_json(path):
+    """(machine, {(module, name): {variant: median seconds or None}}, baselines):
+    what `write_json` wrote, for readers of a committed run (docs/_ext/figures.py)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    medians, baselines = {}, {}
+    for b in data["benchmarks"]:
+        key = (b["module"], b["name"])
+        medians[key] = {v: r["median"] for v, r in b["variants"].items()}
+        baselines[key] = b["baseline"]
+    return data["machine"], medians, baselines
+
+
 # ----- the picture ---------------------------------------------------------
 
 # A module with more benchmarks than this is drawn as ratio strips (one dot

@@ -7,7 +7,9 @@ docstrings shown runs), with warnings as errors:
     python -m sphinx -W --keep-going -b doctest docs docs/_build/doctest
 
 chainrules must be installed (the compiled core); the rule-set reference is
-written from its registry at build time by `_ext/ruleset_reference.py`.
+written from its registry at build time by `_ext/ruleset_reference.py`, the
+coverage page from `chainrules.coverage` by `_ext/coverage_page.py`, and the
+figures are drawn by `_ext/figures.py` (matplotlib).
 """
 
 import os
@@ -28,7 +30,12 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
+    # MathJax bundled into _static/mathjax (no CDN): the formulas render offline;
+    # .ci/check_links.py checks that no page loads a script from the network
+    "sphinx-mathjax-offline",
     "ruleset_reference",
+    "coverage_page",
+    "figures",
 ]
 
 # The docstrings write code in single backquotes (`frule`, `x.conj()`), as
@@ -37,6 +44,7 @@ default_role = "code"
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
+# docs/_generated/ holds the figures (docs/_ext/figures.py draws them at every build)
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
@@ -92,6 +100,10 @@ doctest_global_setup = """
 import math, cmath, operator
 import numpy as np
 import chainrules as cr
+try:                     # the PyTorch examples run where torch is installed (:skipif:)
+    import torch
+except ImportError:
+    torch = None
 """
 # The `>>>` examples of docstrings are run by `pytest --doctest-modules` (tests/test_docs.py),
 # in their modules' namespaces; here only the pages' {doctest} blocks run.

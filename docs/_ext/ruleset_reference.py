@@ -216,24 +216,31 @@ def render():
 
 
 def write(path):
-    text = render()
+    write_if_changed(path, render())
+
+
+def write_if_changed(path, text):
+    """Write a generated page; unchanged, keep its mtime (Sphinx need not re-read it)."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     old = None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
             old = fh.read()
-    if old != text:                      # unchanged: keep the mtime, Sphinx need not re-read it
+    if old != text:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
 
 
-def _on_builder_inited(app):
-    write(os.path.join(app.srcdir, "reference", "rulesets.md"))
+def page_extension(relpath, write_page):
+    """The `setup` of an extension that writes a generated page (relpath, in
+    the source folder) with write_page(path) before any page is read."""
+    def setup(app):
+        app.connect("builder-inited", lambda app: write_page(os.path.join(app.srcdir, relpath)))
+        return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return setup
 
 
-def setup(app):
-    app.connect("builder-inited", _on_builder_inited)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+setup = page_extension(os.path.join("reference", "rulesets.md"), write)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 table, JSON and chart; missing peers, failing setups and wrong values become
 rows, not crashes.  No timing is asserted."""
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -76,6 +77,19 @@ def test_smoke_run_of_real_benchmarks(tmp_path):
         for v, r in b["variants"].items():
             assert r["status"] == "ok", (b["name"], v, r)
             assert len(r["times"]) == 2 and r["median"] > 0 and r["n"] == 2
+    # read_json (the docs' figures read the committed run with it) gives the medians back
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    bench_run = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench_run        # `bench` here is tests/bench: load the file
+    try:                                      # (its dataclasses look their module up)
+        spec.loader.exec_module(bench_run)
+        info, medians, baselines = bench_run.read_json(tmp_path / "results.json")
+    finally:
+        del sys.modules[spec.name]
+    assert info == data["machine"]
+    assert baselines[("dispatch", "SeedChain")] == "bare_math"
+    assert medians[("dispatch", "SeedChain")] == {
+        v: r["median"] for b in data["benchmarks"] if b["name"] == "SeedChain" for v, r in b["variants"].items()}
 
     png = (tmp_path / "chart.png").read_bytes()
     assert png.startswith(PNG_MAGIC) and len(png) > 10_000
