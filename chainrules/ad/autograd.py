@@ -25,6 +25,13 @@ autograd's.
 Differences from autograd: `make_hvp` computes H·v by
 forward-over-reverse (`chainrules.ad.hvp`) rather than reverse-over-reverse
 (the same numbers for a symmetric Hessian, which every Hessian is).
+
+Arguments: a Python int is differentiated as a float (autograd refuses it);
+the selected argument must have a tangent space, so a NumPy integer array or
+scalar (a constant, as in `chainrules.ad.gradient`; autograd refuses it too)
+is a TypeError naming the operator, the function and the argument, never a
+zero gradient.  ndarray subclasses (`np.matrix`, `np.ma` arrays; memmap
+excepted) are refused as by every entry point of `chainrules.ad`.
 """
 
 from __future__ import annotations
