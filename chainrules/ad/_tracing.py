@@ -531,6 +531,11 @@ def dispatch(kind: Any, f: Any, args: Any, kwargs: Any) -> Any:
         reflected = _REFLECTED.get(f)
         if reflected is not None:
             return getattr(args[1], reflected)(args[0])
+    elif kind == OP and len(args) == 2 and (type(args[0]) is bool or type(args[1]) is bool):
+        # a bool operand is a constant (no tangent space) whose arithmetic is its int's, to
+        # the bit (x * True is x * 1): as an int, the scalar table (which declines bools) takes it
+        args = (int(args[0]) if type(args[0]) is bool else args[0],
+                int(args[1]) if type(args[1]) is bool else args[1])
     kwargs = kwargs or {}
     top: Any = flat_top(args, kwargs) if type(f) is not Wrapped else _NOT_FLAT
     if top is _NOT_FLAT:

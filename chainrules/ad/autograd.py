@@ -25,6 +25,13 @@ autograd's.
 Differences from autograd: `make_hvp` computes H·v by
 forward-over-reverse (`chainrules.ad.hvp`) rather than reverse-over-reverse
 (the same numbers for a symmetric Hessian, which every Hessian is).
+
+Arguments: a Python int is differentiated as a float (autograd refuses it);
+the selected argument must have a tangent space, so a NumPy integer array or
+scalar (a constant, as in `chainrules.ad.gradient`; autograd refuses it too)
+is a TypeError naming the operator, the function and the argument, never a
+zero gradient.  ndarray subclasses (`np.matrix`, `np.ma` arrays; memmap
+excepted) are refused as by every entry point of `chainrules.ad`.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from typing import Any, Callable
 import numpy as np
 
 from chainrules._core import AbstractZero, StructuralTangent, ZeroTangent, _ad_strip_all
+from chainrules.ad._inputs import has_leaf, no_tangent_space_hint, reject_subclass
 from chainrules.ad._tracing import dataclass_fields, fname, index_tangent
 from chainrules.ad.checkpointing import checkpoint as _checkpoint
 from chainrules.ad.forward import jvp as _jvp
@@ -146,6 +154,25 @@ def _select(who: str, fun: Any, args: tuple[Any, ...], argnum: Any) -> Any:
     return args[argnum] if type(argnum) is int else tuple(args[i] for i in argnum)
 
 
+def _check_argument(op: str, fun: Any, argnum: Any, x: Any) -> None:
+    """The rules of `chainrules.ad._inputs` for the selected argument(s): an
+    ndarray subclass or an argument without a tangent space (a NumPy integer
+    array: autograd refuses it too) is a TypeError, never a zero gradient."""
+    if type(x) is float or (type(x) is np.ndarray and x.dtype.kind in "fc"):
+        return
+    for i, xi in ((argnum, x),) if type(argnum) is int else zip(argnum, x):
+        what = f"argument {i} of {fname(fun)}"
+        reject_subclass(xi, f"{op} ({what})")
+        if not has_leaf(xi):
+            raise TypeError(f"{op}: {what} is {_describe(xi)}, which has no tangent space: "
+                            f"{no_tangent_space_hint((xi,))}")
+
+
+def _describe(x: Any) -> str:
+    p = _ad_strip_all(x)
+    return f"an array of dtype {p.dtype}" if isinstance(p, np.ndarray) else f"a {type(p).__name__}"
+
+
 def _substitute(args: tuple[Any, ...], argnum: Any, x: Any) -> list[Any]:
     new = list(args)
     if type(argnum) is int:
@@ -169,6 +196,7 @@ def _unary_to_nary(unary: Callable[..., Any]) -> Callable[..., Callable[..., Any
 
         def nary_f(*args: Any, **kwargs: Any) -> Any:
             x = _select(op, fun, args, argnum)
+            _check_argument(op, fun, argnum, x)
 
             def unary_f(x: Any) -> Any:
                 return fun(*_substitute(args, argnum, x), **kwargs)

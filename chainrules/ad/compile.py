@@ -67,6 +67,7 @@ from chainrules._core import (
 from chainrules.ad import _tracing
 from chainrules.ad._compile_fuse import lower
 from chainrules.ad._compile_record import CannotRecord, Recorder, is_leaf, replay, scalar_program
+from chainrules.ad._inputs import reject_subclass
 from chainrules.ad._tracing import fname
 from chainrules.ad.forward import _owned, derivative, zero_of
 from chainrules.ad.reverse import _real_scalar, gradient
@@ -227,6 +228,8 @@ class _Compiled:
                 t = float
             if isinstance(x, Tracked):
                 return None             # inside another differentiation: the ordinary engines nest
+            if t is not np.ndarray and isinstance(x, np.ndarray):
+                reject_subclass(x, "compile")
             if self.mode == "forward" and not (t in (float, complex) or isinstance(x, _SCALARS)):
                 return None             # derivative's own error
             if not (t in (float, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "fc")):

@@ -42,6 +42,7 @@ from chainrules._core import (
 )
 from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
+from chainrules.ad._inputs import reject_subclass
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -464,6 +465,7 @@ def _check_input(x: Any, who: str) -> None:
     p = _ad_strip_all(x)
     if isinstance(p, (str, bytes)) or p is None:
         raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")
+    reject_subclass(p, who)
 
 
 def _describe(x: Any) -> Any:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from chainrules._xp import check_tangent
+from chainrules.ad._inputs import reject_subclass
 from chainrules.ad.forward import as_output, basis, jacobian_forward, jacobian_input, jvp, stack_jacobian
 from chainrules.ad.reverse import gradient, jacobian_reverse
 
@@ -29,6 +30,7 @@ def jacobian(f: Callable[[Any], Any], x: Any, *, mode: Literal["forward", "rever
         >>> jacobian(lambda x: np.sin(x) * 2, np.zeros(2), mode="forward")
         array([[2., 0.],
                [0., 2.]])"""
+    reject_subclass(x, "jacobian")
     if mode == "forward":
         return jacobian_forward(f, x)
     if mode == "reverse":
@@ -47,6 +49,7 @@ def hvp(f: Callable[[Any], Any], x: Any, v: Any) -> Any:
         array([6., 0.])"""
     if type(v) is not type(x):
         check_tangent("hvp", "the direction v", v, x)     # arrays of two libraries: TypeError
+    reject_subclass(x, "hvp")
     return jvp(lambda z: gradient(f, z), (x,), (v,))[1]
 
 
@@ -61,6 +64,7 @@ def hessian(f: Callable[[Any], Any], x: Any) -> Any:
         >>> hessian(lambda x: math.sin(x), 0.5)   # -sin(0.5)
         -0.479425538604203"""
     python_number = type(x) in (float, complex, int)
+    reject_subclass(x, "hessian")
     x, shape, dtype = jacobian_input(x)
     cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype, x)]
     if python_number:

@@ -46,6 +46,7 @@ from chainrules._core import (
 )
 from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
+from chainrules.ad._inputs import check_input, has_leaf, no_tangent_space_hint
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -513,7 +514,7 @@ def value_and_gradient(f: Callable[..., _T], *args: Any) -> tuple[_T, Any]:
     with the value."""
     if len(args) == 1 and type(args[0]) is float:
         return _ad_value_and_gradient_scalar(f, args[0], _finish, _value_and_gradient_by_rule)
-    omega, grads = _value_and_gradient(f, args)
+    omega, grads = _value_and_gradient(f, args, "value_and_gradient")
     return omega, (grads[0] if len(args) == 1 else grads)
 
 
@@ -525,11 +526,11 @@ if not TYPE_CHECKING:
     value_and_gradient = _ad_scalar_entry(value_and_gradient, 1, _finish, _value_and_gradient_by_rule)
 
 
-def _value_and_gradient(f: Any, args: Any) -> Any:
+def _value_and_gradient(f: Any, args: Any, who: str = "gradient") -> Any:
     if not args:
-        raise TypeError("gradient(f, *args): give at least one argument to differentiate")
+        raise TypeError(f"{who}(f, *args): give at least one argument to differentiate")
     if not _foreign.plain_numpy(args):
-        _check_inputs(args, "gradient")
+        _check_inputs(args, who)
     omega, pullback = _vjp(f, args)
     _real_scalar(omega, "gradient")
     return omega, pullback(1.0)
@@ -537,12 +538,11 @@ def _value_and_gradient(f: Any, args: Any) -> Any:
 
 def _check_inputs(args: Any, who: str) -> None:
     for a in args:
-        _check_input(a, who)
+        check_input(a, who)
     _foreign.check_libraries(args, who)
-    if not any(_has_leaf(a) for a in args):
-        raise TypeError(f"gradient: no argument has a tangent space (got {_tracing.describe(args)}): "
-                        "differentiate with respect to numbers, float/complex arrays, or containers "
-                        "and dataclasses holding them")
+    if not any(has_leaf(a) for a in args):
+        raise TypeError(f"{who}: no argument has a tangent space (got {_tracing.describe(args)}): "
+                        f"{no_tangent_space_hint(args)}")
 
 
 def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
@@ -560,7 +560,7 @@ def vjp(f: Callable[..., _T], *args: Any) -> tuple[_T, Pullback]:
         (6.0,)"""
     if not _foreign.plain_numpy(args):
         for a in args:
-            _check_input(a, "vjp")
+            check_input(a, "vjp")
         _foreign.check_libraries(args, "vjp")
     return _vjp(f, args)
 
@@ -644,27 +644,6 @@ def jacobian_reverse(f: Any, x: Any) -> Any:
     out_shape = np.shape(p)
     rows = [as_output(x, pullback(e)[0]) for e in basis(out_shape, np.result_type(p, float))]
     return stack_jacobian(rows, out_shape, shape, axis=0, like=x)
-
-
-def _has_leaf(x: Any, depth: int = 0) -> bool:
-    if isinstance(x, Tracked) or is_differentiable_leaf(x):
-        return True
-    if depth > 32:
-        return False
-    if type(x) is list or isinstance(x, tuple):
-        return any(_has_leaf(v, depth + 1) for v in x)
-    if type(x) is dict:
-        return any(_has_leaf(v, depth + 1) for v in x.values())
-    fields = dataclass_fields(x)
-    return fields is not None and any(_has_leaf(v, depth + 1) for v in fields.values())
-
-
-def _check_input(x: Any, who: str) -> None:
-    p = _ad_strip_all(x)
-    if isinstance(p, (str, bytes)) or p is None:
-        raise TypeError(f"{who}: cannot differentiate with respect to a {type(p).__name__}")
-    if isinstance(p, np.ndarray) and p.dtype.kind not in "fciub":
-        raise TypeError(f"{who}: cannot differentiate with respect to an array of dtype {p.dtype}")
 
 
 _tracing.ENGINES[Var] = apply

@@ -181,11 +181,14 @@ def _sign_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
 
 def _pow_dx(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
-    # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
+    # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).  For
+    # p = 0 it is 0·x¹, not 0·x⁻¹: 0^-1 divides by zero (a ZeroDivisionError on
+    # Python floats, 0·inf = nan on arrays), and so did the second derivative
+    # d²/dx² x⁰ at 0 (it is 0), which differentiates this expression.
     zero = x == 0
     safe = xp.where(zero, xp.ones_like(x), x)
-    at0 = p * xp.pow(xp.where(zero, x, xp.ones_like(x)), p - 1)
-    at0 = xp.where(p == 0, xp.zeros_like(at0), at0)
+    exponent = xp.where(p == 0, xp.ones_like(p), p - 1)
+    at0 = p * xp.pow(xp.where(zero, x, xp.ones_like(x)), exponent)
     return xp.where(zero, at0, p * (Ω / safe))
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import TABLE
 from chainrules._xp import through_engines
-from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
+from chainrules.rulesets.elementwise_rules import PRIMALS, register_name, register_row, rules_for
 
 __all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators",
            "register_numpy_on_tracked", "NUMPY_ON_TRACKED",
@@ -102,8 +102,25 @@ def _array_api_strict(module: Any) -> None:
 
 
 def _torch(module: Any) -> None:
+    _torch_ldexp(module)
     register_namespace(module)
     register_operators(module.Tensor, "torch.Tensor")
+
+
+def _torch_ldexp(module: Any) -> None:
+    """torch.ldexp(x, e) with e broadcasting x larger writes into an output of x's
+    shape and resizes it, which PyTorch deprecates with a UserWarning (PyTorch 2.x):
+    its rules compute the same values with x broadcast first (a stand-in with the
+    same rules, which a nested differentiation calls on tracked values)."""
+    plain = module.ldexp
+
+    def ldexp(x: Any, e: Any, **kwargs: Any) -> Any:
+        if isinstance(x, module.Tensor) and isinstance(e, module.Tensor) and x.shape != e.shape:
+            x = module.broadcast_tensors(x, e)[0]
+        return plain(x, e, **kwargs)
+    ldexp.__name__ = ldexp.__qualname__ = "ldexp"
+    PRIMALS[plain] = ldexp
+    register_row(ldexp, TABLE["ldexp"], name="torch.ldexp")
 
 
 def _jax_numpy(module: Any) -> None:

@@ -31,6 +31,19 @@ def test_the_namespace_is_numpy():
     assert cnp.pi == onp.pi and cnp.float64 is onp.float64
 
 
+def test_numpys_subpackages_import_as_modules():
+    # `import chainrules.ad.numpy.random as npr` (autograd's spelling) failed:
+    # chainrules.ad.numpy was a module; in a fresh interpreter, as the first import
+    import subprocess
+    import sys
+    code = ("import chainrules.ad.numpy.random as npr, chainrules.ad.numpy.linalg as la, numpy; "
+            "from chainrules.ad.numpy.fft import fft; import chainrules.ad.numpy as cnp; "
+            "assert npr is numpy.random is cnp.random and la is numpy.linalg and fft is numpy.fft.fft; "
+            "print(npr.default_rng(0).standard_normal(2).shape)")
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "(2,)"
+
+
 @pytest.mark.parametrize("obj", [[1.0, 2.0], [[1, 2], [3, 4]], (1.5, [2.0, 3.0][0]), X, 2.5, []])
 def test_plain_values_give_numpys_arrays(obj):
     for f, g in ((cnp.array, onp.array), (cnp.asarray, onp.asarray), (cnp.asanyarray, onp.asanyarray)):

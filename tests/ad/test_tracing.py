@@ -296,3 +296,27 @@ def test_tangent_types_on_the_right_follow_the_ladder(engine):
     assert D(lambda x: (x + cr.ZeroTangent()) * x, 2.0) == 4.0
     assert D(lambda x: x * cr.ZeroTangent() + x, 2.0) == 1.0
     assert D(lambda x: x + cr.Thunk(lambda: 1.0), 2.0) == 1.0
+
+
+# ----- bools in arithmetic: constants --------------------------------------------------
+
+_BOOL_OPS = ["x + b", "b + x", "x - b", "b - x", "x * b", "b * x", "x / b", "b / x", "x ** b", "b ** x"]
+
+
+@pytest.mark.parametrize("expr", _BOOL_OPS)
+def test_a_bool_operand_is_a_constant(expr):
+    # x * True raised NoRuleError (the scalar table declines bools): a bool has no tangent
+    # space and computes as its int, so the derivative is that of x * 1
+    for b in (True, False) if expr != "x / b" else (True,):
+        f = eval(f"lambda x: {expr}", {"b": b})
+        g = eval(f"lambda x: {expr.replace('b', str(int(b)))}")
+        for x in (2.0, 0.7):
+            want = FDM(g, x)
+            for engine in ENGINES.values():
+                test_approx(engine(f, x), want, rtol=1e-7, atol=1e-9)
+            test_approx(ad.compile(f)(x), want, rtol=1e-7, atol=1e-9)
+            test_approx(ad.hessian(f, x), FDM(lambda y: FDM(g, y), x), rtol=1e-4, atol=1e-6)
+            assert f(x) == g(x)
+        xs = np.array([2.0, 0.7])
+        test_approx(ad.gradient(lambda v: np.sum(f(v)), xs), fd_grad(FDM, lambda v: np.sum(g(v)), xs)[0],
+                    rtol=1e-7, atol=1e-9)

@@ -388,3 +388,56 @@ def test_array_api_compat_numpy_functions_have_rules():
         assert cr.rrule(f, *((x,) if TABLE[name].arity == 1 else (x, x + 1))) is not None, name
     test_rrule(cnp.sign, x + 0.3j)
     test_frule(cnp.sign, x - 0.5j)
+
+
+# ----- the x ** p table at x = 0, to second order ----------------------------------
+
+def _second_derivatives(f, x):
+    """d²f/dx² at x by forward over reverse (ad.hessian), reverse over reverse,
+    forward over forward and reverse over forward."""
+    from chainrules import ad
+    return {"hessian": ad.hessian(f, x),
+            "reverse over reverse": ad.gradient(lambda y: ad.gradient(f, y), x),
+            "forward over forward": ad.derivative(lambda y: ad.derivative(f, y), x),
+            "reverse over forward": ad.gradient(lambda y: ad.derivative(f, y), x)}
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")       # no 0·inf on the way
+def test_pow_at_zero_second_derivatives():
+    # d²/dx² x⁰ at 0 is 0 (x⁰ is 1 everywhere): it raised ZeroDivisionError (0.0 ** -1 in
+    # the row's expression at x = 0) and gave 0·inf on arrays; d²/dp² 0ᵖ (p > 0) is 0
+    from chainrules import ad
+    powers = [("**", lambda x, p: x ** p), ("math.pow", lambda x, p: ad.math.pow(x, p)),
+              ("np.power", np.power)]
+    for name, pw in powers:
+        cases = [(lambda x, pw=pw: pw(x, 0.0), 0.0, 0.0), (lambda x, pw=pw: pw(x, 1.0), 0.0, 0.0),
+                 (lambda x, pw=pw: pw(x, 2.0), 0.0, 2.0), (lambda x, pw=pw: pw(x, 3.0), 0.0, 0.0),
+                 (lambda x, pw=pw: pw(x, 0.0), 1.5, 0.0)]
+        cases += [(lambda p, pw=pw: pw(0.0, p), p, 0.0) for p in (0.5, 1.0, 2.0)]
+        for f, at, want in cases:
+            for x in ((at, np.float64(at)) if name != "math.pow" else (at,)):
+                for how, got in _second_derivatives(f, x).items():
+                    assert got == want, (name, at, type(x).__name__, how, got)
+    # arrays: the Hessian of Σ xᵢ⁰ and of Σ 0^pᵢ
+    assert np.array_equal(ad.hessian(lambda x: np.sum(np.power(x, 0.0)), np.zeros(3)), np.zeros((3, 3)))
+    assert np.array_equal(ad.hessian(lambda x: np.sum(x ** 0.0), np.array([0.0, 1.0])), np.zeros((2, 2)))
+    assert np.array_equal(ad.hessian(lambda p: np.sum(np.power(0.0, p)), np.array([0.5, 2.0])),
+                          np.zeros((2, 2)))
+    # the second derivative away from 0 still agrees with finite differences
+    test_rrule(operator.pow, 0.7, 0.0, order=2)
+    test_rrule(np.power, np.array([0.3, 0.0]) + 0.5, np.array([0.0, 2.0]), order=2)
+
+
+def test_pow_at_zero_first_derivatives_stay_the_tables():
+    # ∂/∂x: 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1; ∂/∂p: 0 for p > 0
+    from chainrules import ad
+    for p, dx in ((0.0, 0.0), (1.0, 1.0), (2.0, 0.0), (3.0, 0.0), (0.5, math.inf)):
+        assert ad.gradient(lambda x: x ** p, 0.0) == dx
+        assert ad.derivative(lambda x: x ** p, 0.0) == dx
+        with np.errstate(divide="ignore"):
+            assert ad.gradient(lambda x: np.power(x, p), np.float64(0.0)) == dx
+            assert np.array_equal(ad.gradient(lambda x: np.sum(np.power(x, p)), np.zeros(2)), [dx, dx])
+        assert cr.rrule(operator.pow, 0.0, p)[1](1.0)[1] == dx
+        if p > 0:
+            assert ad.gradient(lambda q: 0.0 ** q, p) == 0.0
+            assert ad.gradient(lambda q: np.sum(np.power(0.0, q)), np.array([p])) == [0.0]

@@ -186,6 +186,21 @@ def test_torch_float32():
                        rtol=1e-5) >= 40
 
 
+@pytest.mark.filterwarnings("error::UserWarning")
+def test_torch_ldexp_broadcasting_its_first_argument_warns_nothing():
+    # torch.ldexp(x, e) with e broadcasting x larger resized an output of x's shape, which
+    # PyTorch deprecates with a UserWarning (the suite printed it from chainrules/_xp.py)
+    torch = pytest.importorskip("torch")
+    x, e = RNG.standard_normal(3), np.array([[1], [-2]])
+    Ω, pb = cr.rrule(torch.ldexp, torch.asarray(x), torch.asarray(e))
+    np.testing.assert_array_equal(Ω.numpy(), np.ldexp(x, e))
+    ȳ = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(unthunk(pb(torch.asarray(ȳ))[1]).numpy(), np.sum(ȳ * 2.0 ** e, axis=0))
+    ẋ = RNG.standard_normal(3)
+    _, ΔΩ = cr.frule((NT, torch.asarray(ẋ), NT), torch.ldexp, torch.asarray(x), torch.asarray(e))
+    np.testing.assert_allclose(unthunk(ΔΩ).numpy(), ẋ * 2.0 ** e)
+
+
 @pytest.mark.parametrize("name", ["torch-compat", "jax", "array_api_strict"])
 def test_functions_complex(name, request):
     lib = _strict() if name == "array_api_strict" else \

@@ -75,6 +75,8 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
             reject_out(name, kwargs, *refuse[1:])
         Ω = f(arrays, *args, **kwargs)
         projects = [ProjectTo(a) for a in arrays]
+        # one array is a valid sequence (its rows are joined): its cotangent is one array
+        whole = ProjectTo(arrays) if isinstance(arrays, np.ndarray) else None
         originals = [np.shape(a) for a in arrays]
         axis, shapes = layout(arrays, args, kwargs)
         bounds = np.cumsum([s[axis] for s in shapes])[:-1]
@@ -83,10 +85,14 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
         def join_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero):
-                return (NO, _sequence_tangent(arrays, [p(ZERO) for p in projects])) + rest
+                return (NO, _sequence_tangent(arrays, [p(ZERO) for p in projects]) if whole is None
+                        else whole(ZERO)) + rest
             ȳ = np.reshape(unthunk(ȳ), np.shape(Ω))
             pieces = np.split(ȳ, bounds, axis=axis)
             parts = [p(np.reshape(g, s)) for p, g, s in zip(projects, pieces, originals)]
+            if whole is not None:
+                full = _dense(parts, arrays)
+                return (NO, whole(ZERO if full is None else np.stack(full))) + rest
             return (NO, _sequence_tangent(arrays, parts)) + rest
         return Ω, join_pullback
 

@@ -303,6 +303,26 @@ def test_hstack_vstack_dstack_column_stack_append():
     _both(np.append, _array((2, 3)), _array((1, 3)), I(0))
 
 
+def test_joining_one_array_joins_its_rows():
+    # np.vstack(a) of ONE ndarray iterates it (a valid call): the cotangent is one array,
+    # not a Tangent of its rows (which raised "a tangent of ndarray takes keyword fields")
+    import warnings
+    from chainrules import ad
+    joiners = [np.vstack, np.hstack, np.column_stack, np.dstack, np.concatenate, np.stack]
+    for f in joiners:
+        for a in (_array((2, 3)), _array((3,)), _array((2, 3, 2)), _array((2, 2), np.complex128)):
+            if f is np.concatenate and a.ndim == 1:
+                continue            # its rows are 0-d: NumPy refuses them
+            _both(f, a)
+            g = ad.gradient(lambda x: np.sum(np.abs(f(x)) ** 2), a)
+            np.testing.assert_allclose(g, 2 * a)
+    if hasattr(np, "row_stack"):        # deprecated in NumPy 2.0 (an alias of vstack)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            a = _array((2, 3))
+            np.testing.assert_allclose(ad.gradient(lambda x: np.sum(np.row_stack(x) ** 2), a), 2 * a)
+
+
 # ----- splitting --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("f,args", [(np.split, (I(3),)), (np.split, ([1, 4],)), (np.split, (I(2), I(1))),

@@ -11,6 +11,10 @@ NumPy does not do on tracked values is added:
   the tracked values to floats and lose the derivative, so it raises);
 - `r_[...]` and `c_[...]` of tracked values concatenate them.
 
+NumPy's subpackages are importable by autograd's spelling,
+`import chainrules.ad.numpy.random as npr` (also `.linalg`, `.fft`): they are
+NumPy's own modules, as the attributes `chainrules.ad.numpy.random`… are.
+
 Example::
 
     import chainrules.ad.numpy as np
@@ -27,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import builtins as _builtins
+import sys as _sys
 
 import numpy as _np
 
@@ -140,3 +145,8 @@ r_ = _Concatenator(_np.r_, "r_")
 c_ = _Concatenator(_np.c_, "c_")
 
 __all__ = _populate(globals())
+
+# `import chainrules.ad.numpy.random` finds NumPy's module here (the import system looks in
+# sys.modules once the package is imported), so that module import and attribute agree
+for _name in ("random", "linalg", "fft"):
+    _sys.modules[f"{__name__}.{_name}"] = getattr(_np, _name)
