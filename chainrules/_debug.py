@@ -28,12 +28,18 @@ import numpy as np
 
 from chainrules import _core
 
-__all__ = ["debug_mode", "MutationError"]
+__all__ = ["debug_mode", "MutationError", "CompiledReplayError"]
 
 
 class MutationError(RuntimeError):
     """A value a rule or its pullback relies on was mutated in place (debug
     mode): the result would have been silently wrong."""
+
+
+class CompiledReplayError(RuntimeError):
+    """A program of `chainrules.ad.compile`, replayed, gave another answer than
+    the uncompiled engine (debug mode): something it depends on changed
+    without being part of its key."""
 
 
 # ----- snapshots of mutable values --------------------------------------------
