@@ -29,8 +29,10 @@ recorded (`watch_the_world`) makes the call signature not compilable.
 
 import dis
 import functools
+import random
 import sys
 import types
+import warnings
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -62,6 +64,14 @@ def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
         c = todo.pop()
         yield c
         todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+
+
+def imported_names(code: types.CodeType) -> Iterator[str]:
+    """The modules code (and the code it defines) imports."""
+    for c in _codes(code):
+        for ins in dis.get_instructions(c):
+            if ins.opname == "IMPORT_NAME" and isinstance(ins.argval, str):
+                yield ins.argval
 
 
 def global_names(code: types.CodeType) -> tuple[str, ...]:
@@ -102,8 +112,12 @@ class _Walk:
         self.names: set[str] = {"__call__"}     # the attribute names the reached code uses (calls too)
         self.partials: list[functools.partial[Any]] = []
         self.generators: list[Any] = []         # NumPy random generators reached (see watch_the_world)
+        self.modules: list[types.ModuleType] = []   # library modules f's code reads
+        self.world = False                      # f reaches randomness or a clock: watch its recording
 
     def add(self, v: Any) -> None:
+        if type(v) is types.BuiltinFunctionType and _world_call(v):
+            self.world = True
         if type(v) in _LEAVES or v is _ABSENT or id(v) in self.seen:
             return
         self.seen[id(v)] = v
@@ -113,6 +127,10 @@ class _Walk:
         t = type(v)
         if isinstance(v, _NUMPY_RANDOM):
             self.generators.append(v)
+            self.world = True
+        elif isinstance(v, random.Random) or t is types.ModuleType and _world_module(v.__name__) or \
+                t is types.MethodType and _world_call(v):
+            self.world = True
         elif t is types.FunctionType:
             if _library(getattr(v, "__module__", None)):
                 return
@@ -122,8 +140,12 @@ class _Walk:
             g = v.__globals__
             for n in global_names(v.__code__):
                 x = g.get(n, _ABSENT)
-                if type(x) is not types.ModuleType or not _library(x.__name__):
+                if type(x) is types.ModuleType and _library(x.__name__):
+                    self.modules.append(x)          # not watched; but `np.random` is the world
+                else:
                     self.add(x)
+            if any(_world_module(m) for m in imported_names(v.__code__)):
+                self.world = True
             for cell in v.__closure__ or ():
                 try:
                     self.add(cell.cell_contents)
@@ -162,9 +184,8 @@ class _Walk:
     def attributes(self, o: Any) -> Iterator[Any]:
         """The values of o's attributes the reached code names."""
         if type(o) is types.ModuleType:
-            d = o.__dict__
-            for n in self.names & d.keys():
-                yield d[n]
+            for n in self.names & o.__dict__.keys():
+                yield o.__dict__[n]
             return
         cls = o if isinstance(o, type) else type(o)
         d = getattr(o, "__dict__", None) if not isinstance(o, type) else None
@@ -259,14 +280,21 @@ def _slot_value(o: Any, name: str) -> Any:
         return _ABSENT
 
 
-def environment(roots: list[Any], skip_cells: frozenset[int]) -> tuple[tuple[Any, ...] | None, "watch_the_world"]:
+def environment(roots: list[Any], skip_cells: frozenset[int]) -> tuple[tuple[Any, ...] | None, "watch_the_world | None"]:
     """The environment of a program recorded now, from the values f is (its
     function, bound object, partial) and the constant arguments of the call:
     what `_compile_env_holds` checks (or None), and the watch on the outside
-    world to record f in.  skip_cells: f's cells the signature reads (its
-    numbers and arrays)."""
+    world to record f in, when f's code reaches randomness or a clock (a
+    module, a function, a generator of those, `np.random`; None otherwise:
+    the watch costs a profile hook's call per call while recording).
+    skip_cells: f's cells the signature reads (its numbers and arrays)."""
     walk = _Walk()
     walk.run(roots)
+    with warnings.catch_warnings():         # a library module's deprecated names warn when read
+        warnings.simplefilter("ignore")
+        world = walk.world or any(_world_value(getattr(m, n, None)) for m in walk.modules for n in walk.names)
+    if not world:
+        return walk.guards(skip_cells), None
     codes = {c for fn in walk.functions for c in _codes(fn.__code__)}
     return walk.guards(skip_cells), watch_the_world(walk.generators, codes)
 
@@ -286,6 +314,13 @@ def _c_function_module(fn: Any) -> Any:
     if owner is None or type(owner) is types.ModuleType:
         return getattr(owner, "__name__", None) or getattr(fn, "__module__", None)
     return (owner if isinstance(owner, type) else type(owner)).__module__
+
+
+def _world_value(v: Any) -> bool:
+    """v, an attribute of a library module f reads (`np.random`), is randomness or a clock."""
+    t = type(v)
+    return t is types.ModuleType and _world_module(v.__name__) or \
+        t in (types.BuiltinFunctionType, types.MethodType) and _world_call(v) or isinstance(v, _NUMPY_RANDOM)
 
 
 def _world_call(fn: Any) -> bool:

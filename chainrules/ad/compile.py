@@ -386,11 +386,14 @@ class _Compiled:
                     cells[name] = rec.new(v, False)
             if cells:
                 f = _tracing.with_cells(f, cells)
-            with world:
+            if world is None:
                 y = f(*targs, **tkwargs)
+            else:
+                with world:
+                    y = f(*targs, **tkwargs)
         finally:
             _ad_close(tag)
-        if world.seen is not None:
+        if world is not None and world.seen is not None:
             raise CannotRecord(f"a call to {world.seen} (randomness and clocks are not constants "
                                f"a program can hold)")
         nin = ninputs
@@ -543,8 +546,8 @@ def _difference(a: Any, b: Any) -> str | None:
         return None
     if u.ndim == 0:
         return f"{a!r} against {b!r}"
-    i = tuple(int(k) for k in np.argwhere(~close)[0])
-    return f"at index {i}, {u[i]!r} against {v[i]!r}"
+    at = tuple(int(k) for k in np.argwhere(~close)[0])
+    return f"at index {at}, {u[at]!r} against {v[at]!r}"
 
 
 def _by_reference(cell: Any) -> bool:
