@@ -440,87 +440,6 @@ cdef class _ScalarProgram:
         return PyFloat_FromDouble(value), PyFloat_FromDouble(tangent)
 
 
-# ----- the environment: the closure cells and globals a program was recorded with -----
-
-cdef extern from "Python.h":
-    PyObject* PyCell_GET(PyObject* cell)
-    PyObject* _env_get "PyDict_GetItemWithError" (PyObject* d, PyObject* key)   # str keys: no error
-    PyObject* _env_item "PyTuple_GET_ITEM" (object t, Py_ssize_t i)
-
-cdef object _ENV_ABSENT = object()      # a global name not bound (a builtin's name)
-cdef tuple _ENV_BY_VALUE = (int, float, complex, bool)
-
-
-def _compile_env_absent():
-    """The value an environment records for a global name not bound."""
-    return _ENV_ABSENT
-
-
-cdef inline bint _env_same(PyObject* now, PyObject* expected):
-    """now (NULL: not bound) is the value recorded: the same object, or a
-    number of the same type and value."""
-    if now == expected:
-        return True
-    return _env_same_value(now, <object>expected)
-
-
-cdef bint _env_same_value(PyObject* now, object expected):
-    if now == NULL:
-        return expected is _ENV_ABSENT
-    t = type(expected)
-    if type(<object>now) is not t:
-        return False
-    if t in _ENV_BY_VALUE or issubclass(t, _np.number):
-        return bool(<object>now == expected)
-    return False
-
-
-cdef bint _env_holds(object env):
-    """The globals and closure cells of env (compile.py's
-    `_Compiled.environment`: None, or (globals, names, values, cells,
-    values, groups), groups a tuple of (dict, names, values)) hold the
-    values recorded.  Borrowed references throughout: env
-    keeps them alive."""
-    if env is None:
-        return True
-    cdef PyObject* d = _env_item(env, 0)
-    cdef tuple names = <tuple>_env_item(env, 1)
-    cdef tuple values = <tuple>_env_item(env, 2)
-    cdef tuple cells = <tuple>_env_item(env, 3)
-    cdef tuple cvalues = <tuple>_env_item(env, 4)
-    cdef Py_ssize_t i
-    for i in range(PyTuple_GET_SIZE(names)):
-        if not _env_same(_env_get(d, _env_item(names, i)), _env_item(values, i)):
-            return False
-    for i in range(PyTuple_GET_SIZE(cells)):
-        if not _env_same(PyCell_GET(_env_item(cells, i)), _env_item(cvalues, i)):
-            return False
-    if PyTuple_GET_SIZE(env) > 5:       # more dicts: other modules' globals, an object's attributes
-        return _env_groups_hold(<tuple>_env_item(env, 5))
-    return True
-
-
-cdef bint _env_groups_hold(tuple groups):
-    """Each (dict, names, values) of groups holds the values recorded."""
-    cdef Py_ssize_t i, j
-    cdef PyObject* d
-    cdef tuple names, values
-    for i in range(PyTuple_GET_SIZE(groups)):
-        group = <tuple>_env_item(groups, i)
-        d = _env_item(group, 0)
-        names = <tuple>_env_item(group, 1)
-        values = <tuple>_env_item(group, 2)
-        for j in range(PyTuple_GET_SIZE(names)):
-            if not _env_same(_env_get(d, _env_item(names, j)), _env_item(values, j)):
-                return False
-    return True
-
-
-def _compile_env_holds(env):
-    """The environment env still holds (chainrules.ad.compile)."""
-    return _env_holds(env)
-
-
 # ----- the compiled callable: its fast entry -----------------------------------
 
 cdef inline bint _layout_is(object a, object descr, object shape):
@@ -563,6 +482,8 @@ cdef class _CompiledCall:
     def __call__(self, *args, **kwargs):
         cdef double value, tangent
         cdef double x, g
+        if _debug_hooks is not None:        # debug mode: each replay is checked (compile.py)
+            return self.slow(args, kwargs)
         if self.env is not None and not _env_holds(self.env):
             return self.slow(args, kwargs)
         if self.simple and not kwargs and PyTuple_GET_SIZE(args) == 1:

@@ -69,7 +69,7 @@ from chainrules._core import (  # noqa: E402
 
 # The rule sets register themselves on import.
 from chainrules import rulesets as _rulesets  # noqa: E402,F401
-from chainrules._debug import MutationError, debug_mode  # noqa: E402
+from chainrules._debug import CompiledReplayError, MutationError, debug_mode  # noqa: E402
 # the shapes of pullbacks and rules, for annotations
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction  # noqa: E402
 
@@ -95,7 +95,7 @@ def get_include() -> str:
 __all__ = [
     "frule", "rrule", "RuleConfig", "rrule_via_ad", "frule_via_ad",
     "scalar_rule", "register_frule", "register_rrule", "non_differentiable", "opt_out",
-    "derivatives_given_output", "RuleOverwriteWarning", "debug_mode", "MutationError",
+    "derivatives_given_output", "RuleOverwriteWarning", "debug_mode", "MutationError", "CompiledReplayError",
     "AbstractTangent", "AbstractZero", "ZeroTangent", "NoTangent", "NO_FIELDS",
     "AbstractThunk", "Thunk", "thunk", "unthunk", "InplaceableThunk",
     "StructuralTangent", "Tangent", "MutableTangent",

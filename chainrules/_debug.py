@@ -17,6 +17,10 @@ argument and where it changed:
     rrule(numpy.sin, x), then x += 10, then the pullback
     -> MutationError: numpy.sin: argument 1 (x) was mutated in place after
        rrule returned and before its pullback was called (x[0] was 0.5, is 10.5) ...
+
+Debug mode also checks `chainrules.ad.compile`'s contract: each call of a
+compiled function runs the uncompiled engine too, and a replay that differs
+beyond rounding raises `CompiledReplayError` (chainrules/ad/compile.py).
 """
 
 import inspect
@@ -28,12 +32,18 @@ import numpy as np
 
 from chainrules import _core
 
-__all__ = ["debug_mode", "MutationError"]
+__all__ = ["debug_mode", "MutationError", "CompiledReplayError"]
 
 
 class MutationError(RuntimeError):
     """A value a rule or its pullback relies on was mutated in place (debug
     mode): the result would have been silently wrong."""
+
+
+class CompiledReplayError(RuntimeError):
+    """A program of `chainrules.ad.compile`, replayed, gave another answer than
+    the uncompiled engine (debug mode): something it depends on changed
+    without being part of its key."""
 
 
 # ----- snapshots of mutable values --------------------------------------------
@@ -301,6 +311,8 @@ def debug_mode(enabled: bool | None = None) -> bool | _DebugModeSwitch:
     place while its pullback may still be called, a rule must not mutate its
     arguments or tangents, and a pullback must not mutate its cotangent.  A
     violation raises `MutationError` naming the function and the argument.
+    Each call of an `ad.compile`d function is checked against the uncompiled
+    engine (`CompiledReplayError`).
     The checks copy every array argument: for finding bugs, not for
     production.  `debug_mode(True)` switches at once; as a context manager
     (``with chainrules.debug_mode(True): ...``) it restores the previous

@@ -24,29 +24,36 @@ different result records a new program for the same signature (at most
 `CACHE_SIZE` programs per compiled function, the oldest dropped first, as
 `jax.jit`'s cache).
 
-Closed-over values and globals: the numbers and arrays in f's closure cells
-are inputs of the program, read afresh on each call (their types, dtypes and
-shapes are part of the signature; Python ints, bools, strings and None in
-cells by value), so rebinding or mutating a captured array gives fresh
-results.  The other cells and the globals f reads (and the functions and
-lambdas defined in f read) are the program's *environment*, checked on every
-call, the fast entry's included: numbers by value, anything else (functions,
-classes, configs) by identity, a name not bound (a builtin's) as unbound;
-a change records a new program.  Modules are not checked, nor attributes of
-modules or objects, nor what the functions f calls read: those are constants
-of the program, as in `jax.jit` (arrays by reference: an in-place change is
-seen where an operation uses the array).
+The contract (issue 21): a replay gives what `gradient` gives now, for
+everything f reads from the user's code; the contents of containers, the
+libraries and the outside world are constants of the trace.  The numbers and
+arrays in f's closure cells are inputs of the program, read afresh on each
+call (their types, dtypes and shapes are in the signature; ints, bools,
+strings and None in cells by value).  Everything else f can reach is its
+*environment* (`_compile_env.py`), checked on every call, the fast entry's
+included: the globals, closure cells, `__code__`, `__defaults__` and
+`__kwdefaults__` of every Python function reached from f and from its
+constant arguments (through globals, cells, partials, `ad.wrap`, methods,
+properties), and the attributes that code names on the user's objects,
+classes and modules (instance attributes, slots, class attributes along the
+MRO) -- numbers by their bits, anything else by identity; a change records a
+new program.  Not seen: the items of lists, dicts and sets, array elements
+outside the traced operations, and the libraries' own attributes (NumPy,
+math, chainrules…).  A call into randomness or a clock (`random`,
+`numpy.random`, `time`, …) while f is recorded makes its signature run on the
+ordinary engine, with a one-time warning.  In debug mode (`cr.debug_mode`)
+each call also runs the ordinary engine and raises `CompiledReplayError` when
+the answers differ beyond rounding.
 
 What cannot be recorded (an operation on containers of traced values, a
 tuple output, values of an enclosing differentiation) makes that signature
 run on the ordinary engine, with a one-time warning naming the operation.
 """
 
-import dis
 import functools
 import types
 import warnings
-from typing import Any, Callable, TypeGuard
+from typing import Any, Callable
 
 import numpy as np
 
@@ -58,13 +65,14 @@ from chainrules._core import (
     _Traced,
     _ad_close,
     _ad_new_tag,
-    _compile_env_absent,
     _compile_env_holds,
     _compile_miss,
     _compile_project,
     unthunk,
 )
+from chainrules import _debug
 from chainrules.ad import _tracing
+from chainrules.ad._compile_env import environment
 from chainrules.ad._compile_fuse import lower
 from chainrules.ad._compile_record import CannotRecord, Recorder, is_leaf, replay, scalar_program
 from chainrules.ad._inputs import reject_subclass
@@ -76,7 +84,6 @@ __all__ = ["compile", "CACHE_SIZE"]
 
 CACHE_SIZE = 64
 _MISS = _compile_miss()
-_ABSENT = _compile_env_absent()     # an environment's name not in the globals (a builtin)
 
 
 class _Program:
@@ -139,66 +146,24 @@ class _Compiled:
         self.nums: tuple[int, ...] = (argnums,) if isinstance(argnums, int) else argnums
         self.cache: dict[tuple[Any, ...], list[_Program]] = {}     # signature -> programs, most recent first
         self.order: list[tuple[tuple[Any, ...], _Program]] = []   # oldest first, for eviction
-        self.ordinary_keys: set[tuple[Any, ...]] = set()           # signatures left to the ordinary engine
+        # signatures left to the ordinary engine (a dict as an ordered set: bounded like the cache)
+        self.ordinary_keys: dict[tuple[Any, ...], None] = {}
         self.warned: set[str] = set()
-        func, owner, keywords = _function_of(f)
+        func, _, _ = _function_of(f)
         self.cells = [(name, cell) for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())] \
             if func is not None else []
-        self.globals: dict[str, Any] = func.__globals__ if func is not None else {}
-        # the functions f reaches (its callees, its owner's methods): their globals, their
-        # closure cells and the owner's attributes are part of the environment too
-        reached = _reached(func, owner) if func is not None else []
-        names: dict[str, None] = {}
-        groups: dict[int, tuple[dict[str, Any], dict[str, None]]] = {}
-        self.callee_cells: list[Any] = []
-        for g in reached:
-            if g.__globals__ is self.globals:
-                names.update(dict.fromkeys(_global_names(g.__code__)))
-            else:
-                groups.setdefault(id(g.__globals__), (g.__globals__, {}))[1].update(
-                    dict.fromkeys(_global_names(g.__code__)))
-            if g is not func:
-                self.callee_cells.extend(g.__closure__ or ())
-        self.global_names = tuple(names)
-        attrs = getattr(owner, "__dict__", None)
-        if type(attrs) is dict:     # the attributes of the method's object its code may read
-            groups[id(attrs)] = (attrs, dict.fromkeys(n for g in reached for n in _attribute_names(g.__code__)))
-        if type(keywords) is dict and keywords:
-            groups[id(keywords)] = (keywords, dict.fromkeys(keywords))
-        self.groups = [(d, tuple(ns)) for d, ns in groups.values() if ns]
         self.call: Any = None       # the _CompiledCall
 
     # -- the environment ---------------------------------------------------------
 
-    def environment(self) -> tuple[Any, ...] | None:
-        """What a program recorded now depends on besides its inputs: the
-        globals f (and the functions and lambdas it defines) reads and the
-        closure cells the signature does not read (functions, objects), except
-        modules -- (globals, names, their values or _ABSENT, cells, their
-        values), compared on each call by `_compile_env_holds` (numbers by
-        value, anything else by identity); None when there is none."""
-        names, values, cells, cvalues = [], [], [], []
-        for name in self.global_names:
-            v = self.globals.get(name, _ABSENT)
-            if type(v) is not types.ModuleType:
-                names.append(name)
-                values.append(v)
-        for _, cell in self.cells:
-            if _by_reference(cell) and type(cell.cell_contents) is not types.ModuleType:
-                cells.append(cell)
-                cvalues.append(cell.cell_contents)
-        for cell in self.callee_cells:          # a callee's cells: numbers by value too
-            try:
-                v = cell.cell_contents
-            except ValueError:
-                continue
-            if type(v) is not types.ModuleType:
-                cells.append(cell)
-                cvalues.append(v)
-        groups = tuple((d, ns, tuple(d.get(n, _ABSENT) for n in ns)) for d, ns in self.groups)
-        if not names and not cells and not groups:
-            return None
-        return (self.globals, tuple(names), tuple(values), tuple(cells), tuple(cvalues), groups)
+    def environment(self, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...]) -> tuple[Any, Any]:
+        """What a program recorded now for this call depends on besides its
+        inputs (`_compile_env.environment`): what f, its constant arguments
+        and everything they reach can read, but the closure cells the
+        signature reads; and the watch on randomness to record f in."""
+        roots = [self.f] + [a for i, a in enumerate(args) if i not in nums and not _is_input(a)] + \
+            [v for v in kwargs.values() if not _is_input(v)]
+        return environment(roots, frozenset(id(c) for _, c in self.cells if not _by_reference(c)))
 
     def fast_env(self, prog: _Program) -> None:
         """The fast entry's programs (`last_*`) are checked against one
@@ -273,11 +238,13 @@ class _Compiled:
             out = self.run(prog, inputs, args, nums)
             if out is not _MISS:
                 self.remember(prog, args, kwargs, nums)
-                return out
+                return self.checked(out, args, kwargs) if _debug._on else out
         try:
             prog = self.trace(args, kwargs, nums, len(inputs))
         except CannotRecord as e:
-            self.ordinary_keys.add(key)
+            self.ordinary_keys[key] = None
+            if len(self.ordinary_keys) > CACHE_SIZE:        # issue 21 item 12: bounded, oldest out
+                del self.ordinary_keys[next(iter(self.ordinary_keys))]
             self.warn(str(e))
             return self.ordinary(args, kwargs)
         self.add(key, prog)
@@ -285,6 +252,21 @@ class _Compiled:
         if out is _MISS:
             return self.ordinary(args, kwargs)
         self.remember(prog, args, kwargs, nums)
+        return self.checked(out, args, kwargs) if _debug._on else out
+
+    def checked(self, out: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Debug mode: out, the replay's answer, is what the uncompiled engine
+        gives now (up to rounding), or a CompiledReplayError."""
+        expected = self.ordinary(args, kwargs)
+        where = _difference(out, expected)
+        if where is not None:
+            engine = "ad.gradient" if self.mode == "reverse" else "ad.derivative"
+            raise _debug.CompiledReplayError(
+                f"chainrules.ad.compile({fname(self.f)}): the replayed program and the uncompiled "
+                f"engine ({engine}) differ: {where}. Something the program depends on changed "
+                f"without being part of its key (an item of a list or dict, an element of an array "
+                f"read outside the traced operations, a library's attribute: constants of the trace, "
+                f"see ad.compile's docstring); pass such values as arguments. [chainrules debug mode]")
         return out
 
     def remember(self, prog: _Program, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...]) -> None:
@@ -384,7 +366,7 @@ class _Compiled:
     # -- recording ---------------------------------------------------------------
 
     def trace(self, args: tuple[Any, ...], kwargs: dict[str, Any], nums: tuple[int, ...], ninputs: int) -> _Program:
-        env = self.environment()        # before f runs: what it reads
+        env, world = self.environment(args, kwargs, nums)       # before f runs: what it reads
         tag = _ad_new_tag()
         rec = Recorder(tag, self.mode)
         try:
@@ -407,9 +389,16 @@ class _Compiled:
                     cells[name] = rec.new(v, False)
             if cells:
                 f = _tracing.with_cells(f, cells)
-            y = f(*targs, **tkwargs)
+            if world is None:
+                y = f(*targs, **tkwargs)
+            else:
+                with world:
+                    y = f(*targs, **tkwargs)
         finally:
             _ad_close(tag)
+        if world is not None and world.seen is not None:
+            raise CannotRecord(f"a call to {world.seen} (randomness and clocks are not constants "
+                               f"a program can hold)")
         nin = ninputs
         grad_refs = list(range(len(nums)))
         omega_const = None
@@ -469,7 +458,19 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
     them).  mode="forward": `derivative(f, x)` at the scalar argument
     `argnums` (an int).  Each input signature (types; dtypes and shapes of
     arrays) is recorded once and replayed afterwards, guarded by the results
-    of the comparisons and conversions f made (see the module docstring).
+    of the comparisons and conversions f made.
+
+    The contract: a replay gives what `gradient` gives now for everything f
+    reads from your code -- the globals, closure cells, code and defaults of
+    the functions it reaches, the attributes (slots, properties, methods on
+    the class) of your objects and modules -- numbers compared by their bits,
+    anything else by identity, a change recording a new program.  Constants
+    of the trace, not seen after the first call: the items of lists, dicts
+    and sets, and the libraries (monkeypatching `np.tanh` is not supported);
+    pass such values as arguments.  Randomness and clocks (`random`,
+    `numpy.random`, `time`) make f run on the ordinary engine, with a
+    warning.  `chainrules.debug_mode(True)` checks every call against the
+    ordinary engine (`CompiledReplayError`).  See the module docstring.
 
     Example::
 
@@ -509,25 +510,6 @@ def compile(f: Callable[..., Any], mode: str = "reverse", argnums: int | tuple[i
     return call
 
 
-def _global_names(code: types.CodeType) -> tuple[str, ...]:
-    """The global names code reads, and the code of the functions, lambdas
-    and comprehensions it defines (in the order met, once each)."""
-    names: dict[str, None] = {}
-    todo = [code]
-    while todo:
-        c = todo.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str):
-                names.setdefault(ins.argval)
-        todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
-    return tuple(names)
-
-
-# Functions of these packages are not followed into (their globals are the library's own)
-_LIBRARIES = frozenset({"numpy", "scipy", "chainrules", "jax", "jaxlib", "torch", "autograd", "dask",
-                        "array_api_strict", "array_api_compat", "functools", "builtins"})
-
-
 def _function_of(f: Any) -> tuple[types.FunctionType | None, Any, Any]:
     """(the Python function f runs, the object it is bound to or None, a
     partial's keywords or None): a function is itself; a bound method its
@@ -546,52 +528,29 @@ def _function_of(f: Any) -> tuple[types.FunctionType | None, Any, Any]:
     return None, None, None
 
 
-def _followed(g: Any) -> TypeGuard[types.FunctionType]:
-    return type(g) is types.FunctionType and \
-        (getattr(g, "__module__", None) or "").partition(".")[0] not in _LIBRARIES
-
-
-def _reached(func: types.FunctionType, owner: Any) -> list[types.FunctionType]:
-    """func and the Python functions it reaches, once each: the functions its
-    globals and closure cells hold, and the methods of `owner`'s class it
-    names, transitively (library functions are not followed)."""
-    seen: dict[int, types.FunctionType] = {}
-    todo = [func]
-    cls = type(owner) if owner is not None else None
-    while todo:
-        g = todo.pop()
-        if id(g) in seen:
-            continue
-        seen[id(g)] = g
-        for n in _global_names(g.__code__):
-            v = g.__globals__.get(n)
-            if _followed(v):
-                todo.append(v)
-        for cell in g.__closure__ or ():
-            try:
-                v = cell.cell_contents
-            except ValueError:
-                continue
-            if _followed(v):
-                todo.append(v)
-        if cls is not None:
-            for n in _attribute_names(g.__code__):
-                m = getattr(cls, n, None)
-                if _followed(m):
-                    todo.append(m)
-    return list(seen.values())
-
-
-def _attribute_names(code: types.CodeType) -> tuple[str, ...]:
-    """The names code (and the code it defines) uses as attributes, methods and
-    globals (`co_names`): what it may read of an object's attributes."""
-    names: dict[str, None] = {}
-    todo = [code]
-    while todo:
-        c = todo.pop()
-        names.update(dict.fromkeys(c.co_names))
-        todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
-    return tuple(names)
+def _difference(a: Any, b: Any) -> str | None:
+    """Where a replay's answer a and the engine's b differ beyond rounding (a
+    relative 1e-9 of the largest entry: a lowered replay may round apart from
+    the engine in its last bits), or None."""
+    if type(a) is tuple or type(b) is tuple:
+        if type(a) is not tuple or type(b) is not tuple or len(a) != len(b):
+            return f"{a!r} against {b!r}"
+        for i, (u, v) in enumerate(zip(a, b)):
+            where = _difference(u, v)
+            if where is not None:
+                return f"the gradient of argument {i}: {where}"
+        return None
+    u, v = np.asarray(a), np.asarray(b)
+    if u.shape != v.shape or u.dtype.kind != v.dtype.kind:
+        return f"{a!r} against {b!r}"
+    scale = float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0))
+    close = np.isclose(u, v, rtol=1e-9, atol=1e-9 * scale, equal_nan=True)
+    if bool(np.all(close)):
+        return None
+    if u.ndim == 0:
+        return f"{a!r} against {b!r}"
+    at = tuple(int(k) for k in np.argwhere(~close)[0])
+    return f"at index {at}, {u[at]!r} against {v[at]!r}"
 
 
 def _by_reference(cell: Any) -> bool:
