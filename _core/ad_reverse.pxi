@@ -433,8 +433,13 @@ cdef int _ad_sweep_r(_ADNode* node, Adjoints adj) except -1:
         ybar = _read_tangent(ybar, &z, &c, &k)
         if k == T_ZERO:
             return 0
-        if k == T_OTHER:
-            _bad_cotangent(_ad_row_name(node.flags >> N_ROW_SHIFT), ybar)
+        if k == T_OTHER:            # tracked by an enclosing differentiation: its arithmetic
+            name = _ad_row_name(node.flags >> N_ROW_SHIFT)
+            if node.in0 >= 0:
+                adj._add(node.in0, _tracked_cotangent(name, cr_cmplx(node.d0, 0.0), ybar, _REAL_PROJ))
+            if node.in1 >= 0:
+                adj._add(node.in1, _tracked_cotangent(name, cr_cmplx(node.d1, 0.0), ybar, _REAL_PROJ))
+            return 0
         g = creal(z)
     if node.in0 >= 0:
         adj._add(node.in0, cr_np_double(node.d0 * g) if node.flags & N_NP0 else PyFloat_FromDouble(node.d0 * g))

@@ -636,7 +636,11 @@ cdef class _ScalarPullback(_CompiledPullback):
             if self.n == 1:
                 return NO_TANGENT, out
             return NO_TANGENT, out, (NO_TANGENT if self.nd2 else out)
-        _bad_cotangent(self.row.name, dy)
+        a = _tracked_cotangent(self.row.name, cr_cmplx(self.d0, 0.0), out, _REAL_PROJ)
+        if self.n == 1:
+            return NO_TANGENT, a
+        return NO_TANGENT, a, (NO_TANGENT if self.nd2 else
+                               _tracked_cotangent(self.row.name, cr_cmplx(self.d1, 0.0), out, _REAL_PROJ))
 
     def __repr__(self):
         return f"<pullback of {self.row.name}>"
@@ -647,6 +651,22 @@ cdef object _bad_cotangent(str name, object dy):
         raise ValueError(f"pullback of {name}: expected a scalar cotangent, got an array of shape "
                          f"{dy.shape}")
     raise _seed_error(name, dy)
+
+
+# The tangent space of a real scalar input (float, np.float64…): what a
+# tracked cotangent is projected onto (ProjectTo._tracked: its real part).
+cdef ProjectTo _REAL_PROJ = ProjectTo(0.0)
+
+
+cdef object _tracked_cotangent(str name, double complex p, object dy, ProjectTo proj):
+    """conj(p)·ȳ for a seed ȳ tracked by an enclosing differentiation, computed
+    with ȳ's own arithmetic so that the enclosing engine records it, projected
+    by proj (issue 21: a mixed partial ∂x∂y of x·sin(y) seeds the pullback of
+    sin at a plain y with x's tracked value).  Any other seed is refused."""
+    if not isinstance(dy, Tracked):
+        _bad_cotangent(name, dy)
+    c = PyFloat_FromDouble(creal(p)) if cimag(p) == 0.0 else complex(creal(p), -cimag(p))
+    return proj.project(tangent_mul(c, dy))
 
 
 cdef object _pullback_arity_error(str name, Py_ssize_t n):
@@ -692,7 +712,7 @@ cdef class _GenericPullback(_CompiledPullback):
         cdef int k
         cdef Py_ssize_t i
         out = _read_tangent(dy, &z, &c, &k)
-        if k == T_OTHER:
+        if k == T_OTHER and not isinstance(out, Tracked):
             _bad_cotangent(self.row.name, dy)
         res = [NO_TANGENT]
         cdef ProjectTo proj
@@ -702,6 +722,8 @@ cdef class _GenericPullback(_CompiledPullback):
                 res.append(NO_TANGENT)
             elif k == T_ZERO:
                 res.append(out)
+            elif k == T_OTHER:
+                res.append(_tracked_cotangent(self.row.name, self.p0 if i == 0 else self.p1, out, proj))
             else:
                 g = _cmul(_cconj(self.p0 if i == 0 else self.p1), z)
                 if proj.kind == K_FLOAT:

@@ -11,6 +11,14 @@
 cdef dict _structural_classes = {}
 _structural_lock = _threading.Lock()
 
+# A MutableTangent can hold itself (t.x = t), directly or through other
+# tangents (issue 21): every walk of the fields either handles the cycle
+# (repr shows it as "...", pickle and copy rebuild it) or stops with a
+# RecursionError (conj, real, imag, ==, arithmetic) -- never a C stack overflow.
+cdef extern from *:
+    int _repr_enter "Py_ReprEnter" (object o) except -1
+    void _repr_leave "Py_ReprLeave" (object o)
+
 
 cdef inline bint _is_namedtuple_type(object P):
     return isinstance(P, type) and issubclass(P, tuple) and hasattr(P, "_fields")
@@ -169,6 +177,14 @@ cdef class StructuralTangent(AbstractTangent):
     def items(self):
         return list(zip(self.keys(), self))
 
+    cdef object _walk(self, fn, const char* where):
+        """_map(fn) with a guard against a tangent that holds itself."""
+        _enter_recursion(where)
+        try:
+            return self._map(fn)
+        finally:
+            _leave_recursion()
+
     cdef object _map(self, fn):
         b = self._backing
         if isinstance(b, tuple):
@@ -208,18 +224,18 @@ cdef class StructuralTangent(AbstractTangent):
         return construct(P, {k: tangent_add(v, (<dict>tb).get(k, ZERO)) for k, v in pb.items()})
 
     def conj(self):
-        return self._map(_conj)
+        return self._walk(_conj, " in Tangent.conj")
 
     def conjugate(self):
-        return self._map(_conj)
+        return self._walk(_conj, " in Tangent.conj")
 
     @property
     def real(self):
-        return self._map(_real)
+        return self._walk(_real, " in Tangent.real")
 
     @property
     def imag(self):
-        return self._map(_imag)
+        return self._walk(_imag, " in Tangent.imag")
 
     def __eq__(self, other):
         if not isinstance(other, StructuralTangent):
@@ -228,9 +244,13 @@ cdef class StructuralTangent(AbstractTangent):
         if o.primal_type is not self.primal_type:
             return False
         ka, kb = self.keys(), o.keys()
-        for k in set(ka) | set(kb):
-            if not _values_equal(self._get(k) if k in ka else ZERO, o._get(k) if k in kb else ZERO):
-                return False
+        _enter_recursion(" in Tangent ==")
+        try:
+            for k in set(ka) | set(kb):
+                if not _values_equal(self._get(k) if k in ka else ZERO, o._get(k) if k in kb else ZERO):
+                    return False
+        finally:
+            _leave_recursion()
         return True
 
     def __ne__(self, other):
@@ -243,19 +263,35 @@ cdef class StructuralTangent(AbstractTangent):
         return hash((self.primal_type, items))
 
     def __reduce__(self):
+        # the fields as the state, set after the tangent exists: pickle and
+        # copy.deepcopy then rebuild a tangent that holds itself as one object
         return (_rebuild_structural, (type(self).__mro__[1] if hasattr(type(self), "_primal_type") else type(self),
-                                      self.primal_type, self._backing))
+                                      self.primal_type, None), self._backing)
+
+    def __setstate__(self, b):
+        if self._backing is not None:
+            raise TypeError(f"{type(self).__name__}: the fields of a tangent are set when it is built")
+        if not isinstance(b, (tuple, dict)):
+            raise TypeError(f"{type(self).__name__}: fields must be a tuple or a dict, got {type(b).__name__}")
+        self._backing = dict(b) if isinstance(b, dict) else b      # copy.copy: not the original's dict
 
     def __repr__(self):
-        b = self._backing
-        if isinstance(b, tuple):
-            inner = ", ".join(repr(v) for v in b)
-        else:
-            inner = ", ".join(f"{k}={v!r}" for k, v in (<dict>b).items())
+        if _repr_enter(self):
+            return f"{type(self).__name__}(...)"
+        try:
+            b = self._backing
+            if isinstance(b, tuple):
+                inner = ", ".join(repr(v) for v in b)
+            else:
+                inner = ", ".join(f"{k}={v!r}" for k, v in (<dict>b).items())
+        finally:
+            _repr_leave(self)
         return f"{type(self).__name__}({inner})"
 
 
 def _rebuild_structural(base, P, b):
+    """A structural tangent from its parts (pickle, copy); b None: the fields
+    come next, through __setstate__ (pickles written before issue 21 pass them here)."""
     cdef StructuralTangent t = base[P].__new__(base[P])
     t.primal_type = P
     t._backing = b

@@ -183,3 +183,40 @@ def test_reverse_and_forward_ad_do_not_leak():
         ad.gradient(bar, x)
 
     assert_flat(step, 1_500, x, foo, bar)
+
+
+class _Node:
+    pass
+
+
+def test_tangents_that_hold_themselves_and_their_walks_do_not_leak():
+    # (issue 21) the cycle is collected; a walk stopped by its RecursionError
+    # releases what it built.  A low recursion limit keeps the walks short.
+    import pickle
+
+    def step():
+        m = cr.MutableTangent[_Node](a=1.0)
+        m.b = Tangent[tuple](m, 2.0)
+        for walk in (m.conj, lambda: m + m):
+            try:
+                walk()
+            except RecursionError:
+                pass
+        repr(m)
+        pickle.loads(pickle.dumps(m))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)
+    try:
+        assert_flat(step, 400)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_mixed_partials_through_numpy_scalars_do_not_leak():
+    # (issue 21) a scalar ufunc's pullback seeded with an outer tracked value
+    def step():
+        ad.derivative(lambda x: ad.gradient(lambda y: x * np.sin(y) + np.exp(x + np.cos(y)), 0.5), 0.3)
+        ad.gradient(lambda x: ad.gradient(lambda y: np.sin(x + np.hypot(y, 2.0)), np.float64(0.5)), 0.3)
+
+    assert_flat(step, 1_000)

@@ -43,7 +43,8 @@ a rule that cannot compute with tracked values raises a clear NoRuleError
 naming the rule.
 
 `checkpoint(f)` trades time for memory: reverse mode keeps none of f's
-intermediate values and recomputes them in the backward pass.
+intermediate values and recomputes them in the backward pass (with the
+random numbers f drew from NumPy's global generator and `random`'s).
 
 autograd programs run on these engines by changing their imports:
 `chainrules.ad.autograd` has autograd's operators (`grad`, `jacobian`,

@@ -3,6 +3,7 @@ every order and in every mode, closures over differentiated values included;
 the reverse pass really recomputes (the function runs again in the backward
 pass, and a chain of checkpointed segments needs a fraction of the memory)."""
 
+import random
 import tracemalloc
 import warnings
 
@@ -157,8 +158,44 @@ def test_compiled_and_through_autograd_s_name():
     test_approx(cag.grad(lambda x: twice(cag.checkpoint(layer), x))(X), want, rtol=1e-13, atol=1e-13)
 
 
+def dropout(x):
+    """Dropout drawing its mask from NumPy's global generator and from `random`'s."""
+    keep = np.random.binomial(1, 0.6, size=np.shape(x)) * np.array([random.random() < 0.8 for _ in X])
+    return np.tanh(x) * keep / 0.48
+
+
+def _seeded(f, x, seed=7):
+    np.random.seed(seed)
+    random.seed(seed)
+    return f(x), np.random.random(), random.random()
+
+
+@pytest.mark.parametrize("run", ["gradient", "vjp twice", "hvp"])
+def test_a_checkpointed_dropout_keeps_its_mask(run):
+    def loss(g):
+        return lambda x: np.sum(g(x) * x)
+    diff = {
+        "gradient": lambda f, x: ad.gradient(f, x),
+        "vjp twice": lambda f, x: (lambda pb: (pb(1.0)[0], pb(1.0)[0]))(ad.vjp(f, x)[1]),
+        "hvp": lambda f, x: ad.hvp(f, x, V),
+    }[run]
+    # the same seed: the same gradient, and the generators end where they would
+    # without checkpointing (the recomputation leaves them as it found them)
+    want, np_next, py_next = _seeded(lambda x: diff(loss(dropout), x), X)
+    got, np_after, py_after = _seeded(lambda x: diff(loss(ad.checkpoint(dropout)), x), X)
+    for g in (got if run == "vjp twice" else (got,)):
+        test_approx(g, want[0] if run == "vjp twice" else want, rtol=1e-14, atol=1e-15)
+    assert (np_after, py_after) == (np_next, py_next)
+    if run == "gradient":
+        # without the states the recomputation draws another mask: another gradient
+        other, _, _ = _seeded(lambda x: diff(loss(ad.checkpoint(dropout, preserve_rng_state=False)), x), X)
+        assert not np.allclose(other, want)
+
+
 def test_bad_input():
     with pytest.raises(TypeError, match="checkpoint: f must be callable, got int"):
         ad.checkpoint(3)  # type: ignore[arg-type]
     seg = ad.checkpoint(layer)
     assert seg.__name__ == "layer" and seg.__wrapped__ is layer
+    with pytest.raises(TypeError, match="checkpoint: preserve_rng_state must be True or False, got int"):
+        ad.checkpoint(layer, preserve_rng_state=1)  # type: ignore[arg-type]

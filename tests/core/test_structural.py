@@ -175,3 +175,97 @@ def test_list_tangents_add_elementwise_and_rebuild_lists():
     assert cr.add_inplace(t, t) == Tangent[list](2.0, 4.0)
     assert cr.ProjectTo([1.0, True])((1j, 2.0)) == Tangent[list](0.0, cr.NoTangent())
     assert cr.zero_tangent(np.float32(1)) == 0 and type(cr.zero_tangent(np.float32(1))) is np.float32
+
+
+# ----- tangents that hold themselves (issue 21) --------------------------------
+# Run in a subprocess: before the fix, conj() of such a tangent overflowed the C
+# stack, which would kill the whole test run instead of failing one test.
+
+_CYCLES = r"""
+import copy, json, pickle
+import chainrules as cr
+
+class Node:
+    pass
+
+def mutable_self():
+    m = cr.MutableTangent[Node](a=1.0)
+    m.b = m
+    return m
+
+def through_a_tangent():
+    m = cr.MutableTangent[Node](a=1.0)
+    t = cr.Tangent[tuple](m, 2.0)
+    m.b = t
+    return t
+
+walks = {
+    "conj": lambda t: t.conj(), "conjugate": lambda t: t.conjugate(), "real": lambda t: t.real,
+    "imag": lambda t: t.imag, "neg": lambda t: -t, "add": lambda t: t + t, "sub": lambda t: t - t,
+    "scale": lambda t: 2.0 * t, "scale right": lambda t: t * 2.0, "div": lambda t: t / 2.0,
+    "== a copy": lambda t: t == copy.deepcopy(t), "!= a copy": lambda t: t != copy.deepcopy(t),
+    "== itself": lambda t: t == t, "repr": repr,
+    "pickle": lambda t: pickle.loads(pickle.dumps(t)), "deepcopy": copy.deepcopy, "copy": copy.copy,
+    "project": lambda t: cr.ProjectTo((Node(), 2.0) if t.primal_type is tuple else Node())(t),
+}
+out = {}
+for label, make in [("self", mutable_self), ("through", through_a_tangent)]:
+    for name, walk in walks.items():
+        t = make()
+        try:
+            r = walk(t)
+        except RecursionError:
+            out[f"{label} {name}"] = "RecursionError"
+            continue
+        m = r if label == "self" else (r[0] if isinstance(r, cr.Tangent) else None)
+        if name in ("pickle", "deepcopy"):         # rebuilt as one object that holds itself
+            out[f"{label} {name}"] = (r is not t) and (m.b is r)
+        elif name == "copy":                       # shallow: its own fields, the same values
+            out[f"{label} {name}"] = (r is not t) and (r.backing == t.backing)
+        elif name == "project":
+            out[f"{label} {name}"] = r == t if label == "through" else r is t
+        else:
+            out[f"{label} {name}"] = r if isinstance(r, (bool, str)) else type(r).__name__
+# a shallow copy of a MutableTangent does not share its fields
+m = mutable_self()
+c = copy.copy(m)
+c.a = 5.0
+out["copy is independent"] = m.a == 1.0 and c.b is m
+# the depth count comes back after each RecursionError: a deep chain still works
+t = 1.0
+for _ in range(200):
+    t = cr.Tangent[tuple](t, 1.0)
+out["deep chain"] = type(t.conj() + t).__name__
+print(json.dumps(out))
+"""
+
+
+def test_every_walk_of_a_tangent_that_holds_itself_stops_or_handles_the_cycle():
+    import json
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _CYCLES], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"the walks crashed (exit code {proc.returncode}):\n{proc.stderr[-2000:]}"
+    out = json.loads(proc.stdout.splitlines()[-1])
+    for label in ("self", "through"):
+        for name in ("conj", "conjugate", "real", "imag", "neg", "add", "sub", "scale", "scale right", "div",
+                     "== a copy", "!= a copy"):
+            assert out[f"{label} {name}"] == "RecursionError", (label, name, out[f"{label} {name}"])
+        assert out[f"{label} == itself"] is True
+        for name in ("pickle", "deepcopy", "copy", "project"):
+            assert out[f"{label} {name}"] is True, (label, name)
+    assert out["self repr"] == "MutableTangent[Node](a=1.0, b=MutableTangent[Node](...))"
+    assert out["through repr"] == "Tangent[tuple](MutableTangent[Node](a=1.0, b=Tangent[tuple](...)), 2.0)"
+    assert out["copy is independent"] is True
+    assert out["deep chain"] == "Tangent[tuple]"
+
+
+def test_pickles_of_the_old_layout_still_load():
+    # before issue 21 the fields were an argument of the rebuilding function
+    from chainrules._core import _rebuild_structural
+    t = _rebuild_structural(Tangent, Point, (1.0, 2.0))
+    assert t == Tangent[Point](1.0, 2.0)
+    with pytest.raises(TypeError, match="fields of a tangent are set when it is built"):
+        t.__setstate__((3.0, 4.0))
+    with pytest.raises(TypeError, match="fields must be a tuple or a dict, got int"):
+        _rebuild_structural(Tangent, Point, None).__setstate__(3)
