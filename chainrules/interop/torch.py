@@ -29,6 +29,8 @@ import numpy as np
 
 from chainrules import NoTangent, RuleConfig
 from chainrules._protocols import Pullback
+from chainrules.rulesets.elementwise import row_for_numpy_name
+from chainrules.rulesets.elementwise_rules import rules_for
 from chainrules.interop._common import (
     NO,
     ZERO,
@@ -130,12 +132,61 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         check_libraries(who, args, frozenset({"torch"}),
                         "pass torch tensors (torch.as_tensor(x)) to differentiate it with PyTorch")
         leaves = Leaves(args, _is_leaf)
-        host = is_host_only(f)
-        g = f if host else resolve(f, _namespaces())
+        if not leaves.values:
+            _no_tensor(who, args)
+        g = f if is_host_only(f) else resolve(f, _namespaces())
+        if g is not f:
+            kwargs = _numpy_defaults(f, args, kwargs)
+        # a NumPy ufunc without a torch function (np.cbrt, np.spacing) runs on the host too
+        host = g is f and (isinstance(f, np.ufunc) or is_host_only(f))
         return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
     wrap_name(wrapper, "to_torch", f)
     return wrapper
+
+
+def _no_tensor(who: str, args: tuple[Any, ...]) -> None:
+    """TypeError when no argument is a torch tensor (torch.sin(0.5) raises too)."""
+    torch = _torch()
+    if not any(isinstance(e, torch.Tensor) for a in args
+               for e in (a if type(a) in (list, tuple) else (a,))):
+        kinds = ", ".join(type(a).__name__ for a in args) or "no arguments"
+        raise TypeError(f"{who}: no argument is a torch tensor ({kinds}); pass torch tensors "
+                        "(torch.as_tensor(x)) to differentiate it with PyTorch")
+
+
+def _numpy_defaults(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """NumPy's defaults for what the array API requires: np.squeeze(x) drops
+    every axis of length 1, array_api_compat's squeeze needs them named."""
+    if getattr(f, "__name__", None) == "squeeze" and kwargs.get("axis") is None and len(args) == 1 \
+            and f is getattr(np, "squeeze"):
+        return {**kwargs, "axis": tuple(i for i, n in enumerate(args[0].shape) if n == 1)}
+    return kwargs
+
+
+_TWINS: dict[Any, Any] = {}
+
+
+def _twin(f: Any, who: str) -> Any:
+    """(frule, rrule) on torch tensors of a host NumPy function with an
+    element-wise row (np.cbrt, np.fabs), or None: the row's partials computed
+    with torch's operations, the primal on the host through RuleFunction
+    again, so that the cotangents are differentiable at any order."""
+    if f in _TWINS:
+        return _TWINS[f]
+    name = getattr(f, "__name__", "")
+    row = row_for_numpy_name(name) if getattr(np, name, None) is f else None
+    if row is None:
+        _TWINS[f] = None
+        return None
+
+    def on_host(*args: Any) -> Any:
+        leaves = Leaves(args, _is_leaf)
+        return _rule_function().apply(_Plan(f, f, leaves, {}, who, True), *leaves.values)
+
+    on_host.__name__ = on_host.__qualname__ = name
+    _TWINS[f] = rules_for(on_host, row, name=name)
+    return _TWINS[f]
 
 
 def _host_leaf(t: Any, p: Any) -> Any:
@@ -166,15 +217,24 @@ def _not_twice(who: str) -> Any:
     return NotTwice
 
 
+def _not_an_input(y: Any, values: Any) -> Any:
+    return y.view_as(y) if any(y is v for v in values) else y
+
+
 class _Plan:
     """What one call of a wrapped function needs in its forward and backward
     passes (the first, non-tensor, input of RuleFunction)."""
-    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback")
+    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback", "n")
 
     def __init__(self, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str,
                  host: bool) -> None:
         self.f, self.g, self.leaves, self.kwargs, self.who, self.host = f, g, leaves, kwargs, who, host
         self.pullback: Any = None     # the forward pass's, for a backward pass without a graph
+        self.n = len(leaves.values)   # the saved tensors: the n inputs, then the outputs
+
+    def twin(self) -> Any:
+        """The torch rules of a host function (see _twin), or None."""
+        return _twin(self.f, self.who) if self.host and not self.kwargs else None
 
     def args(self, values: Any) -> tuple[Any, ...]:
         """The arguments, with NumPy copies of the tensors for a host rule."""
@@ -203,45 +263,67 @@ def _rule_function() -> Any:
         @staticmethod
         def forward(plan: _Plan, *values: Any) -> Any:
             y, plan.pullback = plan.rrule(values)
-            return torch.as_tensor(np.asarray(y)) if plan.host else y
+            if plan.host:
+                return torch.as_tensor(np.asarray(y))
+            # an input returned as it is (np.positive, np.real of a real tensor): a view
+            # of it, as torch's own functions give, so that it can be saved and tracked
+            if isinstance(y, tuple):
+                return tuple(_not_an_input(e, values) for e in y)
+            return _not_an_input(y, values)
 
         @staticmethod
         def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
             ctx.plan = inputs[0]
-            ctx.save_for_backward(*inputs[1:])
+            # the outputs too, which the pullback may read (exp's is Ω): torch's version
+            # check then refuses a backward pass after either was modified in place
+            outs = output if isinstance(output, tuple) else (output,)
+            ctx.save_for_backward(*inputs[1:], *[o for o in outs if isinstance(o, torch.Tensor)])
             ctx.save_for_forward(*inputs[1:])
 
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
-            plan, values = ctx.plan, ctx.saved_tensors
+            plan = ctx.plan
+            values = ctx.saved_tensors[:plan.n]      # reading them checks their versions
             needed = ctx.needs_input_grad[1:]
+            graph = torch.is_grad_enabled()
+            twin = plan.twin() if graph else None
             # without create_graph the forward pass's pullback serves; with it, the rule
             # runs again on the saved tensors, which autograd tracks, so that its pullback
-            # is differentiated (double backward)
-            pullback = plan.pullback if not torch.is_grad_enabled() and plan.pullback is not None \
-                else plan.rrule(values)[1]
+            # is differentiated (double backward); a host function's with its torch twin
+            if twin is not None:
+                pullback = twin[1](*plan.leaves.rebuild(values))[1]
+            elif graph and not plan.host or plan.pullback is None:
+                pullback = plan.rrule(values)[1]
+            else:
+                pullback = plan.pullback
+            on_host = plan.host and twin is None
             ȳ: Any = grads[0] if len(grads) == 1 else tuple(grads)
-            if plan.host and len(grads) == 1:
+            if on_host and len(grads) == 1:
                 ȳ = ȳ.detach().cpu().numpy()
             out = pullback(to_cr(ȳ, _leaf_in))
-            leaf = _host_leaf if plan.host else _leaf_out
+            leaf = _host_leaf if on_host else _leaf_out
+            if on_host and graph and any(v.requires_grad for v in values):
+                # create_graph=True: the host's cotangents carry no graph; a second
+                # derivative through them must fail, never leave out their terms (a zero
+                # cotangent is exact: its derivative is zero)
+                leaf = lambda c, p: _not_twice(plan.who).apply(_host_leaf(c, p), *values)  # noqa: E731
             cts = plan.leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, plan.who),
                                          values, needed)
-            if plan.host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
-                # create_graph=True: the host's cotangents carry no graph; a second
-                # derivative through them must fail, never leave out their terms
-                cts = [c if c is None else _not_twice(plan.who).apply(c, *values) for c in cts]
             return (None,) + tuple(c if need else None for c, need in zip(cts, needed))
 
         @staticmethod
         def jvp(ctx: Any, *tangents: Any) -> Any:
             plan, values = ctx.plan, ctx.saved_tensors
-            if plan.host:
+            twin = plan.twin()
+            if plan.host and twin is None:
                 raise TypeError(f"{plan.who}: forward mode is not available for a function whose "
                                 "rule runs on the host (scipy.special)")
             ts = plan.leaves.tangents([_leaf_in(t) for t in tangents[1:]])
-            y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, plan.leaves.rebuild(values),
-                                  plan.kwargs)
+            args = plan.leaves.rebuild(values)
+            if twin is not None:
+                y, ẏ = twin[0]((NO,) + ts, *args)
+            else:
+                y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, args, plan.kwargs)
             return from_cr(ẏ, y, _zeros, _leaf_out, plan.who)
 
     _CLASS.append(RuleFunction)
