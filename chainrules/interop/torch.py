@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from chainrules import NoTangent, RuleConfig
+from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import row_for_numpy_name
 from chainrules.rulesets.elementwise_rules import rules_for
@@ -134,15 +135,29 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         leaves = Leaves(args, _is_leaf)
         if not leaves.values:
             _no_tensor(who, args)
-        g = f if is_host_only(f) else resolve(f, _namespaces())
+        g, host = _lookup(f)
         if g is not f:
             kwargs = _numpy_defaults(f, args, kwargs)
-        # a NumPy ufunc without a torch function (np.cbrt, np.spacing) runs on the host too
-        host = g is f and (isinstance(f, np.ufunc) or is_host_only(f))
         return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
     wrap_name(wrapper, "to_torch", f)
     return wrapper
+
+
+def _lookup(f: Any) -> tuple[Any, bool]:
+    """The function whose rule runs on torch tensors, and whether it runs on
+    the host: scipy.special, and a NumPy function without a torch function
+    that has a rule (np.cbrt, np.spacing, np.linalg.norm)."""
+    g = f if is_host_only(f) else resolve(f, _namespaces())
+    if g is not f and not any(_rules_of(g)) and _is_numpy(f):
+        g = f
+    return g, g is f and (is_host_only(f) or _is_numpy(f))
+
+
+def _from_host(a: Any) -> Any:
+    """A NumPy result as a tensor (torch refuses negative strides: np.flip's)."""
+    a = np.asarray(a)
+    return _torch().as_tensor(a.copy() if any(s < 0 for s in a.strides) else a)
 
 
 def _no_tensor(who: str, args: tuple[Any, ...]) -> None:
@@ -155,13 +170,25 @@ def _no_tensor(who: str, args: tuple[Any, ...]) -> None:
                         "(torch.as_tensor(x)) to differentiate it with PyTorch")
 
 
+# NumPy's defaults for what array_api_compat's functions require: np.squeeze(x)
+# drops every axis of length 1, np.transpose(x) reverses the axes
+_DEFAULTS = {"squeeze": ("axis", lambda x: tuple(i for i, n in enumerate(x.shape) if n == 1)),
+             "transpose": ("axes", lambda x: tuple(range(x.ndim))[::-1])}
+
+
 def _numpy_defaults(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """NumPy's defaults for what the array API requires: np.squeeze(x) drops
-    every axis of length 1, array_api_compat's squeeze needs them named."""
-    if getattr(f, "__name__", None) == "squeeze" and kwargs.get("axis") is None and len(args) == 1 \
-            and f is getattr(np, "squeeze"):
-        return {**kwargs, "axis": tuple(i for i, n in enumerate(args[0].shape) if n == 1)}
+    name = getattr(f, "__name__", None)
+    if name in _DEFAULTS and len(args) == 1 and f is getattr(np, name):
+        key, default = _DEFAULTS[name]
+        if kwargs.get(key) is None:
+            return {**kwargs, key: default(args[0])}
     return kwargs
+
+
+def _is_numpy(f: Any) -> bool:
+    """f is a function of numpy, numpy.linalg or numpy.fft (its rule computes with NumPy)."""
+    name = getattr(f, "__name__", None)
+    return isinstance(name, str) and any(getattr(m, name, None) is f for m in (np, np.linalg, np.fft))
 
 
 _TWINS: dict[Any, Any] = {}
@@ -190,8 +217,7 @@ def _twin(f: Any, who: str) -> Any:
 
 
 def _host_leaf(t: Any, p: Any) -> Any:
-    torch = _torch()
-    return torch.as_tensor(np.asarray(t)).to(p.dtype)
+    return _from_host(t).to(p.dtype)
 
 
 def _not_twice(who: str) -> Any:
@@ -213,7 +239,8 @@ def _not_twice(who: str) -> Any:
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
             raise TypeError(f"{who}: second-order derivatives are not available for a function "
-                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+                            "whose rule runs on the host (scipy.special, NumPy without a torch function): "
+                            "its rule computes with NumPy/SciPy")
     return NotTwice
 
 
@@ -264,7 +291,7 @@ def _rule_function() -> Any:
         def forward(plan: _Plan, *values: Any) -> Any:
             y, plan.pullback = plan.rrule(values)
             if plan.host:
-                return torch.as_tensor(np.asarray(y))
+                return _from_host(y)
             # an input returned as it is (np.positive, np.real of a real tensor): a view
             # of it, as torch's own functions give, so that it can be saved and tracked
             if isinstance(y, tuple):
@@ -317,7 +344,7 @@ def _rule_function() -> Any:
             twin = plan.twin()
             if plan.host and twin is None:
                 raise TypeError(f"{plan.who}: forward mode is not available for a function whose "
-                                "rule runs on the host (scipy.special)")
+                                "rule runs on the host (scipy.special, NumPy without a torch function)")
             ts = plan.leaves.tangents([_leaf_in(t) for t in tangents[1:]])
             args = plan.leaves.rebuild(values)
             if twin is not None:
