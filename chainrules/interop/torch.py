@@ -136,7 +136,7 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         if not leaves.values:
             _no_tensor(who, args)
         g, host = _lookup(f)
-        if g is not f:
+        if g is not f and f in _DEFAULTS:
             kwargs = _numpy_defaults(f, args, kwargs)
         return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
@@ -172,16 +172,15 @@ def _no_tensor(who: str, args: tuple[Any, ...]) -> None:
 
 # NumPy's defaults for what array_api_compat's functions require: np.squeeze(x)
 # drops every axis of length 1, np.transpose(x) reverses the axes
-_DEFAULTS = {"squeeze": ("axis", lambda x: tuple(i for i, n in enumerate(x.shape) if n == 1)),
-             "transpose": ("axes", lambda x: tuple(range(x.ndim))[::-1])}
+_DEFAULTS: dict[Any, Any] = {
+    np.squeeze: ("axis", lambda x: tuple(i for i, n in enumerate(x.shape) if n == 1)),
+    np.transpose: ("axes", lambda x: tuple(range(x.ndim))[::-1])}
 
 
 def _numpy_defaults(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    name = getattr(f, "__name__", None)
-    if name in _DEFAULTS and len(args) == 1 and f is getattr(np, name):
-        key, default = _DEFAULTS[name]
-        if kwargs.get(key) is None:
-            return {**kwargs, key: default(args[0])}
+    key, default = _DEFAULTS[f]
+    if len(args) == 1 and kwargs.get(key) is None:
+        return {**kwargs, key: default(args[0])}
     return kwargs
 
 
@@ -245,7 +244,10 @@ def _not_twice(who: str) -> Any:
 
 
 def _not_an_input(y: Any, values: Any) -> Any:
-    return y.view_as(y) if any(y is v for v in values) else y
+    for v in values:
+        if y is v:
+            return y.view_as(y)
+    return y
 
 
 class _Plan:
@@ -303,8 +305,11 @@ def _rule_function() -> Any:
             ctx.plan = inputs[0]
             # the outputs too, which the pullback may read (exp's is Ω): torch's version
             # check then refuses a backward pass after either was modified in place
-            outs = output if isinstance(output, tuple) else (output,)
-            ctx.save_for_backward(*inputs[1:], *[o for o in outs if isinstance(o, torch.Tensor)])
+            if isinstance(output, torch.Tensor):
+                ctx.save_for_backward(*inputs[1:], output)
+            else:
+                outs = output if isinstance(output, tuple) else ()
+                ctx.save_for_backward(*inputs[1:], *[o for o in outs if isinstance(o, torch.Tensor)])
             ctx.save_for_forward(*inputs[1:])
 
         @staticmethod
