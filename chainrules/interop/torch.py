@@ -16,9 +16,17 @@ are registered when it is imported).  Tensors with a floating or complex
 dtype are differentiated, also inside lists, tuples and dicts; everything
 else and every keyword is passed through.  NumPy arrays are refused with a
 TypeError (PyTorch's functions refuse them too): convert with
-`torch.as_tensor`.  scipy.special functions (their rules compute with SciPy)
-run on the host, first order only: differentiating their cotangents again
-raises TypeError naming the function.
+`torch.as_tensor`; so are Python numbers without a tensor (as `torch.sin(0.5)`).
+scipy.special functions (their rules compute with SciPy), and NumPy
+functions PyTorch has no function for, run on the host, first order only:
+differentiating their cotangents again raises TypeError naming the function;
+those with a row in the element-wise table (np.cbrt, np.fabs) take their
+derivatives from it, computed with torch's operations, at any order.
+
+As torch's own functions do, the inputs and outputs are saved for backward:
+modifying either in place before the backward pass raises torch's
+version-counter error; an input returned as it is (np.positive of a real
+tensor) comes back as a view of it.
 """
 
 from __future__ import annotations
@@ -333,12 +341,14 @@ def _rule_function() -> Any:
             if on_host and len(grads) == 1:
                 ȳ = ȳ.detach().cpu().numpy()
             out = pullback(to_cr(ȳ, _leaf_in))
-            leaf = _host_leaf if on_host else _leaf_out
+            leaf: Callable[[Any, Any], Any] = _host_leaf if on_host else _leaf_out
             if on_host and graph and any(v.requires_grad for v in values):
                 # create_graph=True: the host's cotangents carry no graph; a second
                 # derivative through them must fail, never leave out their terms (a zero
                 # cotangent is exact: its derivative is zero)
-                leaf = lambda c, p: _not_twice(plan.who).apply(_host_leaf(c, p), *values)  # noqa: E731
+                def host_once_leaf(t: Any, p: Any) -> Any:
+                    return _not_twice(plan.who).apply(_host_leaf(t, p), *values)
+                leaf = host_once_leaf
             cts = plan.leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, plan.who),
                                          values, needed)
             return (None,) + tuple(c if need else None for c, need in zip(cts, needed))
