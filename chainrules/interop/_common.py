@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from chainrules._core import _rules_of
+from chainrules.rulesets.elementwise import row_for_numpy_name
 from chainrules import (
     AbstractZero,
     NoTangent,
@@ -120,11 +121,15 @@ def resolve(f: Any, namespaces: list[Any]) -> Any:
         return f
     linalg = getattr(np, "linalg")
     if getattr(np, name, None) is f:
-        for ns in namespaces:
-            for n in (name, _ALIASES.get(name)):
-                g = getattr(ns, n, None) if n else None
-                if callable(g) and any(_rules_of(g)):
-                    return g
+        # NumPy's name first, then the names of its element-wise row (np.degrees is
+        # torch's rad2deg, np.rint its round): the engine's function, any order
+        row = row_for_numpy_name(name)
+        for names in ((name, _ALIASES.get(name)), (row.name,) + tuple(row.numpy) if row else ()):
+            for ns in namespaces:
+                for n in names:
+                    g = getattr(ns, n, None) if n else None
+                    if callable(g) and any(_rules_of(g)):
+                        return g
     elif getattr(linalg, name, None) is f:
         for ns in namespaces:
             g = getattr(getattr(ns, "linalg", None), name, None)

@@ -16,9 +16,17 @@ are registered when it is imported).  Tensors with a floating or complex
 dtype are differentiated, also inside lists, tuples and dicts; everything
 else and every keyword is passed through.  NumPy arrays are refused with a
 TypeError (PyTorch's functions refuse them too): convert with
-`torch.as_tensor`.  scipy.special functions (their rules compute with SciPy)
-run on the host, first order only: differentiating their cotangents again
-raises TypeError naming the function.
+`torch.as_tensor`; so are Python numbers without a tensor (as `torch.sin(0.5)`).
+scipy.special functions (their rules compute with SciPy), and NumPy
+functions PyTorch has no function for, run on the host, first order only:
+differentiating their cotangents again raises TypeError naming the function;
+those with a row in the element-wise table (np.cbrt, np.fabs) take their
+derivatives from it, computed with torch's operations, at any order.
+
+As torch's own functions do, the inputs and outputs are saved for backward:
+modifying either in place before the backward pass raises torch's
+version-counter error; an input returned as it is (np.positive of a real
+tensor) comes back as a view of it.
 """
 
 from __future__ import annotations
@@ -28,7 +36,10 @@ from typing import Any, Callable
 import numpy as np
 
 from chainrules import NoTangent, RuleConfig
+from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
+from chainrules.rulesets.elementwise import row_for_numpy_name
+from chainrules.rulesets.elementwise_rules import rules_for
 from chainrules.interop._common import (
     NO,
     ZERO,
@@ -130,17 +141,90 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         check_libraries(who, args, frozenset({"torch"}),
                         "pass torch tensors (torch.as_tensor(x)) to differentiate it with PyTorch")
         leaves = Leaves(args, _is_leaf)
-        host = is_host_only(f)
-        g = f if host else resolve(f, _namespaces())
+        if not leaves.values:
+            _no_tensor(who, args)
+        g, host = _lookup(f)
+        if g is not f and f in _DEFAULTS:
+            kwargs = _numpy_defaults(f, args, kwargs)
         return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
     wrap_name(wrapper, "to_torch", f)
     return wrapper
 
 
-def _host_leaf(t: Any, p: Any) -> Any:
+def _lookup(f: Any) -> tuple[Any, bool]:
+    """The function whose rule runs on torch tensors, and whether it runs on
+    the host: scipy.special, and a NumPy function without a torch function
+    that has a rule (np.cbrt, np.spacing, np.linalg.norm)."""
+    g = f if is_host_only(f) else resolve(f, _namespaces())
+    if g is not f and not any(_rules_of(g)) and _is_numpy(f):
+        g = f
+    return g, g is f and (is_host_only(f) or _is_numpy(f))
+
+
+def _from_host(a: Any) -> Any:
+    """A NumPy result as a tensor (torch refuses negative strides: np.flip's)."""
+    a = np.asarray(a)
+    return _torch().as_tensor(a.copy() if any(s < 0 for s in a.strides) else a)
+
+
+def _no_tensor(who: str, args: tuple[Any, ...]) -> None:
+    """TypeError when no argument is a torch tensor (torch.sin(0.5) raises too)."""
     torch = _torch()
-    return torch.as_tensor(np.asarray(t)).to(p.dtype)
+    if not any(isinstance(e, torch.Tensor) for a in args
+               for e in (a if type(a) in (list, tuple) else (a,))):
+        kinds = ", ".join(type(a).__name__ for a in args) or "no arguments"
+        raise TypeError(f"{who}: no argument is a torch tensor ({kinds}); pass torch tensors "
+                        "(torch.as_tensor(x)) to differentiate it with PyTorch")
+
+
+# NumPy's defaults for what array_api_compat's functions require: np.squeeze(x)
+# drops every axis of length 1, np.transpose(x) reverses the axes
+_DEFAULTS: dict[Any, Any] = {
+    np.squeeze: ("axis", lambda x: tuple(i for i, n in enumerate(x.shape) if n == 1)),
+    np.transpose: ("axes", lambda x: tuple(range(x.ndim))[::-1])}
+
+
+def _numpy_defaults(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    key, default = _DEFAULTS[f]
+    if len(args) == 1 and kwargs.get(key) is None:
+        return {**kwargs, key: default(args[0])}
+    return kwargs
+
+
+def _is_numpy(f: Any) -> bool:
+    """f is a function of numpy, numpy.linalg or numpy.fft (its rule computes with NumPy)."""
+    name = getattr(f, "__name__", None)
+    return isinstance(name, str) and any(getattr(m, name, None) is f for m in (np, np.linalg, np.fft))
+
+
+_TWINS: dict[Any, Any] = {}
+
+
+def _twin(f: Any, who: str) -> Any:
+    """(frule, rrule) on torch tensors of a host NumPy function with an
+    element-wise row (np.cbrt, np.fabs), or None: the row's partials computed
+    with torch's operations, the primal on the host through RuleFunction
+    again, so that the cotangents are differentiable at any order."""
+    if f in _TWINS:
+        return _TWINS[f]
+    name = getattr(f, "__name__", "")
+    row = row_for_numpy_name(name) if getattr(np, name, None) is f else None
+    if row is None:
+        _TWINS[f] = None
+        return None
+
+    def on_host(*args: Any) -> Any:
+        leaves = Leaves(args, _is_leaf)
+        return _rule_function().apply(_Plan(f, f, leaves, {}, who, True), *leaves.values)
+
+    on_host.__name__ = on_host.__qualname__ = name
+    _TWINS[f] = rules_for(on_host, row, name=name)
+    return _TWINS[f]
+
+
+def _host_leaf(t: Any, p: Any) -> Any:
+    return _from_host(t).to(p.dtype)
 
 
 def _not_twice(who: str) -> Any:
@@ -162,19 +246,32 @@ def _not_twice(who: str) -> Any:
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
             raise TypeError(f"{who}: second-order derivatives are not available for a function "
-                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
+                            "whose rule runs on the host (scipy.special, NumPy without a torch function): "
+                            "its rule computes with NumPy/SciPy")
     return NotTwice
+
+
+def _not_an_input(y: Any, values: Any) -> Any:
+    for v in values:
+        if y is v:
+            return y.view_as(y)
+    return y
 
 
 class _Plan:
     """What one call of a wrapped function needs in its forward and backward
     passes (the first, non-tensor, input of RuleFunction)."""
-    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback")
+    __slots__ = ("f", "g", "leaves", "kwargs", "who", "host", "pullback", "n")
 
     def __init__(self, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any], who: str,
                  host: bool) -> None:
         self.f, self.g, self.leaves, self.kwargs, self.who, self.host = f, g, leaves, kwargs, who, host
         self.pullback: Any = None     # the forward pass's, for a backward pass without a graph
+        self.n = len(leaves.values)   # the saved tensors: the n inputs, then the outputs
+
+    def twin(self) -> Any:
+        """The torch rules of a host function (see _twin), or None."""
+        return _twin(self.f, self.who) if self.host and not self.kwargs else None
 
     def args(self, values: Any) -> tuple[Any, ...]:
         """The arguments, with NumPy copies of the tensors for a host rule."""
@@ -203,45 +300,72 @@ def _rule_function() -> Any:
         @staticmethod
         def forward(plan: _Plan, *values: Any) -> Any:
             y, plan.pullback = plan.rrule(values)
-            return torch.as_tensor(np.asarray(y)) if plan.host else y
+            if plan.host:
+                return _from_host(y)
+            # an input returned as it is (np.positive, np.real of a real tensor): a view
+            # of it, as torch's own functions give, so that it can be saved and tracked
+            if isinstance(y, tuple):
+                return tuple(_not_an_input(e, values) for e in y)
+            return _not_an_input(y, values)
 
         @staticmethod
         def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
             ctx.plan = inputs[0]
-            ctx.save_for_backward(*inputs[1:])
+            # the outputs too, which the pullback may read (exp's is Ω): torch's version
+            # check then refuses a backward pass after either was modified in place
+            if isinstance(output, torch.Tensor):
+                ctx.save_for_backward(*inputs[1:], output)
+            else:
+                outs = output if isinstance(output, tuple) else ()
+                ctx.save_for_backward(*inputs[1:], *[o for o in outs if isinstance(o, torch.Tensor)])
             ctx.save_for_forward(*inputs[1:])
 
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
-            plan, values = ctx.plan, ctx.saved_tensors
+            plan = ctx.plan
+            values = ctx.saved_tensors[:plan.n]      # reading them checks their versions
             needed = ctx.needs_input_grad[1:]
+            graph = torch.is_grad_enabled()
+            twin = plan.twin() if graph else None
             # without create_graph the forward pass's pullback serves; with it, the rule
             # runs again on the saved tensors, which autograd tracks, so that its pullback
-            # is differentiated (double backward)
-            pullback = plan.pullback if not torch.is_grad_enabled() and plan.pullback is not None \
-                else plan.rrule(values)[1]
+            # is differentiated (double backward); a host function's with its torch twin
+            if twin is not None:
+                pullback = twin[1](*plan.leaves.rebuild(values))[1]
+            elif graph and not plan.host or plan.pullback is None:
+                pullback = plan.rrule(values)[1]
+            else:
+                pullback = plan.pullback
+            on_host = plan.host and twin is None
             ȳ: Any = grads[0] if len(grads) == 1 else tuple(grads)
-            if plan.host and len(grads) == 1:
+            if on_host and len(grads) == 1:
                 ȳ = ȳ.detach().cpu().numpy()
             out = pullback(to_cr(ȳ, _leaf_in))
-            leaf = _host_leaf if plan.host else _leaf_out
+            leaf: Callable[[Any, Any], Any] = _host_leaf if on_host else _leaf_out
+            if on_host and graph and any(v.requires_grad for v in values):
+                # create_graph=True: the host's cotangents carry no graph; a second
+                # derivative through them must fail, never leave out their terms (a zero
+                # cotangent is exact: its derivative is zero)
+                def host_once_leaf(t: Any, p: Any) -> Any:
+                    return _not_twice(plan.who).apply(_host_leaf(t, p), *values)
+                leaf = host_once_leaf
             cts = plan.leaves.cotangents(tuple(out)[1:], lambda c, p: from_cr(c, p, _zeros, leaf, plan.who),
                                          values, needed)
-            if plan.host and torch.is_grad_enabled() and any(v.requires_grad for v in values):
-                # create_graph=True: the host's cotangents carry no graph; a second
-                # derivative through them must fail, never leave out their terms
-                cts = [c if c is None else _not_twice(plan.who).apply(c, *values) for c in cts]
             return (None,) + tuple(c if need else None for c, need in zip(cts, needed))
 
         @staticmethod
         def jvp(ctx: Any, *tangents: Any) -> Any:
             plan, values = ctx.plan, ctx.saved_tensors
-            if plan.host:
+            twin = plan.twin()
+            if plan.host and twin is None:
                 raise TypeError(f"{plan.who}: forward mode is not available for a function whose "
-                                "rule runs on the host (scipy.special)")
+                                "rule runs on the host (scipy.special, NumPy without a torch function)")
             ts = plan.leaves.tangents([_leaf_in(t) for t in tangents[1:]])
-            y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, plan.leaves.rebuild(values),
-                                  plan.kwargs)
+            args = plan.leaves.rebuild(values)
+            if twin is not None:
+                y, ẏ = twin[0]((NO,) + ts, *args)
+            else:
+                y, ẏ = frule_or_raise("to_torch", plan.f, plan.g, CONFIG, ts, args, plan.kwargs)
             return from_cr(ẏ, y, _zeros, _leaf_out, plan.who)
 
     _CLASS.append(RuleFunction)

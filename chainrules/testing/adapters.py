@@ -14,6 +14,7 @@ from chainrules.interop._common import Leaves, is_host_only, name_of
 from chainrules.testing.backends import to_backend, to_numpy
 from chainrules.testing.check_result import test_approx
 from chainrules.testing.finite_difference_calls import DEFAULT_FDM
+from chainrules.testing.primal_and_tangent import PrimalAndTangent
 from chainrules.testing.rand_tangent import rand_tangent
 
 __all__ = ["test_adapter"]
@@ -22,6 +23,30 @@ __all__ = ["test_adapter"]
 def _is_leaf(x: Any) -> bool:
     return (isinstance(x, np.ndarray) and x.dtype.kind in "fc") or \
         (isinstance(x, (float, complex, np.floating, np.complexfloating)) and not isinstance(x, bool))
+
+
+class _Held:
+    """An argument held fixed (`PrimalAndTangent(x, NoTangent())`): no leaf."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _split(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], Leaves, dict[int, Any]]:
+    """The primals, the leaves (held-fixed arguments are not leaves) and the
+    tangents given with `PrimalAndTangent(x, ẋ)`, by leaf index."""
+    primals = tuple(a.primal if isinstance(a, PrimalAndTangent) else a for a in args)
+    marked = tuple(_Held(a.primal) if isinstance(a, PrimalAndTangent) and isinstance(a.tangent, NoTangent)
+                   else p for a, p in zip(args, primals))
+    leaves = Leaves(marked, _is_leaf)
+    given, k = {}, 0
+    for a, m in zip(args, marked):
+        n = len(Leaves((m,), _is_leaf).values)
+        if isinstance(a, PrimalAndTangent) and n == 1:
+            given[k] = a.tangent
+        k += n
+    return primals, leaves, given
 
 
 class _Engine:
@@ -85,7 +110,10 @@ def test_adapter(f: Callable[..., Any], *args: Any, engine: str = "jax", order: 
     Check `chainrules.interop`'s adapter of f for `engine` ("jax", "torch"
     or "autograd") at `args` (NumPy arrays and floats, converted to the
     engine's arrays; float64 kept, so JAX needs `jax_enable_x64`; other
-    arguments and `kwargs` passed as they are):
+    arguments and `kwargs` passed as they are).  `PrimalAndTangent(x, ẋ)`
+    gives the tangent of the forward-mode check; `PrimalAndTangent(x,
+    NoTangent())` holds x fixed: passed as it is (an array as the engine's),
+    neither differentiated by the engine nor moved by finite differences:
 
     - the primal equals the rule's (`rrule(f, *args)` on NumPy) and f's own
       (`f(*args)`);
@@ -111,14 +139,17 @@ def test_adapter(f: Callable[..., Any], *args: Any, engine: str = "jax", order: 
     eng = _Engine(engine)
     wrapped = ENGINES[engine](f)
     who = f"test_adapter({name_of(f)}, engine={engine!r})"
-    leaves = Leaves(args, _is_leaf)
+    args, leaves, given = _split(args)
     xs = [np.asarray(x) for x in leaves.values]
     exs = [eng.array(x) for x in xs]
 
+    def engine_arg(a: Any) -> Any:
+        a = a.value if isinstance(a, _Held) else a
+        return eng.array(a) if isinstance(a, np.ndarray) else a
+
     def on_engine(*v: Any) -> Any:
-        # the other arrays (a condition, indices) go in as the engine's too
-        return wrapped(*[eng.array(a) if isinstance(a, np.ndarray) else a for a in leaves.rebuild(v)],
-                       **kwargs)
+        # the other arrays (a condition, indices, one held fixed) go in as the engine's too
+        return wrapped(*[engine_arg(a) for a in leaves.rebuild(v)], **kwargs)
 
     def on_numpy(*v: Any) -> Any:
         return to_numpy(on_engine(*[eng.array(np.asarray(x)) for x in v]))
@@ -150,7 +181,7 @@ def test_adapter(f: Callable[..., Any], *args: Any, engine: str = "jax", order: 
 
     # forward mode
     if not is_host_only(f):
-        ẋs = [rand_tangent(x, rng) for x in xs]
+        ẋs = [np.asarray(given[i]) if i in given else rand_tangent(x, rng) for i, x in enumerate(xs)]
         got_jvp = eng.jvp(on_engine, exs, ẋs)
         test_approx(got_jvp, fd_jvp(fdm, on_numpy, *zip(xs, ẋs)),
                     f"{who}: the engine's JVP differs from finite differences", rtol, atol)

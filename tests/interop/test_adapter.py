@@ -91,3 +91,54 @@ def test_the_straight_through_rule_is_what_the_engines_use(engine):
 def test_an_unknown_engine_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown engine 'tf'"):
         test_adapter(np.sin, X, engine="tf")
+
+
+# ----- an argument held fixed: PrimalAndTangent(a, NoTangent()) -------------------
+
+def scaled_sin(x, a):
+    import array_api_compat
+    return a * array_api_compat.array_namespace(x).sin(x)
+
+
+def _register_scaled(x_uses_a=True, a_cotangent=None):
+    """scaled_sin's rules; `x_uses_a=False`: x̄ = cos(x)·ȳ, wrong unless a = 1;
+    `a_cotangent`: a wrong ā (only a check that differentiates a sees it)."""
+    @cr.register_frule(scaled_sin)
+    def _frule(tangents, x, a):
+        import array_api_compat
+        xp = array_api_compat.array_namespace(x)
+        ẋ, ȧ = tangents[1], tangents[2]
+        Δ = (a if x_uses_a else 1.0) * xp.cos(x) * ẋ
+        if not isinstance(ȧ, (cr.NoTangent, cr.ZeroTangent)):
+            Δ = Δ + xp.sin(x) * ȧ
+        return scaled_sin(x, a), Δ
+
+    @cr.register_rrule(scaled_sin)
+    def _rrule(x, a):
+        import array_api_compat
+        xp = array_api_compat.array_namespace(x)
+
+        def scaled_sin_pullback(ȳ):
+            ā = (xp.sin(x) * ȳ).sum() if a_cotangent is None else a_cotangent
+            return cr.NoTangent(), (a if x_uses_a else 1.0) * xp.cos(x) * ȳ, ā
+        return scaled_sin(x, a), scaled_sin_pullback
+
+
+def test_an_argument_held_fixed(engine, registry):
+    from chainrules.testing import PrimalAndTangent
+    # a wrong ā: seen when a is differentiated, never when it is held fixed
+    _register_scaled(a_cotangent=0.0)
+    for a in (1.5, np.array([1.5, 0.5, 2.0])):
+        test_adapter(scaled_sin, X, PrimalAndTangent(a, cr.NoTangent()), engine=engine)
+    with pytest.raises(AssertionError, match="VJP for leaf 1 differs"):
+        test_adapter(scaled_sin, X, 1.5, engine=engine)
+    # a tangent given for x is the one of the JVP check
+    test_adapter(scaled_sin, PrimalAndTangent(X, np.array([1.0, -2.0, 0.5])),
+                 PrimalAndTangent(1.5, cr.NoTangent()), engine=engine)
+
+
+def test_a_wrong_rule_with_an_argument_held_fixed_fails(engine, registry):
+    from chainrules.testing import PrimalAndTangent
+    _register_scaled(x_uses_a=False)
+    with pytest.raises(AssertionError, match=rf"engine='{engine}'\): the engine's (VJP for leaf 0|JVP) differs"):
+        test_adapter(scaled_sin, X, PrimalAndTangent(1.5, cr.NoTangent()), engine=engine)

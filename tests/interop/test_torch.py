@@ -156,3 +156,66 @@ def test_torch_func_vmap_batches_the_rules():
     g = torch.func.vmap(torch.func.grad(lambda v: to_torch(np.sin)(v).sum()))(x)
     torch.testing.assert_close(g, torch.cos(x))
     torch.testing.assert_close(torch.func.vmap(lambda v: to_torch(np.sum)(v, axis=0))(x), x.sum(1))
+
+
+@pytest.mark.parametrize("f, own", [(np.exp, torch.exp), (np.tanh, torch.tanh), (np.sqrt, torch.sqrt)])
+def test_modifying_the_output_in_place_raises_as_torch_does(f, own):
+    # the pullback reads Ω: it is saved for backward, and torch's version check refuses
+    for g in (own, to_torch(f)):
+        x = t(X)
+        y = g(x)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            torch.autograd.grad(y.sum(), x)
+
+
+def test_modifying_the_input_in_place_raises_as_torch_does():
+    for g in (torch.sin, to_torch(np.sin)):
+        x0 = t(X)
+        x = x0 * 1.0
+        y = g(x)
+        x.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            torch.autograd.grad(y.sum(), x0)
+
+
+@pytest.mark.parametrize("f", [np.positive, np.real])
+def test_an_input_returned_as_it_is(f):
+    x = t(X)
+    y = to_torch(f)(x)
+    assert y is not x and y.data_ptr() == x.data_ptr()       # a view, as torch.positive gives
+    torch.testing.assert_close(torch.autograd.grad((y * y).sum(), x)[0], 2 * x.detach())
+
+
+def test_squeeze_without_an_axis_drops_every_length_one_axis():
+    x = torch.rand(1, 3, 1, dtype=torch.float64, requires_grad=True)
+    y = to_torch(np.squeeze)(x)
+    assert y.shape == (3,)
+    g, = torch.autograd.grad((y * y).sum(), x)
+    torch.testing.assert_close(g, 2 * x.detach())
+
+
+@pytest.mark.parametrize("f", [np.cbrt, np.conj, np.degrees, np.radians, np.fabs, np.rint, np.spacing])
+def test_create_graph_through_numpy_functions_without_a_torch_twin_of_the_same_name(f):
+    # np.degrees is torch's rad2deg, np.rint its round; np.cbrt, np.fabs and np.spacing
+    # run on the host, their second derivatives from the element-wise table in torch
+    x = torch.tensor([0.3, 0.7, 1.2], dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(to_torch(f), (x,))
+    torch.autograd.gradgradcheck(to_torch(f), (x,))
+    g, = torch.autograd.grad(to_torch(f)(x).sum(), x, create_graph=True)
+    if f is np.cbrt:
+        torch.testing.assert_close(g, x.detach() ** (-2 / 3) / 3)
+        h = torch.func.grad(lambda u: torch.func.grad(lambda v: torch.func.grad(
+            lambda s: to_torch(f)(s).sum())(v).sum())(u).sum())(x.detach())
+        torch.testing.assert_close(h, 10 / 27 * x.detach() ** (-8 / 3))
+        torch.testing.assert_close(torch.func.jvp(to_torch(f), (x.detach(),), (torch.ones(3, dtype=torch.float64),))[1],
+                                   x.detach() ** (-2 / 3) / 3)
+
+
+def test_python_floats_alone_are_refused_as_torch_does():
+    with pytest.raises(TypeError, match=r"to_torch\(numpy.sin\): no argument is a torch tensor \(float\)"):
+        to_torch(np.sin)(0.5)
+    # beside a tensor, a Python float is a constant
+    x = t(X)
+    g, = torch.autograd.grad(to_torch(np.power)(x, 2.5).sum(), x)
+    torch.testing.assert_close(g, 2.5 * x.detach() ** 1.5)
