@@ -113,6 +113,13 @@ def test_round_is_piecewise_constant(args):
     test_rrule(round, *args[:1], *(PrimalAndTangent(a, NT) for a in args[1:]))
 
 
+def test_round_at_order_two():
+    # the rule differentiated by chainrules.ad: a tracked real number is a real number
+    for args in [(2.7,), (np.float32(1.3),), (2.567, PrimalAndTangent(2, NT))]:
+        test_frule(round, *args, order=2)
+        test_rrule(round, *args, order=2)
+
+
 def test_float_of_numbers_is_the_identity():
     test_scalar(float, 2.5)
     test_scalar(float, np.float32(2.5))
