@@ -69,3 +69,6 @@ def test_abs_of_complex_at_zero_is_zero():
 def test_complex_conjugate(z):
     _both(complex.conjugate, z)
     assert frule((NT, 1j), complex.conjugate, z) == (z.conjugate(), -1j)
+    # the rule differentiated: chainrules.ad's tracked complex numbers are complex numbers
+    test_frule(complex.conjugate, z, order=2)
+    test_rrule(complex.conjugate, z, order=2)
