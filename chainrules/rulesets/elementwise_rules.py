@@ -260,13 +260,13 @@ def _is_complex_value(v: Any) -> Any:
     return np.iscomplexobj(v)
 
 
-def _left_the_reals(xp: Any, Ω: Any) -> bool:
-    """A complex Ω of real Python numbers (cmath.sin(x), (-8.0) ** (1/3)):
+def _left_the_reals(Ω: Any) -> bool:
+    """Ω of real Python numbers is complex (cmath.sin(x), (-8.0) ** (1/3)):
     PYTHON_SCALARS computes in the reals only, so the partials take NumPy's
     namespace, at the arguments made complex (math.sqrt would refuse
     cmath.acos's 1 - x² < 0), and a real argument's cotangent is projected
     there (its real part, at every order, as the C row does at order 1)."""
-    return xp is PYTHON_SCALARS and _is_complex_value(Ω)
+    return bool(_is_complex_value(Ω))
 
 
 def _zero_for(project: Any) -> Any:
@@ -339,6 +339,8 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
     row_zero = row.zero
+    # of real Python numbers only cmath's functions give complex numbers (see _left_the_reals)
+    may_leave_reals = python_scalars and getattr(f, "__module__", None) == "cmath"
 
     def unary_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if kwargs:
@@ -352,7 +354,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
             return Ω, ZERO
         if type(Δx) is not type(x):
             check_tangent(name, "the tangent of x", Δx, x)
-        into_c = _left_the_reals(xp, Ω)
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
         if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         try:
@@ -377,7 +379,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         if python_scalars and xp is np and real_python_scalars(x):
             xp = PYTHON_SCALARS
         Ω = f(x, **kwargs)
-        into_c = _left_the_reals(xp, Ω)
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
         if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         xa = _arr(xp, x, Ω, into_c)
@@ -418,6 +420,8 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
     """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
     row's function of (y, x) (x.__radd__(y) is y + x)."""
     dx, dy = row.partials
+    # of two real Python numbers only a power gives a complex number: (-8.0) ** (1/3)
+    may_leave_reals = python_scalars and row.name == "pow"
     if reflected:
         dx, dy = dy, dx
 
@@ -434,7 +438,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         if python_scalars and xp is np and real_python_scalars(x, y):
             xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
-        into_c = _left_the_reals(xp, Ω)
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
         if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
@@ -463,7 +467,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         if python_scalars and xp is np and real_python_scalars(x, y):
             xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
-        into_c = _left_the_reals(xp, Ω)
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
         if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         xa, ya = _arr(xp, x, Ω, into_c), _arr(xp, y, Ω, into_c)
