@@ -107,13 +107,16 @@ def _of_namespace(xp: Any, Ω: Any) -> bool:
     return isinstance(Ω, _NUMPY_VALUES)
 
 
-def _arr(xp: Any, v: Any, Ω: Any) -> Any:
+def _arr(xp: Any, v: Any, Ω: Any, into_c: bool = False) -> Any:
     """v for the partials' arithmetic: a Python number as a 0-d array of Ω's
     dtype (of its own kind when Ω is an integer array), a NumPy array given to
     another library's function as that library's array; arrays of xp as they
-    are."""
+    are.  `into_c` (see _left_the_reals): a tracked real number as the complex
+    number the function took it for (cmath.acos'(2.0) is -1/sqrt(1 - 4 + 0j))."""
     if xp is PYTHON_SCALARS:
         return v
+    if into_c and isinstance(v, Tracked):
+        return v + 0j
     if isinstance(v, _NUMBERS):
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
@@ -257,6 +260,15 @@ def _is_complex_value(v: Any) -> Any:
     return np.iscomplexobj(v)
 
 
+def _left_the_reals(Ω: Any) -> bool:
+    """Ω of real Python numbers is complex (cmath.sin(x), (-8.0) ** (1/3)):
+    PYTHON_SCALARS computes in the reals only, so the partials take NumPy's
+    namespace, at the arguments made complex (math.sqrt would refuse
+    cmath.acos's 1 - x² < 0), and a real argument's cotangent is projected
+    there (its real part, at every order, as the C row does at order 1)."""
+    return bool(_is_complex_value(Ω))
+
+
 def _zero_for(project: Any) -> Any:
     return ZERO if project.kind else NO
 
@@ -327,6 +339,8 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
     (d,) = row.partials
     complex_rule = row.complex_rule
     row_zero = row.zero
+    # of real Python numbers only cmath's functions give complex numbers (see _left_the_reals)
+    may_leave_reals = python_scalars and getattr(f, "__module__", None) == "cmath"
 
     def unary_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         if kwargs:
@@ -340,10 +354,11 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
             return Ω, ZERO
         if type(Δx) is not type(x):
             check_tangent(name, "the tangent of x", Δx, x)
-        if not _of_namespace(xp, Ω):
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
+        if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         try:
-            xa = _arr(xp, x, Ω)
+            xa = _arr(xp, x, Ω, into_c)
             if not _inexact(xp, xa) and not isinstance(x, _NUMBERS):
                 return Ω, ZERO
             Δx = _tangent(xp, Δx, xa)
@@ -364,9 +379,10 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         if python_scalars and xp is np and real_python_scalars(x):
             xp = PYTHON_SCALARS
         Ω = f(x, **kwargs)
-        if not _of_namespace(xp, Ω):
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
+        if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
-        xa = _arr(xp, x, Ω)
+        xa = _arr(xp, x, Ω, into_c)
         project = _projector(xp, x, xa)
         cplx = complex_rule is not None and _complex(xp, xa)
         if project.kind == 0 or row_zero or (d is None and not cplx):
@@ -404,6 +420,8 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
     """Rules of f(x, y) with the row's partials; `reflected`: f(x, y) is the
     row's function of (y, x) (x.__radd__(y) is y + x)."""
     dx, dy = row.partials
+    # of two real Python numbers only a power gives a complex number: (-8.0) ** (1/3)
+    may_leave_reals = python_scalars and row.name == "pow"
     if reflected:
         dx, dy = dy, dx
 
@@ -420,7 +438,8 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         if python_scalars and xp is np and real_python_scalars(x, y):
             xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
-        if not _of_namespace(xp, Ω):
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
+        if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
         Δx, Δy = unthunk(tangents[1]), unthunk(tangents[2])
         if type(Δx) is not type(x) and not isinstance(Δx, AbstractZero):
@@ -428,7 +447,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         if type(Δy) is not type(y) and not isinstance(Δy, AbstractZero):
             check_tangent(name, "the tangent of y", Δy, y)
         try:
-            xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
+            xa, ya = _arr(xp, x, Ω, into_c), _arr(xp, y, Ω, into_c)
             ΔΩ = None
             if dx is not None and not isinstance(Δx, AbstractZero) and _has_tangent(xp, x, xa):
                 ΔΩ = _times(xp, partial_at(dx, xa, ya, Ω, xp), _tangent(xp, Δx, xa))
@@ -448,9 +467,10 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         if python_scalars and xp is np and real_python_scalars(x, y):
             xp = PYTHON_SCALARS
         Ω = f(x, y, **kwargs)
-        if not _of_namespace(xp, Ω):
+        into_c = may_leave_reals and xp is PYTHON_SCALARS and _left_the_reals(Ω)
+        if into_c or not _of_namespace(xp, Ω):
             xp = namespace(Ω)
-        xa, ya = _arr(xp, x, Ω), _arr(xp, y, Ω)
+        xa, ya = _arr(xp, x, Ω, into_c), _arr(xp, y, Ω, into_c)
         px, py = _projector(xp, x, xa), _projector(xp, y, ya)
         cplx = _inexact(xp, Ω) and _complex(xp, Ω)
 

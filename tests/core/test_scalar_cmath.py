@@ -139,3 +139,25 @@ def test_the_derivative_on_a_branch_cut_is_the_primals_side(f, z, d):
         f.__name__, f.__name__))
     Ω, dΩ = frule((NT, 1.0), nf, np.complex128(z))         # the NumPy row of the C table
     assert abs(dΩ - want) < 1e-8, (dΩ, want)
+
+
+# Order 2 at real arguments (the rows differentiated by chainrules.ad, where the C kernels
+# give way to the table's body on tracked values): the real argument's cotangent is the real
+# part at every order, and the partials are taken at the complex number the function took
+# the real one for, also where the real function is undefined (acos(2.0), sqrt(-2.0)).
+REAL_ORDER2 = [(f, x) for f, xs in ROWS.items() for x in xs if type(x) is float] + [
+    (cmath.acos, 2.0), (cmath.asin, -3.0), (cmath.acosh, 0.5), (cmath.atanh, 2.0)]
+
+
+def test_order_two_at_real_arguments():
+    for f, x in REAL_ORDER2:
+        test_frule(f, x, order=2)
+        test_rrule(f, x, order=2)
+        assert type(rrule(f, x)[1](1j)[1]) is float
+
+
+def test_order_two_of_a_real_power_with_a_complex_result():
+    import operator
+    for p in (1 / 3, 0.5):                  # (-8.0) ** (1/3) is complex in Python
+        test_frule(operator.pow, -8.0, p, order=2)
+        test_rrule(operator.pow, -8.0, p, order=2)

@@ -27,6 +27,7 @@ from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 from ._order2 import F32, Case
 from .array_api import test_order2 as array_api_order2
 from .numpy import test_linalg_order2, test_reductions_order2, test_shapes_order2, test_ufuncs_order2
+from .python import test_builtins, test_cmath, test_math
 from .scipy import test_special
 from .test_order2_coverage import _from_a_test, _key, _name, _rule_modules
 
@@ -54,11 +55,10 @@ EXCLUDED = {
 # function's __name__ -> the test file (under tests/rulesets/) that covers it.
 TODO_BY_NAME = {
     "_zeta": "scipy/test_special.py (order 2 and 3)",
-    "trace": "numpy/test_shapes.py", "complex": "python/test_builtins.py", "divmod": "numpy/test_ufuncs.py",
-    "float": "python/test_builtins.py", "phase": "python/test_cmath.py", "polar": "python/test_cmath.py",
-    "rect": "python/test_cmath.py", "dist": "python/test_math.py", "frexp": "numpy/test_ufuncs.py",
-    "fsum": "python/test_math.py", "gamma": "python/test_math.py", "lgamma": "python/test_math.py",
-    "modf": "numpy/test_ufuncs.py", "prod": "python/test_math.py", "angle": "numpy/test_ufuncs.py",
+    "trace": "numpy/test_shapes.py",
+    # math.modf, math.frexp and divmod have samples; NumPy's modf, frexp and divmod not yet
+    "divmod": "numpy/test_ufuncs.py", "frexp": "numpy/test_ufuncs.py", "modf": "numpy/test_ufuncs.py",
+    "gamma": "python/test_math.py", "lgamma": "python/test_math.py", "angle": "numpy/test_ufuncs.py",
     "astype": "numpy/test_shapes.py, array_api/test_registration.py", "irfft2": "numpy/test_fft.py",
     "irfftn": "numpy/test_fft.py", "rfft2": "numpy/test_fft.py", "heaviside": "numpy/test_ufuncs.py",
     "matrix_norm": "array_api/test_linalg_ext.py", "vector_norm": "array_api/test_linalg_ext.py",
@@ -131,6 +131,8 @@ def _is_complex(a):
 def _cast32(a):
     if isinstance(a, np.ndarray) and a.dtype == np.float64:
         return a.astype(np.float32)
+    if type(a) is float:
+        return np.float32(a)            # ufunc.outer makes a Python float a float64 array
     if isinstance(a, list) and all(isinstance(v, np.ndarray) for v in a):
         return [_cast32(v) for v in a]
     return a
@@ -151,7 +153,33 @@ def from_case(case):
     return Sample(case.id, case.f, make, case.fkwargs, case.tol)
 
 
+def _single_precision(a):
+    return isinstance(a, (np.float32, np.complex64, np.float16))
+
+
+def from_scalar_cases(f, argsets):
+    """A Python scalar function's cases of its family test (tests/rulesets/python/):
+    double precision only (its single-precision cases are the family's own)."""
+    out = []
+    for i, args in enumerate(argsets):
+        args = args if isinstance(args, tuple) else (args,)
+        if any(_single_precision(a) for a in args):
+            continue
+        base = from_case(Case(f"{_name(f)}-{i}", f, *args))
+        out.append(Sample(base.id, f, lambda dtype, rng, make=base.make: None if dtype == np.float32
+                          else make(dtype, rng)))
+    return out
+
+
+SCALAR_FAMILY_CASES = [
+    (math.dist, test_math.DIST_ARGS), (math.fsum, test_math.FSUM_ARGS), (math.prod, test_math.PROD_ARGS),
+    (math.modf, test_math.MODF_ARGS), (math.frexp, test_math.FREXP_ARGS),
+    (cmath.polar, test_cmath.POLAR_ARGS), (cmath.phase, test_cmath.PHASE_ARGS), (cmath.rect, test_cmath.RECT_ARGS),
+    (divmod, test_builtins.DIVMOD_ARGS), (float, test_builtins.FLOAT_ARGS), (complex, test_builtins.COMPLEX_ARGS)]
+
 _SCALAR_MODULES = {math, cmath, operator}
+# array-api-strict's functions that refuse real arrays (the standard: "complex floating-point")
+_STRICT_COMPLEX_ONLY = {"imag"}
 
 
 def _domain(name, arity, i):
@@ -163,12 +191,17 @@ def _domain(name, arity, i):
 def from_row(f, row, scalar, strict=None):
     """A function of the element-wise table: arguments in the row's smooth domain;
     Python numbers for the scalar modules' functions, arrays otherwise."""
-    # math's functions and fabs are real only
+    # math's functions and fabs are real only; complex's methods (complex.conjugate) and
+    # array-api-strict's imag take complex only
     takes_complex = (row.holomorphic or row.complex_rule is not None) and _library(f) != "math" and \
         getattr(f, "__name__", "") != "fabs"
+    complex_only = getattr(f, "__objclass__", None) is complex or \
+        (strict is not None and getattr(strict, "__name__", "") in _STRICT_COMPLEX_ONLY)
 
     def make(dtype, rng):
         if dtype == np.complex128 and not takes_complex:
+            return None
+        if complex_only and dtype != np.complex128:
             return None
         if scalar and dtype == np.float32:
             return None
@@ -186,6 +219,11 @@ def from_row(f, row, scalar, strict=None):
                         else np.asarray(x, dtype=dtype))
         return tuple(args)
     return Sample(f"{_name(f)}", f, make, strict=strict)
+
+
+def _reflected(f):
+    name = getattr(f, "__name__", "")
+    return name.startswith("__r") and name not in ("__rshift__", "__round__", "__repr__")
 
 
 def _row_of(f):
@@ -214,6 +252,9 @@ def samples():
         add(from_case(Case(f.__name__, f, np.linspace(lo, hi, 5)[1:4])))
     for f in (sp.xlogy, sp.xlog1py):
         add(from_case(Case(f.__name__, f, np.array([0.3, 1.2]), np.array([0.7, 2.1]))))
+    for f, argsets in SCALAR_FAMILY_CASES:
+        for s in from_scalar_cases(f, argsets):
+            add(s)
     for c in array_api_order2._strict_cases():
         base = from_case(c)
         if base is not None:
@@ -235,6 +276,8 @@ def samples():
         scalar = _library(f) in ("math", "cmath", "operator", "builtins") and not isinstance(f, np.ufunc)
         if _library(f) == "array_api_strict":
             twin = getattr(np, row.numpy[0], None) if row.numpy else None
+            if _reflected(f):
+                twin = getattr(np.ndarray, f.__name__)      # __rsub__(x, y) is y - x
             if twin is not None:
                 add(from_row(twin, row, False, strict=f))
                 out.setdefault(_key(f), [])
@@ -261,68 +304,14 @@ def test_every_registered_function_has_a_sample_case():
 
 
 # Known failures: a sample id -> the precise cause (strict: a fix makes the test fail until it goes)
-XFAIL = {
-    '.complex.conjugate [complex128, order 2]':
-        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
-    '.complex.conjugate [float64, order 1]':
-        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
-    '.complex.conjugate [float64, order 2]':
-        "sample: complex.conjugate is given a float (no rule for float.conjugate's receiver type)",
-    'add.outer-scalar [float32, order 1]':
-        'sample: the float32 cast leaves the Python-float 0.7 float64 (mixed precision primal)',
-    'builtins.round [float64, order 2]':
-        "rule: round's rule is restricted to argument types that chainrules.ad's tracked values are not",
-    'clip [float32, order 1]':
-        "rule: clip's frule returns a float64 ΔΩ for float32 x with Python-float bounds (not projected)",
-    'cmath.acos [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.acosh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.asin [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.asinh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.atan [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.atanh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.cos [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.cosh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.exp [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.log [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.log10 [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.sin [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.sinh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.sqrt [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.tan [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'cmath.tanh [float64, order 2]':
-        "rule: at order 2 the pullback of a real argument's cotangent keeps an imaginary part (not projected to real on tracked values)",
-    'math.ceil [float64, order 2]':
-        "rule/kit: ceil's zero frule differentiated gives 0, the kit's second-order FD of the integer-valued primal gives 1",
-    'ndarray.clip [float32, order 1]':
-        "rule: clip's frule returns a float64 ΔΩ for float32 x with Python-float bounds (not projected)",
-    'numpy.divide [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
-    'numpy.floor_divide [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
-    'numpy.imag [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's imag takes complex only; the strict sweep runs float64",
-    'numpy.power [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
-    'numpy.remainder [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
-    'numpy.subtract [float64, order 1, array_api_strict]':
-        "sample: array-api-strict's reflected dunder (__rsub__, __rtruediv__, …) is paired with the unreflected NumPy twin (operands swapped)",
-}
+XFAIL: dict[str, str] = {}
+# The hand-written rules of Python's scalar functions refuse chainrules.ad's tracked values
+_DECLINE_TRACKED = ("rule: the hand-written rules of Python's scalar functions (rulesets/python/math.py, "
+                    "cmath.py, builtins.py) decline values tracked by chainrules.ad (their number checks "
+                    "_is_real/_numbers/isinstance), so they are not differentiable at order 2")
+XFAIL.update({f"{s.id} [{np.dtype(dt).name}, order 2]": _DECLINE_TRACKED
+              for f, argsets in SCALAR_FAMILY_CASES for s in from_scalar_cases(f, argsets)
+              for dt in (np.float64, np.complex128) if s.make(dt, None) is not None})
 
 
 def _sweep(dtype, order, backend=None):
@@ -354,5 +343,6 @@ def test_sweep(dtype, order):
     _sweep(dtype, order)
 
 
-def test_sweep_array_api_strict():
-    _sweep(np.float64, 1, backend="array_api_strict")
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+def test_sweep_array_api_strict(dtype):
+    _sweep(dtype, 1, backend="array_api_strict")

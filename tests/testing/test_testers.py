@@ -835,3 +835,21 @@ def test_an_int_marked_non_differentiable_reaches_the_function_as_an_int():
         return pick(x, i), pick_pullback
 
     test_rrule(pick, np.array([1.0, 2.0, 3.0]), PrimalAndTangent(1, cr.NoTangent()))
+
+
+
+
+def test_a_not_implemented_cotangent_passes_for_an_argument_held_fixed(registry):
+    # ChainRulesTestUtils lets @not_implemented through for an argument without a tangent
+    # (a rule need not know which arguments its caller holds fixed); ∂self stays NoTangent()
+    def with_rule(self_ct):
+        def g(s, x):
+            return s * x
+
+        @cr.register_rrule(g)
+        def g_rrule(s, x):
+            return g(s, x), lambda ȳ: (self_ct, cr.not_implemented("g: ∂s"), s * ȳ)
+        return g
+    test_rrule(with_rule(NoTangent()), PrimalAndTangent(2.0, NoTangent()), 3.0)
+    with pytest.raises(AssertionError, match="∂self must be NoTangent"):
+        test_rrule(with_rule(cr.not_implemented("g: ∂self")), PrimalAndTangent(2.0, NoTangent()), 3.0)

@@ -119,7 +119,8 @@ def clip_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, A
         if not isinstance(Δ, AbstractZero):
             t = np.where(m, dense(Δ), 0)
             ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
-    return Ω, _like(Ω, ΔΩ)
+    # a bound's tangent (a Python float: float64) must not promote a float32 Ω's tangent
+    return Ω, _like(Ω, ΔΩ if ΔΩ is ZERO else ProjectTo(Ω)(ΔΩ))
 
 
 def clip_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:

@@ -273,13 +273,14 @@ def _outer_rules(f: Any, frule: Any, rrule: Any) -> None:
 
     def outer_rrule(x: Any, y: Any, **kwargs: Any) -> Any:
         Ω, pullback = rrule(lifted(x, y), y, **kwargs)
-        shape = np.shape(x)
+        shape, project_x = np.shape(x), ProjectTo(x)
 
         def outer_pullback(ȳ: Any) -> Any:
             s, x̄, ȳ_y = pullback(ȳ)
             if isinstance(x̄, AbstractZero) or isinstance(x, (int, float, complex)) or not np.ndim(y):
                 return s, x̄, ȳ_y
-            return s, Thunk(lambda: np.reshape(unthunk(x̄), shape)), ȳ_y
+            # reshaped back, and a NumPy scalar x (lifted to an array) gets a NumPy scalar
+            return s, Thunk(lambda: project_x(np.reshape(unthunk(x̄), shape))), ȳ_y
         return Ω, outer_pullback
 
     fname = f"{f.__name__}_outer"

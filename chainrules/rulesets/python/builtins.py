@@ -17,6 +17,7 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
+    _ad_strip_all,
     Tangent,
     register_frule,
     register_rrule,
@@ -216,10 +217,13 @@ def divmod_rrule(x: Any, y: Any) -> tuple[Any, Pullback] | None:
 
 # ----- round(x[, ndigits]) -------------------------------------------------------
 # Piecewise constant: a numeric zero for x (ChainRules: round, floor, ceil
-# give zero(x)); ndigits is an integer with no tangent.
+# give zero(x)); ndigits is an integer with no tangent.  A real number tracked
+# by an enclosing differentiation (the rule differentiated) is a real number
+# too: its zero is a constant, whatever order.
 
 def _round_ok(x: Any, rest: Any) -> Any:
-    return _is_real(x) and len(rest) <= 1 and (not rest or rest[0] is None or isinstance(rest[0], int))
+    return _is_real(_ad_strip_all(x)) and len(rest) <= 1 and \
+        (not rest or rest[0] is None or isinstance(rest[0], int))
 
 
 @register_frule(builtins.round)

@@ -13,9 +13,12 @@ import cmath
 import operator
 from typing import Any
 
+import numpy as np
+
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
+    _ad_strip_all,
     Tangent,
     register_frule,
     register_rrule,
@@ -127,26 +130,32 @@ for _f in (builtins.abs, operator.abs):
 
 
 # ----- complex.conjugate(z) ----------------------------------------------------
-# Linear over ℝ: the frule conjugates the tangent, the pullback the cotangent.
+# Linear over ℝ: the frule conjugates the tangent, the pullback the cotangent.  A
+# complex number tracked by an enclosing differentiation (the rule differentiated)
+# is a complex number too: its conjugate and its (co)tangent's are the tracked ones.
+
+def _conj(t: Any) -> Any:
+    return complex(t).conjugate() if isinstance(t, (int, float, complex, np.number)) else t.conjugate()
+
 
 @register_frule(complex.conjugate)
 def conjugate_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
-    if not isinstance(z, complex):
+    if not isinstance(_ad_strip_all(z), complex):
         return None
     Δz = unthunk(tangents[1])
-    return z.conjugate(), (Δz if isinstance(Δz, AbstractZero) else complex(Δz).conjugate())
+    return z.conjugate(), (Δz if isinstance(Δz, AbstractZero) else _conj(Δz))
 
 
 @register_rrule(complex.conjugate)
 def conjugate_rrule(z: Any) -> tuple[Any, Pullback] | None:
-    if not isinstance(z, complex):
+    if not isinstance(_ad_strip_all(z), complex):
         return None
 
     def conjugate_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = _scalar(ȳ, "complex.conjugate")
         if isinstance(ȳ, AbstractZero):
             return NO, ȳ
-        return NO, complex(ȳ).conjugate()
+        return NO, _conj(ȳ)
     return z.conjugate(), conjugate_pullback
 
 

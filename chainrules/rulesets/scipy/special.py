@@ -205,9 +205,12 @@ def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
 
 # =============================================================================
 # zeta(s, q), the Hurwitz zeta ufunc: ∂/∂q = −s·ζ(s + 1, q).  ∂/∂s is not implemented: a
-# tangent for s is a NotImplementedTangent; the pullback gives s none (it is the order of
-# the polygamma it computes, as polygamma's n)
+# tangent for s gives a NotImplementedTangent, and so does the pullback for s (never a silent
+# zero: s is real and ζ depends on it; an s held fixed, as the order of a polygamma, ignores it)
 # =============================================================================
+
+_ZETA_S = not_implemented("scipy.special.zeta: the derivative in s")
+
 
 def _zeta_frule(tangents: Any, s: Any, q: Any, **kw: Any) -> tuple[Any, Any] | None:
     _ufunc_kw("scipy.special.zeta", kw)
@@ -216,7 +219,7 @@ def _zeta_frule(tangents: Any, s: Any, q: Any, **kw: Any) -> tuple[Any, Any] | N
     y = _zeta(s, q, **kw)
     ṡ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
     if not _zero(ṡ) and not isinstance(ṡ, NoTangent):
-        return y, not_implemented("scipy.special.zeta: the derivative in s")
+        return y, _ZETA_S
     if _zero(q̇):
         return y, ZERO
     return y, ProjectTo(y)(-_value(s) * _zeta(_value(s) + 1.0, _value(q)) * q̇)
@@ -226,16 +229,19 @@ def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     _ufunc_kw("scipy.special.zeta", kw)
     if _is_complex(s) or _is_complex(q):
         return None
-    pq = ProjectTo(q)
+    ps, pq = ProjectTo(s), ProjectTo(q)
     y = _zeta(s, q, **kw)
 
     def zeta_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "zeta")
         ȳ = unthunk(ȳ)
-        if _zero(ȳ) or not pq.kind:
-            return NO, NO, _zero_for(pq)
+        if _zero(ȳ):
+            return NO, _zero_for(ps), _zero_for(pq)
+        s̄ = _ZETA_S if ps.kind else NO
+        if not pq.kind:
+            return NO, s̄, _zero_for(pq)
         q̄ = -_value(s) * _zeta(_value(s) + 1.0, _value(q)) * ȳ
-        return NO, NO, pq(unbroadcast(np.asarray(_ad_strip_all(q)), q̄))
+        return NO, s̄, pq(unbroadcast(np.asarray(_ad_strip_all(q)), q̄))
 
     return y, zeta_pullback
 

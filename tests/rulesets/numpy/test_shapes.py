@@ -368,6 +368,15 @@ def test_clip():
                 call()
     else:
         _both(np.clip, x, fkwargs={"min": -0.5, "max": 0.5})
+
+
+def test_clip_float32_with_python_float_bounds():
+    # the bounds' tangents are Python floats (float64): ΔΩ keeps x's float32
+    x = np.array([-2.0, -0.3, 0.1, 0.9], np.float32)
+    for f in (np.clip, np.ndarray.clip):
+        Ω, ΔΩ = cr.frule((NoTangent(), np.ones(4, np.float32), 1.0, 2.0), f, x, -0.5, 0.5)
+        assert Ω.dtype == ΔΩ.dtype == np.float32
+        assert ΔΩ.tolist() == [1.0, 1.0, 1.0, 2.0]
     _both(np.ndarray.clip, x, -0.5, 0.5)
     _both(np.clip, x.astype(np.float32), np.float32(-0.5), np.float32(0.5), **F32)
 

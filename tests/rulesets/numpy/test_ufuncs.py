@@ -397,6 +397,8 @@ def test_ufunc_outer_on_tracked_values_and_complex():
     test_approx(h, 8 * np.outer(a, a) + 4 * np.sum(a ** 2) * np.eye(3))
     _both(np.multiply.outer, _array((3,), np.complex128), _array((2,), np.complex128))
     _both(np.subtract.outer, 1.5, _array((2,)))         # a Python number
+    for x in (np.float32(0.7), np.float64(0.7)):        # a NumPy scalar: its cotangent is one
+        _both(np.add.outer, x, _array((3,), x.dtype))
 
 
 def test_round_decimals_is_an_index():

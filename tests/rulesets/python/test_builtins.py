@@ -23,7 +23,13 @@ def _both(f, *args, **kw):
 
 # ----- divmod ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("x, y", [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (np.float32(5.5), np.float32(1.5))])
+# the arguments of the cases (also the registry sweep's samples: tests/rulesets/test_registry_sweep.py)
+DIVMOD_ARGS = [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (np.float32(5.5), np.float32(1.5))]
+FLOAT_ARGS = [(2.5,), (np.float32(2.5),)]
+COMPLEX_ARGS = [(1.5,), (1 + 2j,), (1.5, -0.5)]
+
+
+@pytest.mark.parametrize("x, y", DIVMOD_ARGS)
 def test_divmod(x, y):
     _both(divmod, x, y)
 
@@ -113,18 +119,27 @@ def test_round_is_piecewise_constant(args):
     test_rrule(round, *args[:1], *(PrimalAndTangent(a, NT) for a in args[1:]))
 
 
+def test_round_at_order_two():
+    # the rule differentiated by chainrules.ad: a tracked real number is a real number
+    for args in [(2.7,), (np.float32(1.3),), (2.567, PrimalAndTangent(2, NT))]:
+        test_frule(round, *args, order=2)
+        test_rrule(round, *args, order=2)
+
+
 def test_float_of_numbers_is_the_identity():
-    test_scalar(float, 2.5)
-    test_scalar(float, np.float32(2.5))
+    for (x,) in FLOAT_ARGS:
+        test_scalar(float, x)
     assert frule((NT, 1.0), float, 3) == (3.0, 1.0)
     assert type(rrule(float, np.float32(2.5))[1](1.0)[1]) is np.float32
     assert rrule(float, "2.5")[1](1.0) == (NT, NT)        # nondiff.py
 
 
 def test_complex_constructor():
-    test_scalar(complex, 1.5)
-    test_scalar(complex, 1 + 2j)
-    _both(complex, 1.5, -0.5)
+    for args in COMPLEX_ARGS:
+        if len(args) == 1:
+            test_scalar(complex, *args)
+        else:
+            _both(complex, *args)
     assert frule((NT, 1.0, 2.0), complex, 1.5, -0.5) == (1.5 - 0.5j, 1 + 2j)
     assert rrule(complex, 1.5, -0.5)[1](3 + 4j) == (NT, 3.0, 4.0)
     assert rrule(complex, "1+2j")[1](1.0) == (NT, NT)

@@ -23,7 +23,13 @@ def _both(f, *args, **kw):
 
 # ----- cmath.polar ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("z", [1 + 1j, -2 + 0.5j, 3.0, -3.0, np.complex64(0.5 - 1j)])
+# the arguments of the cases (also the registry sweep's samples: tests/rulesets/test_registry_sweep.py)
+POLAR_ARGS = [1 + 1j, -2 + 0.5j, 3.0, -3.0, np.complex64(0.5 - 1j)]
+PHASE_ARGS = [1 + 1j, -2 + 0.5j, 0.5 - 3j, 2.0, -2.0, np.complex64(1 - 1j)]
+RECT_ARGS = [(2.0, 0.5), (0.5, -2.0), (3, 1.0), (np.float32(1.5), np.float32(0.25))]
+
+
+@pytest.mark.parametrize("z", POLAR_ARGS)
 def test_polar(z):
     _both(cmath.polar, z)
 
@@ -34,7 +40,7 @@ def test_polar_at_zero_gives_zeros():
 
 # ----- cmath.phase, cmath.rect, abs and conjugate of complex numbers ------------------------
 
-@pytest.mark.parametrize("z", [1 + 1j, -2 + 0.5j, 0.5 - 3j, 2.0, -2.0, np.complex64(1 - 1j)])
+@pytest.mark.parametrize("z", PHASE_ARGS)
 def test_phase(z):
     test_scalar(cmath.phase, z)
 
@@ -47,7 +53,7 @@ def test_phase_conventions():
     assert frule((NT, 1j), cmath.phase, 2.0)[1] == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("r, φ", [(2.0, 0.5), (0.5, -2.0), (3, 1.0), (np.float32(1.5), np.float32(0.25))])
+@pytest.mark.parametrize("r, φ", RECT_ARGS)
 def test_rect(r, φ):
     _both(cmath.rect, PrimalAndTangent(r, 1.0) if type(r) is int else r, φ)
 
@@ -69,3 +75,6 @@ def test_abs_of_complex_at_zero_is_zero():
 def test_complex_conjugate(z):
     _both(complex.conjugate, z)
     assert frule((NT, 1j), complex.conjugate, z) == (z.conjugate(), -1j)
+    # the rule differentiated: chainrules.ad's tracked complex numbers are complex numbers
+    test_frule(complex.conjugate, z, order=2)
+    test_rrule(complex.conjugate, z, order=2)

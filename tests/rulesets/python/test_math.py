@@ -38,8 +38,17 @@ def test_hypot_n_ary_conventions():
 
 # ----- math.dist, fsum, prod --------------------------------------------------------------
 
-@pytest.mark.parametrize("p, q", [((1.0, 2.0), (3.0, 5.0)), ([1.0, -2.0, 0.5], [0.0, 1.0, 2.0]),
-                                  (np.array([1.0, 2.0]), np.array([0.5, -1.0]))])
+# the arguments of the cases (also the registry sweep's samples: tests/rulesets/test_registry_sweep.py)
+DIST_ARGS = [((1.0, 2.0), (3.0, 5.0)), ([1.0, -2.0, 0.5], [0.0, 1.0, 2.0]),
+             (np.array([1.0, 2.0]), np.array([0.5, -1.0]))]
+FSUM_ARGS = [([1.0, 2.5, -3.0],), ((0.1, 0.2, 0.3),), (np.array([0.1, 1e-3, -2.0]),)]
+PROD_ARGS = [([1.5, 2.0, -3.0],), ((2.0, 0.0, 3.0),), ([0.0, 2.0, 0.0],), ([1 + 1j, 2.0, 0.5j],),
+             (np.array([1.5, -2.0]),)]
+MODF_ARGS = [2.75, -2.75, 0.5, np.float32(1.25)]
+FREXP_ARGS = [3.0, -0.1, 1e10, np.float64(5.5)]
+
+
+@pytest.mark.parametrize("p, q", DIST_ARGS)
 def test_dist(p, q):
     _both(math.dist, p, q)
 
@@ -54,13 +63,12 @@ def test_dist_errors_are_the_primals():
         rrule(math.dist, (1.0, 2.0), (1.0,))
 
 
-@pytest.mark.parametrize("xs", [[1.0, 2.5, -3.0], (0.1, 0.2, 0.3), np.array([0.1, 1e-3, -2.0])])
+@pytest.mark.parametrize("xs", [a for (a,) in FSUM_ARGS])
 def test_fsum(xs):
     _both(math.fsum, xs)
 
 
-@pytest.mark.parametrize("xs", [[1.5, 2.0, -3.0], (2.0, 0.0, 3.0), [0.0, 2.0, 0.0],
-                                [1 + 1j, 2.0, 0.5j], np.array([1.5, -2.0])])
+@pytest.mark.parametrize("xs", [a for (a,) in PROD_ARGS])
 def test_prod(xs):
     _both(math.prod, xs)
 
@@ -90,7 +98,7 @@ def test_sequence_rules_decline_what_they_cannot_replay():
 
 # ----- multi-output: math.modf, math.frexp -------------------------------------------------
 
-@pytest.mark.parametrize("x", [2.75, -2.75, 0.5, np.float32(1.25)])
+@pytest.mark.parametrize("x", MODF_ARGS)
 def test_modf(x):
     _both(math.modf, x)
     Ω, dΩ = frule((NT, 1.0), math.modf, x)
@@ -101,7 +109,7 @@ def test_modf(x):
     assert pb(Tangent[tuple](ZT, 1.0)) == (NT, ZT)
 
 
-@pytest.mark.parametrize("x", [3.0, -0.1, 1e10, np.float64(5.5)])
+@pytest.mark.parametrize("x", FREXP_ARGS)
 def test_frexp(x):
     test_frule(math.frexp, x)
     test_rrule(math.frexp, x)

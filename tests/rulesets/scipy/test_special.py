@@ -174,3 +174,9 @@ def test_third_derivatives_of_digamma_and_polygamma():
 def test_zeta_has_no_derivative_in_s():
     _, ẏ = cr.frule((NT, 1.0, 0.0), sp.zeta, 2.5, 1.5)
     assert isinstance(ẏ, cr.NotImplementedTangent)
+    # the pullback says so too (never a silent zero), naming s; the kit lets it pass for an s
+    # held fixed (PrimalAndTangent(s, NoTangent()), test_order_two's zeta)
+    _, s̄, q̄ = cr.rrule(sp.zeta, 2.5, 1.5)[1](1.0)
+    assert isinstance(s̄, cr.NotImplementedTangent) and "derivative in s" in str(s̄.info)
+    assert q̄ == pytest.approx(-2.5 * float(sp.zeta(3.5, 1.5)))
+    assert cr.rrule(sp.zeta, 2.5, 1.5)[1](cr.ZeroTangent())[1] == cr.ZeroTangent()
