@@ -362,8 +362,9 @@ def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
     def bwd(values: Any, ȳ: Any) -> Any:
         values = _arrays(jax, values)
         inexact = [_inexact(v) for v in values]
-        vjp = _host_function(jax, _vjp_of(hv, inexact), who)
-        grads = iter(vjp(*values, ȳ))
+        many = isinstance(ȳ, (tuple, list))         # a tuple output's cotangent, leaf by leaf
+        vjp = _host_function(jax, _vjp_of(hv, inexact, len(values), many), who)
+        grads = iter(vjp(*values, *(ȳ if many else (ȳ,))))
         return tuple(next(grads) if i else np.zeros(v.shape, jax.dtypes.float0)
                      for i, v in zip(inexact, values))
 
@@ -371,13 +372,14 @@ def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
     return call
 
 
-def _vjp_of(hv: HostFunction, inexact: list[bool]) -> HostFunction:
+def _vjp_of(hv: HostFunction, inexact: list[bool], n: int, many: bool) -> HostFunction:
     """The host function (values, ȳ) ↦ the JAX VJP of hv (the cotangents of
     the inexact values: `conj(pullback(conj(ȳ)))`), its pullback by
-    `chainrules.ad` differentiating hv's pullback."""
+    `chainrules.ad` differentiating hv's pullback; `n` values, then ȳ (its
+    leaves, when `many`)."""
     def jax_vjp(values: list[Any]) -> tuple[Any, ...]:
-        *primals, ȳ = values
-        grads = hv(list(primals), True)[1](_conj_tree(ȳ))
+        primals, ȳ = values[:n], values[n:]
+        grads = hv(list(primals), True)[1](_conj_tree(tuple(ȳ) if many else ȳ[0]))
         return tuple(np.conj(g) for g, i in zip(grads, inexact) if i)
 
     def vjp_host(values: list[Any], with_pullback: bool) -> tuple[Any, Any]:
