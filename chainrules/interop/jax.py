@@ -8,9 +8,13 @@
 - f with only an rrule: a `jax.custom_vjp` whose backward pass is the
   pullback (reverse mode, any order in reverse; JAX has no forward mode
   through a custom_vjp).
-- scipy.special functions (their rules compute with SciPy): a custom_vjp
-  whose passes run on the host with `jax.pure_callback` (reverse mode, first
-  order; `jit` and `vmap` work).
+- scipy.special functions, and NumPy functions whose `jax.numpy` counterpart
+  has no rule (`np.dot`, `np.median`, `np.fft.fft`: their rules compute with
+  NumPy): a custom_vjp whose passes run on the host with `jax.pure_callback`
+  (reverse mode at any order, `jit` and `vmap`).  No forward mode: `jax.jvp`,
+  `jacfwd` and `hessian` raise JAX's "can't apply forward-mode autodiff (jvp)
+  to a custom_vjp function" while tracing, where `to_jax` cannot catch it to
+  name the function; `jax.jacrev(jax.jacrev(f))` gives the Hessian.
 
 A NumPy function (`np.sin`, `np.sum`) means `jax.numpy`'s function of the same
 name, whose rules issue 12 registers when `jax.numpy` is imported.  Arguments:
@@ -54,7 +58,7 @@ from chainrules.interop._common import (
     wrap_name,
 )
 
-__all__ = ["to_jax", "JaxConfig"]
+__all__ = ["to_jax", "JaxConfig", "runs_on_host"]
 
 
 
@@ -166,7 +170,11 @@ CONFIG = JaxConfig()
 def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     """f as a function of JAX arrays whose derivatives are chainrules' rules
     for f (see the module docstring).  A call with no rule for its arguments
-    raises TypeError naming f and the argument types."""
+    raises TypeError naming f and the argument types.  A function run on the
+    host (scipy.special; a NumPy function whose rules compute with NumPy only,
+    such as `np.dot`) has reverse mode only: forward mode (`jax.jvp`,
+    `jacfwd`, `hessian`) raises JAX's TypeError "can't apply forward-mode
+    autodiff (jvp) to a custom_vjp function"."""
     if not callable(f):
         raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
 
@@ -182,7 +190,7 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
         if f is np.transpose and g is not f:
             args, kwargs = _permute_dims_args(args, kwargs)
         leaves = Leaves(args, _is_leaf)
-        if is_host_only(f) or (_is_numpy(f) and (g is f or not any(_rules_of(g)))):
+        if _on_host(f, g):
             if not any(isinstance(v, jax.core.Tracer) for v in leaves.values):
                 # no transformation: f itself on the host, without the rule or a callback
                 y = f(*leaves.rebuild([np.asarray(v) for v in leaves.values]), **kwargs)
@@ -205,6 +213,18 @@ def _permute_dims_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[A
     if axes is None:
         axes = tuple(range(np.ndim(args[0]) - 1, -1, -1))
     return (args[0], axes), {}
+
+
+def runs_on_host(f: Any) -> bool:
+    """Whether `to_jax(f)` runs f on the host (reverse mode only: see the
+    module docstring): scipy.special, and NumPy functions whose `jax.numpy`
+    counterpart has no rule."""
+    return _on_host(f, resolve(f, [_jax().numpy]))
+
+
+def _on_host(f: Any, g: Any) -> bool:
+    """runs_on_host(f), g being f resolved for JAX."""
+    return is_host_only(f) or (_is_numpy(f) and (g is f or not any(_rules_of(g))))
 
 
 def _is_numpy(f: Any) -> bool:
@@ -352,8 +372,9 @@ def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
     def primal(*values: Any) -> Any:
         values = _arrays(jax, values)
         like = shape_of(values)
-        return jax.pure_callback(lambda *v: _host_value(hv(list(v), False)[0], like), like, *values,
-                                 vmap_method="sequential")
+        # outside `jit` JAX's callback receives its arguments as JAX arrays, not NumPy's
+        return jax.pure_callback(lambda *v: _host_value(hv([np.asarray(a) for a in v], False)[0], like),
+                                 like, *values, vmap_method="sequential")
     call: Any = jax.custom_vjp(primal)
 
     def fwd(*values: Any) -> Any:
@@ -363,7 +384,7 @@ def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
         values = _arrays(jax, values)
         inexact = [_inexact(v) for v in values]
         many = isinstance(ȳ, (tuple, list))         # a tuple output's cotangent, leaf by leaf
-        vjp = _host_function(jax, _vjp_of(hv, inexact, len(values), many), who)
+        vjp = _host_function(jax, _vjp_of(hv, inexact, len(values), many, who), who)
         grads = iter(vjp(*values, *(ȳ if many else (ȳ,))))
         return tuple(next(grads) if i else np.zeros(v.shape, jax.dtypes.float0)
                      for i, v in zip(inexact, values))
@@ -372,7 +393,7 @@ def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
     return call
 
 
-def _vjp_of(hv: HostFunction, inexact: list[bool], n: int, many: bool) -> HostFunction:
+def _vjp_of(hv: HostFunction, inexact: list[bool], n: int, many: bool, who: str) -> HostFunction:
     """The host function (values, ȳ) ↦ the JAX VJP of hv (the cotangents of
     the inexact values: `conj(pullback(conj(ȳ)))`), its pullback by
     `chainrules.ad` differentiating hv's pullback; `n` values, then ȳ (its
@@ -390,7 +411,12 @@ def _vjp_of(hv: HostFunction, inexact: list[bool], n: int, many: bool) -> HostFu
         out, pullback = vjp(lambda *v: jax_vjp(list(v)), *values)
 
         def vjp_pullback(ḡ: Any) -> list[Any]:
-            return list(pullback(Tangent[tuple](*ḡ)))  # type: ignore[type-arg]  # a tuple's tangent
+            try:
+                return list(pullback(Tangent[tuple](*ḡ)))  # type: ignore[type-arg]  # a tuple's tangent
+            except Exception as e:
+                # JAX shows a callback's error deep in its own; name the function and the order
+                raise TypeError(f"{who}: no higher-order derivative on the host: chainrules.ad could "
+                                f"not differentiate the pullback of its rule ({type(e).__name__}: {e})") from e
         return out, vjp_pullback
     return vjp_host
 
