@@ -184,8 +184,10 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
         who = wrapper.__qualname__
         check_libraries(who, args, frozenset({"jax", "jaxlib", "numpy"}),
                         "pass JAX or NumPy arrays (jax.numpy.asarray(x))")
-        args = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic, float, complex))
-                     and not isinstance(a, bool) else a for a in args)
+        # NumPy arrays and floats as JAX arrays, also inside lists, tuples and dicts (one
+        # library per call: np.concatenate([x, y]) with x JAX's)
+        args = jax.tree_util.tree_map(lambda a: jnp.asarray(a) if isinstance(
+            a, (np.ndarray, np.generic, float, complex)) and not isinstance(a, bool) else a, args)
         g = resolve(f, [jnp])
         if f is np.transpose and g is not f:
             args, kwargs = _permute_dims_args(args, kwargs)
@@ -363,8 +365,9 @@ def _host_value(y: Any, like: Any) -> Any:
 def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
     """A custom_vjp of the leaves computing the host function hv (see above)."""
     def shape_of(values: Any) -> Any:
-        # the output's shapes and dtypes: h on stand-in values of the inputs' shapes
-        y = hv([np.zeros(v.shape, v.dtype) + 0.5 for v in values], False)[0]
+        # the output's shapes and dtypes: h on stand-in values of the inputs' shapes and
+        # dtypes (0.5, or 0 for integers: a valid index)
+        y = hv([np.full(v.shape, 0.5).astype(v.dtype) for v in values], False)[0]
         if isinstance(y, (tuple, list)):
             return tuple(jax.ShapeDtypeStruct(np.shape(e), np.asarray(e).dtype) for e in y)
         return jax.ShapeDtypeStruct(np.shape(y), np.asarray(y).dtype)
