@@ -166,15 +166,21 @@ def from_cr(t: Any, primal: Any, zeros: Callable[[Any], Any], leaf: Callable[[An
                                          f"({t.info})")
     if isinstance(t, AbstractZero):
         if isinstance(primal, (tuple, list)):
-            return type(primal)(from_cr(ZERO, p, zeros, leaf, who) for p in primal)
+            return _same_sequence(primal, [from_cr(ZERO, p, zeros, leaf, who) for p in primal])
         return zeros(primal)
     if isinstance(t, StructuralTangent):
         t = t.backing
     if isinstance(primal, (tuple, list)) and isinstance(t, (tuple, list)):
-        return type(primal)(from_cr(e, p, zeros, leaf, who) for e, p in zip(t, primal))
+        return _same_sequence(primal, [from_cr(e, p, zeros, leaf, who) for e, p in zip(t, primal)])
     if isinstance(primal, dict) and isinstance(t, dict):
         return {k: from_cr(t.get(k, ZERO), p, zeros, leaf, who) for k, p in primal.items()}
     return leaf(t, primal)
+
+
+def _same_sequence(primal: Any, items: list[Any]) -> Any:
+    """items as a sequence of primal's type (a namedtuple, such as
+    `slogdet`'s result, takes its fields one by one)."""
+    return type(primal)(*items) if hasattr(primal, "_fields") else type(primal)(items)
 
 
 class Leaves:

@@ -8,9 +8,13 @@
 - f with only an rrule: a `jax.custom_vjp` whose backward pass is the
   pullback (reverse mode, any order in reverse; JAX has no forward mode
   through a custom_vjp).
-- scipy.special functions (their rules compute with SciPy): a custom_vjp
-  whose passes run on the host with `jax.pure_callback` (reverse mode, first
-  order; `jit` and `vmap` work).
+- scipy.special functions, and NumPy functions whose `jax.numpy` counterpart
+  has no rule (`np.dot`, `np.median`, `np.fft.fft`: their rules compute with
+  NumPy): a custom_vjp whose passes run on the host with `jax.pure_callback`
+  (reverse mode at any order, `jit` and `vmap`).  No forward mode: `jax.jvp`,
+  `jacfwd` and `hessian` raise JAX's "can't apply forward-mode autodiff (jvp)
+  to a custom_vjp function" while tracing, where `to_jax` cannot catch it to
+  name the function; `jax.jacrev(jax.jacrev(f))` gives the Hessian.
 
 A NumPy function (`np.sin`, `np.sum`) means `jax.numpy`'s function of the same
 name, whose rules issue 12 registers when `jax.numpy` is imported.  Arguments:
@@ -36,6 +40,7 @@ from typing import Any, Callable
 import numpy as np
 
 from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
     NO,
@@ -53,7 +58,7 @@ from chainrules.interop._common import (
     wrap_name,
 )
 
-__all__ = ["to_jax", "JaxConfig"]
+__all__ = ["to_jax", "JaxConfig", "runs_on_host"]
 
 
 
@@ -64,7 +69,8 @@ def _jax() -> Any:
 
 
 def _inexact(x: Any) -> bool:
-    return bool(np.issubdtype(x.dtype, np.inexact))
+    # jax.numpy's issubdtype knows bfloat16 (NumPy's does not count it as inexact)
+    return bool(_jax().numpy.issubdtype(x.dtype, np.inexact))
 
 
 def _conj(t: Any) -> Any:
@@ -83,7 +89,8 @@ def _leaf_in(jax: Any) -> Callable[[Any], Any]:
             return ZERO
         if getattr(t, "dtype", None) == jax.dtypes.float0:
             return NO
-        return t
+        # a Python float's tangent may come as a typed scalar without a shape
+        return t if isinstance(t, jax.Array) else jax.numpy.asarray(t)
     return leaf
 
 
@@ -163,7 +170,11 @@ CONFIG = JaxConfig()
 def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     """f as a function of JAX arrays whose derivatives are chainrules' rules
     for f (see the module docstring).  A call with no rule for its arguments
-    raises TypeError naming f and the argument types."""
+    raises TypeError naming f and the argument types.  A function run on the
+    host (scipy.special; a NumPy function whose rules compute with NumPy only,
+    such as `np.dot`) has reverse mode only: forward mode (`jax.jvp`,
+    `jacfwd`, `hessian`) raises JAX's TypeError "can't apply forward-mode
+    autodiff (jvp) to a custom_vjp function"."""
     if not callable(f):
         raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
 
@@ -173,12 +184,20 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
         who = wrapper.__qualname__
         check_libraries(who, args, frozenset({"jax", "jaxlib", "numpy"}),
                         "pass JAX or NumPy arrays (jax.numpy.asarray(x))")
-        args = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic, float, complex))
-                     and not isinstance(a, bool) else a for a in args)
-        leaves = Leaves(args, _is_leaf)
-        if is_host_only(f):
-            return _host(jax, f, leaves, kwargs, who)(*leaves.values)
+        # NumPy arrays and floats as JAX arrays, also inside lists, tuples and dicts (one
+        # library per call: np.concatenate([x, y]) with x JAX's)
+        args = jax.tree_util.tree_map(lambda a: jnp.asarray(a) if isinstance(
+            a, (np.ndarray, np.generic, float, complex)) and not isinstance(a, bool) else a, args)
         g = resolve(f, [jnp])
+        if f is np.transpose and g is not f:
+            args, kwargs = _permute_dims_args(args, kwargs)
+        leaves = Leaves(args, _is_leaf)
+        if _on_host(f, g):
+            if not any(isinstance(v, jax.core.Tracer) for v in leaves.values):
+                # no transformation: f itself on the host, without the rule or a callback
+                y = f(*leaves.rebuild([np.asarray(v) for v in leaves.values]), **kwargs)
+                return jax.tree_util.tree_map(jnp.asarray, y)
+            return _host(jax, f, leaves, kwargs, who)(*leaves.values)
         if _has_frule(g, leaves, kwargs):
             return _jvp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
         if not _has_rrule(g, args, kwargs):
@@ -187,6 +206,33 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
 
     wrap_name(wrapper, "to_jax", f)
     return wrapper
+
+
+def _permute_dims_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """np.transpose(a, axes=None)'s arguments as permute_dims(a, axes)'s,
+    whose axes are required (None: reversed)."""
+    axes = args[1] if len(args) > 1 else kwargs.get("axes")
+    if axes is None:
+        axes = tuple(range(np.ndim(args[0]) - 1, -1, -1))
+    return (args[0], axes), {}
+
+
+def runs_on_host(f: Any) -> bool:
+    """Whether `to_jax(f)` runs f on the host (reverse mode only: see the
+    module docstring): scipy.special, and NumPy functions whose `jax.numpy`
+    counterpart has no rule."""
+    return _on_host(f, resolve(f, [_jax().numpy]))
+
+
+def _on_host(f: Any, g: Any) -> bool:
+    """runs_on_host(f), g being f resolved for JAX."""
+    return is_host_only(f) or (_is_numpy(f) and (g is f or not any(_rules_of(g))))
+
+
+def _is_numpy(f: Any) -> bool:
+    """f is NumPy's (np.dot, np.fft.fft, a ufunc): its rules compute with NumPy."""
+    module = getattr(f, "__module__", None) or ("numpy" if isinstance(f, np.ufunc) else "")
+    return module == "numpy" or module.startswith("numpy.")
 
 
 def _has_frule(g: Any, leaves: Leaves, kwargs: dict[str, Any]) -> bool:
@@ -206,12 +252,13 @@ def _has_rrule(g: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
 def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
                   who: str) -> Any:
     def primal(*values: Any) -> Any:
-        args = leaves.rebuild(values)
+        args = leaves.rebuild(_arrays(jax, values))
         return frule_or_raise("to_jax", f, g, CONFIG, leaves.tangents([ZERO] * len(values)),
                               args, kwargs)[0]
     call: Any = jax.custom_jvp(primal)
 
     def jvp(primals: Any, tangents: Any) -> Any:
+        primals = _arrays(jax, primals)
         args = leaves.rebuild(primals)
         ts = leaves.tangents([_leaf_in(jax)(t) for t in tangents])
         Ω, ẏ = frule_or_raise("to_jax", f, g, CONFIG, ts, args, kwargs)
@@ -227,7 +274,7 @@ def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
 def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, Any],
                   who: str) -> Any:
     def primal(*values: Any) -> Any:
-        return rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(values), kwargs)[0]
+        return rrule_or_raise("to_jax", f, g, CONFIG, leaves.rebuild(_arrays(jax, values)), kwargs)[0]
     call: Any = jax.custom_vjp(primal)
     # which leaves JAX differentiates (CustomVJPPrimal.perturbed), seen by fwd at trace time
     perturbed: list[bool] = []
@@ -239,6 +286,7 @@ def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
         return call(*values), values
 
     def bwd(values: Any, ȳ: Any) -> Any:
+        values = _arrays(jax, values)
         args = leaves.rebuild(values)
         y, pullback = rrule_or_raise("to_jax", f, g, CONFIG, args, kwargs)
         grads = pullback(to_cr(jax.tree_util.tree_map(_conj, ȳ, is_leaf=_is_zero(jax)), _leaf_in(jax)))
@@ -249,57 +297,134 @@ def _vjp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
     return call
 
 
+def _arrays(jax: Any, values: Any) -> tuple[Any, ...]:
+    """The values as JAX arrays: under `jax.grad`, a Python float or a NumPy
+    array argument comes to the custom rules as it is (a float as a typed
+    scalar without a shape).  `device_put`, not `jnp.asarray`: inside a rule
+    the latter is traced, and JAX's identities (`positive`, `real`) on the
+    tracer of a float give the typed scalar back."""
+    return tuple(v if isinstance(v, jax.Array) else jax.device_put(v) for v in values)
+
+
 def _is_zero(jax: Any) -> Callable[[Any], bool]:
     zero_type = jax.custom_derivatives.SymbolicZero
     return lambda t: isinstance(t, zero_type)
 
 
+# ----- functions whose rules compute with NumPy: on the host ------------------------
+#
+# A host function is `hv(values, with_pullback) -> (h(values), pullback or None)`, with
+# `pullback(ȳ)` one ChainRules cotangent per value.  JAX runs h through
+# `jax.pure_callback`; its backward pass is again a host function, the JAX VJP of h
+# as a function of (values, ȳ), whose own pullback `chainrules.ad` takes on the host by
+# differentiating h's pullback (which computes with the rules of what it calls): every
+# order of reverse mode is the rule's, recursively.  JAX has no forward mode through
+# such a function (a pure_callback cannot be transposed, a custom_vjp not pushed
+# forward), and says so.
+
+HostFunction = Callable[[list[Any], bool], tuple[Any, Any]]
+
+
 def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) -> Any:
-    """A custom_vjp whose passes call the NumPy rule on the host."""
+    """f as a custom_vjp whose passes call f and its rrule on the host."""
     from chainrules import rrule
 
-    def host_args(values: Any) -> tuple[Any, ...]:
-        return leaves.rebuild([np.asarray(v) for v in values])
-
-    def host_rrule(values: Any) -> Any:
-        args = host_args(values)
+    def f_host(values: list[Any], with_pullback: bool) -> tuple[Any, Any]:
+        args = leaves.rebuild(values)
+        if not with_pullback:
+            return f(*args, **kwargs), None
         res = rrule(f, *args, **kwargs)
         if res is None:
             raise no_rule_error("to_jax", f, f, args, kwargs)
-        return res
+        y, pullback = res
 
+        def f_pullback(ȳ: Any) -> list[Any]:
+            # the values may be NumPy's or chainrules.ad's tracked ones (higher orders)
+            return leaves.cotangents(tuple(pullback(to_cr(ȳ, lambda t: t)))[1:], lambda c, p: from_cr(
+                c, p, _host_zeros, lambda t, q: t, who), values)
+        return y, f_pullback
+
+    return _host_function(jax, f_host, who)
+
+
+def _host_zeros(p: Any) -> Any:
+    return np.zeros_like(p) if isinstance(p, (np.ndarray, np.generic)) else p * 0
+
+
+def _host_value(y: Any, like: Any) -> Any:
+    """A host result as NumPy arrays of the declared dtypes (a real cotangent
+    of a real value stays real; float32 stays float32)."""
+    if isinstance(like, (tuple, list)):
+        return tuple(_host_value(e, l) for e, l in zip(y, like))
+    y = np.asarray(y)
+    if y.dtype.kind == "c" and not np.issubdtype(like.dtype, np.complexfloating):
+        y = y.real
+    return np.asarray(np.broadcast_to(y, like.shape), dtype=like.dtype)
+
+
+def _host_function(jax: Any, hv: HostFunction, who: str) -> Any:
+    """A custom_vjp of the leaves computing the host function hv (see above)."""
     def shape_of(values: Any) -> Any:
-        # the output's shape and dtype: the function on stand-in values of the inputs' shapes
-        y = host_rrule([np.zeros(v.shape, v.dtype) + 0.5 for v in values])[0]
+        # the output's shapes and dtypes: h on stand-in values of the inputs' shapes and
+        # dtypes (0.5, or 0 for integers: a valid index)
+        y = hv([np.full(v.shape, 0.5).astype(v.dtype) for v in values], False)[0]
+        if isinstance(y, (tuple, list)):
+            return tuple(jax.ShapeDtypeStruct(np.shape(e), np.asarray(e).dtype) for e in y)
         return jax.ShapeDtypeStruct(np.shape(y), np.asarray(y).dtype)
 
     def primal(*values: Any) -> Any:
-        return jax.pure_callback(lambda *v: np.asarray(host_rrule(v)[0]), shape_of(values), *values,
-                                 vmap_method="sequential")
+        values = _arrays(jax, values)
+        like = shape_of(values)
+        # outside `jit` JAX's callback receives its arguments as JAX arrays, not NumPy's
+        return jax.pure_callback(lambda *v: _host_value(hv([np.asarray(a) for a in v], False)[0], like),
+                                 like, *values, vmap_method="sequential")
     call: Any = jax.custom_vjp(primal)
 
     def fwd(*values: Any) -> Any:
         return call(*values), values
 
     def bwd(values: Any, ȳ: Any) -> Any:
-        shapes = tuple(jax.ShapeDtypeStruct(v.shape, v.dtype) for v in values)
-
-        def host_bwd(ybar: Any, *v: Any) -> Any:
-            y, pullback = host_rrule(v)
-            grads = pullback(np.conj(np.asarray(ybar)))
-            host = Leaves(leaves.rebuild([np.asarray(x) for x in v]), lambda a: isinstance(a, np.ndarray))
-            out = host.cotangents(tuple(grads)[1:], lambda c, p: from_cr(
-                c, np.asarray(p), np.zeros_like, lambda t, q: np.asarray(t, dtype=q.dtype), who))
-            return tuple(np.conj(np.asarray(c, dtype=s.dtype)) for c, s in zip(out, shapes))
-        def grads(ybar: Any, *v: Any) -> Any:
-            return jax.pure_callback(host_bwd, shapes, ybar, *v, vmap_method="sequential")
-
-        def no_second_order(primals: Any, tangents: Any) -> Any:
-            raise TypeError(f"{who}: second-order derivatives are not available for a function "
-                            "whose rule runs on the host (scipy.special): its rule computes with SciPy")
-        once: Any = jax.custom_jvp(grads)
-        once.defjvp(no_second_order)
-        return once(ȳ, *values)
+        values = _arrays(jax, values)
+        inexact = [_inexact(v) for v in values]
+        many = isinstance(ȳ, (tuple, list))         # a tuple output's cotangent, leaf by leaf
+        vjp = _host_function(jax, _vjp_of(hv, inexact, len(values), many, who), who)
+        grads = iter(vjp(*values, *(ȳ if many else (ȳ,))))
+        return tuple(next(grads) if i else np.zeros(v.shape, jax.dtypes.float0)
+                     for i, v in zip(inexact, values))
 
     call.defvjp(fwd, bwd)
     return call
+
+
+def _vjp_of(hv: HostFunction, inexact: list[bool], n: int, many: bool, who: str) -> HostFunction:
+    """The host function (values, ȳ) ↦ the JAX VJP of hv (the cotangents of
+    the inexact values: `conj(pullback(conj(ȳ)))`), its pullback by
+    `chainrules.ad` differentiating hv's pullback; `n` values, then ȳ (its
+    leaves, when `many`)."""
+    def jax_vjp(values: list[Any]) -> tuple[Any, ...]:
+        primals, ȳ = values[:n], values[n:]
+        grads = hv(list(primals), True)[1](_conj_tree(tuple(ȳ) if many else ȳ[0]))
+        return tuple(np.conj(g) for g, i in zip(grads, inexact) if i)
+
+    def vjp_host(values: list[Any], with_pullback: bool) -> tuple[Any, Any]:
+        if not with_pullback:
+            return jax_vjp(values), None
+        from chainrules import Tangent
+        from chainrules.ad import vjp
+        out, pullback = vjp(lambda *v: jax_vjp(list(v)), *values)
+
+        def vjp_pullback(ḡ: Any) -> list[Any]:
+            try:
+                return list(pullback(Tangent[tuple](*ḡ)))  # type: ignore[type-arg]  # a tuple's tangent
+            except Exception as e:
+                # JAX shows a callback's error deep in its own; name the function and the order
+                raise TypeError(f"{who}: no higher-order derivative on the host: chainrules.ad could "
+                                f"not differentiate the pullback of its rule ({type(e).__name__}: {e})") from e
+        return out, vjp_pullback
+    return vjp_host
+
+
+def _conj_tree(t: Any) -> Any:
+    if isinstance(t, (tuple, list)):
+        return type(t)(_conj_tree(e) for e in t)
+    return np.conj(t)
