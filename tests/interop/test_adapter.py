@@ -142,3 +142,13 @@ def test_a_wrong_rule_with_an_argument_held_fixed_fails(engine, registry):
     _register_scaled(x_uses_a=False)
     with pytest.raises(AssertionError, match=rf"engine='{engine}'\): the engine's (VJP for leaf 0|JVP) differs"):
         test_adapter(scaled_sin, X, PrimalAndTangent(1.5, cr.NoTangent()), engine=engine)
+
+
+def test_a_function_run_on_the_host_is_checked_in_the_modes_its_engine_has(engine):
+    # np.dot and np.kron have rules for NumPy only: to_jax runs them on the host
+    # (reverse mode, every order), to_torch and to_autograd at first order; the
+    # checker asks each engine for what it has instead of failing on forward mode
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 2))
+    test_adapter(np.dot, a, b, engine=engine)
+    test_adapter(np.kron, a, b, engine=engine)

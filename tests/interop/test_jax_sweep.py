@@ -19,7 +19,8 @@ from chainrules._core import _registered_functions
 from chainrules.interop import to_jax
 from chainrules.interop.jax import runs_on_host
 
-pytestmark = pytest.mark.interop
+# interop: another library; sweep: a registry-wide sweep, run once in CI (README command 2), not in the floor jobs
+pytestmark = [pytest.mark.interop, pytest.mark.sweep]
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 

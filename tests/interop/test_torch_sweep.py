@@ -21,7 +21,8 @@ import pytest
 import chainrules as cr
 from chainrules.rulesets.elementwise import row_for_numpy_name
 
-pytestmark = pytest.mark.interop
+# interop: another library; sweep: a registry-wide sweep, run once in CI (README command 2), not in the floor jobs
+pytestmark = [pytest.mark.interop, pytest.mark.sweep]
 # PyTorch's CPU build is installed by the test extra on CPython 3.11 only (pyproject.toml)
 torch = pytest.importorskip("torch")
 import array_api_compat.torch  # noqa: E402,F401  (registers the rules on torch's functions)

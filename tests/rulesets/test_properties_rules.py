@@ -36,7 +36,7 @@ import chainrules as cr
 from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rrule, unthunk
 from chainrules.finite_differences import central_fdm
 from chainrules.ad.checkpointing import _checkpoint_call
-from chainrules.rulesets import elementwise_interop
+from chainrules.rulesets import elementwise_interop, elementwise_rules
 from chainrules.testing import rand_tangent, test_approx
 from chainrules.testing.finite_difference_calls import fd_jvp, materialize
 
@@ -365,6 +365,9 @@ RECIPES = [
     *unary([sp.psi, sp.ndtr, sp.log_ndtr, sp.softmax, sp.log_softmax], declines={"complex64"}),
     Recipe(sp.polygamma, lambda A: (np.ones(A.shape(S), int), A(S))),
     *binary([sp.xlogy, sp.xlog1py]),
+    # zeta(s, q) in q (s an integer order here: its derivative in s is not implemented)
+    *[Recipe(f, lambda A: (np.full(A.shape(S), 3), A(S) + 0.5), declines={"complex64"})
+      for f in (sp.zeta, sp._ufuncs._zeta)],
 ]
 
 # Registered functions that take no arrays, or whose arguments are functions:
@@ -412,6 +415,9 @@ def test_every_registered_function_is_covered():
         covered.update(_key(f) for f in fs)
     # other libraries' element-wise functions: test_elementwise_interop.py
     covered.update(_key(f) for f in elementwise_interop.REGISTERED)
+    # and the stand-ins the table's rows are registered on for them (torch.ldexp's:
+    # elementwise_rules.PRIMALS), checked there too
+    covered.update(_key(f) for f in elementwise_rules.PRIMALS.values())
     # the array-API rules of other libraries (registered when one is imported,
     # and on the wrappers their tests use) are checked in tests/rulesets/array_api/
     from chainrules.rulesets.array_api._common import registered
