@@ -179,6 +179,17 @@ def _sign_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
 
 # ----- partials the table shares -----------------------------------------------
 
+# Stand-ins for a namespace's sign, by the namespace's name: array_api_compat's torch
+# sign writes NaN (and complex zeros) through a boolean mask, which torch.func.vmap
+# cannot batch; elementwise_interop puts torch's sign/sgn with a where here.
+SIGN: dict[str, Any] = {}
+
+
+def _sign(xp: Any, x: Any) -> Any:
+    stand_in = SIGN.get(getattr(xp, "__name__", "")) if SIGN else None
+    return xp.sign(x) if stand_in is None else stand_in(x)
+
+
 def _pow_dx(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
     # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).  For
@@ -259,7 +270,7 @@ _row("reciprocal", lambda xp, x, Ω: -Ω * Ω, holomorphic=True)
 _row("negative",  NEG_ONE, holomorphic=True)
 _row("positive",  ONE, holomorphic=True)
 # the non-holomorphic ones: the partial for real x, the complex rule by hand
-_row("abs",       lambda xp, x, Ω: xp.sign(x), complex_rule=(_abs_jvp, _abs_vjp),
+_row("abs",       lambda xp, x, Ω: _sign(xp, x), complex_rule=(_abs_jvp, _abs_vjp),
      numpy=("absolute", "abs"))
 _row("real",      ONE, complex_rule=(_real_jvp, _real_vjp))
 _row("imag",      None, complex_rule=(_imag_jvp, _imag_vjp))
@@ -271,7 +282,7 @@ for _name, _np_names in [("round", ("round", "rint")), ("floor", None), ("ceil",
 # not in the standard: NumPy ufuncs and C scalar rows with these derivatives
 _row("exp2",      lambda xp, x, Ω: Ω * _LN2, holomorphic=True, standard=False)
 _row("cbrt",      lambda xp, x, Ω: 1 / (3 * Ω * Ω), standard=False)
-_row("fabs",      lambda xp, x, Ω: xp.sign(x), standard=False)
+_row("fabs",      lambda xp, x, Ω: _sign(xp, x), standard=False)
 _row("deg2rad",   lambda xp, x, Ω: math.pi / 180, numpy=("deg2rad", "radians"), standard=False)
 _row("rad2deg",   lambda xp, x, Ω: 180 / math.pi, numpy=("rad2deg", "degrees"), standard=False)
 _row("erf",       lambda xp, x, Ω: (2 / math.sqrt(math.pi)) * xp.exp(-x * x), numpy=(), standard=False)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from chainrules._protocols import Pullback
-from chainrules.rulesets.elementwise import TABLE
+from chainrules.rulesets.elementwise import SIGN, TABLE
 from chainrules._xp import through_engines
 from chainrules.rulesets.elementwise_rules import PRIMALS, register_name, register_row, rules_for
 
@@ -107,6 +107,21 @@ def _torch(module: Any) -> None:
     register_operators(module.Tensor, "torch.Tensor")
 
 
+def _compat_torch(module: Any) -> None:
+    """array_api_compat's torch namespace, its sign given a stand-in computing the
+    same values that torch.func.vmap can batch (see elementwise.SIGN)."""
+    import torch
+
+    def sign(x: Any, /) -> Any:
+        if x.dtype.is_complex:
+            return torch.sgn(x)
+        if x.dtype.is_floating_point:
+            return torch.where(torch.isnan(x), x, torch.sign(x))
+        return torch.sign(x)
+    SIGN[module.__name__] = PRIMALS[module.sign] = sign
+    register_namespace(module)
+
+
 def _torch_ldexp(module: Any) -> None:
     """torch.ldexp(x, e) with e broadcasting x larger writes into an output of x's
     shape and resizes it, which PyTorch deprecates with a UserWarning (PyTorch 2.x):
@@ -162,7 +177,7 @@ def _registering(fn: Any, label: str) -> Any:
 LIBRARIES = {name: _registering(fn, name) for name, fn in [
     ("array_api_strict", _array_api_strict),
     ("array_api_compat.numpy", register_namespace),
-    ("array_api_compat.torch", register_namespace),
+    ("array_api_compat.torch", _compat_torch),
     ("array_api_compat.dask.array", register_namespace),
     ("torch", _torch),
     ("jax.numpy", _jax_numpy),

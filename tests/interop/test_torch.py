@@ -219,3 +219,19 @@ def test_python_floats_alone_are_refused_as_torch_does():
     x = t(X)
     g, = torch.autograd.grad(to_torch(np.power)(x, 2.5).sum(), x)
     torch.testing.assert_close(g, 2.5 * x.detach() ** 1.5)
+
+
+def test_sign_and_abs_under_vmap():
+    # array_api_compat's torch sign wrote NaN through a boolean mask, which
+    # torch.func.vmap cannot batch: np.sign under vmap and np.abs under vmap(grad) raised
+    x = torch.tensor([[1.5, -2.0, 0.0], [float("nan"), -0.5, 3.0]], dtype=torch.float64)
+    sign, absolute = to_torch(np.sign), to_torch(np.abs)
+    got = torch.func.vmap(sign)(x)
+    assert torch.equal(got.isnan(), x.isnan())
+    assert torch.equal(torch.nan_to_num(got), torch.nan_to_num(torch.sign(x)))
+    g = torch.func.vmap(torch.func.grad(lambda v: absolute(v).sum()))(x)
+    want = torch.func.vmap(torch.func.grad(lambda v: torch.abs(v).sum()))(x)
+    assert torch.equal(torch.nan_to_num(g[0]), torch.nan_to_num(want[0]))
+    assert g[1, 0].isnan() and torch.equal(g[1, 1:], want[1, 1:])
+    z = torch.tensor([[0j, 3 + 4j]], dtype=torch.complex128)
+    assert torch.allclose(torch.func.vmap(sign)(z), torch.sgn(z))

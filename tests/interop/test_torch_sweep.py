@@ -141,8 +141,6 @@ EXCLUDED = {
 # checks left out for a function, and why
 _NO_FLOAT = "torch's own function takes no Python float as its second argument either (TypeError from torch)"
 SKIP_CHECKS = {
-    "numpy.sign": {"vmap": "array_api_compat's torch sign assigns NaN through a boolean mask, which "
-                           "torch.func.vmap cannot batch (its forward, so abs' derivative too)"},
     **{f"numpy.{n}": {"python float": _NO_FLOAT} for n in ["arctan2", "fmax", "fmin", "logaddexp2"]},
 }
 
