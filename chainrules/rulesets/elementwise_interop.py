@@ -118,7 +118,10 @@ def _compat_torch(module: Any) -> None:
         if x.dtype.is_floating_point:
             return torch.where(torch.isnan(x), x, torch.sign(x))
         return torch.sign(x)
+    sign.__name__ = sign.__qualname__ = "sign"
     SIGN[module.__name__] = PRIMALS[module.sign] = sign
+    # the same rules, which a nested differentiation calls on tracked values
+    register_row(sign, TABLE["sign"], name="array_api_compat.torch.sign")
     register_namespace(module)
 
 
