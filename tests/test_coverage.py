@@ -123,7 +123,26 @@ def test_the_readme_table_is_the_census():
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     start = text.index("<!-- coverage table")
     table = text[text.index("\n", start) + 1:text.index("<!-- end of the coverage table")].strip()
-    for lib in ("jax", "autograd"):
-        pytest.importorskip(lib)        # their columns are counted only where they are installed
-    expected = cov.markdown_table(cov.SUMMARY_HEADER, cov.summary_rows(cov.census(probe=False)))
-    assert table.splitlines() == expected, "python -m chainrules.coverage --markdown"
+    rows = cov.summary_rows(cov.census(probe=False))
+    # the counts are of the libraries the comment names: the exact comparison runs
+    # where they are installed (README command 2); another environment (the floor
+    # jobs: NumPy 2.0, Python 3.12's JAX) counts other functions, and there the
+    # table must still name the same namespaces, each with rules ≤ functions
+    import re
+    from importlib.metadata import PackageNotFoundError, version
+    counted = dict(re.findall(r"(numpy|scipy|jax|autograd) ([0-9][^,\s]*)", text[start:text.index("\n", start)]))
+    assert set(counted) == {"numpy", "scipy", "jax", "autograd"}, "the comment names the versions counted"
+
+    def installed(lib):
+        try:
+            return version(lib)
+        except PackageNotFoundError:
+            return None
+    if all(installed(lib) == v for lib, v in counted.items()):
+        expected = cov.markdown_table(cov.SUMMARY_HEADER, rows)
+        assert table.splitlines() == expected, "python -m chainrules.coverage --markdown"
+    else:
+        readme = [line.split("|")[1:-1] for line in table.splitlines()[2:]]
+        assert [r[0].strip() for r in readme] == [str(r[0]) for r in rows]
+        for r in readme:
+            assert int(r[2]) <= int(r[1]), r
