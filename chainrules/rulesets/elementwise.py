@@ -179,15 +179,16 @@ def _sign_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
 
 # ----- partials the table shares -----------------------------------------------
 
-# Stand-ins for a namespace's sign, by the namespace's name: array_api_compat's torch
-# sign writes NaN (and complex zeros) through a boolean mask, which torch.func.vmap
-# cannot batch; elementwise_interop puts torch's sign/sgn with a where here.
-SIGN: dict[str, Any] = {}
+# A library's function -> a stand-in computing the same values, used wherever the
+# table's rules call the function (elementwise_interop: torch.ldexp, which warns when
+# its second argument broadcasts the first; array_api_compat's torch sign, which
+# writes NaN through a boolean mask that torch.func.vmap cannot batch).
+STAND_INS: dict[Any, Any] = {}
 
 
 def _sign(xp: Any, x: Any) -> Any:
-    stand_in = SIGN.get(getattr(xp, "__name__", "")) if SIGN else None
-    return xp.sign(x) if stand_in is None else stand_in(x)
+    sign = xp.sign
+    return STAND_INS.get(sign, sign)(x) if STAND_INS else sign(x)
 
 
 def _pow_dx(xp: Any, x: Any, p: Any, Ω: Any) -> Any:

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from chainrules._protocols import Pullback
-from chainrules.rulesets.elementwise import SIGN, TABLE
+from chainrules.rulesets.elementwise import STAND_INS, TABLE
 from chainrules._xp import through_engines
-from chainrules.rulesets.elementwise_rules import PRIMALS, register_name, register_row, rules_for
+from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
 
 __all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators",
            "register_numpy_on_tracked", "NUMPY_ON_TRACKED",
@@ -109,7 +109,7 @@ def _torch(module: Any) -> None:
 
 def _compat_torch(module: Any) -> None:
     """array_api_compat's torch namespace, its sign given a stand-in computing the
-    same values that torch.func.vmap can batch (see elementwise.SIGN)."""
+    same values that torch.func.vmap can batch (see elementwise.STAND_INS)."""
     import torch
 
     def sign(x: Any, /) -> Any:
@@ -119,7 +119,7 @@ def _compat_torch(module: Any) -> None:
             return torch.where(torch.isnan(x), x, torch.sign(x))
         return torch.sign(x)
     sign.__name__ = sign.__qualname__ = "sign"
-    SIGN[module.__name__] = PRIMALS[module.sign] = sign
+    STAND_INS[module.sign] = sign
     # the same rules, which a nested differentiation calls on tracked values
     register_row(sign, TABLE["sign"], name="array_api_compat.torch.sign")
     register_namespace(module)
@@ -137,7 +137,7 @@ def _torch_ldexp(module: Any) -> None:
             x = module.broadcast_tensors(x, e)[0]
         return plain(x, e, **kwargs)
     ldexp.__name__ = ldexp.__qualname__ = "ldexp"
-    PRIMALS[plain] = ldexp
+    STAND_INS[plain] = ldexp
     register_row(ldexp, TABLE["ldexp"], name="torch.ldexp")
 
 

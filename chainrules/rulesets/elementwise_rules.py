@@ -48,7 +48,7 @@ from chainrules._protocols import Pullback
 from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroadcast, check_tangent,
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
-from chainrules.rulesets.elementwise import ONE, NEG_ONE, TABLE
+from chainrules.rulesets.elementwise import ONE, NEG_ONE, STAND_INS, TABLE
 from chainrules.rulesets.elementwise_scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
@@ -115,8 +115,8 @@ def _arr(xp: Any, v: Any, Ω: Any, into_c: bool = False) -> Any:
     number the function took it for (cmath.acos'(2.0) is -1/sqrt(1 - 4 + 0j))."""
     if xp is PYTHON_SCALARS:
         return v
-    if into_c and isinstance(v, Tracked):
-        return v + 0j
+    if into_c and not isinstance(v, _NUMBERS):
+        return v + 0j       # a real number tracked by an enclosing differentiation
     if isinstance(v, _NUMBERS):
         if isinstance(v, bool) or not _inexact(xp, Ω):
             return xp.asarray(v)
@@ -510,11 +510,6 @@ def _has_tangent(xp: Any, v: Any, va: Any) -> Any:
 
 # ----- building and registering ------------------------------------------------------
 
-# Functions whose rules compute their values through a stand-in giving the same values
-# (elementwise_interop: torch.ldexp, which warns when its second argument broadcasts the first)
-PRIMALS: dict[Any, Any] = {}
-
-
 def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False, python_scalars: bool = False) -> Any:
     """(frule, rrule) of the function f, whose derivatives are the table row
     `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x).
@@ -524,7 +519,7 @@ def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False,
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)
-    f = through_engines(PRIMALS.get(f, f) if PRIMALS else f)     # the body differentiable by chainrules.ad
+    f = through_engines(STAND_INS.get(f, f) if STAND_INS else f)     # the body differentiable by chainrules.ad
     if row.arity == 1:
         return _unary_rules(f, row, name, python_scalars)
     return _binary_rules(f, row, name, reflected, python_scalars)

@@ -36,7 +36,7 @@ import chainrules as cr
 from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rrule, unthunk
 from chainrules.finite_differences import central_fdm
 from chainrules.ad.checkpointing import _checkpoint_call
-from chainrules.rulesets import elementwise_interop, elementwise_rules
+from chainrules.rulesets import elementwise, elementwise_interop
 from chainrules.testing import rand_tangent, test_approx
 from chainrules.testing.finite_difference_calls import fd_jvp, materialize
 
@@ -416,8 +416,8 @@ def test_every_registered_function_is_covered():
     # other libraries' element-wise functions: test_elementwise_interop.py
     covered.update(_key(f) for f in elementwise_interop.REGISTERED)
     # and the stand-ins the table's rows are registered on for them (torch.ldexp's:
-    # elementwise_rules.PRIMALS), checked there too
-    covered.update(_key(f) for f in elementwise_rules.PRIMALS.values())
+    # elementwise.STAND_INS), checked there too
+    covered.update(_key(f) for f in elementwise.STAND_INS.values())
     # the array-API rules of other libraries (registered when one is imported,
     # and on the wrappers their tests use) are checked in tests/rulesets/array_api/
     from chainrules.rulesets.array_api._common import registered

@@ -76,7 +76,7 @@ def _library(f):
     owner = getattr(f, "__objclass__", None) or type(getattr(f, "__self__", None))
     mod = getattr(f, "__module__", None) or getattr(owner, "__module__", "") or ""
     if mod == "chainrules.rulesets.elementwise_interop":
-        return "torch"      # the stand-in for torch.ldexp (elementwise_rules.PRIMALS)
+        return "torch"      # the stand-in for torch.ldexp (elementwise.STAND_INS)
     return mod.split(".")[0].lstrip("_")
 
 
