@@ -55,8 +55,9 @@ def registry_restored():
         for name, register in rulesets.ON_IMPORT.items():
             if name in before or name not in sys.modules:
                 continue
-            if name == "scipy.special":
-                importlib.reload(sys.modules[rulesets._SCIPY_RULES])
+            if name.startswith("scipy."):
+                # a rules module registers on import: run it again (reload)
+                importlib.reload(sys.modules[f"chainrules.rulesets.{name}"])
             else:
                 _array_api._DONE.discard(name)      # register_for runs once per library
                 register(sys.modules[name])

@@ -205,10 +205,14 @@ def test_tangents_that_hold_themselves_and_their_walks_do_not_leak():
         repr(m)
         pickle.loads(pickle.dumps(m))
 
+    # Without pymalloc (PYTHONMALLOC=malloc, the sanitizer run) tracemalloc also
+    # sees CPython's own caches behind pickle.loads fill, over ~3000 round trips
+    # and then stop (measured: 27k, 15k, 6.6k, 4.4k ... -0.1k bytes per 400
+    # calls): chunks of 1000 calls there, still 16 kB for a leak of one object a call.
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(100)
     try:
-        assert_flat(step, 400)
+        assert_flat(step, 400 if sys.getallocatedblocks() else 4000)
     finally:
         sys.setrecursionlimit(limit)
 

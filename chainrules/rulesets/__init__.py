@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.util
 import sys
 import warnings
 from typing import Any
@@ -32,11 +33,15 @@ from chainrules.rulesets import higher_order  # noqa: E402,F401
 from chainrules.rulesets import elementwise_interop  # noqa: E402
 from chainrules.rulesets import array_api as _array_api  # noqa: E402
 
-_SCIPY_RULES = "chainrules.rulesets.scipy.special"
+# each SciPy module's rules, in chainrules/rulesets/scipy/<module>.py, imported once
+# SciPy's module is (a module with no rules file yet has no entry)
+_SCIPY_MODULES = ("special", "linalg", "signal", "integrate", "optimize", "interpolate", "stats")
 
 
-def _scipy_special(module: Any) -> None:
-    importlib.import_module(_SCIPY_RULES)
+def _scipy_rules(name: str) -> Any:
+    def register(module: Any) -> None:
+        importlib.import_module(f"chainrules.rulesets.scipy.{name}")
+    return register
 
 
 # module name -> the function registering the rules for it, called with the
@@ -58,7 +63,8 @@ def _all_of(*fs: Any) -> Any:
     return register
 
 
-ON_IMPORT = {"scipy.special": _scipy_special}
+ON_IMPORT = {f"scipy.{m}": _scipy_rules(m) for m in _SCIPY_MODULES
+             if importlib.util.find_spec(f"chainrules.rulesets.scipy.{m}") is not None}
 for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]):
     ON_IMPORT[_name] = _all_of(*([elementwise_interop.LIBRARIES[_name]]
                                  if _name in elementwise_interop.LIBRARIES else []),

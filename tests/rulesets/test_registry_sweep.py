@@ -10,7 +10,8 @@ dtype/backend loops over the cases and reports every failure in one message.
 The sample cases are those the per-family tests already have (their CASES
 and SPECS), plus the element-wise table's rows (every function of one row
 shares its derivative: one generated case per function) and the special
-functions' cases of scipy/test_special.py."""
+functions' cases of scipy/test_special.py, and the SWEEP_CASES of any family
+test (a new family lists its Cases there: no edit of this file)."""
 
 import cmath
 import math
@@ -261,6 +262,8 @@ def samples():
     for f, argsets in SCALAR_FAMILY_CASES:
         for s in from_scalar_cases(f, argsets):
             add(s)
+    for c in sweep_cases():
+        add(from_case(c))
     for c in array_api_order2._strict_cases():
         base = from_case(c)
         if base is not None:
@@ -289,6 +292,22 @@ def samples():
                 out.setdefault(_key(f), [])
             continue
         add(from_row(f, row, scalar))
+    return out
+
+
+def sweep_cases():
+    """The Cases of every family test under tests/rulesets/ that lists them in a module
+    constant SWEEP_CASES (a new rule family joins the sweep there, in its own file)."""
+    import importlib
+    import pathlib
+
+    here = pathlib.Path(__file__).parent
+    out = []
+    for path in sorted(here.rglob("test_*.py")):
+        if path.name == "test_registry_sweep.py" or "SWEEP_CASES" not in path.read_text(encoding="utf-8"):
+            continue
+        name = ".".join(path.relative_to(here).with_suffix("").parts)
+        out.extend(importlib.import_module(f"{__package__}.{name}").SWEEP_CASES)
     return out
 
 
