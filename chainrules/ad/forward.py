@@ -42,7 +42,7 @@ from chainrules._core import (
 )
 from chainrules._xp import check_tangent
 from chainrules.ad import _foreign, _tracing
-from chainrules.ad._inputs import reject_subclass
+from chainrules.ad._inputs import no_tangent_space_hint, reject_subclass
 from chainrules.ad._tracing import (
     CALL,
     OP,
@@ -375,7 +375,7 @@ def jacobian_forward(f: Any, x: Any) -> Any:
     return stack_jacobian(cols, out_shape, shape, like=x)
 
 
-def jacobian_input(x: Any) -> Any:
+def jacobian_input(x: Any, who: str = "jacobian") -> Any:
     """(x, its shape, the dtype of its tangents), x checked: a number or a
     float/complex array, possibly tracked by an enclosing differentiation
     (which then differentiates the Jacobian too)."""
@@ -387,7 +387,11 @@ def jacobian_input(x: Any) -> Any:
         return x, tuple(p.shape), p.dtype
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, complex, np.number, np.ndarray)):
         raise TypeError(f"jacobian(f, x): x must be a number or a float/complex array, got {_describe(x)}")
-    dtype = np.result_type(p, 0.0)        # float32 stays float32; integers become float64
+    if isinstance(p, (np.ndarray, np.integer)) and p.dtype.kind in "iu":
+        # as gradient says: NumPy integers are constants, Python ints are floats
+        raise TypeError(f"{who}(f, x): x has no tangent space (got {_describe(x)}): "
+                        f"{no_tangent_space_hint((p,))}")
+    dtype = np.result_type(p, 0.0)        # float32 stays float32; Python ints become float64
     if dtype.kind not in "fc":
         raise TypeError(f"jacobian(f, x): x must be a float or complex array, got dtype {np.result_type(p)}")
     if isinstance(x, Tracked):

@@ -65,7 +65,7 @@ def hessian(f: Callable[[Any], Any], x: Any) -> Any:
         -0.479425538604203"""
     python_number = type(x) in (float, complex, int)
     reject_subclass(x, "hessian")
-    x, shape, dtype = jacobian_input(x)
+    x, shape, dtype = jacobian_input(x, "hessian")
     cols = [as_output(x, hvp(f, x, e)) for e in basis(shape, dtype, x)]
     if python_number:
         # a Python number: its second derivative as derivative gives it (a

@@ -84,6 +84,12 @@ def test_integer_numpy_arguments_are_named_not_differentiated_to_zeros(x):
             op(f)(x)
     with pytest.raises(TypeError, match=r"^gradient: no argument has a tangent space.*x\.astype\(float\)"):
         ad.gradient(f, x)
+    # jacobian and hessian say the same (they took NumPy integers as reals)
+    for who, op in [("jacobian", ad.jacobian), ("jacobian", lambda f, x: ad.jacobian(f, x, mode="forward")),
+                    ("hessian", ad.hessian)]:
+        with pytest.raises(TypeError, match=rf"^{who}\(f, x\): x has no tangent space.*x\.astype\(float\)"):
+            op(f, x)
+    assert ad.hessian(lambda v: v ** 3, 2) == ad.jacobian(lambda v: 3 * v ** 2, 2) == 12.0
     # a Python int is a real number (both doors), and a float array of the same values works
     assert ag.grad(lambda v: v ** 2)(3) == ad.gradient(lambda v: v ** 2, 3) == 6.0
     np.testing.assert_allclose(ag.grad(f)(np.asarray(x, dtype=float)), 2.0 * x)
