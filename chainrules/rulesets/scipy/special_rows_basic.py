@@ -1,0 +1,255 @@
+"""Rows of the scipy.special table (see `special_table`): convenience
+functions, gamma and beta, error functions, distribution functions.  Each
+partial is written with functions that have rules (every order works)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.special as sp
+
+from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_DEG = math.pi / 180.0
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+_SQRT2 = math.sqrt(2.0)
+
+
+def _safe(x: Any, bad: Any, fill: float = 1.0) -> Any:
+    """x with `fill` where `bad` (a division there is replaced by its limit)."""
+    return np.where(bad, fill, x)
+
+
+# ----- convenience functions ---------------------------------------------------
+
+def _dexprel(x: Any, y: Any) -> Any:
+    # (eˣ − exprel(x))/x, its Taylor series 1/2 + x/3 + x²/8 + x³/30 near 0 (cancellation)
+    small = np.abs(np.real(x)) < 1e-3
+    xs = _safe(x, small)
+    return np.where(small, 0.5 + x * (1 / 3 + x * (1 / 8 + x / 30)), (np.exp(xs) - sp.exprel(xs)) / xs)
+
+
+def _huber_r(d: Any, r: Any, y: Any) -> Any:
+    return np.where(np.abs(r) <= d, r, d * np.sign(r))
+
+
+def _huber_d(d: Any, r: Any, y: Any) -> Any:
+    return np.where(np.abs(r) <= d, 0.0 * r, np.abs(r) - d)
+
+
+def _phs(d: Any, r: Any) -> Any:
+    return np.sqrt(1 + (r / d) ** 2)
+
+
+def _boxcox_lam(L: Any, lam: Any, y: Any) -> Any:
+    """∂/∂λ of (e^{λL} − 1)/λ = (L e^{λL} − Ω)/λ; its series L²/2 + λL³/3 + λ²L⁴/8 + λ³L⁵/30
+    where λL is small (cancellation)."""
+    u = lam * L
+    small = np.abs(u) < 1e-3
+    ls = _safe(lam, small)
+    series = L * L * (0.5 + u * (1 / 3 + u * (1 / 8 + u / 30)))
+    return np.where(small, series, (L * np.exp(ls * L) - np.expm1(ls * L) / ls) / ls)
+
+
+def _inv_boxcox_lam(y: Any, lam: Any, w: Any) -> Any:
+    """∂/∂λ of w = (1 + λy)^{1/λ}: w·(y/(λ(1+λy)) − log1p(λy)/λ²); −w y²/2 at λ = 0
+    (series: w·(−y²/2 + 2λy³/3 − 3λ²y⁴/4) where λy is small)."""
+    u = lam * y
+    small = np.abs(u) < 1e-3
+    ls = _safe(lam, small)
+    series = w * y * y * (-0.5 + u * (2 / 3 - 0.75 * u))
+    return np.where(small, series, w * (y / (ls * (1 + ls * y)) - np.log1p(ls * y) / (ls * ls)))
+
+
+def _rel_entr_x(x: Any, y: Any, o: Any) -> Any:
+    return np.log(x / y) + 1
+
+
+CONVENIENCE = [
+    Row(sp.expm1, "expm1", "x", lambda x, y: np.exp(x), holomorphic=True),
+    Row(sp.log1p, "log1p", "x", lambda x, y: 1 / (1 + x), holomorphic=True),
+    Row(sp.exp2, "exp2", "x", lambda x, y: _LN2 * y),
+    Row(sp.exp10, "exp10", "x", lambda x, y: _LN10 * y),
+    Row(sp.cosm1, "cosm1", "x", lambda x, y: -np.sin(x)),
+    Row(sp.powm1, "powm1", "x, y", lambda x, p, o: p * np.power(x, p - 1),
+        lambda x, p, o: (o + 1) * np.log(x)),
+    Row(sp.exprel, "exprel", "x", _dexprel),
+    Row(sp.huber, "huber", "delta, r", _huber_d, _huber_r),
+    Row(sp.pseudo_huber, "pseudo_huber", "delta, r",
+        lambda d, r, o: 2 * o / d - r * r / (d * _phs(d, r)),
+        lambda d, r, o: r / _phs(d, r)),
+    Row(sp.boxcox, "boxcox", "x, lmbda", lambda x, lam, o: np.power(x, lam - 1),
+        lambda x, lam, o: _boxcox_lam(np.log(x), lam, o)),
+    Row(sp.boxcox1p, "boxcox1p", "x, lmbda", lambda x, lam, o: np.power(1 + x, lam - 1),
+        lambda x, lam, o: _boxcox_lam(np.log1p(x), lam, o)),
+    Row(sp.inv_boxcox, "inv_boxcox", "y, lmbda", lambda y, lam, o: o / (1 + lam * y),
+        lambda y, lam, o: _inv_boxcox_lam(y, lam, o)),
+    Row(sp.inv_boxcox1p, "inv_boxcox1p", "y, lmbda", lambda y, lam, o: (o + 1) / (1 + lam * y),
+        lambda y, lam, o: _inv_boxcox_lam(y, lam, o + 1)),
+    Row(sp.rel_entr, "rel_entr", "x, y", _rel_entr_x, lambda x, y, o: -x / y),
+    Row(sp.kl_div, "kl_div", "x, y", lambda x, y, o: np.log(x / y), lambda x, y, o: 1 - x / y),
+    Row(sp.cbrt, "cbrt", "x", lambda x, y: 1 / (3 * y * y)),
+    Row(sp.sindg, "sindg", "x", lambda x, y: _DEG * sp.cosdg(x)),
+    Row(sp.cosdg, "cosdg", "x", lambda x, y: -_DEG * sp.sindg(x)),
+    Row(sp.tandg, "tandg", "x", lambda x, y: _DEG * (1 + y * y)),
+    Row(sp.cotdg, "cotdg", "x", lambda x, y: -_DEG * (1 + y * y)),
+    Row(sp.radian, "radian", "d, m, s", lambda d, m, s, o: _DEG + 0 * d,
+        lambda d, m, s, o: _DEG / 60 + 0 * m, lambda d, m, s, o: _DEG / 3600 + 0 * s),
+]
+if hasattr(sp, "softplus"):      # SciPy ≥ 1.15; a Python function of np.logaddexp
+    CONVENIENCE.append(Row(sp.softplus, "softplus", "x", lambda x, y: sp.expit(x),
+                           primal=lambda x: np.logaddexp(0, x)))
+
+
+# ----- gamma and beta ------------------------------------------------------------
+
+def _dbeta(a: Any, b: Any) -> Any:
+    return sp.digamma(a) - sp.digamma(a + b)
+
+
+def _multigammaln(a: Any, d: int) -> Any:
+    """SciPy's formula with ufuncs (multigammaln converts its argument to an array)."""
+    return d * (d - 1) / 4 * math.log(math.pi) + sum(sp.gammaln(a - j / 2) for j in range(d))
+
+
+def _density_x(a: Any, x: Any) -> Any:
+    """∂/∂x gammainc(a, x) = x^{a−1} e^{−x}/Γ(a)."""
+    return np.exp(sp.xlogy(a - 1, x) - x - sp.gammaln(a))
+
+
+def _beta_density(a: Any, b: Any, x: Any) -> Any:
+    """∂/∂x betainc(a, b, x) = x^{a−1}(1−x)^{b−1}/B(a, b)."""
+    return np.exp(sp.xlogy(a - 1, x) + sp.xlog1py(b - 1, -x) - sp.betaln(a, b))
+
+
+GAMMA = [
+    Row(sp.beta, "beta", "a, b", lambda a, b, o: o * _dbeta(a, b), lambda a, b, o: o * _dbeta(b, a)),
+    Row(sp.betaln, "betaln", "a, b", lambda a, b, o: _dbeta(a, b), lambda a, b, o: _dbeta(b, a)),
+    Row(sp.rgamma, "rgamma", "x", lambda x, y: -y * sp.digamma(x)),
+    # complex z: first order (SciPy has no complex polygamma for the second)
+    Row(sp.loggamma, "loggamma", "z", lambda z, y: sp.digamma(z), holomorphic=True),
+    Row(sp.poch, "poch", "z, m", lambda z, m, o: o * (sp.digamma(z + m) - sp.digamma(z)),
+        lambda z, m, o: o * sp.digamma(z + m)),
+    Row(sp.binom, "binom", "n, k",
+        lambda n, k, o: o * (sp.digamma(n + 1) - sp.digamma(n - k + 1)),
+        lambda n, k, o: o * (sp.digamma(n - k + 1) - sp.digamma(k + 1))),
+    Row(sp.multigammaln, "multigammaln", "a, d",
+        lambda a, d, o: sum(sp.digamma(a - j / 2) for j in range(int(d))), INT,
+        primal=_multigammaln),
+    Row(sp.zetac, "zetac", "x", NI),
+    Row(sp.gammainc, "gammainc", "a, x", NI, lambda a, x, o: _density_x(a, x)),
+    Row(sp.gammaincc, "gammaincc", "a, x", NI, lambda a, x, o: -_density_x(a, x)),
+    # the inverse function rule: ∂x/∂y = 1/(∂P/∂x at x = Ω)
+    Row(sp.gammaincinv, "gammaincinv", "a, y", NI, lambda a, y, o: 1 / _density_x(a, o)),
+    Row(sp.gammainccinv, "gammainccinv", "a, y", NI, lambda a, y, o: -1 / _density_x(a, o)),
+    Row(sp.betainc, "betainc", "a, b, x", NI, NI, lambda a, b, x, o: _beta_density(a, b, x)),
+    Row(sp.betaincc, "betaincc", "a, b, x", NI, NI, lambda a, b, x, o: -_beta_density(a, b, x)),
+    Row(sp.betaincinv, "betaincinv", "a, b, y", NI, NI, lambda a, b, y, o: 1 / _beta_density(a, b, o)),
+    Row(sp.betainccinv, "betainccinv", "a, b, y", NI, NI,
+        lambda a, b, y, o: -1 / _beta_density(a, b, o)),
+]
+
+
+# ----- error functions -------------------------------------------------------------
+
+def _dwofz(z: Any, w: Any) -> Any:
+    return -2 * z * w + 2j / math.sqrt(math.pi)
+
+
+def _voigt(x: Any, s: Any, g: Any, o: Any) -> Any:
+    """w(z) and w'(z)/(σ²·2√π) at z = (x + iγ)/(σ√2): V = Re w(z)/(σ√(2π))."""
+    z = (x + 1j * g) / (s * _SQRT2)
+    dw = _dwofz(z, sp.wofz(z))
+    return z, dw / (s * s * 2 * math.sqrt(math.pi))
+
+
+ERROR = [
+    Row(sp.erfi, "erfi", "x", lambda x, y: _TWO_OVER_SQRT_PI * np.exp(x * x), holomorphic=True),
+    Row(sp.erfcx, "erfcx", "x", lambda x, y: 2 * x * y - _TWO_OVER_SQRT_PI, holomorphic=True),
+    Row(sp.dawsn, "dawsn", "x", lambda x, y: 1 - 2 * x * y, holomorphic=True),
+    Row(sp.wofz, "wofz", "z", _dwofz, holomorphic=True),
+    Row(sp.voigt_profile, "voigt_profile", "x, sigma, gamma",
+        lambda x, s, g, o: np.real(_voigt(x, s, g, o)[1]),
+        lambda x, s, g, o: -o / s - np.real(_voigt(x, s, g, o)[0] * _voigt(x, s, g, o)[1]) * _SQRT2,
+        lambda x, s, g, o: -np.imag(_voigt(x, s, g, o)[1])),
+    Row(sp.ndtri_exp, "ndtri_exp", "y", lambda y, o: np.exp(y + 0.5 * o * o + _LOG_SQRT_2PI)),
+    Row(sp.owens_t, "owens_t", "h, a",
+        lambda h, a, o: -np.exp(-0.5 * h * h - _LOG_SQRT_2PI) * sp.erf(a * h / _SQRT2) / 2,
+        lambda h, a, o: np.exp(-0.5 * h * h * (1 + a * a)) / (2 * math.pi * (1 + a * a))),
+]
+
+
+# ----- distribution functions (in their continuous arguments) ----------------------
+
+def _t_pdf(df: Any, t: Any) -> Any:
+    return np.exp(sp.gammaln((df + 1) / 2) - sp.gammaln(df / 2) - 0.5 * np.log(df * math.pi)
+                  - (df + 1) / 2 * np.log1p(t * t / df))
+
+
+def _f_pdf(n: Any, m: Any, x: Any) -> Any:
+    # ∂/∂x betainc(n/2, m/2, nx/(m + nx))
+    u = n * x / (m + n * x)
+    return _beta_density(n / 2, m / 2, u) * n * m / (m + n * x) ** 2
+
+
+def _bdtr_p(k: Any, n: Any, p: Any) -> Any:
+    # bdtr = betainc(n − k, k + 1, 1 − p) (k floored)
+    k = np.floor(k)
+    return -_beta_density(n - k, k + 1, 1 - p)
+
+
+def _nbdtr_p(k: Any, n: Any, p: Any) -> Any:
+    return _beta_density(n, np.floor(k) + 1, p)
+
+
+def _pdtr_m(k: Any, m: Any) -> Any:
+    return -_density_x(np.floor(k) + 1, m)
+
+
+def _gdtr(a: Any, b: Any, x: Any) -> Any:
+    """∂/∂(ax) gammainc(b, ax)."""
+    return _density_x(b, a * x)
+
+
+DISTRIBUTIONS = [
+    Row(sp.bdtr, "bdtr", "k, n, p", INT, INT, lambda k, n, p, o: _bdtr_p(k, n, p)),
+    Row(sp.bdtrc, "bdtrc", "k, n, p", INT, INT, lambda k, n, p, o: -_bdtr_p(k, n, p)),
+    Row(sp.bdtri, "bdtri", "k, n, y", INT, INT, lambda k, n, y, o: 1 / _bdtr_p(k, n, o)),
+    Row(sp.nbdtr, "nbdtr", "k, n, p", INT, INT, lambda k, n, p, o: _nbdtr_p(k, n, p)),
+    Row(sp.nbdtrc, "nbdtrc", "k, n, p", INT, INT, lambda k, n, p, o: -_nbdtr_p(k, n, p)),
+    Row(sp.nbdtri, "nbdtri", "k, n, y", INT, INT, lambda k, n, y, o: 1 / _nbdtr_p(k, n, o)),
+    Row(sp.pdtr, "pdtr", "k, m", INT, lambda k, m, o: _pdtr_m(k, m)),
+    Row(sp.pdtrc, "pdtrc", "k, m", INT, lambda k, m, o: -_pdtr_m(k, m)),
+    Row(sp.pdtri, "pdtri", "k, y", INT, lambda k, y, o: 1 / _pdtr_m(k, o)),
+    Row(sp.chdtr, "chdtr", "v, x", NI, lambda v, x, o: _density_x(v / 2, x / 2) / 2),
+    Row(sp.chdtrc, "chdtrc", "v, x", NI, lambda v, x, o: -_density_x(v / 2, x / 2) / 2),
+    Row(sp.chdtri, "chdtri", "v, p", NI, lambda v, p, o: -2 / _density_x(v / 2, o / 2)),
+    Row(sp.gdtr, "gdtr", "a, b, x", lambda a, b, x, o: x * _gdtr(a, b, x), NI,
+        lambda a, b, x, o: a * _gdtr(a, b, x)),
+    Row(sp.gdtrc, "gdtrc", "a, b, x", lambda a, b, x, o: -x * _gdtr(a, b, x), NI,
+        lambda a, b, x, o: -a * _gdtr(a, b, x)),
+    Row(sp.gdtrix, "gdtrix", "a, b, p", lambda a, b, p, o: -o / a, NI,
+        lambda a, b, p, o: 1 / (a * _gdtr(a, b, o))),
+    Row(sp.gdtria, "gdtria", "p, b, x", lambda p, b, x, o: 1 / (x * _gdtr(o, b, x)), NI,
+        lambda p, b, x, o: -o / x),
+    Row(sp.stdtr, "stdtr", "df, t", NI, lambda df, t, o: _t_pdf(df, t)),
+    Row(sp.stdtrit, "stdtrit", "df, p", NI, lambda df, p, o: 1 / _t_pdf(df, o)),
+    Row(sp.fdtr, "fdtr", "dfn, dfd, x", NI, NI, lambda n, m, x, o: _f_pdf(n, m, x)),
+    Row(sp.fdtrc, "fdtrc", "dfn, dfd, x", NI, NI, lambda n, m, x, o: -_f_pdf(n, m, x)),
+    Row(sp.fdtri, "fdtri", "dfn, dfd, p", NI, NI, lambda n, m, p, o: 1 / _f_pdf(n, m, o)),
+    # nrdtrimn(p, std, x) = x − std·ndtri(p); nrdtrisd(mn, p, x) = (x − mn)/ndtri(p)
+    Row(sp.nrdtrimn, "nrdtrimn", "p, std, x",
+        lambda p, s, x, o: -s * np.exp(0.5 * sp.ndtri(p) ** 2 + _LOG_SQRT_2PI),
+        lambda p, s, x, o: -sp.ndtri(p), lambda p, s, x, o: 1 + 0 * x),
+    Row(sp.nrdtrisd, "nrdtrisd", "mn, p, x",
+        lambda m, p, x, o: -1 / sp.ndtri(p),
+        lambda m, p, x, o: -o / sp.ndtri(p) * np.exp(0.5 * sp.ndtri(p) ** 2 + _LOG_SQRT_2PI),
+        lambda m, p, x, o: 1 / sp.ndtri(p)),
+]
+
+register_rows(CONVENIENCE + GAMMA + ERROR + DISTRIBUTIONS)

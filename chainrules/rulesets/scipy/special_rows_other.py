@@ -1,0 +1,167 @@
+"""Rows of the scipy.special table (see `special_table`): exponential and
+trigonometric integrals, Lambert W, Wright ω, Spence, hypergeometric
+functions (in z), orthogonal polynomials (in x), elliptic integrals and
+functions, Wright's Bessel function, parabolic cylinder functions.  The
+parameters of hypergeometric functions and the continuous parameters of
+polynomials (α, β) are `not_implemented`; degrees get NoTangent."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.special as sp
+
+from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
+
+
+def _where0(z: Any, limit: Any, f: Any) -> Any:
+    """f(z), with its limit where z = 0 (f evaluated at 1 there: no 0/0)."""
+    at0 = z == 0
+    return np.where(at0, limit, f(np.where(at0, 1.0, z)))
+
+
+def _dspence(z: Any) -> Any:
+    at1 = z == 1
+    zs = np.where(at1, 2.0, z)
+    return np.where(at1, -1.0, np.log(zs) / (1 - zs))
+
+
+def _dexpn(n: Any, x: Any) -> Any:
+    # E'_n = −E_{n−1}; E_0(x) = e^{−x}/x, whose derivative is −e^{−x}(1/x + 1/x²)
+    n = np.asarray(n)
+    return np.where(n >= 1, -sp.expn(np.maximum(n - 1, 0), x), -np.exp(-x) * (1 + 1 / x) / x)
+
+
+EXPONENTIAL = [
+    Row(sp.exp1, "exp1", "z", lambda z, o: -np.exp(-z) / z, holomorphic=True),
+    Row(sp.expi, "expi", "z", lambda z, o: np.exp(z) / z, holomorphic=True),
+    Row(sp.expn, "expn", "n, x", INT, lambda n, x, o: _dexpn(n, x)),
+    Row(sp.sici, "sici", "z", lambda z, *o: (np.sinc(z / math.pi), np.cos(z) / z), outputs=2,
+        holomorphic=True),
+    Row(sp.shichi, "shichi", "z", lambda z, *o: (_where0(z, 1.0, lambda u: np.sinh(u) / u),
+                                                 np.cosh(z) / z), outputs=2, holomorphic=True),
+    # W' = W/(z(1 + W)) = e^{−W}/(1 + W) (no 0/0 at z = 0)
+    Row(sp.lambertw, "lambertw", "z, k, tol", lambda z, k, tol, w: np.exp(-w) / (1 + w), INT, INT,
+        holomorphic=True, defaults={"k": 0, "tol": 1e-8}),
+    Row(sp.wrightomega, "wrightomega", "z", lambda z, w: w / (1 + w), holomorphic=True),
+    Row(sp.spence, "spence", "z", lambda z, o: _dspence(z), holomorphic=True),
+]
+
+
+HYPERGEOMETRIC = [
+    Row(sp.hyp0f1, "hyp0f1", "v, z", NI, lambda b, z, o: sp.hyp0f1(b + 1, z) / b, holomorphic=True),
+    Row(sp.hyp1f1, "hyp1f1", "a, b, z", NI, NI,
+        lambda a, b, z, o: a / b * sp.hyp1f1(a + 1, b + 1, z), holomorphic=True),
+    Row(sp.hyp2f1, "hyp2f1", "a, b, c, z", NI, NI, NI,
+        lambda a, b, c, z, o: a * b / c * sp.hyp2f1(a + 1, b + 1, c + 1, z), holomorphic=True),
+    Row(sp.hyperu, "hyperu", "a, b, x", NI, NI, lambda a, b, x, o: -a * sp.hyperu(a + 1, b + 1, x)),
+]
+
+
+# ----- orthogonal polynomials: d/dx C_n^{(α)} = 2α C_{n−1}^{(α+1)} and its kin -------------
+
+def _down(n: Any) -> Any:
+    """(n − 1 clipped at 0, 1 where n > 0 else 0): the lower degree and the factor that
+    makes the derivative of a degree-0 polynomial 0."""
+    n = np.asarray(n)
+    return np.maximum(n - 1, 0), (n > 0) * 1.0
+
+
+def _C(n: Any, a: Any, x: Any) -> Any:
+    m, on = _down(n)
+    return on * sp.eval_gegenbauer(m, a, x)
+
+
+def _poly(f: Any, name: str, d: Any) -> Row:
+    return Row(f, name, "n, x", INT, lambda n, x, o: d(n, x), holomorphic=True)
+
+
+def _m(n: Any) -> Any:
+    return _down(n)[0]
+
+
+POLYNOMIALS = [
+    _poly(sp.eval_legendre, "eval_legendre", lambda n, x: _C(n, 1.5, x)),
+    _poly(sp.eval_sh_legendre, "eval_sh_legendre", lambda n, x: 2 * _C(n, 1.5, 2 * x - 1)),
+    _poly(sp.eval_chebyt, "eval_chebyt", lambda n, x: n * sp.eval_chebyu(_m(n), x)),
+    _poly(sp.eval_chebyu, "eval_chebyu", lambda n, x: 2 * _C(n, 2.0, x)),
+    _poly(sp.eval_chebyc, "eval_chebyc", lambda n, x: n * sp.eval_chebys(_m(n), x)),
+    _poly(sp.eval_chebys, "eval_chebys", lambda n, x: _C(n, 2.0, x / 2)),
+    _poly(sp.eval_sh_chebyt, "eval_sh_chebyt", lambda n, x: 2 * n * sp.eval_sh_chebyu(_m(n), x)),
+    _poly(sp.eval_sh_chebyu, "eval_sh_chebyu", lambda n, x: 4 * _C(n, 2.0, 2 * x - 1)),
+    _poly(sp.eval_laguerre, "eval_laguerre",
+          lambda n, x: -_down(n)[1] * sp.eval_genlaguerre(_m(n), 1.0, x)),
+    Row(sp.eval_hermite, "eval_hermite", "n, x", INT,
+        lambda n, x, o: 2 * np.asarray(n) * sp.eval_hermite(_m(n), x)),
+    Row(sp.eval_hermitenorm, "eval_hermitenorm", "n, x", INT,
+        lambda n, x, o: np.asarray(n) * sp.eval_hermitenorm(_m(n), x)),
+    Row(sp.eval_gegenbauer, "eval_gegenbauer", "n, alpha, x", INT, NI,
+        lambda n, a, x, o: 2 * a * _C(n, a + 1, x), holomorphic=True),
+    Row(sp.eval_genlaguerre, "eval_genlaguerre", "n, alpha, x", INT, NI,
+        lambda n, a, x, o: -_down(n)[1] * sp.eval_genlaguerre(_m(n), a + 1, x), holomorphic=True),
+    Row(sp.eval_jacobi, "eval_jacobi", "n, alpha, beta, x", INT, NI, NI,
+        lambda n, a, b, x, o: _down(n)[1] * (n + a + b + 1) / 2 * sp.eval_jacobi(_m(n), a + 1, b + 1, x),
+        holomorphic=True),
+    # G_n^{(p,q)}' = n·G_{n−1}^{(p+2,q+1)}
+    Row(sp.eval_sh_jacobi, "eval_sh_jacobi", "n, p, q, x", INT, NI, NI,
+        lambda n, p, q, x, o: np.asarray(n) * sp.eval_sh_jacobi(_m(n), p + 2, q + 1, x),
+        holomorphic=True),
+]
+
+
+# ----- elliptic integrals and functions (DLMF 19.4, 19.18, 22.13) ---------------------------
+
+def _dellipk(m: Any, k: Any) -> Any:
+    return _where0(m, math.pi / 8, lambda u: (sp.ellipe(u) - (1 - u) * sp.ellipk(u)) / (2 * u * (1 - u)))
+
+
+def _delta(phi: Any, m: Any) -> Any:
+    return np.sqrt(1 - m * np.sin(phi) ** 2)
+
+
+def _dF_dm(phi: Any, m: Any, F: Any) -> Any:
+    return (sp.ellipeinc(phi, m) / (2 * m * (1 - m)) - F / (2 * m)
+            - np.sin(phi) * np.cos(phi) / (2 * (1 - m) * _delta(phi, m)))
+
+
+ELLIPTIC = [
+    Row(sp.ellipk, "ellipk", "m", _dellipk),
+    Row(sp.ellipkm1, "ellipkm1", "p", lambda p, k: -_dellipk(1 - p, k)),
+    Row(sp.ellipe, "ellipe", "m", lambda m, e: _where0(m, -math.pi / 8, lambda u: (sp.ellipe(u) - sp.ellipk(u)) / (2 * u))),
+    Row(sp.ellipkinc, "ellipkinc", "phi, m", lambda phi, m, F: 1 / _delta(phi, m),
+        lambda phi, m, F: _dF_dm(phi, m, F)),
+    Row(sp.ellipeinc, "ellipeinc", "phi, m", lambda phi, m, E: _delta(phi, m),
+        lambda phi, m, E: (E - sp.ellipkinc(phi, m)) / (2 * m)),
+    Row(sp.ellipj, "ellipj", "u, m", lambda u, m, sn, cn, dn, ph: (cn * dn, -sn * dn, -m * sn * cn, dn),
+        NI, outputs=4),
+    # ∂R_F/∂z = −R_D(x, y, z)/6 (symmetric); R_C(x, y) = R_F(x, y, y);
+    # ∂R_G/∂z = R_F/4 − z·R_D(x, y, z)/12
+    Row(sp.elliprf, "elliprf", "x, y, z", lambda x, y, z, o: -sp.elliprd(y, z, x) / 6,
+        lambda x, y, z, o: -sp.elliprd(z, x, y) / 6, lambda x, y, z, o: -sp.elliprd(x, y, z) / 6,
+        holomorphic=True),
+    Row(sp.elliprc, "elliprc", "x, y", lambda x, y, o: -sp.elliprd(y, y, x) / 6,
+        lambda x, y, o: -sp.elliprd(x, y, y) / 3, holomorphic=True),
+    Row(sp.elliprg, "elliprg", "x, y, z",
+        lambda x, y, z, o: sp.elliprf(x, y, z) / 4 - x * sp.elliprd(y, z, x) / 12,
+        lambda x, y, z, o: sp.elliprf(x, y, z) / 4 - y * sp.elliprd(z, x, y) / 12,
+        lambda x, y, z, o: sp.elliprf(x, y, z) / 4 - z * sp.elliprd(x, y, z) / 12,
+        holomorphic=True),
+]
+
+
+# ----- Wright's generalized Bessel function: ∂Φ(a, b; x)/∂x = Φ(a, a + b; x) -----------------
+# ----- parabolic cylinder functions: w'' = (x²/4 − ν − 1/2)·w (D_ν, V_ν), (a − x²/4)·w (W) ---
+
+MISC = [
+    Row(sp.wright_bessel, "wright_bessel", "a, b, x", NI, NI,
+        lambda a, b, x, o: sp.wright_bessel(a, a + b, x)),
+    Row(sp.log_wright_bessel, "log_wright_bessel", "a, b, x", NI, NI,
+        lambda a, b, x, o: np.exp(sp.log_wright_bessel(a, a + b, x) - o)),
+    Row(sp.pbdv, "pbdv", "v, x", NI, lambda v, x, d, dp: (dp, (x * x / 4 - v - 0.5) * d), outputs=2),
+    Row(sp.pbvv, "pbvv", "v, x", NI, lambda v, x, d, dp: (dp, (x * x / 4 - v - 0.5) * d), outputs=2),
+    Row(sp.pbwa, "pbwa", "a, x", NI, lambda a, x, w, wp: (wp, (a - x * x / 4) * w), outputs=2),
+]
+
+register_rows(EXPONENTIAL + HYPERGEOMETRIC + POLYNOMIALS + ELLIPTIC + MISC)
