@@ -141,7 +141,6 @@ GAMMA = [
     Row(sp.multigammaln, "multigammaln", "a, d",
         lambda a, d, o: sum(sp.digamma(a - j / 2) for j in range(int(d))), INT,
         primal=_multigammaln),
-    Row(sp.zetac, "zetac", "x", NI),
     Row(sp.gammainc, "gammainc", "a, x", NI, lambda a, x, o: _density_x(a, x)),
     Row(sp.gammaincc, "gammaincc", "a, x", NI, lambda a, x, o: -_density_x(a, x)),
     # the inverse function rule: ∂x/∂y = 1/(∂P/∂x at x = Ω)

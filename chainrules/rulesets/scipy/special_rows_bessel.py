@@ -99,6 +99,13 @@ def _public(f: Any, fd: Any, dd: Any) -> Any:
     return lambda n, z, derivative, o: dd(n, z) if derivative else fd(np.asarray(n).astype(np.int_), z)
 
 
+def _spherical_primal(f: Any, fd: Any) -> Any:
+    """spherical_jn… with the ufuncs (the Python function converts z to an array)."""
+    def primal(n: Any, z: Any, derivative: Any = False) -> Any:
+        return (fd if derivative else f)(np.asarray(n).astype(np.int_), z)
+    return primal
+
+
 SPHERICAL = []
 for _k, (_f, _fd, _s, _os) in [(k, v[:4]) for k, v in _SPHERICAL.items()]:
     _dd = _spherical(_fd, _s, _os)
@@ -106,7 +113,7 @@ for _k, (_f, _fd, _s, _os) in [(k, v[:4]) for k, v in _SPHERICAL.items()]:
         Row(_f, f"_spherical_{_k}", "n, z", INT, lambda n, z, o, fd=_fd: fd(n, z), holomorphic=True),
         Row(_fd, f"_spherical_{_k}_d", "n, z", INT, _dd, holomorphic=True),
         Row(_SPHERICAL[_k][4], f"spherical_{_k}", "n, z, derivative", INT, _public(_f, _fd, _dd), INT,
-            holomorphic=True, defaults={"derivative": False}),
+            holomorphic=True, defaults={"derivative": False}, primal=_spherical_primal(_f, _fd)),
     ]
 del _k, _f, _fd, _s, _os, _dd
 

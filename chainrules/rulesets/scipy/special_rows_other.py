@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import scipy.special as sp
+from scipy.special import _ufuncs
 
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
@@ -45,6 +46,9 @@ EXPONENTIAL = [
     # W' = W/(z(1 + W)) = e^{−W}/(1 + W) (no 0/0 at z = 0)
     Row(sp.lambertw, "lambertw", "z, k, tol", lambda z, k, tol, w: np.exp(-w) / (1 + w), INT, INT,
         holomorphic=True, defaults={"k": 0, "tol": 1e-8}),
+    # the ufunc lambertw calls (with its arguments as they are: tracked values stay tracked)
+    Row(_ufuncs._lambertw, "_lambertw", "z, k, tol", lambda z, k, tol, w: np.exp(-w) / (1 + w), INT, INT,
+        holomorphic=True),
     Row(sp.wrightomega, "wrightomega", "z", lambda z, w: w / (1 + w), holomorphic=True),
     Row(sp.spence, "spence", "z", lambda z, o: _dspence(z), holomorphic=True),
 ]
@@ -126,6 +130,10 @@ def _dF_dm(phi: Any, m: Any, F: Any) -> Any:
             - np.sin(phi) * np.cos(phi) / (2 * (1 - m) * _delta(phi, m)))
 
 
+def _drd_x(x: Any, y: Any, z: Any, rd: Any) -> Any:
+    return (rd - sp.elliprd(y, z, x)) / (2 * (z - x))
+
+
 ELLIPTIC = [
     Row(sp.ellipk, "ellipk", "m", _dellipk),
     Row(sp.ellipkm1, "ellipkm1", "p", lambda p, k: -_dellipk(1 - p, k)),
@@ -141,8 +149,17 @@ ELLIPTIC = [
     Row(sp.elliprf, "elliprf", "x, y, z", lambda x, y, z, o: -sp.elliprd(y, z, x) / 6,
         lambda x, y, z, o: -sp.elliprd(z, x, y) / 6, lambda x, y, z, o: -sp.elliprd(x, y, z) / 6,
         holomorphic=True),
-    Row(sp.elliprc, "elliprc", "x, y", lambda x, y, o: -sp.elliprd(y, y, x) / 6,
-        lambda x, y, o: -sp.elliprd(x, y, y) / 3, holomorphic=True),
+    # ∂R_D(x, y, z)/∂x = (R_D(x, y, z) − R_D(y, z, x))/(2(z − x)) (partial fractions in
+    # R_D's integral), ∂y likewise, ∂z from R_D's homogeneity (degree −3/2): x∂x + y∂y + z∂z = −3/2·R_D;
+    # removable singularities where x = z or y = z
+    Row(sp.elliprd, "elliprd", "x, y, z", lambda x, y, z, o: _drd_x(x, y, z, o),
+        lambda x, y, z, o: _drd_x(y, x, z, o),
+        lambda x, y, z, o: (-1.5 * o - x * _drd_x(x, y, z, o) - y * _drd_x(y, x, z, o)) / z,
+        holomorphic=True),
+    # R_C(x, y) = R_F(x, y, y): ∂x = −R_D(y, y, x)/6, ∂y = −R_D(x, y, y)/3, written with R_C itself
+    # (DLMF 19.20.20, 19.20.21: no 0/0 of R_D's derivative where y = z); removable at x = y
+    Row(sp.elliprc, "elliprc", "x, y", lambda x, y, o: -(o - 1 / np.sqrt(x)) / (2 * (x - y)),
+        lambda x, y, o: -(o - np.sqrt(x) / y) / (2 * (y - x)), holomorphic=True),
     Row(sp.elliprg, "elliprg", "x, y, z",
         lambda x, y, z, o: sp.elliprf(x, y, z) / 4 - x * sp.elliprd(y, z, x) / 12,
         lambda x, y, z, o: sp.elliprf(x, y, z) / 4 - y * sp.elliprd(z, x, y) / 12,
