@@ -194,6 +194,8 @@ def test_every_row_has_points_and_an_oracle():
 
 # ----- JAX --------------------------------------------------------------------------------
 
+# JAX compiles each function's derivative (hyp2f1 alone takes 12 s here): run once in CI
+@pytest.mark.sweep
 def test_against_jax():
     jax = pytest.importorskip("jax")
     jsp = pytest.importorskip("jax.scipy.special")
