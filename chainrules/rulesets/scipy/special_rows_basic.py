@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.special as sp
 
+from chainrules.rulesets.scipy.special_series import dgammainc_da
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
 _LN2 = math.log(2.0)
@@ -122,6 +123,11 @@ def _density_x(a: Any, x: Any) -> Any:
     return np.exp(sp.xlogy(a - 1, x) - x - sp.gammaln(a))
 
 
+def _dinv_da(a: Any, x: Any) -> Any:
+    """∂x/∂a of the inverse x(a, y) of P(·, x) = y (or Q): −(∂P/∂a)/(∂P/∂x) at x."""
+    return -dgammainc_da(a, x) / _density_x(a, x)
+
+
 def _beta_density(a: Any, b: Any, x: Any) -> Any:
     """∂/∂x betainc(a, b, x) = x^{a−1}(1−x)^{b−1}/B(a, b)."""
     return np.exp(sp.xlogy(a - 1, x) + sp.xlog1py(b - 1, -x) - sp.betaln(a, b))
@@ -141,11 +147,15 @@ GAMMA = [
     Row(sp.multigammaln, "multigammaln", "a, d",
         lambda a, d, o: sum(sp.digamma(a - j / 2) for j in range(int(d))), INT,
         primal=_multigammaln),
-    Row(sp.gammainc, "gammainc", "a, x", NI, lambda a, x, o: _density_x(a, x)),
-    Row(sp.gammaincc, "gammaincc", "a, x", NI, lambda a, x, o: -_density_x(a, x)),
-    # the inverse function rule: ∂x/∂y = 1/(∂P/∂x at x = Ω)
-    Row(sp.gammaincinv, "gammaincinv", "a, y", NI, lambda a, y, o: 1 / _density_x(a, o)),
-    Row(sp.gammainccinv, "gammainccinv", "a, y", NI, lambda a, y, o: -1 / _density_x(a, o)),
+    # ∂/∂a by series/quadrature (special_series.dgammainc_da)
+    Row(sp.gammainc, "gammainc", "a, x", lambda a, x, o: dgammainc_da(a, x), lambda a, x, o: _density_x(a, x)),
+    Row(sp.gammaincc, "gammaincc", "a, x", lambda a, x, o: -dgammainc_da(a, x),
+        lambda a, x, o: -_density_x(a, x)),
+    # the inverse function rule: ∂x/∂y = 1/(∂P/∂x at x = Ω), ∂x/∂a = −(∂P/∂a)/(∂P/∂x) (the same for Q)
+    Row(sp.gammaincinv, "gammaincinv", "a, y", lambda a, y, o: _dinv_da(a, o),
+        lambda a, y, o: 1 / _density_x(a, o)),
+    Row(sp.gammainccinv, "gammainccinv", "a, y", lambda a, y, o: _dinv_da(a, o),
+        lambda a, y, o: -1 / _density_x(a, o)),
     Row(sp.betainc, "betainc", "a, b, x", NI, NI, lambda a, b, x, o: _beta_density(a, b, x)),
     Row(sp.betaincc, "betaincc", "a, b, x", NI, NI, lambda a, b, x, o: -_beta_density(a, b, x)),
     Row(sp.betaincinv, "betaincinv", "a, b, y", NI, NI, lambda a, b, y, o: 1 / _beta_density(a, b, o)),
@@ -225,17 +235,21 @@ DISTRIBUTIONS = [
     Row(sp.pdtr, "pdtr", "k, m", INT, lambda k, m, o: _pdtr_m(k, m)),
     Row(sp.pdtrc, "pdtrc", "k, m", INT, lambda k, m, o: -_pdtr_m(k, m)),
     Row(sp.pdtri, "pdtri", "k, y", INT, lambda k, y, o: 1 / _pdtr_m(k, o)),
-    Row(sp.chdtr, "chdtr", "v, x", NI, lambda v, x, o: _density_x(v / 2, x / 2) / 2),
-    Row(sp.chdtrc, "chdtrc", "v, x", NI, lambda v, x, o: -_density_x(v / 2, x / 2) / 2),
-    Row(sp.chdtri, "chdtri", "v, p", NI, lambda v, p, o: -2 / _density_x(v / 2, o / 2)),
-    Row(sp.gdtr, "gdtr", "a, b, x", lambda a, b, x, o: x * _gdtr(a, b, x), NI,
-        lambda a, b, x, o: a * _gdtr(a, b, x)),
-    Row(sp.gdtrc, "gdtrc", "a, b, x", lambda a, b, x, o: -x * _gdtr(a, b, x), NI,
-        lambda a, b, x, o: -a * _gdtr(a, b, x)),
-    Row(sp.gdtrix, "gdtrix", "a, b, p", lambda a, b, p, o: -o / a, NI,
-        lambda a, b, p, o: 1 / (a * _gdtr(a, b, o))),
-    Row(sp.gdtria, "gdtria", "p, b, x", lambda p, b, x, o: 1 / (x * _gdtr(o, b, x)), NI,
-        lambda p, b, x, o: -o / x),
+    # chdtr(v, x) = P(v/2, x/2), gdtr(a, b, x) = P(b, ax): their shape parameters by the series
+    Row(sp.chdtr, "chdtr", "v, x", lambda v, x, o: dgammainc_da(v / 2, x / 2) / 2,
+        lambda v, x, o: _density_x(v / 2, x / 2) / 2),
+    Row(sp.chdtrc, "chdtrc", "v, x", lambda v, x, o: -dgammainc_da(v / 2, x / 2) / 2,
+        lambda v, x, o: -_density_x(v / 2, x / 2) / 2),
+    Row(sp.chdtri, "chdtri", "v, p", lambda v, p, o: _dinv_da(v / 2, o / 2),
+        lambda v, p, o: -2 / _density_x(v / 2, o / 2)),
+    Row(sp.gdtr, "gdtr", "a, b, x", lambda a, b, x, o: x * _gdtr(a, b, x),
+        lambda a, b, x, o: dgammainc_da(b, a * x), lambda a, b, x, o: a * _gdtr(a, b, x)),
+    Row(sp.gdtrc, "gdtrc", "a, b, x", lambda a, b, x, o: -x * _gdtr(a, b, x),
+        lambda a, b, x, o: -dgammainc_da(b, a * x), lambda a, b, x, o: -a * _gdtr(a, b, x)),
+    Row(sp.gdtrix, "gdtrix", "a, b, p", lambda a, b, p, o: -o / a,
+        lambda a, b, p, o: _dinv_da(b, a * o) / a, lambda a, b, p, o: 1 / (a * _gdtr(a, b, o))),
+    Row(sp.gdtria, "gdtria", "p, b, x", lambda p, b, x, o: 1 / (x * _gdtr(o, b, x)),
+        lambda p, b, x, o: _dinv_da(b, o * x) / x, lambda p, b, x, o: -o / x),
     Row(sp.stdtr, "stdtr", "df, t", NI, lambda df, t, o: _t_pdf(df, t)),
     Row(sp.stdtrit, "stdtrit", "df, p", NI, lambda df, p, o: 1 / _t_pdf(df, o)),
     Row(sp.fdtr, "fdtr", "dfn, dfd, x", NI, NI, lambda n, m, x, o: _f_pdf(n, m, x)),

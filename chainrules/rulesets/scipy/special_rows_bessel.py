@@ -15,9 +15,15 @@ import numpy as np
 import scipy.special as sp
 from scipy.special import _ufuncs
 
+from chainrules.rulesets._arrays import is_complex
+from chainrules.rulesets.scipy.special_series import dkv_dv
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
 _SQRT_PI = math.sqrt(math.pi)
+
+
+def _dkv_dv(v: Any, z: Any) -> Any:
+    return NI if is_complex(z) else dkv_dv(v, z)
 
 
 # ----- cylindrical Bessel functions: f'_ν = (f_{ν−1} ∓ f_{ν+1})/2 -----------------------
@@ -34,7 +40,8 @@ CYLINDRICAL = [
     Row(sp.jv, "jv", "v, z", NI, _minus(sp.jv), holomorphic=True),
     Row(sp.yv, "yv", "v, z", NI, _minus(sp.yv), holomorphic=True),
     Row(sp.iv, "iv", "v, z", NI, _plus(sp.iv), holomorphic=True),
-    Row(sp.kv, "kv", "v, z", NI, _plus(sp.kv, -1.0), holomorphic=True),
+    # kv in ν by quadrature (special_series.dkv_dv), for real x (complex z: not implemented)
+    Row(sp.kv, "kv", "v, z", lambda v, z, o: _dkv_dv(v, z), _plus(sp.kv, -1.0), holomorphic=True),
     Row(sp.hankel1, "hankel1", "v, z", NI, _minus(sp.hankel1), holomorphic=True),
     Row(sp.hankel2, "hankel2", "v, z", NI, _minus(sp.hankel2), holomorphic=True),
     # scaled: jve = jv·e^{−|Im z|}, ive = iv·e^{−|Re z|} (real x here), kve = kv·eᶻ,
@@ -43,7 +50,7 @@ CYLINDRICAL = [
     Row(sp.yve, "yve", "v, x", NI, _minus(sp.yve)),
     Row(sp.ive, "ive", "v, x", NI,
         lambda v, x, o: (sp.ive(v - 1, x) + sp.ive(v + 1, x)) / 2 - np.sign(x) * o),
-    Row(sp.kve, "kve", "v, z", NI, lambda v, z, o: o - (sp.kve(v - 1, z) + sp.kve(v + 1, z)) / 2,
+    Row(sp.kve, "kve", "v, z", lambda v, z, o: NI if is_complex(z) else dkv_dv(v, z) * np.exp(z), lambda v, z, o: o - (sp.kve(v - 1, z) + sp.kve(v + 1, z)) / 2,
         holomorphic=True),
     Row(sp.hankel1e, "hankel1e", "v, z", NI,
         lambda v, z, o: (sp.hankel1e(v - 1, z) - sp.hankel1e(v + 1, z)) / 2 - 1j * o,

@@ -9,6 +9,7 @@ written with SciPy/NumPy functions that themselves have rules (so that
 - `INT`: an integer argument (an order, a count): `NoTangent()`;
 - `NI`: no closed form or convergent series is implemented: the tangent is
   `not_implemented(...)` naming the argument (never a silent zero).  A
+  partial may also return NI, for arguments where it is not implemented.  A
   caller who holds that argument fixed (`PrimalAndTangent(v, NoTangent())`,
   or a zero tangent in an frule) gets the other derivatives.
 
@@ -171,6 +172,8 @@ def _build(r: Row) -> None:
         acc: list[Any] = [None] * k
         for i in live:
             d = r.partials[i](*vals, *outs)
+            if d is NI:                 # not implemented at these arguments (kv in ν at complex z)
+                return Ω, r.ni(i)
             for j, dj in enumerate(d if k > 1 else (d,)):
                 t = dj * dots[i]
                 acc[j] = t if acc[j] is None else acc[j] + t
@@ -202,6 +205,9 @@ def _build(r: Row) -> None:
                     grads.append(r.ni(i))
                     continue
                 d = r.partials[i](*vals, *outs)
+                if d is NI:
+                    grads.append(r.ni(i))
+                    continue
                 d = d if k > 1 else (d,)
                 g: Any = None
                 for j in live:

@@ -104,7 +104,8 @@ def test_rows_by_the_kit(family):
             _run(failures, f"{r.name}{main} float32",
                  lambda: _kit(r, _args(r, main, np.float32), **F32))
         if r.holomorphic:
-            shifted = [a + 0.1j if i in _differentiable(r, main) and not isinstance(a, complex) else a
+            last = _differentiable(r, main)[-1]         # z: the parameters are real
+            shifted = [a + 0.1j if i == last and not isinstance(a, complex) else a
                        for i, a in enumerate(main)]
             _run(failures, f"{r.name}{tuple(shifted)} complex", lambda: _kit(r, _args(r, shifted)))
     assert not failures, "\n".join(failures)
@@ -230,7 +231,7 @@ def test_against_jax():
 # ----- not implemented, integer arguments, conventions --------------------------------------------
 
 def test_not_implemented_names_the_argument():
-    for f, args, i, name in [(sp.jv, (1.3, 0.7), 0, "v"), (sp.gammainc, (2.3, 1.4), 0, "a"),
+    for f, args, i, name in [(sp.jv, (1.3, 0.7), 0, "v"), (sp.iv, (2.3, 1.4), 0, "v"),
                              (sp.betainc, (2.3, 1.5, 0.4), 1, "b"), (sp.hyp2f1, (0.6, 1.3, 2.2, 0.4), 2, "c")]:
         tangents = [NT] + [ZeroTangent()] * len(args)
         tangents[i + 1] = 1.0
@@ -239,6 +240,44 @@ def test_not_implemented_names_the_argument():
         cot = cr.rrule(f, *args)[1](1.0)
         assert isinstance(cot[i + 1], NotImplementedTangent) and f"derivative in {name}" in str(cot[i + 1].info)
         assert not isinstance(cot[-1], NotImplementedTangent)     # the last argument has its derivative
+
+
+def test_kv_in_v_at_complex_z_is_not_implemented():
+    _, t = cr.frule((NT, 1.0, ZeroTangent()), sp.kv, 1.3, 0.7 + 0.2j)
+    assert isinstance(t, NotImplementedTangent) and "derivative in v" in str(t.info)
+    cot = cr.rrule(sp.kv, 1.3, 0.7 + 0.2j)[1](1.0)
+    assert isinstance(cot[1], NotImplementedTangent) and not isinstance(cot[2], NotImplementedTangent)
+
+
+# ----- the parameter derivatives by series and quadrature, across their domains ------------------
+
+def test_parameter_series_against_mpmath_across_the_domain():
+    from chainrules.rulesets.scipy.special_series import dgammainc_da, dkv_dv
+    mp.mp.dps = 30
+    failures = []
+    try:
+        A = [0.1, 0.5, 1.0, 2.5, 10.0, 50.0]
+        X = [1e-3, 0.1, 1.0, 3.0, 11.0, 20.0, 51.5, 100.0, 150.0]
+        a, x = np.meshgrid(A, X)
+        for ai, xi, o in zip(a.ravel(), x.ravel(), dgammainc_da(a, x).ravel()):
+            if xi > ai + 1:         # ∂P/∂a = −∂Q/∂a: mpmath resolves the small one
+                ref = -mp.diff(lambda s: mp.gammainc(s, xi, mp.inf, regularized=True), ai)
+            else:
+                ref = mp.diff(lambda s: mp.gammainc(s, 0, xi, regularized=True), ai)
+            if not abs(o - ref) <= 1e-9 * abs(ref):
+                failures.append(f"dgammainc_da({ai}, {xi}) = {o}, mpmath {ref}")
+        assert dgammainc_da(2.5, 0.0) == 0.0
+        V = [-10.0, -2.5, -0.3, 0.7, 1.5, 4.0, 10.0]
+        X = [0.05, 0.3, 1.0, 5.0, 20.0, 100.0]
+        v, x = np.meshgrid(V, X)
+        for vi, xi, o in zip(v.ravel(), x.ravel(), dkv_dv(v, x).ravel()):
+            ref = mp.diff(lambda s: mp.besselk(s, xi), vi)
+            if not abs(o - ref) <= 1e-9 * abs(ref):
+                failures.append(f"dkv_dv({vi}, {xi}) = {o}, mpmath {ref}")
+        assert dkv_dv(0.0, 1.3) == 0.0           # K_ν is even in ν
+    finally:
+        mp.mp.dps = 15
+    assert not failures, "\n".join(failures)
 
 
 def test_integer_arguments_get_no_tangent_and_out_is_refused():
