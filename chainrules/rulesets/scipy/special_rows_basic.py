@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.special as sp
 
-from chainrules.rulesets.scipy.special_series import dgammainc_da
+from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
 _LN2 = math.log(2.0)
@@ -128,6 +128,11 @@ def _dinv_da(a: Any, x: Any) -> Any:
     return -dgammainc_da(a, x) / _density_x(a, x)
 
 
+def _dbinv(a: Any, b: Any, x: Any, i: int) -> Any:
+    """∂x/∂a (i = 0) or ∂x/∂b (i = 1) of the inverse of I_·(a, b) (or of 1 − I) at x."""
+    return -dbetainc_dab(a, b, x)[i] / _beta_density(a, b, x)
+
+
 def _beta_density(a: Any, b: Any, x: Any) -> Any:
     """∂/∂x betainc(a, b, x) = x^{a−1}(1−x)^{b−1}/B(a, b)."""
     return np.exp(sp.xlogy(a - 1, x) + sp.xlog1py(b - 1, -x) - sp.betaln(a, b))
@@ -156,11 +161,15 @@ GAMMA = [
         lambda a, y, o: 1 / _density_x(a, o)),
     Row(sp.gammainccinv, "gammainccinv", "a, y", lambda a, y, o: _dinv_da(a, o),
         lambda a, y, o: -1 / _density_x(a, o)),
-    Row(sp.betainc, "betainc", "a, b, x", NI, NI, lambda a, b, x, o: _beta_density(a, b, x)),
-    Row(sp.betaincc, "betaincc", "a, b, x", NI, NI, lambda a, b, x, o: -_beta_density(a, b, x)),
-    Row(sp.betaincinv, "betaincinv", "a, b, y", NI, NI, lambda a, b, y, o: 1 / _beta_density(a, b, o)),
-    Row(sp.betainccinv, "betainccinv", "a, b, y", NI, NI,
-        lambda a, b, y, o: -1 / _beta_density(a, b, o)),
+    # ∂/∂a, ∂/∂b by series (special_series.dbetainc_dab); the inverses by the implicit function rule
+    Row(sp.betainc, "betainc", "a, b, x", lambda a, b, x, o: dbetainc_dab(a, b, x)[0],
+        lambda a, b, x, o: dbetainc_dab(a, b, x)[1], lambda a, b, x, o: _beta_density(a, b, x)),
+    Row(sp.betaincc, "betaincc", "a, b, x", lambda a, b, x, o: -dbetainc_dab(a, b, x)[0],
+        lambda a, b, x, o: -dbetainc_dab(a, b, x)[1], lambda a, b, x, o: -_beta_density(a, b, x)),
+    Row(sp.betaincinv, "betaincinv", "a, b, y", lambda a, b, y, o: _dbinv(a, b, o, 0),
+        lambda a, b, y, o: _dbinv(a, b, o, 1), lambda a, b, y, o: 1 / _beta_density(a, b, o)),
+    Row(sp.betainccinv, "betainccinv", "a, b, y", lambda a, b, y, o: _dbinv(a, b, o, 0),
+        lambda a, b, y, o: _dbinv(a, b, o, 1), lambda a, b, y, o: -1 / _beta_density(a, b, o)),
 ]
 
 
@@ -204,6 +213,13 @@ def _f_pdf(n: Any, m: Any, x: Any) -> Any:
     # ∂/∂x betainc(n/2, m/2, nx/(m + nx))
     u = n * x / (m + n * x)
     return _beta_density(n / 2, m / 2, u) * n * m / (m + n * x) ** 2
+
+
+def _f_df(n: Any, m: Any, x: Any, i: int) -> Any:
+    """∂fdtr/∂dfn (i = 0) or ∂fdtr/∂dfd (i = 1)."""
+    u = n * x / (m + n * x)
+    du = (x * m if i == 0 else -n * x) / (m + n * x) ** 2
+    return dbetainc_dab(n / 2, m / 2, u)[i] / 2 + _beta_density(n / 2, m / 2, u) * du
 
 
 def _bdtr_p(k: Any, n: Any, p: Any) -> Any:
@@ -252,9 +268,13 @@ DISTRIBUTIONS = [
         lambda p, b, x, o: _dinv_da(b, o * x) / x, lambda p, b, x, o: -o / x),
     Row(sp.stdtr, "stdtr", "df, t", NI, lambda df, t, o: _t_pdf(df, t)),
     Row(sp.stdtrit, "stdtrit", "df, p", NI, lambda df, p, o: 1 / _t_pdf(df, o)),
-    Row(sp.fdtr, "fdtr", "dfn, dfd, x", NI, NI, lambda n, m, x, o: _f_pdf(n, m, x)),
-    Row(sp.fdtrc, "fdtrc", "dfn, dfd, x", NI, NI, lambda n, m, x, o: -_f_pdf(n, m, x)),
-    Row(sp.fdtri, "fdtri", "dfn, dfd, p", NI, NI, lambda n, m, p, o: 1 / _f_pdf(n, m, o)),
+    # fdtr = I_u(n/2, m/2), u = nx/(m + nx): its degrees of freedom through betainc's series
+    Row(sp.fdtr, "fdtr", "dfn, dfd, x", lambda n, m, x, o: _f_df(n, m, x, 0),
+        lambda n, m, x, o: _f_df(n, m, x, 1), lambda n, m, x, o: _f_pdf(n, m, x)),
+    Row(sp.fdtrc, "fdtrc", "dfn, dfd, x", lambda n, m, x, o: -_f_df(n, m, x, 0),
+        lambda n, m, x, o: -_f_df(n, m, x, 1), lambda n, m, x, o: -_f_pdf(n, m, x)),
+    Row(sp.fdtri, "fdtri", "dfn, dfd, p", lambda n, m, p, o: -_f_df(n, m, o, 0) / _f_pdf(n, m, o),
+        lambda n, m, p, o: -_f_df(n, m, o, 1) / _f_pdf(n, m, o), lambda n, m, p, o: 1 / _f_pdf(n, m, o)),
     # nrdtrimn(p, std, x) = x − std·ndtri(p); nrdtrisd(mn, p, x) = (x − mn)/ndtri(p)
     Row(sp.nrdtrimn, "nrdtrimn", "p, std, x",
         lambda p, s, x, o: -s * np.exp(0.5 * sp.ndtri(p) ** 2 + _LOG_SQRT_2PI),
