@@ -319,16 +319,27 @@ def test_third_derivatives_through_chainrules_ad():
 
 
 def test_kv_log_likelihood_gradient():
-    # the docs' example: the log-density of a generalized inverse Gaussian, in x
+    # the docs' example: the log-density of a generalized inverse Gaussian, in its three
+    # parameters (kv in its order by quadrature, in x by the recurrence), against mpmath
     from chainrules import ad
-    lam, chi, psi = 0.7, 1.3, 2.1
     x = np.array([0.5, 1.2, 2.4])
 
-    def loglik(x):
-        c = lam / 2 * np.log(psi / chi) - np.log(2 * sp.kv(lam, np.sqrt(chi * psi)))
-        return np.sum(c + (lam - 1) * np.log(x) - (chi / x + psi * x) / 2)
-    g = ad.gradient(loglik, x)
-    np.testing.assert_allclose(g, (lam - 1) / x + chi / (2 * x * x) - psi / 2, rtol=1e-12)
+    def loglik(lam, chi, psi):
+        norm = lam / 2 * np.log(psi / chi) - np.log(2 * sp.kv(lam, np.sqrt(chi * psi)))
+        return np.sum(norm + (lam - 1) * np.log(x) - (chi / x + psi * x) / 2)
+
+    def mp_loglik(lam, chi, psi):
+        return mp.fsum(lam / 2 * mp.log(psi / chi) - mp.log(2 * mp.besselk(lam, mp.sqrt(chi * psi)))
+                       + (lam - 1) * mp.log(xi) - (chi / xi + psi * xi) / 2 for xi in map(mp.mpf, x))
+    g = ad.gradient(loglik, 0.7, 1.3, 2.1)
+    mp.mp.dps = 30
+    try:
+        p = [mp.mpf(0.7), mp.mpf(1.3), mp.mpf(2.1)]
+        for i in range(3):
+            ref = mp.diff(lambda t: mp_loglik(*(p[:i] + [t] + p[i + 1:])), p[i])
+            assert g[i] == pytest.approx(float(ref), rel=1e-10)
+    finally:
+        mp.mp.dps = 15
 
 
 # ----- the registry sweep's cases: the main point of every row ----------------------------------
