@@ -285,4 +285,65 @@ DISTRIBUTIONS = [
         lambda m, p, x, o: 1 / sp.ndtri(p)),
 ]
 
-register_rows(CONVENIENCE + GAMMA + ERROR + DISTRIBUTIONS)
+
+# ----- inverses in a shape parameter: the implicit function rule on the forward function ------
+# F(…, Ω) = y: ∂Ω/∂y = 1/F_Ω, ∂Ω/∂u = −F_u/F_Ω for the other arguments u.  `forward` gives
+# (F_u for each argument, None at y; F_Ω) at the arguments and Ω.
+
+def _inverse(f: Any, name: str, params: str, yi: int, forward: Any) -> Row:
+    def partial(i: int) -> Any:
+        def d(*args: Any) -> Any:
+            Fu, FΩ = forward(*args)
+            return 1 / FΩ if i == yi else -Fu[i] / FΩ
+        return d
+    return Row(f, name, params, *[partial(i) for i in range(len(params.split(",")))])
+
+
+def _dI(a: Any, b: Any, x: Any) -> Any:
+    """(∂I/∂a, ∂I/∂b, ∂I/∂x) of I_x(a, b)."""
+    da, db = dbetainc_dab(a, b, x)
+    return da, db, _beta_density(a, b, x)
+
+
+def _bdtr_k(n: Any, p: Any, k: Any) -> Any:
+    """(F_k, F_n, F_p) of the continuous bdtr F = I_{1−p}(n − k, k + 1)."""
+    da, db, dx = _dI(n - k, k + 1, 1 - p)
+    return db - da, da, -dx
+
+
+def _nbdtr_k(n: Any, p: Any, k: Any) -> Any:
+    """(F_k, F_n, F_p) of nbdtr F = I_p(n, k + 1)."""
+    da, db, dx = _dI(n, k + 1, p)
+    return db, da, dx
+
+
+def _gdtr_b(a: Any, b: Any, x: Any) -> Any:
+    """(F_a, F_b, F_x) of gdtr F = P(b, ax)."""
+    d = _density_x(b, a * x)
+    return x * d, dgammainc_da(b, a * x), a * d
+
+
+INVERSES = [
+    _inverse(sp.btdtria, "btdtria", "p, b, x", 0,
+             lambda p, b, x, o: (lambda d: ((None, d[1], d[2]), d[0]))(_dI(o, b, x))),
+    _inverse(sp.btdtrib, "btdtrib", "a, p, x", 1,
+             lambda a, p, x, o: (lambda d: ((d[0], None, d[2]), d[1]))(_dI(a, o, x))),
+    _inverse(sp.bdtrik, "bdtrik", "y, n, p", 0,
+             lambda y, n, p, o: (lambda d: ((None, d[1], d[2]), d[0]))(_bdtr_k(n, p, o))),
+    _inverse(sp.bdtrin, "bdtrin", "k, y, p", 1,
+             lambda k, y, p, o: (lambda d: ((d[0], None, d[2]), d[1]))(_bdtr_k(o, p, k))),
+    _inverse(sp.nbdtrik, "nbdtrik", "y, n, p", 0,
+             lambda y, n, p, o: (lambda d: ((None, d[1], d[2]), d[0]))(_nbdtr_k(n, p, o))),
+    _inverse(sp.nbdtrin, "nbdtrin", "k, y, p", 1,
+             lambda k, y, p, o: (lambda d: ((d[0], None, d[2]), d[1]))(_nbdtr_k(o, p, k))),
+    _inverse(sp.gdtrib, "gdtrib", "a, p, x", 1,
+             lambda a, p, x, o: (lambda d: ((d[0], None, d[2]), d[1]))(_gdtr_b(a, o, x))),
+    _inverse(sp.chdtriv, "chdtriv", "p, x", 0,
+             lambda p, x, o: ((None, _density_x(o / 2, x / 2) / 2), dgammainc_da(o / 2, x / 2) / 2)),
+    _inverse(sp.pdtrik, "pdtrik", "p, m", 0,
+             lambda p, m, o: ((None, -_density_x(o + 1, m)), -dgammainc_da(o + 1, m))),
+    _inverse(sp.fdtridfd, "fdtridfd", "dfn, p, x", 1,
+             lambda n, p, x, o: ((_f_df(n, o, x, 0), None, _f_pdf(n, o, x)), _f_df(n, o, x, 1))),
+]
+
+register_rows(CONVENIENCE + GAMMA + ERROR + DISTRIBUTIONS + INVERSES)
