@@ -141,6 +141,8 @@ def _beta_density(a: Any, b: Any, x: Any) -> Any:
 GAMMA = [
     Row(sp.beta, "beta", "a, b", lambda a, b, o: o * _dbeta(a, b), lambda a, b, o: o * _dbeta(b, a)),
     Row(sp.betaln, "betaln", "a, b", lambda a, b, o: _dbeta(a, b), lambda a, b, o: _dbeta(b, a)),
+    # the sign of Γ: constant between its poles (the derivative is 0 there, as JAX's)
+    Row(sp.gammasgn, "gammasgn", "x", lambda x, y: 0.0 * x),
     Row(sp.rgamma, "rgamma", "x", lambda x, y: -y * sp.digamma(x)),
     # complex z: first order (SciPy has no complex polygamma for the second)
     Row(sp.loggamma, "loggamma", "z", lambda z, y: sp.digamma(z), holomorphic=True),

@@ -49,6 +49,8 @@ EXPONENTIAL = [
     # the ufunc lambertw calls (with its arguments as they are: tracked values stay tracked)
     Row(_ufuncs._lambertw, "_lambertw", "z, k, tol", lambda z, k, tol, w: np.exp(-w) / (1 + w), INT, INT,
         holomorphic=True),
+    Row(sp.fresnel, "fresnel", "z", lambda z, *o: (np.sin(math.pi / 2 * z * z), np.cos(math.pi / 2 * z * z)),
+        outputs=2, holomorphic=True),
     Row(sp.wrightomega, "wrightomega", "z", lambda z, w: w / (1 + w), holomorphic=True),
     Row(sp.spence, "spence", "z", lambda z, o: _dspence(z), holomorphic=True),
 ]
@@ -86,6 +88,23 @@ def _m(n: Any) -> Any:
     return _down(n)[0]
 
 
+def _sph_harm(n: Any, m: Any, theta: Any, phi: Any) -> Any:
+    """Y_n^m(θ, φ) = √((2n+1)/(4π)·(n−m)!/(n+m)!)·P_n^m(cos θ)·e^{imφ} with lpmv (SciPy's
+    sph_harm_y converts its arguments to arrays); 0 for |m| > n."""
+    n, m = np.asarray(n), np.asarray(m)
+    ok = np.abs(m) <= n
+    ms = np.where(ok, m, 0)
+    c = np.sqrt((2 * n + 1) / (4 * math.pi) * np.exp(sp.gammaln(n - ms + 1) - sp.gammaln(n + ms + 1)))
+    return np.where(ok, c, 0.0) * sp.lpmv(ms, n, np.cos(theta)) * np.exp(1j * ms * phi)
+
+
+def _dsph_dtheta(n: Any, m: Any, theta: Any, phi: Any, y: Any) -> Any:
+    """∂Y_n^m/∂θ = m·cot θ·Y_n^m + √((n−m)(n+m+1))·e^{−iφ}·Y_n^{m+1}."""
+    n, m = np.asarray(n), np.asarray(m)
+    return (m / np.tan(theta) * y
+            + np.sqrt(np.maximum((n - m) * (n + m + 1), 0)) * np.exp(-1j * phi) * _sph_harm(n, m + 1, theta, phi))
+
+
 POLYNOMIALS = [
     _poly(sp.eval_legendre, "eval_legendre", lambda n, x: _C(n, 1.5, x)),
     _poly(sp.eval_sh_legendre, "eval_sh_legendre", lambda n, x: 2 * _C(n, 1.5, 2 * x - 1)),
@@ -108,6 +127,14 @@ POLYNOMIALS = [
     Row(sp.eval_jacobi, "eval_jacobi", "n, alpha, beta, x", INT, NI, NI,
         lambda n, a, b, x, o: _down(n)[1] * (n + a + b + 1) / 2 * sp.eval_jacobi(_m(n), a + 1, b + 1, x),
         holomorphic=True),
+    # associated Legendre: (x² − 1)·P'^m_v = v·x·P^m_v − (v + m)·P^m_{v−1} (DLMF 14.10.5)
+    Row(sp.lpmv, "lpmv", "m, v, x", INT, NI,
+        lambda m, v, x, o: (v * x * o - (v + m) * sp.lpmv(m, v - 1, x)) / (x * x - 1)),
+    # spherical harmonics (real θ, φ; a complex value: the pullback takes the real part)
+    Row(sp.sph_harm_y, "sph_harm_y", "n, m, theta, phi", INT, INT,
+        lambda n, m, t, p, y: _dsph_dtheta(n, m, t, p, _sph_harm(n, m, t, p)),
+        lambda n, m, t, p, y: 1j * np.asarray(m) * _sph_harm(n, m, t, p),
+        holomorphic=True, primal=_sph_harm, refuse=("diff_n",)),
     # G_n^{(p,q)}' = n·G_{n−1}^{(p+2,q+1)}
     Row(sp.eval_sh_jacobi, "eval_sh_jacobi", "n, p, q, x", INT, NI, NI,
         lambda n, p, q, x, o: np.asarray(n) * sp.eval_sh_jacobi(_m(n), p + 2, q + 1, x),

@@ -83,13 +83,14 @@ class Row:
     parameters that may be left out (keyword parameters of Python functions);
     `primal`: the function computed on values tracked by an enclosing
     differentiation, for Python functions that convert their arguments to
-    arrays (and would lose what is tracked)."""
+    arrays (and would lose what is tracked); `refuse`: keyword arguments the
+    rule cannot honour (a TypeError names them, as for out=)."""
 
     __slots__ = ("f", "name", "params", "partials", "holomorphic", "outputs", "defaults", "primal",
-                 "ufunc")
+                 "ufunc", "refuse")
 
     def __init__(self, f: Any, name: str, params: str, *partials: Any, holomorphic: bool = False,
-                 outputs: int = 1, defaults: Any = None, primal: Any = None) -> None:
+                 outputs: int = 1, defaults: Any = None, primal: Any = None, refuse: Any = ()) -> None:
         self.f = f
         self.name = name
         self.params = tuple(p.strip() for p in params.split(","))
@@ -101,6 +102,7 @@ class Row:
         self.defaults = defaults or {}
         self.primal = primal
         self.ufunc = isinstance(f, np.ufunc)
+        self.refuse = tuple(refuse)      # keyword arguments the rule cannot honour (a TypeError)
 
     def ni(self, i: int) -> Any:
         return not_implemented(f"scipy.special.{self.name}: the derivative in {self.params[i]}")
@@ -138,8 +140,8 @@ def _check(r: Row, fname: str, args: Any, kw: Any) -> bool:
     real function (no rule: the caller differentiates through the primal)."""
     if r.ufunc:
         reject_out(fname, kw, "where", "signature")
-    elif "out" in kw:
-        reject_out(fname, kw)
+    else:
+        reject_out(fname, kw, *r.refuse)
     if len(args) > len(r.params):
         raise TypeError(f"{fname}: too many arguments ({len(args)} for {len(r.params)})")
     return r.holomorphic or not any(is_complex(a) for a in args)

@@ -49,6 +49,11 @@ TOL = {"itairy": dict(rtol=2e-4, atol=1e-8), "pbwa": dict(rtol=1e-4, atol=1e-6),
 TOL.update({r.name: dict(rtol=1e-5, atol=1e-7) for r in basic.INVERSES})
 
 
+# complex-valued functions of real arguments (the rule conjugates the complex partial and takes
+# the real part of the argument's cotangent)
+REAL_ARGUMENTS = {"sph_harm_y"}
+
+
 def _args(r, point, convert=lambda a: a):
     """The kit's arguments: integer and not-implemented arguments held fixed (NoTangent)."""
     out = []
@@ -106,7 +111,7 @@ def test_rows_by_the_kit(family):
         if not any(isinstance(a, complex) for a in main):
             _run(failures, f"{r.name}{main} float32",
                  lambda: _kit(r, _args(r, main, np.float32), **F32))
-        if r.holomorphic:
+        if r.holomorphic and r.name not in REAL_ARGUMENTS:
             last = _differentiable(r, main)[-1]         # z: the parameters are real
             shifted = [a + 0.1j if i == last and not isinstance(a, complex) else a
                        for i, a in enumerate(main)]
