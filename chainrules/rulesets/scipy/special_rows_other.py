@@ -208,4 +208,49 @@ MISC = [
     Row(sp.pbwa, "pbwa", "a, x", NI, lambda a, x, w, wp: (wp, (a - x * x / 4) * w), outputs=2),
 ]
 
-register_rows(EXPONENTIAL + HYPERGEOMETRIC + POLYNOMIALS + ELLIPTIC + MISC)
+
+# ----- more: the arithmetic-geometric mean, scaled Airy, Kelvin, modified Fresnel, noncentral χ²,
+# Bessel polynomial integrals, Tukey's lambda ------------------------------------------------
+
+def _dagm(a: Any, b: Any, o: Any) -> Any:
+    """(∂a, ∂b) of agm(a, b) = πa/(2K(m)), m = 1 − (b/a)²."""
+    m = 1 - (b / a) ** 2
+    w = o / sp.ellipk(m) * _dellipk(m, None)
+    return o / a - w * 2 * b * b / a ** 3, w * 2 * b / a ** 2
+
+
+def _ncx2_pdf(x: Any, k: Any, lam: Any) -> Any:
+    """The noncentral χ² density ½e^{−(x+λ)/2}(x/λ)^{k/4−1/2} I_{k/2−1}(√(λx)) (with ive)."""
+    r = np.sqrt(lam * x)
+    return 0.5 * np.exp(r - (x + lam) / 2 + (k / 4 - 0.5) * np.log(x / lam)) * sp.ive(k / 2 - 1, r)
+
+
+_EIPI4 = complex(np.exp(1j * math.pi / 4)) / math.sqrt(math.pi)
+
+MORE = [
+    Row(sp.agm, "agm", "a, b", lambda a, b, o: _dagm(a, b, o)[0], lambda a, b, o: _dagm(a, b, o)[1]),
+    # eAi = Ai·e^{ζ}, eBi = Bi·e^{−|Re ζ|}, ζ = ⅔x^{3/2} (real x; Re ζ = 0 for x < 0)
+    Row(sp.airye, "airye", "x",
+        lambda x, eai, eaip, ebi, ebip: (lambda s: (eaip + s * eai, x * eai + s * eaip, ebip - s * ebi,
+                                                    x * ebi - s * ebip))(np.sqrt(np.maximum(x, 0))),
+        outputs=4),
+    # w = ber + i·bei (Be) and ker + i·kei (Ke) solve w'' = −w'/x + i·w
+    Row(sp.kelvin, "kelvin", "x",
+        lambda x, be, ke, bep, kep: (bep, kep, -bep / x + 1j * be, -kep / x + 1j * ke),
+        outputs=4, holomorphic=True),
+    # F±(x) = ∫ₓ^∞ e^{±it²} dt, K± = F±·e^{∓i(x²+π/4)}/√π
+    Row(sp.modfresnelp, "modfresnelp", "x",
+        lambda x, f, k: (-np.exp(1j * x * x), -np.conj(_EIPI4) - 2j * x * k), outputs=2, holomorphic=True),
+    Row(sp.modfresnelm, "modfresnelm", "x",
+        lambda x, f, k: (-np.exp(-1j * x * x), -_EIPI4 + 2j * x * k), outputs=2, holomorphic=True),
+    Row(sp.chndtr, "chndtr", "x, df, nc", lambda x, k, lam, o: _ncx2_pdf(x, k, lam), NI, NI),
+    Row(sp.chndtrix, "chndtrix", "p, df, nc", lambda p, k, lam, o: 1 / _ncx2_pdf(o, k, lam), NI, NI),
+    # ∫₀¹ x^λ J_ν(2ax) dx: ∂a through J_ν' = (J_{ν−1} − J_{ν+1})/2
+    Row(sp.besselpoly, "besselpoly", "a, lmb, nu",
+        lambda a, lm, nu, o: sp.besselpoly(a, lm + 1, nu - 1) - sp.besselpoly(a, lm + 1, nu + 1), NI, NI),
+    # the Tukey-lambda CDF p(x), the inverse of x = (p^λ − (1−p)^λ)/λ
+    Row(sp.tklmbda, "tklmbda", "x, lmbda",
+        lambda x, lam, p: 1 / (p ** (lam - 1) + (1 - p) ** (lam - 1)), NI),
+]
+
+register_rows(EXPONENTIAL + HYPERGEOMETRIC + POLYNOMIALS + ELLIPTIC + MISC + MORE)

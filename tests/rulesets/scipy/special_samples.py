@@ -187,6 +187,15 @@ POINTS = {
     "pbdv": [(1.3, 0.8), (0.0, -1.5)],
     "pbvv": [(1.3, 0.8), (0.0, -1.5)],
     "pbwa": [(1.3, 0.8), (-0.5, 1.5)],
+    "agm": [(1.3, 0.6), (0.5, 2.0), (1.0, 1.0)],
+    "airye": [(0.7,), (2.5,), (10.0,)],
+    "kelvin": [(0.9,), (2.5,)],
+    "modfresnelp": [(0.8,), (2.5,), (0.05,)],
+    "modfresnelm": [(0.8,), (2.5,), (0.05,)],
+    "chndtr": [(2.5, 3.0, 1.5), (0.5, 1.5, 4.0)],
+    "chndtrix": [(0.4, 3.0, 1.5), (0.8, 1.5, 4.0)],
+    "besselpoly": [(0.8, 1.5, 1.2), (2.0, 0.5, 2.0)],
+    "tklmbda": [(0.7, 0.4), (-1.5, 0.14)],
 }
 for _k in ("jn", "yn", "in", "kn"):
     _p = [(2, 0.7), (0, 2.5), (3, 10.0)] if _k in ("yn", "kn") else [(2, 0.7), (0, 0.3), (3, 10.0)]
@@ -324,6 +333,35 @@ MP = {
     "wright_bessel": _wright, "log_wright_bessel": lambda a, b, x: mp.log(_wright(a, b, x)),
     "pbdv": lambda v, x: (mp.pcfd(v, x), mp.diff(lambda t: mp.pcfd(v, t), x)),
 }
+def _zeta23(x):
+    return 2 * x ** mp.mpf(1.5) / 3
+
+
+def _mfp(x):
+    u = x * mp.sqrt(2 / mp.pi)
+    f = mp.sqrt(mp.pi / 2) * ((mp.mpf(1) / 2 - mp.fresnelc(u)) + 1j * (mp.mpf(1) / 2 - mp.fresnels(u)))
+    return f, f * mp.exp(-1j * (x * x + mp.pi / 4)) / mp.sqrt(mp.pi)
+
+
+def _mfm(x):
+    f = mp.conj(_mfp(x)[0])
+    return f, f * mp.exp(1j * (x * x + mp.pi / 4)) / mp.sqrt(mp.pi)
+
+
+def _ncx2_pdf(x, k, lam):
+    return (mp.exp(-(x + lam) / 2) * (x / lam) ** (k / 4 - mp.mpf(1) / 2)
+            * mp.besseli(k / 2 - 1, mp.sqrt(lam * x)) / 2)
+
+
+MP.update({
+    "agm": mp.agm,
+    "airye": lambda x: (mp.airyai(x) * mp.exp(_zeta23(x)), mp.airyai(x, 1) * mp.exp(_zeta23(x)),
+                        mp.airybi(x) * mp.exp(-_zeta23(x)), mp.airybi(x, 1) * mp.exp(-_zeta23(x))),
+    "modfresnelp": _mfp, "modfresnelm": _mfm,
+    "besselpoly": lambda a, lm, nu: mp.quad(lambda t: t ** lm * mp.besselj(nu, 2 * a * t), [0, 1]),
+})
+
+
 # the same functions under other names, and those whose derivative is a closed form
 MP["_spherical_jn"], MP["_spherical_yn"] = MP["spherical_jn"], MP["spherical_yn"]
 MP["_spherical_in"], MP["_spherical_kn"] = MP["spherical_in"], MP["spherical_kn"]
@@ -343,6 +381,10 @@ def _kelvin2(f):
 
 
 MP_DERIVATIVE = {
+    "kelvin": lambda x: tuple(mp.diff(lambda t: f(0, t), x, d) + 1j * mp.diff(lambda t: g(0, t), x, d)
+                              for f, g, d in [(mp.ber, mp.bei, 1), (mp.ker, mp.kei, 1),
+                                              (mp.ber, mp.bei, 2), (mp.ker, mp.kei, 2)]),
+    "chndtr": lambda x, k, lam: (_ncx2_pdf(x, k, lam),),
     "jvp": _nth(mp.besselj), "yvp": _nth(mp.bessely), "ivp": _nth(mp.besseli), "kvp": _nth(mp.besselk),
     "h1vp": _nth(mp.hankel1), "h2vp": _nth(mp.hankel2),
     "berp": _kelvin2(mp.ber), "beip": _kelvin2(mp.bei), "kerp": _kelvin2(mp.ker), "keip": _kelvin2(mp.kei),
@@ -393,4 +435,5 @@ INVERSE = {
     "chdtriv": (MP["chdtr"], lambda p, x, o: (o, x), 0),
     "pdtrik": (MP["pdtr"], lambda p, m, o: (o, m), 0),
     "fdtridfd": (MP["fdtr"], lambda n, p, x, o: (n, o, x), 1),
+    "tklmbda": (lambda p, lam: (p ** lam - (1 - p) ** lam) / lam, lambda x, lam, o: (o, lam), 0),
 }
