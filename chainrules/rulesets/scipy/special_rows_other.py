@@ -14,6 +14,7 @@ import numpy as np
 import scipy.special as sp
 from scipy.special import _ufuncs
 
+from chainrules._core import _ad_strip_all
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
 
@@ -225,6 +226,47 @@ def _ncx2_pdf(x: Any, k: Any, lam: Any) -> Any:
     return 0.5 * np.exp(r - (x + lam) / 2 + (k / 4 - 0.5) * np.log(x / lam)) * sp.ive(k / 2 - 1, r)
 
 
+def _dkolmogp(x: Any) -> Any:
+    """The second derivative of kolmogorov (its first is SciPy's _kolmogp): for x ≥ 0.5 the
+    series −8Σ(−1)^{k−1}k²e^{−2k²x²}(1 − 4k²x²) (100 terms), below it the derivative of the
+    Jacobi-transformed CDF K(x) = √(2π)/x·Σ e^{−(2k−1)²π²/(8x²)} (20 terms, no cancellation)."""
+    shape = np.shape(_plain_values(x))
+    big = np.where(x >= 0.5, x, 1.0)
+    k = np.arange(1, 101, dtype=float).reshape((-1,) + (1,) * len(shape))
+    large = -8 * np.sum((-1.0) ** (k - 1) * k * k * np.exp(-2 * k * k * big * big) * (1 - 4 * k * k * big * big),
+                        axis=0)
+    sm = np.where(x >= 0.5, 0.5, np.maximum(x, 1e-3))
+    a = ((2 * k[:20] - 1) * math.pi) ** 2 / 8
+    e = np.exp(-a / (sm * sm))
+    d2K = math.sqrt(2 * math.pi) * np.sum(
+        e * ((2 / sm ** 3 - 8 * a / sm ** 5) + (-1 / sm ** 2 + 2 * a / sm ** 4) * (2 * a / sm ** 3)), axis=0)
+    return np.where(x >= 0.5, large, -d2K)
+
+
+def _plain_values(x: Any) -> Any:
+    return np.asarray(_ad_strip_all(x))
+
+
+def _diric(x: Any, n: Any) -> Any:
+    """sin(nx/2)/(n·sin(x/2)) with NumPy (SciPy's diric converts x to an array), its limit
+    (±1) where sin(x/2) = 0."""
+    s = np.sin(x / 2)
+    at0 = _plain_values(s) == 0
+    ss = np.where(at0, 1.0, s)
+    lim = np.where(np.cos(x / 2) ** (np.asarray(n) - 1) > 0, 1.0, -1.0)
+    return np.where(at0, lim, np.sin(n * x / 2) / (n * ss))
+
+
+def _ddiric(x: Any, n: Any) -> Any:
+    """d/dx sin(nx/2)/(n sin(x/2)) = (n cos(nx/2) sin(x/2) − sin(nx/2) cos(x/2))/(2n sin²(x/2)); 0 where
+    sin(x/2) = 0 (an extremum of the periodic kernel)."""
+    s = np.sin(x / 2)
+    at0 = _plain_values(s) == 0
+    ss = np.where(at0, 1.0, s)
+    d = (n * np.cos(n * x / 2) * ss - np.sin(n * x / 2) * np.cos(x / 2)) / (2 * n * ss * ss)
+    return np.where(at0, 0.0, d)
+
+
 _EIPI4 = complex(np.exp(1j * math.pi / 4)) / math.sqrt(math.pi)
 
 MORE = [
@@ -248,6 +290,13 @@ MORE = [
     # ∫₀¹ x^λ J_ν(2ax) dx: ∂a through J_ν' = (J_{ν−1} − J_{ν+1})/2
     Row(sp.besselpoly, "besselpoly", "a, lmb, nu",
         lambda a, lm, nu, o: sp.besselpoly(a, lm + 1, nu - 1) - sp.besselpoly(a, lm + 1, nu + 1), NI, NI),
+    # the Kolmogorov distribution's survival function, its derivative (SciPy's _kolmogp) and inverse
+    Row(sp.kolmogorov, "kolmogorov", "y", lambda y, o: _ufuncs._kolmogp(y)),
+    Row(_ufuncs._kolmogp, "_kolmogp", "y", lambda y, o: _dkolmogp(y)),
+    Row(sp.kolmogi, "kolmogi", "p", lambda p, o: 1 / _ufuncs._kolmogp(o)),
+    # round: constant between half-integers (a zero derivative there, as JAX's)
+    Row(sp.round, "round", "x", lambda x, o: 0.0 * x),
+    Row(sp.diric, "diric", "x, n", lambda x, n, o: _ddiric(x, n), INT, primal=_diric),
     # the Tukey-lambda CDF p(x), the inverse of x = (p^λ − (1−p)^λ)/λ
     Row(sp.tklmbda, "tklmbda", "x, lmbda",
         lambda x, lam, p: 1 / (p ** (lam - 1) + (1 - p) ** (lam - 1)), NI),

@@ -196,6 +196,11 @@ POINTS = {
     "chndtrix": [(0.4, 3.0, 1.5), (0.8, 1.5, 4.0)],
     "besselpoly": [(0.8, 1.5, 1.2), (2.0, 0.5, 2.0)],
     "tklmbda": [(0.7, 0.4), (-1.5, 0.14)],
+    "kolmogorov": [(0.7,), (0.3,), (1.5,)],
+    "_kolmogp": [(0.7,), (0.3,), (1.5,)],
+    "kolmogi": [(0.4,), (0.9,), (0.05,)],
+    "round": [(0.7,), (-2.3,), (10.2,)],
+    "diric": [(0.7, 3), (2.0, 4), (-1.3, 5)],
 }
 for _k in ("jn", "yn", "in", "kn"):
     _p = [(2, 0.7), (0, 2.5), (3, 10.0)] if _k in ("yn", "kn") else [(2, 0.7), (0, 0.3), (3, 10.0)]
@@ -354,7 +359,10 @@ def _ncx2_pdf(x, k, lam):
 
 
 MP.update({
-    "agm": mp.agm,
+    "agm": mp.agm, "round": lambda x: mp.nint(x),
+    "kolmogorov": lambda y: 2 * mp.nsum(lambda k: (-1) ** (k - 1) * mp.exp(-2 * k * k * y * y), [1, mp.inf]),
+    "_kolmogp": lambda y: -8 * y * mp.nsum(lambda k: (-1) ** (k - 1) * k * k * mp.exp(-2 * k * k * y * y), [1, mp.inf]),
+    "diric": lambda x, n: mp.sin(n * x / 2) / (n * mp.sin(x / 2)),
     "airye": lambda x: (mp.airyai(x) * mp.exp(_zeta23(x)), mp.airyai(x, 1) * mp.exp(_zeta23(x)),
                         mp.airybi(x) * mp.exp(-_zeta23(x)), mp.airybi(x, 1) * mp.exp(-_zeta23(x))),
     "modfresnelp": _mfp, "modfresnelm": _mfm,
@@ -435,5 +443,7 @@ INVERSE = {
     "chdtriv": (MP["chdtr"], lambda p, x, o: (o, x), 0),
     "pdtrik": (MP["pdtr"], lambda p, m, o: (o, m), 0),
     "fdtridfd": (MP["fdtr"], lambda n, p, x, o: (n, o, x), 1),
+    "kolmogi": (lambda y: 2 * mp.nsum(lambda k: (-1) ** (k - 1) * mp.exp(-2 * k * k * y * y), [1, mp.inf]),
+                lambda p, o: (o,), 0),
     "tklmbda": (lambda p, lam: (p ** lam - (1 - p) ** lam) / lam, lambda x, lam, o: (o, lam), 0),
 }

@@ -47,7 +47,7 @@ TOL = {"itairy": dict(rtol=2e-4, atol=1e-8), "pbwa": dict(rtol=1e-4, atol=1e-6),
 # cdflib's inverses in a shape parameter are root searches (to ~1e-10): their finite differences
 # are that noisy; mpmath checks their first derivatives to 1e-9
 TOL.update({r.name: dict(rtol=1e-5, atol=1e-7) for r in basic.INVERSES})
-TOL.update({"tklmbda": dict(rtol=1e-6, atol=1e-8), "chndtrix": dict(rtol=1e-6, atol=1e-8),
+TOL.update({"tklmbda": dict(rtol=1e-6, atol=1e-8), "kolmogi": dict(rtol=1e-6, atol=1e-8), "chndtrix": dict(rtol=1e-6, atol=1e-8),
             "chndtr": dict(rtol=1e-6, atol=1e-8), "besselpoly": dict(rtol=1e-6, atol=1e-8)})
 
 
