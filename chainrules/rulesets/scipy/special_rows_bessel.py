@@ -16,7 +16,7 @@ import scipy.special as sp
 from scipy.special import _ufuncs
 
 from chainrules.rulesets._arrays import is_complex
-from chainrules.rulesets.scipy.special_series import dkv_dv
+from chainrules.rulesets.scipy.special_series import div_dv, dkv_dv
 from chainrules.rulesets.scipy.special_table import INT, NI, Row, register_rows
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -39,7 +39,9 @@ def _plus(f: Any, sign: float = 1.0) -> Any:
 CYLINDRICAL = [
     Row(sp.jv, "jv", "v, z", NI, _minus(sp.jv), holomorphic=True),
     Row(sp.yv, "yv", "v, z", NI, _minus(sp.yv), holomorphic=True),
-    Row(sp.iv, "iv", "v, z", NI, _plus(sp.iv), holomorphic=True),
+    # iv in ν by its power series (special_series.div_dv), for real x
+    Row(sp.iv, "iv", "v, z", lambda v, z, o: NI if is_complex(z) else div_dv(v, z), _plus(sp.iv),
+        holomorphic=True),
     # kv in ν by quadrature (special_series.dkv_dv), for real x (complex z: not implemented)
     Row(sp.kv, "kv", "v, z", lambda v, z, o: _dkv_dv(v, z), _plus(sp.kv, -1.0), holomorphic=True),
     Row(sp.hankel1, "hankel1", "v, z", NI, _minus(sp.hankel1), holomorphic=True),
@@ -48,7 +50,7 @@ CYLINDRICAL = [
     # hankel1e = hankel1·e^{−iz}, hankel2e = hankel2·e^{iz}
     Row(sp.jve, "jve", "v, x", NI, _minus(sp.jve)),
     Row(sp.yve, "yve", "v, x", NI, _minus(sp.yve)),
-    Row(sp.ive, "ive", "v, x", NI,
+    Row(sp.ive, "ive", "v, x", lambda v, x, o: div_dv(v, x) * np.exp(-np.abs(x)),
         lambda v, x, o: (sp.ive(v - 1, x) + sp.ive(v + 1, x)) / 2 - np.sign(x) * o),
     Row(sp.kve, "kve", "v, z", lambda v, z, o: NI if is_complex(z) else dkv_dv(v, z) * np.exp(z), lambda v, z, o: o - (sp.kve(v - 1, z) + sp.kve(v + 1, z)) / 2,
         holomorphic=True),

@@ -7,7 +7,8 @@ domains named in each docstring (tests/rulesets/scipy/test_special_table.py).
 
 - `dgammainc_da(a, x)`: ∂/∂a of the regularized lower incomplete gamma P(a, x)
   (∂/∂a Q = −∂/∂a P);
-- `dkv_dv(v, x)`: ∂/∂ν of the modified Bessel function K_ν(x).
+- `dkv_dv(v, x)`, `div_dv(v, x)`: ∂/∂ν of the modified Bessel functions K_ν(x), I_ν(x);
+- `dbetainc_dab(a, b, x)`: ∂/∂a and ∂/∂b of the regularized incomplete beta function.
 """
 
 from __future__ import annotations
@@ -111,3 +112,21 @@ def dbetainc_dab(a: Any, b: Any, x: Any) -> Any:
     da = np.where(swap, -dB, dA)
     db = np.where(swap, -dA, dB)
     return np.where(inside, da, 0.0), np.where(inside, db, 0.0)
+
+
+def div_dv(v: Any, x: Any) -> Any:
+    """∂I_ν(x)/∂ν by the power series I_ν(x) = Σₖ (x/2)^{2k+ν}/(k!·Γ(k+ν+1)) differentiated
+    term by term: Σₖ (x/2)^{2k+ν}/k!·rgamma(k+ν+1)·(log(x/2) − ψ(k+ν+1)) (x > 0; ν not a
+    negative integer, where the terms' ψ has poles).  Tested to 1e-9 relative against mpmath
+    for −3.5 ≤ ν ≤ 10 (ν not an integer below 0), 0.05 ≤ x ≤ 50; −K₀(x) at ν = 0."""
+    vp, xp = _plain(v), _plain(x)
+    shape = np.broadcast_shapes(np.shape(vp), np.shape(xp))
+    n = int(40 + 2 * float(np.max(np.abs(xp), initial=0.0)))
+    k = np.arange(n, dtype=float).reshape((n,) + (1,) * len(shape))
+    at0 = xp == 0                       # I_ν(0) = 0 for ν > 0: its ν-derivative is 0
+    lh = np.log(np.where(at0, 1.0, x) / 2)
+    z = k + v + 1
+    t = np.exp((2 * k + v) * lh - sp.gammaln(k + 1)) * sp.rgamma(z)
+    series = np.where(at0, 0.0, np.sum(t * (lh - sp.digamma(z)), axis=0))
+    # at ν = 0 the derivative is −K₀(x) (DLMF 10.38.4), exponentially smaller than the terms
+    return np.where(v == 0, -sp.k0(x), series)
