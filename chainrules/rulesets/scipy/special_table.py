@@ -180,7 +180,7 @@ def _build(r: Row) -> None:
                 t = dj * dots[i]
                 acc[j] = t if acc[j] is None else acc[j] + t
         tangent = [ProjectTo(outs[j])(_fit(outs[j], acc[j])) for j in range(k)]
-        return Ω, (Tangent[tuple](*tangent) if k > 1 else tangent[0])
+        return Ω, (Tangent[tuple](*tangent) if k > 1 else tangent[0])  # type: ignore[type-arg]
 
     def table_rrule(*args: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         if not _check(r, fname, args, kw):
@@ -197,7 +197,7 @@ def _build(r: Row) -> None:
             if not live:
                 return (NO, *[zero_for(p) if r.partials[i] is not INT else NO
                               for i, p in enumerate(projs)])
-            vals = _values(r, args, kw) if any(r.partials[i] is not NI for i in need) else None
+            vals = _values(r, args, kw) if any(r.partials[i] is not NI for i in need) else []
             outs = Ω if k > 1 else (Ω,)
             for i, p in enumerate(projs):
                 if i not in need:
