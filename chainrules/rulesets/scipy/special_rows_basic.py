@@ -211,6 +211,16 @@ def _t_pdf(df: Any, t: Any) -> Any:
                   - (df + 1) / 2 * np.log1p(t * t / df))
 
 
+def _t_df(df: Any, t: Any) -> Any:
+    """∂stdtr/∂df: stdtr = 1 − ½I_u(df/2, ½) for t > 0 (½I_u for t < 0), u = df/(df + t²),
+    through betainc's series; 0 at t = 0 (stdtr = ½ there for every df)."""
+    at0 = t == 0
+    ts = np.where(at0, 1.0, t)
+    u = df / (df + ts * ts)
+    dI = dbetainc_dab(df / 2, 0.5, u)[0] / 2 + _beta_density(df / 2, 0.5, u) * ts * ts / (df + ts * ts) ** 2
+    return np.where(at0, 0.0, -np.sign(ts) * dI / 2)
+
+
 def _f_pdf(n: Any, m: Any, x: Any) -> Any:
     # ∂/∂x betainc(n/2, m/2, nx/(m + nx))
     u = n * x / (m + n * x)
@@ -268,8 +278,9 @@ DISTRIBUTIONS = [
         lambda a, b, p, o: _dinv_da(b, a * o) / a, lambda a, b, p, o: 1 / (a * _gdtr(a, b, o))),
     Row(sp.gdtria, "gdtria", "p, b, x", lambda p, b, x, o: 1 / (x * _gdtr(o, b, x)),
         lambda p, b, x, o: _dinv_da(b, o * x) / x, lambda p, b, x, o: -o / x),
-    Row(sp.stdtr, "stdtr", "df, t", NI, lambda df, t, o: _t_pdf(df, t)),
-    Row(sp.stdtrit, "stdtrit", "df, p", NI, lambda df, p, o: 1 / _t_pdf(df, o)),
+    Row(sp.stdtr, "stdtr", "df, t", lambda df, t, o: _t_df(df, t), lambda df, t, o: _t_pdf(df, t)),
+    Row(sp.stdtrit, "stdtrit", "df, p", lambda df, p, o: -_t_df(df, o) / _t_pdf(df, o),
+        lambda df, p, o: 1 / _t_pdf(df, o)),
     # fdtr = I_u(n/2, m/2), u = nx/(m + nx): its degrees of freedom through betainc's series
     Row(sp.fdtr, "fdtr", "dfn, dfd, x", lambda n, m, x, o: _f_df(n, m, x, 0),
         lambda n, m, x, o: _f_df(n, m, x, 1), lambda n, m, x, o: _f_pdf(n, m, x)),
@@ -344,6 +355,8 @@ INVERSES = [
              lambda p, x, o: ((None, _density_x(o / 2, x / 2) / 2), dgammainc_da(o / 2, x / 2) / 2)),
     _inverse(sp.pdtrik, "pdtrik", "p, m", 0,
              lambda p, m, o: ((None, -_density_x(o + 1, m)), -dgammainc_da(o + 1, m))),
+    _inverse(sp.stdtridf, "stdtridf", "p, t", 0,
+             lambda p, t, o: ((None, _t_pdf(o, t)), _t_df(o, t))),
     _inverse(sp.fdtridfd, "fdtridfd", "dfn, p, x", 1,
              lambda n, p, x, o: ((_f_df(n, o, x, 0), None, _f_pdf(n, o, x)), _f_df(n, o, x, 1))),
 ]

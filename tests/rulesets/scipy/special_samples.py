@@ -104,6 +104,7 @@ POINTS = {
     "gdtrib": [(1.5, 0.4, 1.2), (0.5, 0.8, 3.0)],
     "chdtriv": [(0.4, 2.5), (0.8, 10.0)],
     "pdtrik": [(0.4, 2.5), (0.8, 10.0)],
+    "stdtridf": [(0.8, 1.5), (0.3, -0.9)],
     "fdtridfd": [(3.5, 0.4, 0.9), (10.0, 0.7, 1.5)],
     # Bessel
     "jv": [(1.3, 0.7), (0.0, 0.0), (2.0, -2.5), (-0.5, 10.0)],
@@ -442,6 +443,7 @@ INVERSE = {
     "gdtrib": (MP["gdtr"], lambda a, p, x, o: (a, o, x), 1),
     "chdtriv": (MP["chdtr"], lambda p, x, o: (o, x), 0),
     "pdtrik": (MP["pdtr"], lambda p, m, o: (o, m), 0),
+    "stdtridf": (_stdtr, lambda p, t, o: (o, t), 0),
     "fdtridfd": (MP["fdtr"], lambda n, p, x, o: (n, o, x), 1),
     "kolmogi": (lambda y: 2 * mp.nsum(lambda k: (-1) ** (k - 1) * mp.exp(-2 * k * k * y * y), [1, mp.inf]),
                 lambda p, o: (o,), 0),
