@@ -525,3 +525,7 @@ def log_softmax_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | N
         return (NO, px(ȳ - np.exp(l) * np.sum(ȳ, axis=axes, keepdims=True))) + tail
 
     return l, log_softmax_pullback
+
+
+# the table of the other functions (issue 23): one row per function, one builder
+from chainrules.rulesets.scipy import special_table  # noqa: E402,F401

@@ -1,0 +1,132 @@
+"""Parameter derivatives of scipy.special functions by series and quadrature
+(issue 23, item 1 (3)): each is its own function, made of ufuncs and sums
+that have rules (so `chainrules.ad` differentiates it too: the second
+derivative is the derivative of the series or quadrature, as accurate), and
+never by finite differences.  Accuracy is tested against mpmath across the
+domains named in each docstring (tests/rulesets/scipy/test_special_table.py).
+
+- `dgammainc_da(a, x)`: ∂/∂a of the regularized lower incomplete gamma P(a, x)
+  (∂/∂a Q = −∂/∂a P);
+- `dkv_dv(v, x)`, `div_dv(v, x)`: ∂/∂ν of the modified Bessel functions K_ν(x), I_ν(x);
+- `dbetainc_dab(a, b, x)`: ∂/∂a and ∂/∂b of the regularized incomplete beta function.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.special as sp
+
+from chainrules._core import _ad_strip_all
+
+# Gauss–Laguerre nodes and weights: ∫₀^∞ e^{−u} f(u) du ≈ Σ wᵢ f(uᵢ)
+_LAG_U, _LAG_W = np.polynomial.laguerre.laggauss(80)
+
+
+def _plain(v: Any) -> Any:
+    return np.asarray(_ad_strip_all(v), dtype=float)
+
+
+def dgammainc_da(a: Any, x: Any) -> Any:
+    """∂P(a, x)/∂a, P = gammainc.  Where x < a + 1 the series of P,
+    P = Σₖ x^{a+k} e^{−x}/Γ(a+k+1), differentiated term by term:
+    Σₖ x^{a+k} e^{−x}/Γ(a+k+1)·(log x − ψ(a+k+1)); elsewhere −∂Q/∂a with
+    Γ(a)·Q = ∫ₓ^∞ t^{a−1} e^{−t} dt, whose a-derivative ∫ₓ^∞ t^{a−1} log t e^{−t} dt
+    is computed by 80-point Gauss–Laguerre quadrature in t − x (smooth for
+    x ≥ a + 1).  Tested to 1e-9 relative against mpmath for 0.1 ≤ a ≤ 50,
+    1e-3 ≤ x ≤ 150 (and 0 at x = 0)."""
+    ap, xp = _plain(a), _plain(x)
+    shape = np.broadcast_shapes(np.shape(ap), np.shape(xp))
+    ab, xb = np.broadcast_to(ap, shape), np.broadcast_to(xp, shape)
+    use_series = xb < ab + 1
+    pos = xb > 0
+    # series (x < a + 1: the ratio of terms x/(a+k+1) < 1); x = 0 is replaced by 1 and masked
+    xs = np.where(use_series & pos, x, 1.0)
+    n = int(40 + 4 * np.max(np.where(use_series, xb, 0.0), initial=0.0))
+    k = np.arange(n, dtype=float).reshape((n,) + (1,) * len(shape))
+    logx = np.log(xs)
+    terms = np.exp((a + k) * logx - xs - sp.gammaln(a + k + 1)) * (logx - sp.digamma(a + k + 1))
+    series = np.sum(terms, axis=0)
+    # quadrature (x ≥ a + 1); x is replaced by a + 1 elsewhere
+    xq = np.where(use_series, a + 1.0, x)
+    u = _LAG_U.reshape((-1,) + (1,) * len(shape))
+    w = _LAG_W.reshape((-1,) + (1,) * len(shape))
+    t = xq + u
+    logt = np.log(t)
+    integral = np.sum(w * np.exp((a - 1) * logt - xq - sp.gammaln(a)) * logt, axis=0)
+    dq = integral - sp.gammaincc(a, xq) * sp.digamma(a)
+    return np.where(use_series, np.where(pos, series, 0.0), -dq)
+
+
+def dkv_dv(v: Any, x: Any) -> Any:
+    """∂K_ν(x)/∂ν = ∫₀^∞ t·sinh(νt)·e^{−x cosh t} dt (from K_ν(x) = ∫₀^∞ cosh(νt) e^{−x cosh t} dt,
+    DLMF 10.32.9), by the trapezoidal rule (step 1/32), spectrally accurate for this integrand,
+    analytic and decaying doubly exponentially; computed as e^{−x}·∫ … e^{−x(cosh t − 1)} dt so
+    that large x does not underflow before the end.  Tested to 1e-9 relative against mpmath
+    for −10 ≤ ν ≤ 10, 0.05 ≤ x ≤ 100 (x > 0)."""
+    vp, xp = _plain(v), _plain(x)
+    shape = np.broadcast_shapes(np.shape(vp), np.shape(xp))
+    xmin = float(np.min(np.where(xp > 0, xp, 1.0), initial=1.0))
+    # the integrand is below e^{−40}·(its scale) beyond T: x(cosh T − 1) − |ν|T > 40
+    vmax = float(np.max(np.abs(vp), initial=0.0))
+    T = 1.0
+    while xmin * (math.cosh(T) - 1) - vmax * T < 40 + math.log(T + 1) and T < 60:
+        T *= 1.25
+    h = 1 / 32
+    t = np.arange(h, T + h, h).reshape((-1,) + (1,) * len(shape))
+    integrand = t * np.sinh(v * t) * np.exp(-x * (np.cosh(t) - 1))
+    return h * np.sum(integrand, axis=0) * np.exp(-x)
+
+
+def _dbetainc_series(a: Any, b: Any, x: Any, n: int, shape: Any) -> Any:
+    """(∂/∂a, ∂/∂b) of I_x(a, b) = Σₙ Tₙ, Tₙ = x^{a+n}(1−x)^b Γ(a+b+n)/(Γ(b)Γ(a+n+1))
+    (the hypergeometric series of I, DLMF 8.17.7), term by term."""
+    k = np.arange(n, dtype=float).reshape((n,) + (1,) * len(shape))
+    logx, log1mx = np.log(x), np.log1p(-x)
+    t = np.exp((a + k) * logx + b * log1mx - sp.gammaln(b) + sp.gammaln(a + b + k) - sp.gammaln(a + k + 1))
+    psi_abk = sp.digamma(a + b + k)
+    da = np.sum(t * (logx + psi_abk - sp.digamma(a + k + 1)), axis=0)
+    db = np.sum(t * (log1mx - sp.digamma(b) + psi_abk), axis=0)
+    return da, db
+
+
+def dbetainc_dab(a: Any, b: Any, x: Any) -> Any:
+    """(∂I/∂a, ∂I/∂b) of the regularized incomplete beta function I_x(a, b) = betainc:
+    the series of `_dbetainc_series` where x < (a+1)/(a+b+2), else the same for
+    I_x(a, b) = 1 − I_{1−x}(b, a) (its terms then decrease from the first); 0 at x = 0 and
+    x = 1.  Tested to 1e-9 relative against mpmath for 0.5 ≤ a, b ≤ 40, 0.01 ≤ x ≤ 0.99."""
+    ap, bp, xp = _plain(a), _plain(b), _plain(x)
+    shape = np.broadcast_shapes(np.shape(ap), np.shape(bp), np.shape(xp))
+    ab, bb, xb = (np.broadcast_to(v, shape) for v in (ap, bp, xp))
+    inside = (xb > 0) & (xb < 1)
+    swap = xb >= (ab + 1) / (ab + bb + 2)
+    # the series in the effective x (≤ about (a+1)/(a+b+2)); its terms end like xₑⁿ
+    xe = np.where(inside, np.where(swap, 1 - xb, xb), 0.5)
+    worst = float(np.max(xe, initial=0.5))
+    n = int(min(60 + 40 / -math.log(max(worst, 1e-300)), 20000))
+    xs = np.where(inside, np.where(swap, 1 - x, x), 0.5)
+    A, B = np.where(swap, b, a), np.where(swap, a, b)
+    dA, dB = _dbetainc_series(A, B, xs, n, shape)
+    da = np.where(swap, -dB, dA)
+    db = np.where(swap, -dA, dB)
+    return np.where(inside, da, 0.0), np.where(inside, db, 0.0)
+
+
+def div_dv(v: Any, x: Any) -> Any:
+    """∂I_ν(x)/∂ν by the power series I_ν(x) = Σₖ (x/2)^{2k+ν}/(k!·Γ(k+ν+1)) differentiated
+    term by term: Σₖ (x/2)^{2k+ν}/k!·rgamma(k+ν+1)·(log(x/2) − ψ(k+ν+1)) (x > 0; ν not a
+    negative integer, where the terms' ψ has poles).  Tested to 1e-9 relative against mpmath
+    for −3.5 ≤ ν ≤ 10 (ν not an integer below 0), 0.05 ≤ x ≤ 50; −K₀(x) at ν = 0."""
+    vp, xp = _plain(v), _plain(x)
+    shape = np.broadcast_shapes(np.shape(vp), np.shape(xp))
+    n = int(40 + 2 * float(np.max(np.abs(xp), initial=0.0)))
+    k = np.arange(n, dtype=float).reshape((n,) + (1,) * len(shape))
+    at0 = xp == 0                       # I_ν(0) = 0 for ν > 0: its ν-derivative is 0
+    lh = np.log(np.where(at0, 1.0, x) / 2)
+    z = k + v + 1
+    t = np.exp((2 * k + v) * lh - sp.gammaln(k + 1)) * sp.rgamma(z)
+    series = np.where(at0, 0.0, np.sum(t * (lh - sp.digamma(z)), axis=0))
+    # at ν = 0 the derivative is −K₀(x) (DLMF 10.38.4), exponentially smaller than the terms
+    return np.where(v == 0, -sp.k0(x), series)
