@@ -54,3 +54,5 @@ from chainrules.rulesets.numpy.linalg import einsum  # noqa: F401
 from chainrules.rulesets.numpy.linalg import solve  # noqa: F401
 from chainrules.rulesets.numpy.linalg import factorizations  # noqa: F401
 from chainrules.rulesets.numpy.linalg import norms  # noqa: F401
+from chainrules.rulesets.numpy.linalg import spectral  # noqa: F401
+from chainrules.rulesets.numpy.linalg import tensor  # noqa: F401
