@@ -34,6 +34,7 @@ from chainrules.rulesets._arrays import (
     ZERO,
     array_or_tracked,
     is_zero,
+    like,
     named_rule,
     output_parts,
     project_to,
@@ -94,6 +95,21 @@ def _inexact(x: Any) -> bool:
     return np.asarray(value(x)).dtype.kind in "fc"
 
 
+def _fit(t: Any, p: Any) -> Any:
+    """The tangent t of the output p in p's precision and kind (real for a
+    real p), a scalar for a scalar p."""
+    v = value(p)
+    if is_zero(t) or not isinstance(v, (np.ndarray, np.generic)) or v.dtype.kind not in "fc":
+        return t
+    tv = value(t)
+    if np.iscomplexobj(tv) and v.dtype.kind != "c":
+        t, tv = np.real(t), np.real(tv)
+    if getattr(tv, "dtype", None) != v.dtype:
+        t = t.astype(v.dtype) if isinstance(t, np.ndarray) else (np.asarray(t, dtype=v.dtype)
+                                                                   if not isinstance(t, Tracked) else t)
+    return like(p, t)
+
+
 def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: Any = ()) -> Any:
     """The frule and rrule of f, registered.  `diff`: the names of the
     parameters with tangents; `check(o)` validates the options (o: every
@@ -147,8 +163,8 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
         forward, _ = body(o, Ω)
         ΔΩ = forward(Δ)
         if isinstance(Ω, tuple):
-            ΔΩ = Tangent[type(Ω)](*ΔΩ)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
-        return Ω, ΔΩ
+            ΔΩ = Tangent[type(Ω)](*[_fit(t, p) for t, p in zip(ΔΩ, Ω)])  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
+        return Ω, _fit(ΔΩ, Ω)
 
     def scipy_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         o, Ω, live, args = setup(args, kwargs)

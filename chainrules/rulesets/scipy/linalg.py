@@ -42,7 +42,7 @@ import scipy.linalg as sl
 
 from chainrules._core import Tangent, not_implemented, register_frule, register_rrule
 from chainrules._xp import namespace, through_engines
-from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule
+from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, output_parts
 from chainrules.rulesets.array_api import linalg_ext as ax
 from chainrules.rulesets.numpy.linalg import factorizations as nf
 from chainrules.rulesets.numpy.linalg import norms as nn, solve as ns
@@ -239,7 +239,7 @@ def _eig_body(o: Any, Ω: Any) -> Any:
 
     def forward(Δ: Any) -> Any:
         ẇ, V̇ = body[0](Δ["a"], not only)
-        return ẇ if only else (ẇ, V̇)
+        return nsp.cast_like(ẇ, w) if only else (nsp.cast_like(ẇ, w), nsp.cast_like(V̇, V))
 
     def adjoint(ȳ: Any) -> Any:
         w̄, V̄ = (ȳ, ZERO) if only else ȳ
@@ -251,18 +251,29 @@ define(sl.eig, "scipy.linalg.eig", ("a",), _eig_body, _eig_check_of("scipy.linal
 define(sl.eigvals, "scipy.linalg.eigvals", ("a",), _eig_body, _eig_check_of("scipy.linalg.eigvals"))
 
 
-# norm and lstsq: NumPy's rules, SciPy's extra keywords read first
-def _delegate(f: Any, name: str, frule: Any, rrule: Any, n: int, translate: Any) -> None:
+# norm and lstsq: NumPy's rules, SciPy's extra keywords read first, SciPy's primal
+def _delegate(f: Any, name: str, frule: Any, rrule: Any, translate: Any, fit: Any = None) -> None:
+    """NumPy's rules (frule, rrule) on the call `translate(args, kwargs)`;
+    `fit(t, like)` reshapes a part of a tangent to its output's shape."""
+    fe = through_engines(f)
+
+    def fitted(t: Any, Ω: Any) -> Any:
+        if fit is None or not isinstance(Ω, tuple) or is_zero(t):
+            return t
+        return Tangent[tuple](*[fit(p, q) for p, q in zip(t, Ω)])  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
+
     def delegated_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         a2, k2 = translate(args, kwargs)
-        return frule(tangents[:1 + len(a2)], *a2, **k2)
+        Ω = fe(*args, **kwargs)
+        return Ω, fitted(frule(tangents[:1 + len(a2)], *a2, **k2)[1], Ω)
 
     def delegated_rrule(*args: Any, **kwargs: Any) -> Any:
         a2, k2 = translate(args, kwargs)
-        Ω, pb = rrule(*a2, **k2)
+        Ω = fe(*args, **kwargs)
+        Ωn, pb = rrule(*a2, **k2)
 
         def delegated_pullback(ȳ: Any) -> Any:
-            out = pb(ȳ)
+            out = pb(fitted(output_parts(ȳ, len(Ω), name), Ωn) if isinstance(Ω, tuple) else ȳ)
             return tuple(out) + (NO,) * (len(args) + 1 - len(out))
         return Ω, delegated_pullback
     register_frule(f)(named_rule(delegated_frule, name))
@@ -284,8 +295,16 @@ def _lstsq_args(args: Any, kwargs: Any) -> Any:
     return args[:2], dict(kwargs, rcond=cond)
 
 
-_delegate(sl.norm, "scipy.linalg.norm", nn.norm_frule, nn.norm_rrule, 4, _norm_args)
-_delegate(sl.lstsq, "scipy.linalg.lstsq", ns.lstsq_frule, ns.lstsq_rrule, 2, _lstsq_args)
+def _fit(t: Any, like: Any) -> Any:
+    """t reshaped as `like` (SciPy's residues of a vector b are a 0-d array, NumPy's shape (1,))."""
+    if is_zero(t) or not hasattr(value(like), "shape") or np.shape(value(t)) == np.shape(value(like)):
+        return t
+    t = np.reshape(t, np.shape(value(like)))
+    return t[()] if isinstance(value(like), np.generic) else t
+
+
+_delegate(sl.norm, "scipy.linalg.norm", nn.norm_frule, nn.norm_rrule, _norm_args)
+_delegate(sl.lstsq, "scipy.linalg.lstsq", ns.lstsq_frule, ns.lstsq_rrule, _lstsq_args, _fit)
 
 
 # ----- matrix functions through the Fréchet derivative ------------------------------------------
@@ -372,12 +391,11 @@ def _expm_frechet_body(o: Any, Ω: Any) -> Any:
         return (d[..., :n, :n], d[..., :n, n:]) if o["compute_expm"] else d[..., :n, n:]
 
     def adjoint(ȳ: Any) -> Any:
-        if not o["compute_expm"]:
-            ȳ = (ZERO, ȳ)
-        parts = [ZERO if is_zero(p) else p for p in ȳ]
-        z = np.zeros(np.shape(value(A)), dtype=np.result_type(value(A), value(E), *[value(p) for p in parts
-                                                                                     if not is_zero(p)]))
-        Ȳ = big(z if is_zero(parts[0]) else parts[0], z if is_zero(parts[1]) else parts[1])
+        parts = list(ȳ) if o["compute_expm"] else [ZERO, ȳ]
+        live = [value(p) for p in parts if not is_zero(p)]
+        z = np.zeros(np.shape(value(A)), dtype=np.result_type(value(A), value(E), *live))
+        top = np.concatenate([z if is_zero(p) else p + z for p in parts], axis=-1)
+        Ȳ = np.concatenate([top, np.concatenate([z, z], axis=-1)], axis=-2)    # [[Ȳ₁, Ȳ₂], [0, 0]]
         G = _block(fe, H(big(A, E)), Ȳ)
         return {"A": G[..., :n, :n] + G[..., n:, n:], "E": G[..., :n, n:]}
     return forward, adjoint

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import frule, rrule
-from chainrules.rulesets._arrays import ZERO, is_zero
+from chainrules._core import frule, rrule, unthunk
+from chainrules.rulesets._arrays import NO, ZERO, is_zero
 from chainrules.rulesets._by_signature import H, define, square, value
 from chainrules.rulesets.numpy.linalg._common import _diag, _diag_embed, _inv_gaps
 
-__all__ = ["eig_body"]
+__all__ = ["eig_body", "cast_like"]
 
 
 def eig_body(w: Any, V: Any) -> Any:
@@ -61,9 +61,12 @@ def eig_body(w: Any, V: Any) -> Any:
     return forward, adjoint
 
 
-def _cast(t: Any, like: Any) -> Any:
-    """t in like's dtype (the real part for a real spectrum)."""
-    return np.real(t) if np.asarray(value(like)).dtype.kind != "c" and np.iscomplexobj(value(t)) else t
+def cast_like(t: Any, like: Any) -> Any:
+    """t in like's kind: the real part for a real spectrum, complex for a complex one."""
+    complex_t, complex_like = np.iscomplexobj(value(t)), np.iscomplexobj(value(like))
+    if complex_t and not complex_like:
+        return np.real(t)
+    return t + 0j if complex_like and not complex_t else t
 
 
 def _eig_check(o: Any) -> None:
@@ -79,7 +82,7 @@ def _np_eig_body(o: Any, Ω: Any) -> Any:
 
     def forward(Δ: Any) -> Any:
         ẇ, V̇ = fwd(Δ["a"], not only)
-        return _cast(ẇ, w) if only else (_cast(ẇ, w), _cast(V̇, V))
+        return cast_like(ẇ, w) if only else (cast_like(ẇ, w), cast_like(V̇, V))
 
     def adjoint(ȳ: Any) -> Any:
         w̄, V̄ = (ȳ, ZERO) if only else ȳ
@@ -109,10 +112,10 @@ def _cond_body(o: Any, κ: Any) -> Any:
             return (sdot(u1, Δ["x"], v1) - κ * sdot(u2, Δ["x"], v2)) / s2
 
         def adjoint(ȳ: Any) -> Any:
-            c = ȳ / s2
+            c = np.reshape(ȳ / s2, np.shape(value(s2)) + (1, 1))
             outer1 = u1[..., :, None] * np.conj(v1)[..., None, :]
             outer2 = u2[..., :, None] * np.conj(v2)[..., None, :]
-            return {"x": c[..., None, None] * (outer1 - (κ * 1)[..., None, None] * outer2)}
+            return {"x": c * (outer1 - np.reshape(κ, np.shape(value(κ)) + (1, 1)) * outer2)}
         return forward, adjoint
     # κ = norm(x, p)·norm(inv(x), p): the rules of norm and inv
     xi = np.linalg.inv(x)
@@ -120,13 +123,13 @@ def _cond_body(o: Any, κ: Any) -> Any:
 
     def forward_p(Δ: Any) -> Any:
         ẋi = -(xi @ Δ["x"] @ xi)
-        ṅ1 = frule((ZERO, Δ["x"]), np.linalg.norm, x, p, (-2, -1))[1]
-        ṅ2 = frule((ZERO, ẋi), np.linalg.norm, xi, p, (-2, -1))[1]
+        ṅ1 = unthunk(frule((NO, Δ["x"], NO, NO), np.linalg.norm, x, p, (-2, -1))[1])
+        ṅ2 = unthunk(frule((NO, ẋi, NO, NO), np.linalg.norm, xi, p, (-2, -1))[1])
         return ṅ1 * n2 + n1 * ṅ2
 
     def adjoint_p(ȳ: Any) -> Any:
-        x̄ = rrule(np.linalg.norm, x, p, (-2, -1))[1](ȳ * n2)[1]
-        x̄i = rrule(np.linalg.norm, xi, p, (-2, -1))[1](ȳ * n1)[1]
+        x̄ = unthunk(rrule(np.linalg.norm, x, p, (-2, -1))[1](ȳ * n2)[1])
+        x̄i = unthunk(rrule(np.linalg.norm, xi, p, (-2, -1))[1](ȳ * n1)[1])
         return {"x": x̄ - H(xi) @ x̄i @ H(xi)}
     return forward_p, adjoint_p
 
