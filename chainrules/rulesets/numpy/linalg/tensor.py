@@ -19,7 +19,7 @@ import numpy as np
 
 from chainrules._core import register_frule, register_rrule
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, is_zero, project_to, reject_out, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, is_zero, like, project_to, reject_out, seed
 from chainrules.rulesets._by_signature import H, define, value
 from chainrules.rulesets.array_api._common import sequence_parts, sequence_tangent
 
@@ -57,7 +57,7 @@ def multi_dot_frule(tangents: Any, arrays: Any, **kwargs: Any) -> tuple[Any, Any
         return Ω, ZERO
     ms, ṁs = _as_matrices(arrays), _as_matrices(parts)
     total = sum(_chain(ms[:i] + [ṁs[i]] + ms[i + 1:]) for i in range(len(ms)))
-    return Ω, np.reshape(total, np.shape(value(Ω)))
+    return Ω, like(Ω, np.reshape(total, np.shape(value(Ω))))
 
 
 @register_rrule(np.linalg.multi_dot)
