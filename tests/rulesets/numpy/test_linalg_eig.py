@@ -108,7 +108,8 @@ def test_against_jax(jax_x64):
         ("cond", np.linalg.cond, jnp.linalg.cond, A, np.float64(0.7)),
         ("cond-fro", lambda a: np.linalg.cond(a, "fro"), lambda a: jnp.linalg.cond(a, "fro"), A, np.float64(0.7)),
         ("tensorinv", lambda a: np.linalg.tensorinv(a, ind=1), lambda a: jnp.linalg.tensorinv(a, ind=1), A, W),
-        ("multi_dot", lambda a: np.linalg.multi_dot([a, W, a]), lambda a: jnp.linalg.multi_dot([a, W, a]), Ac, W),
+        ("multi_dot", lambda a: np.linalg.multi_dot([a, W, a]), lambda a: jnp.linalg.multi_dot([a, W, a]), Ac,
+         W + 1j * W.T),
     ]
     for name, f, jf, x, ȳ in cases:
         _, vjp = jax_x64.vjp(jf, jnp.asarray(x))
