@@ -15,7 +15,7 @@ factorizations, and its linear constructors (registered by
   permutation has a zero tangent; square matrices only.
 - solve_banded, solveh_banded: as solve, through the dense matrix of the
   band storage (a gather) and back (the adjoint gather).
-- block_diag, toeplitz, circulant: linear; the pullbacks gather Ȳ's blocks
+- block_diag, toeplitz, hankel, circulant: linear; the pullbacks gather Ȳ's blocks
   and sum its diagonals.
 """
 
@@ -371,6 +371,23 @@ def _toeplitz(c: Any, r: Any) -> Any:
     return np.where(i >= j, c[np.clip(i - j, 0, m - 1)], r[np.clip(j - i, 0, n - 1)])
 
 
+def _hankel_body(o: Any, Ω: Any) -> Any:
+    # hankel(c, r) = flipud(toeplitz(c[::-1], r)), r = zeros when not given (r[0] ignored)
+    c, r = o["c"], o["r"]
+    m = np.shape(value(c))[0]
+    n = m if r is None else np.shape(value(r))[0]
+
+    def forward(Δ: Any) -> Any:
+        ċ = Δ.get("c", np.zeros(m, dtype=np.result_type(value(c), 0.0)))
+        ṙ = Δ.get("r", np.zeros(n, dtype=np.result_type(value(c) if r is None else value(r), 0.0)))
+        return _toeplitz(ċ[::-1], ṙ)[::-1]
+
+    def adjoint(ȳ: Any) -> Any:
+        g = ȳ[::-1]
+        return {"c": _diagonal_sums(g, m, True)[::-1], "r": _diagonal_sums(g, n, False) * (np.arange(n) > 0)}
+    return forward, adjoint
+
+
 def _circulant_body(o: Any, Ω: Any) -> Any:
     n = np.shape(value(o["c"]))[0]
     i, j = np.indices((n, n))
@@ -401,5 +418,6 @@ def register() -> None:
     define(sl.block_diag, "scipy.linalg.block_diag", (), _block_diag_body)
     define(sl.toeplitz, "scipy.linalg.toeplitz", ("c", "r"), _toeplitz_body,
            _vectors("scipy.linalg.toeplitz", "c", "r"))
+    define(sl.hankel, "scipy.linalg.hankel", ("c", "r"), _hankel_body, _vectors("scipy.linalg.hankel", "c", "r"))
     define(sl.circulant, "scipy.linalg.circulant", ("c",), _circulant_body,
            _vectors("scipy.linalg.circulant", "c"))

@@ -4,7 +4,7 @@
 `_linalg_factor.py`).
 
 - The functions NumPy has too (inv, det, solve, pinv, cholesky, qr, svd,
-  eigh, eigvalsh, norm, lstsq, eig, eigvals) use the NumPy / array-API rule
+  eigh, eigvalsh, norm, lstsq, eig, eigvals; pinvh) use the NumPy / array-API rule
   bodies (chainrules/rulesets/array_api/linalg_ext.py,
   numpy/linalg/*.py): the same pushforward and adjoint, with SciPy's primal
   and SciPy's keywords.  `assume_a=` (solve, inv) and `lower=` select the
@@ -14,7 +14,8 @@
   subsets, qr's pivoting, pinv's return_rank are refused (a TypeError naming
   the argument).  (`scipy.linalg.kron` no longer exists: NumPy's kron has
   its rule.)
-- Matrix functions through their Fréchet derivative: expm, logm and
+- Matrix functions through their Fréchet derivative: expm, logm, cosm,
+  sinm, tanm, coshm, sinhm, tanhm and
   fractional_matrix_power (in A; in t: Ω·logm(A)) push E forward as the
   upper-right block of f([[A, E], [0, A]]) and pull Ȳ back as the Fréchet
   derivative at Aᴴ (these functions satisfy f(Aᴴ) = f(A)ᴴ); expm_frechet is
@@ -121,6 +122,10 @@ def _pinv_check(o: Any) -> None:
 
 
 define(sl.pinv, "scipy.linalg.pinv", ("a",), _unary_body(ax._pinv_body), _pinv_check)
+# pinvh reads the Hermitian matrix of one triangle of a (lower= as eigh's)
+define(sl.pinvh, "scipy.linalg.pinvh", ("a",),
+       _unary_body(ax._pinv_body, check=lambda o: _structure("scipy.linalg.pinvh", dict(o, assume_a="her"))),
+       _pinv_check)
 define(sl.cholesky, "scipy.linalg.cholesky", ("a",),
        _unary_body(ax._cholesky_body_of("upper"), opts=lambda o: {"upper": not o["lower"]}))
 
@@ -340,6 +345,8 @@ def _matrix_check_of(name: str) -> Any:
 
 define(sl.expm, "scipy.linalg.expm", ("A",), _frechet_body(sl.expm), _matrix_check_of("scipy.linalg.expm"))
 define(sl.logm, "scipy.linalg.logm", ("A",), _frechet_body(sl.logm), _matrix_check_of("scipy.linalg.logm"))
+for _f in (sl.cosm, sl.sinm, sl.tanm, sl.coshm, sl.sinhm, sl.tanhm):
+    define(_f, f"scipy.linalg.{_f.__name__}", ("A",), _frechet_body(_f), _matrix_check_of(f"scipy.linalg.{_f.__name__}"))
 
 
 def _sqrtm_body(o: Any, X: Any) -> Any:

@@ -94,6 +94,11 @@ CASES = [
     Case("block_diag-c", sl.block_diag, Ac, B),
     Case("toeplitz", sl.toeplitz, _rng.uniform(-1, 1, 3), _rng.uniform(-1, 1, 4)),
     Case("toeplitz-c-hermitian", sl.toeplitz, _rng.uniform(-1, 1, 3) + 1j * _rng.uniform(-1, 1, 3)),
+    Case("hankel", sl.hankel, _rng.uniform(-1, 1, 3), _rng.uniform(-1, 1, 4)),
+    Case("hankel-c", sl.hankel, _rng.uniform(-1, 1, 3) + 1j * _rng.uniform(-1, 1, 3)),
+    Case("cosm", sl.cosm, SMALL), Case("sinm-c", sl.sinm, SMALLc), Case("tanm", sl.tanm, SMALL),
+    Case("coshm-c", sl.coshm, SMALLc), Case("sinhm", sl.sinhm, SMALL), Case("tanhm", sl.tanhm, SMALL),
+    Case("pinvh", sl.pinvh, S), Case("pinvh-upper-c", sl.pinvh, Sc, fkwargs=dict(lower=False)),
     Case("circulant", sl.circulant, _rng.uniform(-1, 1, 4)), Case("circulant-c", sl.circulant, Bv + 1j * Bv[::-1]),
 ]
 
@@ -102,7 +107,8 @@ SWEEP_CASES = [c for c in CASES if c.id in {
     "inv", "det", "pinv", "cholesky", "solve", "qr", "svd", "eigh", "eigvalsh-c", "eig", "eigvals-c", "norm",
     "lstsq", "expm", "logm", "sqrtm-c", "fractional_matrix_power", "expm_frechet", "polar", "solve_sylvester",
     "solve_continuous_lyapunov", "solve_discrete_lyapunov", "solve_triangular", "cho_factor", "cho_solve",
-    "lu_factor", "lu_solve", "lu", "solve_banded", "solveh_banded", "block_diag", "toeplitz", "circulant"}]
+    "lu_factor", "lu_solve", "lu", "solve_banded", "solveh_banded", "block_diag", "toeplitz", "circulant",
+    "hankel", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
 
 
 def _failures(cases, orders, tol=None):
@@ -129,7 +135,7 @@ VARIANTS = {"logm-c", "expm_frechet-only", "solve_triangular-unit-C-c", "lu_solv
             "solve-lower-triangular", "svd-thin", "eigvalsh-upper", "norm-2-c", "qr-r", "det-c", "pinv-c",
             "polar-tall", "solve_discrete_lyapunov-bilinear-c", "circulant-c", "block_diag-c",
             "cho_factor-lower-c", "lu_factor-c", "solve_banded-c", "inv-her-c", "sqrtm-nonsymmetric",
-            "fractional_matrix_power"}
+            "fractional_matrix_power", "hankel-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh-upper-c"}
 
 
 def test_the_kit_at_order_1_and_2():
@@ -285,6 +291,7 @@ def _jax_cases(jnp, jsl, sl=asl):
          _rng.uniform(-1, 1, (6, 5))),
         ("toeplitz", sl.toeplitz, jsl.toeplitz, (Bv, Wv), W),
         ("circulant", sl.circulant, getattr(jsl, "circulant", None), (Bv,), W),
+        ("hankel", sl.hankel, jsl.hankel, (Bv, Wv), W),
         ("solve_sylvester", sl.solve_sylvester, getattr(jsl, "solve_sylvester", None), (A, B2, B), B),
         ("polar-U", lambda a: sl.polar(a)[0], lambda a: jsl.polar(a)[0], (A,), W),
         ("expm_frechet", lambda a, e: sl.expm_frechet(a, e, compute_expm=False),
