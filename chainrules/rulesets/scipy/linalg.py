@@ -10,8 +10,9 @@
   and SciPy's keywords.  `assume_a=` (solve, inv) and `lower=` select the
   part of `a` SciPy reads (a triangle for 'sym', 'her', 'pos', the triangle
   for 'upper/lower triangular', the diagonal for 'diagonal'): the cotangent
-  lives there.  'banded' and 'tridiagonal', complex 'sym', eigh's `b=` and
-  subsets, qr's pivoting, pinv's return_rank are refused (a TypeError naming
+  lives there.  eigh(a, b) and eigvalsh(a, b), the generalized problem
+  a·v = λ·b·v with Vᴴ·b·V = I, are differentiated in a and b.  'banded' and 'tridiagonal', complex 'sym', eigh's
+  subsets and type ≠ 1, qr's pivoting, pinv's return_rank are refused (a TypeError naming
   the argument).  (`scipy.linalg.kron` no longer exists: NumPy's kron has
   its rule.)
 - Matrix functions through their Fréchet derivative: expm, logm, cosm,
@@ -49,6 +50,7 @@ from chainrules._xp import namespace, through_engines
 from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, output_parts
 from chainrules.rulesets.array_api import linalg_ext as ax
 from chainrules.rulesets.numpy.linalg import factorizations as nf
+from chainrules.rulesets.numpy.linalg._common import _diag, _diag_embed, _inv_gaps
 from chainrules.rulesets.numpy.linalg import norms as nn, solve as ns
 from chainrules.rulesets.numpy.linalg import spectral as nsp
 from chainrules.rulesets.scipy import _linalg_factor
@@ -202,17 +204,61 @@ define(sl.svd, "scipy.linalg.svd", ("a",), _svd_body, _svd_check)
 
 def _eigh_check_of(name: str) -> Any:
     def check(o: Any) -> None:
-        for arg in ("b", "subset_by_index", "subset_by_value"):
+        for arg in ("subset_by_index", "subset_by_value"):
             if o[arg] is not None:
-                refuse(name, arg, "...", " (the rule differentiates the standard problem's full spectrum)")
+                refuse(name, arg, "...", " (the rule differentiates the full spectrum)")
+        if o["b"] is not None and o["type"] != 1:
+            refuse(name, "type", o["type"], " (the generalized problem a·v = λ·b·v: type=1)")
         square(name, "a", o["a"])
     return check
+
+
+def _generalized_eigh(w: Any, V: Any, uplo: str) -> Any:
+    """(pushforward, adjoint) of a·V = b·V·diag(w), Vᴴ·b·V = I: with P = Vᴴ·ȧ·V,
+    Q = Vᴴ·ḃ·V, ẇ = diag(P) − w·diag(Q), V̇ = V·C, C_ij = (P_ij − w_j·Q_ij)/(w_j − w_i)
+    off the diagonal (degenerate pairs dropped), C_ii = −Q_ii/2."""
+    F = _inv_gaps(w)
+
+    def forward(ȧ: Any, ḃ: Any, need_vectors: bool) -> Any:
+        P = 0 if ȧ is None else H(V) @ nf._read_triangle(ȧ, uplo) @ V
+        Q = 0 if ḃ is None else H(V) @ nf._read_triangle(ḃ, uplo) @ V
+        M = P - Q * w[..., None, :]
+        ẇ = np.real(_diag(M + 0 * V))
+        if not need_vectors:
+            return ẇ, None
+        return ẇ, V @ (F * M - _diag_embed(_diag(Q + 0 * V)) / 2)
+
+    def adjoint(w̄: Any, V̄: Any) -> Any:
+        P̄ = _diag_embed(np.real(w̄) + 0 * w) if not is_zero(w̄) else 0 * (V @ H(V))
+        Q̄ = -(P̄ * w[..., None, :])
+        if not is_zero(V̄):
+            G = F * (H(V) @ V̄)
+            P̄ = P̄ + G
+            Q̄ = Q̄ - G * w[..., None, :] - _diag_embed(np.real(_diag(H(V) @ V̄))) / 2
+        ā = nf._triangle_adjoint(V @ P̄ @ H(V), uplo)
+        b̄ = nf._triangle_adjoint(V @ Q̄ @ H(V), uplo)
+        return ā, b̄
+    return forward, adjoint
 
 
 def _eigh_body(o: Any, Ω: Any) -> Any:
     uplo = "L" if o["lower"] else "U"
     only = o.get("eigvals_only", True)
-    w, V = through_engines(sl.eigh)(o["a"], lower=o["lower"]) if only else Ω
+    b = o["b"]
+    w, V = (through_engines(sl.eigh)(o["a"], b, lower=o["lower"]) if b is not None
+            else through_engines(sl.eigh)(o["a"], lower=o["lower"])) if only else Ω
+    if b is not None:
+        gfwd, gadj = _generalized_eigh(w, V, uplo)
+
+        def gen_forward(Δ: Any) -> Any:
+            ẇ, V̇ = gfwd(Δ.get("a"), Δ.get("b"), not only)
+            return ẇ if only else (ẇ, V̇)
+
+        def gen_adjoint(ȳ: Any) -> Any:
+            w̄, V̄ = (ȳ, ZERO) if only else ȳ
+            ā, b̄ = gadj(w̄, V̄)
+            return {"a": ā, "b": b̄}
+        return gen_forward, gen_adjoint
 
     def forward(Δ: Any) -> Any:
         ẇ, V̇ = nf._eigh_pushforward(w, V, Δ["a"], uplo, not only)
@@ -224,8 +270,8 @@ def _eigh_body(o: Any, Ω: Any) -> Any:
     return forward, adjoint
 
 
-define(sl.eigh, "scipy.linalg.eigh", ("a",), _eigh_body, _eigh_check_of("scipy.linalg.eigh"))
-define(sl.eigvalsh, "scipy.linalg.eigvalsh", ("a",), _eigh_body, _eigh_check_of("scipy.linalg.eigvalsh"))
+define(sl.eigh, "scipy.linalg.eigh", ("a", "b"), _eigh_body, _eigh_check_of("scipy.linalg.eigh"))
+define(sl.eigvalsh, "scipy.linalg.eigvalsh", ("a", "b"), _eigh_body, _eigh_check_of("scipy.linalg.eigvalsh"))
 
 
 def _eig_check_of(name: str) -> Any:

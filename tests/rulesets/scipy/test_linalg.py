@@ -55,6 +55,10 @@ CASES = [
     # SciPy's default eigh driver ('evr') flips eigenvector signs under small perturbations
     # (finite differences see jumps): the vectors are checked with driver='evd'
     Case("eigh", sl.eigh, S, fkwargs=dict(driver="evd")), Case("eigh-values", sl.eigh, S, fkwargs=dict(eigvals_only=True)),
+    Case("eigh-generalized", sl.eigh, S, _m(3, spd=True), fkwargs=dict(driver="gvd")),
+    # complex vectors: LAPACK's phase is not the rule's gauge; the values and phase-invariant losses are checked
+    Case("eigvalsh-generalized-upper-c", sl.eigvalsh, Sc, _m(3, True, spd=True), fkwargs=dict(lower=False)),
+    Case("eigvalsh-generalized", sl.eigvalsh, S, _m(3, spd=True)),
     Case("eigvalsh-c", sl.eigvalsh, Sc), Case("eigvalsh-upper", sl.eigvalsh, S, fkwargs=dict(lower=False)),
     Case("eig", sl.eig, REALSPEC), Case("eigvals-c", sl.eigvals, Ac), Case("eigvals", sl.eigvals, A),
     Case("norm", sl.norm, A), Case("norm-2-c", sl.norm, Ac, 2),
@@ -108,7 +112,7 @@ SWEEP_CASES = [c for c in CASES if c.id in {
     "lstsq", "expm", "logm", "sqrtm-c", "fractional_matrix_power", "expm_frechet", "polar", "solve_sylvester",
     "solve_continuous_lyapunov", "solve_discrete_lyapunov", "solve_triangular", "cho_factor", "cho_solve",
     "lu_factor", "lu_solve", "lu", "solve_banded", "solveh_banded", "block_diag", "toeplitz", "circulant",
-    "hankel", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
+    "hankel", "eigh-generalized", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
 
 
 def _failures(cases, orders, tol=None):
@@ -215,6 +219,20 @@ def test_eig_vectors_of_a_complex_matrix_through_phase_invariant_losses():
         for a in (Ac, A):
             g = ad.gradient(lambda x: loss(x, eig), a)
             np.testing.assert_allclose(g, _fd_gradient(lambda x: loss(x, eig), a), rtol=1e-5, atol=1e-6)
+    # the generalized Hermitian problem's complex vectors likewise, in a and in b
+    Bh = _m(3, True, spd=True)
+    for which in (0, 1):
+        def gloss(x, which=which):
+            a, b = (x, Bh) if which == 0 else (Sc, x)
+            w, V = asl.eigh(a, b)
+            return np.real(np.sum(np.abs(V) ** 2 * w) + np.abs(V[0, 1] * np.conj(V[2, 1])) ** 2)
+        x0 = Sc if which == 0 else Bh
+        g = ad.gradient(gloss, x0)
+        fd = _fd_gradient(gloss, x0)
+        # SciPy reads the lower triangle: compare there (the diagonal's imaginary part is not read)
+        low = np.tril(np.ones((3, 3)), -1).astype(bool)
+        np.testing.assert_allclose(g[low], fd[low], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.diag(g).real, np.diag(fd).real, rtol=1e-5, atol=1e-6)
 
 
 def test_bad_input_names_the_function_and_the_argument():
@@ -228,7 +246,7 @@ def test_bad_input_names_the_function_and_the_argument():
         (TypeError, "scipy.linalg.qr.*pivoting", lambda: cr.rrule(sl.qr, A, pivoting=True)),
         (TypeError, "scipy.linalg.qr.*mode", lambda: cr.rrule(sl.qr, TALL)),
         (TypeError, "scipy.linalg.svd.*full_matrices", lambda: cr.rrule(sl.svd, TALL)),
-        (TypeError, "scipy.linalg.eigh.*b", lambda: cr.rrule(sl.eigh, S, S)),
+        (TypeError, "scipy.linalg.eigh.*type", lambda: cr.rrule(sl.eigh, S, S, type=2)),
         (TypeError, "scipy.linalg.eigh.*subset_by_index", lambda: cr.rrule(sl.eigh, S, subset_by_index=[0, 1])),
         (TypeError, "scipy.linalg.eig.*left", lambda: cr.rrule(sl.eig, A, left=True)),
         (TypeError, "scipy.linalg.pinv.*return_rank", lambda: cr.rrule(sl.pinv, A, return_rank=True)),
