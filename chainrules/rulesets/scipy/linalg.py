@@ -365,11 +365,15 @@ _delegate(sl.lstsq, "scipy.linalg.lstsq", ns.lstsq_frule, ns.lstsq_rrule, _lstsq
 
 def _block(f: Any, A: Any, E: Any) -> Any:
     """The Fréchet derivative of f at A in the direction E: the upper-right
-    block of f([[A, E], [0, A]]) (Higham, Functions of Matrices, thm 3.6)."""
+    block of f([[A, E], [0, A]]) (Higham, Functions of Matrices, thm 3.6).
+    It is linear in E: E is scaled to A's norm first (a constant c, read from
+    the values), so that the block costs f(A)'s scaling steps, not E's."""
     n = value(A).shape[-1]
+    na, ne = np.max(np.abs(value(A)).sum(axis=-2)), np.max(np.abs(value(E)).sum(axis=-2))
+    c = float(ne / na) if na > 0 and ne > na else 1.0
     Z = np.zeros(np.shape(value(E)), dtype=np.result_type(value(A), value(E)))
-    M = np.concatenate([np.concatenate([A + Z, E + Z], axis=-1), np.concatenate([Z, A + Z], axis=-1)], axis=-2)
-    return f(M)[..., :n, n:]
+    M = np.concatenate([np.concatenate([A + Z, E / c + Z], axis=-1), np.concatenate([Z, A + Z], axis=-1)], axis=-2)
+    return f(M)[..., :n, n:] * c
 
 
 def _frechet_body(f: Any) -> Any:
