@@ -138,6 +138,7 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
             args = tuple(False if names[i].startswith("overwrite_") else a for i, a in enumerate(args))
         kwargs = {k: (False if k.startswith("overwrite_") else v) for k, v in kwargs.items()}
         Ω = fe(*args, **kwargs)
+        live: list[tuple[int, Any]]
         if varargs:                                         # block_diag(*arrs): each its own name
             live = [(i, i) for i in range(len(args))]
         else:
@@ -175,7 +176,7 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
         def wrap(k: Any, c: Any) -> Any:
             if k not in packed or is_zero(c):
                 return c
-            return Tangent[tuple](c, *[NO] * (len(o[k]) - 1))  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
+            return Tangent[tuple](c, *[NO] * (len(o[k]) - 1))  # type: ignore[type-arg]
 
         def zeros() -> tuple[Any, ...]:
             return (NO,) + tuple(NO if k is None else zero_for(projects[k]) for k in keys)

@@ -103,7 +103,7 @@ def _cho_factor_body(o: Any, Ω: Any) -> Any:
     a, lower = o["a"], bool(o["lower"])
     c = Ω[0]
     factor = tril(c) if lower else triu(c)
-    other = (lambda x: triu(x, 1)) if lower else (lambda x: tril(x, -1))
+    other: Any = (lambda x: triu(x, 1)) if lower else (lambda x: tril(x, -1))
     fwd, adj = ax._cholesky_body_of("upper")(namespace(a), a, factor, {"upper": not lower})
 
     def forward(Δ: Any) -> Any:
@@ -400,10 +400,14 @@ def _circulant_body(o: Any, Ω: Any) -> Any:
     return forward, adjoint
 
 
+def _triangular_check(o: Any) -> None:
+    square("scipy.linalg.solve_triangular", "a", o["a"])
+    _trans_of("scipy.linalg.solve_triangular", o)
+
+
 def register() -> None:
     define(sl.solve_triangular, "scipy.linalg.solve_triangular", ("a", "b"), _triangular_body,
-           lambda o: (square("scipy.linalg.solve_triangular", "a", o["a"]),
-                      _trans_of("scipy.linalg.solve_triangular", o)))
+           _triangular_check)
     define(sl.cho_factor, "scipy.linalg.cho_factor", ("a",), _cho_factor_body,
            lambda o: square("scipy.linalg.cho_factor", "a", o["a"]))
     define(sl.cho_solve, "scipy.linalg.cho_solve", ("c_and_lower", "b"), _cho_solve_body,

@@ -94,7 +94,8 @@ def _structure(name: str, o: Any) -> Any:
     if o.get("transposed"):
         if _is_complex(o["a"]):
             refuse(name, "transposed", True, " with a complex a")
-        return (lambda x: T(read(x))), (lambda g: adjoint(T(g)))
+        inner: Any = (read, adjoint)
+        return (lambda x: T(inner[0](x))), (lambda g: inner[1](T(g)))
     return read, adjoint
 
 
@@ -104,7 +105,8 @@ def _unary_body(body: Any, opts: Any = None, check: Any = None) -> Any:
     """A body of array_api/linalg_ext.py (`body(xp, a, Ω, opts)`) for
     `define`, the matrix read through `_structure`."""
     def make(o: Any, Ω: Any) -> Any:
-        read, adjoint = (lambda x: x), (lambda g: g)
+        read: Any = lambda x: x
+        adjoint: Any = lambda g: g
         if check is not None:
             read, adjoint = check(o)
         a = read(o["a"])
@@ -314,7 +316,7 @@ def _delegate(f: Any, name: str, frule: Any, rrule: Any, translate: Any, fit: An
     def fitted(t: Any, Ω: Any) -> Any:
         if fit is None or not isinstance(Ω, tuple) or is_zero(t):
             return t
-        return Tangent[tuple](*[fit(p, q) for p, q in zip(t, Ω)])  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
+        return Tangent[tuple](*[fit(p, q) for p, q in zip(t, Ω)])  # type: ignore[type-arg]
 
     def delegated_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         a2, k2 = translate(args, kwargs)

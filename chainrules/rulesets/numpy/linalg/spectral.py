@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import frule, rrule, unthunk
+from chainrules._core import frule as _frule, rrule as _rrule, unthunk
 from chainrules.rulesets._arrays import NO, ZERO, is_zero
 from chainrules.rulesets._by_signature import H, define, square, value
 from chainrules.rulesets.numpy.linalg._common import _diag, _diag_embed, _inv_gaps
@@ -96,6 +96,11 @@ define(np.linalg.eigvals, "numpy.linalg.eigvals", ("a",), _np_eig_body, _eig_che
 
 # ----- cond --------------------------------------------------------------------------------
 
+# the rules of norm, called from cond's body (Any: a rule may decline, here they never do)
+frule: Any = _frule
+rrule: Any = _rrule
+
+
 def _cond_body(o: Any, κ: Any) -> Any:
     x, p = o["x"], o["p"]
     if p in (None, 2, -2):
@@ -135,8 +140,8 @@ def _cond_body(o: Any, κ: Any) -> Any:
 
 
 def _cond_check(o: Any) -> None:
-    if o["p"] not in (None, 2, -2):
-        square("numpy.linalg.cond", "x", o["x"]) if np.ndim(value(o["x"])) == 2 else None
+    if o["p"] not in (None, 2, -2) and np.ndim(value(o["x"])) == 2:
+        square("numpy.linalg.cond", "x", o["x"])            # norm(inv(x), p)
 
 
 define(np.linalg.cond, "numpy.linalg.cond", ("x",), _cond_body, _cond_check)

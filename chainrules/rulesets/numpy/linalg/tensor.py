@@ -73,13 +73,13 @@ def multi_dot_rrule(arrays: Any, **kwargs: Any) -> tuple[Any, Pullback]:
             return NO, sequence_tangent(arrays, [p(ZERO) for p in projects])
         n = len(ms)
         g = np.reshape(array_or_tracked(ȳ), (ms[0].shape[0], ms[-1].shape[1]))
-        left = [None] * n                              # (A₁…Aᵢ₋₁)ᴴ·Ȳ
-        right = [None] * n                             # (Aᵢ₊₁…Aₙ)ᴴ
+        left: list[Any] = [None] * n                   # (A₁…Aᵢ₋₁)ᴴ·Ȳ
+        right: list[Any] = [None] * n                  # (Aᵢ₊₁…Aₙ)ᴴ
         acc = g
         for i in range(n):
             left[i] = acc
             acc = H(ms[i]) @ acc
-        acc = None
+        acc = None  # type: ignore[assignment]  # no product yet
         for i in reversed(range(n)):
             right[i] = acc
             acc = H(ms[i]) if acc is None else acc @ H(ms[i])
