@@ -1,8 +1,8 @@
 """The scaffold of the rules of scipy.linalg and of NumPy's eig, eigvals, tensorinv,
 tensorsolve (rulesets/scipy/linalg.py, numpy/linalg/spectral.py): one
-function turns a body — the pushforward and the adjoint of a call, written
-once — into the frule and rrule of a SciPy function, reading the call by
-SciPy's own signature.
+function (`define`) turns a body — the pushforward and the adjoint of a
+call, written once — into the frule and rrule of a function, reading the
+call by the function's own signature (SciPy's keywords included).
 
 - Arrays passed positionally get tangents; keyword arguments never do
   (ChainRules' convention), so an array passed by keyword is a constant.
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import Tangent, Tracked, register_frule, register_rrule, unthunk
+from chainrules._core import Tangent, _ad_strip_all, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules._xp import through_engines
 from chainrules.rulesets._arrays import (
@@ -46,11 +46,9 @@ __all__ = ["define", "refuse", "square", "value", "H", "T", "tril", "triu", "eye
 
 
 def value(x: Any) -> Any:
-    """The plain value under chainrules.ad's tracking (for shapes, dtypes and
-    the decisions a rule takes once, never for arithmetic)."""
-    while isinstance(x, Tracked):
-        x = x.primal
-    return x
+    """The plain value under any tracking (for shapes, dtypes and the
+    decisions a rule takes once, never for arithmetic)."""
+    return _ad_strip_all(x)
 
 
 def H(x: Any) -> Any:
@@ -104,9 +102,8 @@ def _fit(t: Any, p: Any) -> Any:
     tv = value(t)
     if np.iscomplexobj(tv) and v.dtype.kind != "c":
         t, tv = np.real(t), np.real(tv)
-    if getattr(tv, "dtype", None) != v.dtype:
-        t = t.astype(v.dtype) if isinstance(t, np.ndarray) else (np.asarray(t, dtype=v.dtype)
-                                                                   if not isinstance(t, Tracked) else t)
+    if getattr(tv, "dtype", None) != v.dtype and tv is t:      # (a tracked tangent is left as it is)
+        t = np.asarray(t, dtype=v.dtype)
     return like(p, t)
 
 
