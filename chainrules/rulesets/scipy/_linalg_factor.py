@@ -13,6 +13,7 @@ factorizations, and its linear constructors (registered by
   derivative is a's.  cho_solve's and lu_solve's first argument is a tuple:
   its tangent is a Tangent[tuple] whose first part is the array's.  lu's
   permutation has a zero tangent; square matrices only.
+- schur: see `_schur_body`.
 - solve_banded, solveh_banded: as solve, through the dense matrix of the
   band storage (a gather) and back (the adjoint gather).
 - block_diag, toeplitz, hankel, circulant: linear; the pullbacks gather Ȳ's blocks
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sl
 
+from chainrules._core import not_implemented
 from chainrules._xp import namespace, through_engines
 from chainrules.rulesets._arrays import NO, ZERO, is_zero
 from chainrules.rulesets._by_signature import H, T, define, refuse, square, tril, triu, value
@@ -237,6 +239,69 @@ def _lu_body(o: Any, Ω: Any) -> Any:
     return forward, adjoint
 
 
+# ----- schur (triangular T: complex output, or a real matrix with a real spectrum) --------------------
+
+def _schur_check(o: Any) -> None:
+    square("scipy.linalg.schur", "a", o["a"])
+    if o["sort"] is not None:
+        refuse("scipy.linalg.schur", "sort", o["sort"])
+
+
+def _schur_body(o: Any, Ω: Any) -> Any:
+    """A = Z·T·Zᴴ: with Ż = Z·K (K skew-Hermitian, zero diagonal: the gauge)
+    and M = Zᴴ·Ȧ·Z, Ṫ = M − (K·T − T·K) is triangular, so the strictly lower
+    part L of K solves the triangular Sylvester equation
+    low(L·T − T·L) = low(M): a linear system in the n(n−1)/2 entries of L
+    (solved with the rule-bearing solve; Kronecker form, for moderate n).
+    A real Schur form with 2×2 blocks (complex eigenvalues, output='real')
+    has no derivative here (not_implemented)."""
+    T, Z = Ω
+    n = value(T).shape[-1]
+    if n > 1 and np.any(np.diag(value(T), -1) != 0):
+        raise _QuasiTriangular
+    i, j = np.tril_indices(n, -1)
+    idx = i * n + j
+    eye = np.eye(n)
+    op = np.kron(eye, T.T if hasattr(T, "T") else np.transpose(T)) - np.kron(T, eye)   # vec(L·T − T·L), rows
+    S = op[idx][:, idx]
+    P = np.zeros((n * n, len(idx)))
+    P[idx, np.arange(len(idx))] = 1
+
+    def lower(vec: Any) -> Any:
+        return np.reshape(P @ vec, (n, n))
+
+    def forward(Δ: Any) -> Any:
+        M = H(Z) @ Δ["a"] @ Z
+        L = lower(np.linalg.solve(S + 0 * M[0, 0], np.reshape(M, (-1,))[idx])) if len(idx) else 0 * M
+        K = L - H(L)
+        return triu(M - (K @ T - T @ K)), Z @ K
+
+    def adjoint(ȳ: Any) -> Any:
+        T̄, Z̄ = ȳ
+        T̄u = 0 if is_zero(T̄) else triu(T̄)
+        K̄ = (0 if is_zero(Z̄) else H(Z) @ Z̄) + (0 if is_zero(T̄) else H(T) @ T̄u - T̄u @ H(T))
+        M̄ = T̄u + 0 * Z
+        if len(idx):
+            L̄ = tril(K̄ - H(K̄) + 0 * Z, -1)
+            m̄ = np.linalg.solve(H(S) + 0 * M̄[0, 0], np.reshape(L̄, (-1,))[idx])
+            M̄ = M̄ + lower(m̄)
+        return {"a": Z @ M̄ @ H(Z)}
+    return forward, adjoint
+
+
+class _QuasiTriangular(Exception):
+    pass
+
+
+def _schur_or_not(o: Any, Ω: Any) -> Any:
+    try:
+        return _schur_body(o, Ω)
+    except _QuasiTriangular:
+        why = ("scipy.linalg.schur: the derivative of a real Schur form with 2×2 blocks (complex eigenvalues) "
+               "is not implemented; pass output='complex'")
+        return (lambda Δ: (not_implemented(why), not_implemented(why))), (lambda ȳ: {"a": not_implemented(why)})
+
+
 # ----- banded -----------------------------------------------------------------------------------------
 
 def _from_band(ab: Any, l: int, u: int) -> Any:
@@ -417,6 +482,7 @@ def register() -> None:
     define(sl.lu_solve, "scipy.linalg.lu_solve", ("lu_and_piv", "b"), _lu_solve_body,
            lambda o: _trans_of("scipy.linalg.lu_solve", o), packed=("lu_and_piv",))
     define(sl.lu, "scipy.linalg.lu", ("a",), _lu_body, _lu_check)
+    define(sl.schur, "scipy.linalg.schur", ("a",), _schur_or_not, _schur_check)
     define(sl.solve_banded, "scipy.linalg.solve_banded", ("ab", "b"), _banded_body)
     define(sl.solveh_banded, "scipy.linalg.solveh_banded", ("ab", "b"), _hbanded_body)
     define(sl.block_diag, "scipy.linalg.block_diag", (), _block_diag_body)

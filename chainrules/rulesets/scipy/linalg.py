@@ -29,10 +29,11 @@
 - block_diag, toeplitz, circulant are linear: the pullback is the adjoint
   (sums of the blocks and diagonals of Ȳ).  toeplitz(c) of a complex c
   uses conj(c) for its first row, as SciPy does: its cotangent takes that in.
-- schur and hessenberg have no rule (rrule/frule return None): under
-  chainrules.ad (`chainrules.ad.scipy.linalg`) they raise a NoRuleError
-  naming them.  (A `not_implemented` rule would fail the registry sweep's
-  finite-difference checks; their derivatives are left for later.)
+- schur (_linalg_factor.py): a triangular T (output='complex', or a real
+  matrix with a real spectrum) through a triangular Sylvester equation; a
+  real Schur form with 2×2 blocks gets `not_implemented`.  hessenberg has no
+  rule (rrule/frule return None): under chainrules.ad
+  (`chainrules.ad.scipy.linalg`) it raises a NoRuleError naming it.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no

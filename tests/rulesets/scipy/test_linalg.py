@@ -60,6 +60,7 @@ CASES = [
     Case("eigvalsh-generalized-upper-c", sl.eigvalsh, Sc, _m(3, True, spd=True), fkwargs=dict(lower=False)),
     Case("eigvalsh-generalized", sl.eigvalsh, S, _m(3, spd=True)),
     Case("eigvalsh-c", sl.eigvalsh, Sc), Case("eigvalsh-upper", sl.eigvalsh, S, fkwargs=dict(lower=False)),
+    Case("schur", sl.schur, REALSPEC), Case("schur-complex-output", sl.schur, REALSPEC, fkwargs=dict(output="complex")),
     Case("eig", sl.eig, REALSPEC), Case("eigvals-c", sl.eigvals, Ac), Case("eigvals", sl.eigvals, A),
     Case("norm", sl.norm, A), Case("norm-2-c", sl.norm, Ac, 2),
     Case("lstsq", sl.lstsq, TALL, _rng.uniform(-1, 1, 4)),
@@ -112,7 +113,7 @@ SWEEP_CASES = [c for c in CASES if c.id in {
     "lstsq", "expm", "logm", "sqrtm-c", "fractional_matrix_power", "expm_frechet", "polar", "solve_sylvester",
     "solve_continuous_lyapunov", "solve_discrete_lyapunov", "solve_triangular", "cho_factor", "cho_solve",
     "lu_factor", "lu_solve", "lu", "solve_banded", "solveh_banded", "block_diag", "toeplitz", "circulant",
-    "hankel", "eigh-generalized", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
+    "hankel", "eigh-generalized", "schur", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
 
 
 def _failures(cases, orders, tol=None):
@@ -250,6 +251,7 @@ def test_bad_input_names_the_function_and_the_argument():
         (TypeError, "scipy.linalg.eigh.*subset_by_index", lambda: cr.rrule(sl.eigh, S, subset_by_index=[0, 1])),
         (TypeError, "scipy.linalg.eig.*left", lambda: cr.rrule(sl.eig, A, left=True)),
         (TypeError, "scipy.linalg.pinv.*return_rank", lambda: cr.rrule(sl.pinv, A, return_rank=True)),
+        (TypeError, "scipy.linalg.schur.*sort", lambda: cr.rrule(sl.schur, A, sort="lhp")),
         (TypeError, "scipy.linalg.lu.*p_indices", lambda: cr.rrule(sl.lu, A, p_indices=True)),
         (ValueError, "scipy.linalg.lu.*a", lambda: cr.rrule(sl.lu, TALL)),
         (ValueError, "scipy.linalg.toeplitz.*c", lambda: cr.rrule(sl.toeplitz, A)),
@@ -270,11 +272,21 @@ def test_overwrite_is_honoured_by_not_overwriting():
     np.testing.assert_allclose(ā, cr.unthunk(cr.rrule(sl.solve, A, B)[1](np.ones_like(x))[1]))
 
 
-def test_schur_and_hessenberg_have_no_rule_and_chainrules_ad_names_them():
-    for f, name in ((asl.schur, "schur"), (asl.hessenberg, "hessenberg")):
-        assert cr.rrule(getattr(sl, name), A) is None and cr.frule((cr.NoTangent(), A), getattr(sl, name), A) is None
-        with pytest.raises(ad.NoRuleError, match=name):
-            ad.gradient(lambda a: np.sum(f(a)[0]), A)
+def test_schur_complex_through_phase_invariant_losses_and_its_limits():
+    # complex Schur vectors have a phase each (LAPACK picks it): |T|² and |Z|² do not depend on it
+    def loss(a):
+        T, Z = asl.schur(a, output="complex")
+        return np.sum(np.abs(T) ** 2 * np.arange(1, 10).reshape(3, 3)) + np.sum(np.abs(Z[0]) ** 2 * np.arange(3))
+    for a in (Ac, _m(3)):
+        np.testing.assert_allclose(ad.gradient(loss, a), _fd_gradient(loss, a), rtol=1e-5, atol=1e-6)
+    # a real Schur form with a 2×2 block (complex eigenvalues): not implemented, said so
+    rot = np.array([[0.0, -1.0, 0.3], [1.0, 0.0, 0.2], [0.0, 0.0, 2.0]])
+    T, pb = cr.rrule(sl.schur, rot)
+    assert isinstance(pb((np.ones((3, 3)), np.ones((3, 3))))[1], cr.NotImplementedTangent)
+    # hessenberg has no rule: chainrules.ad names it
+    assert cr.rrule(sl.hessenberg, A) is None and cr.frule((cr.NoTangent(), A), sl.hessenberg, A) is None
+    with pytest.raises(ad.NoRuleError, match="hessenberg"):
+        ad.gradient(lambda a: np.sum(asl.hessenberg(a)), A)
 
 
 # ----- against JAX -------------------------------------------------------------------------------
@@ -310,6 +322,7 @@ def _jax_cases(jnp, jsl, sl=asl):
         ("toeplitz", sl.toeplitz, jsl.toeplitz, (Bv, Wv), W),
         ("circulant", sl.circulant, getattr(jsl, "circulant", None), (Bv,), W),
         ("hankel", sl.hankel, jsl.hankel, (Bv, Wv), W),
+        ("schur", lambda a: sl.schur(a)[0], lambda a: jsl.schur(a)[0], (REALSPEC,), np.triu(W)),
         ("solve_sylvester", sl.solve_sylvester, getattr(jsl, "solve_sylvester", None), (A, B2, B), B),
         ("polar-U", lambda a: sl.polar(a)[0], lambda a: jsl.polar(a)[0], (A,), W),
         ("expm_frechet", lambda a, e: sl.expm_frechet(a, e, compute_expm=False),
@@ -381,7 +394,7 @@ def _against_jax(jax, only):
         compared.append(name)
     assert len(compared) >= (7 if only else 20), compared
     # JAX 0.10 cannot differentiate these (no rule for its schur): values compared
-    assert jax_cannot == [n for n in ["sqrtm", "solve_sylvester"] if only is None or n in only], jax_cannot
+    assert jax_cannot == [n for n in ["sqrtm", "solve_sylvester", "schur"] if only is None or n in only], jax_cannot
     print("compared with JAX:", compared, "JAX cannot differentiate:", jax_cannot)
     assert not failures, "\n".join(failures)
 
