@@ -43,6 +43,7 @@ CASES = [
 ]
 
 SWEEP_CASES = [c for c in CASES if c.id in ("eig", "eigvals-c", "cond", "multi_dot", "tensorinv", "tensorsolve")]
+SWEEP_CASES += [Case("linalg.matrix_transpose", np.linalg.matrix_transpose, _m(2, 3, 4))]
 
 
 def _failures(cases, orders, tol):
