@@ -129,6 +129,9 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
             raise TypeError(f"{name}: {e}") from None
         bound.apply_defaults()
         o = dict(bound.arguments)
+        for k in diff:                  # array-likes (nested lists of numbers): arrays for the body
+            if isinstance(o.get(k), list):
+                o[k] = np.asarray(o[k])
         if check is not None:
             check(o)
         if not varargs:
