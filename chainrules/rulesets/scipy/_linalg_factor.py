@@ -13,7 +13,7 @@ factorizations, and its linear constructors (registered by
   derivative is a's.  cho_solve's and lu_solve's first argument is a tuple:
   its tangent is a Tangent[tuple] whose first part is the array's.  lu's
   permutation has a zero tangent; square matrices only.
-- schur: see `_schur_body`.
+- schur, hessenberg (real): see `_schur_body`, `_hessenberg_body`.
 - solve_banded, solveh_banded: as solve, through the dense matrix of the
   band storage (a gather) and back (the adjoint gather).
 - block_diag, toeplitz, hankel, circulant: linear; the pullbacks gather Ȳ's blocks
@@ -264,8 +264,7 @@ def _schur_body(o: Any, Ω: Any) -> Any:
     eye = np.eye(n)
     op = np.kron(eye, T.T if hasattr(T, "T") else np.transpose(T)) - np.kron(T, eye)   # vec(L·T − T·L), rows
     S = op[idx][:, idx]
-    P = np.zeros((n * n, len(idx)))
-    P[idx, np.arange(len(idx))] = 1
+    P = _scatter(idx, n)
 
     def lower(vec: Any) -> Any:
         return np.reshape(P @ vec, (n, n))
@@ -300,6 +299,68 @@ def _schur_or_not(o: Any, Ω: Any) -> Any:
         why = ("scipy.linalg.schur: the derivative of a real Schur form with 2×2 blocks (complex eigenvalues) "
                "is not implemented; pass output='complex'")
         return (lambda Δ: (not_implemented(why), not_implemented(why))), (lambda ȳ: {"a": not_implemented(why)})
+
+
+# ----- hessenberg (real matrices) ----------------------------------------------------------------------
+
+def _hessenberg_body(o: Any, Ω: Any) -> Any:
+    """A = Q·Hs·Qᵀ with Q·e₁ = e₁ (Householder: the implicit-Q theorem makes
+    it locally unique): with Q̇ = Q·K (K skew, its first row and column zero)
+    and M = Qᵀ·Ȧ·Q, Ḣs = M − (K·Hs − Hs·K) is upper Hessenberg, so the
+    entries K_ij, i > j ≥ 1, solve the (n−1)(n−2)/2 equations of the entries
+    below the first subdiagonal (a linear system, Kronecker form).  Complex
+    matrices: not_implemented (the equation is only R-linear there)."""
+    calc_q = bool(o["calc_q"])
+    Hs, Q = Ω if calc_q else through_engines(sl.hessenberg)(o["a"], calc_q=True)
+    n = value(Hs).shape[-1]
+    i, j = np.tril_indices(n, -1)
+    unknown = j >= 1
+    iu, ju = i[unknown], j[unknown]
+    ie, je = np.tril_indices(n, -2)
+    # vec(K) = B·u (K = L − Lᵀ, L the unknowns below the diagonal); vec(K·Hs − Hs·K) = op·vec(K)
+    B = np.zeros((n * n, len(iu)))
+    B[iu * n + ju, np.arange(len(iu))] = 1
+    B[ju * n + iu, np.arange(len(iu))] = -1
+    eye = np.eye(n)
+    op = np.kron(eye, np.transpose(Hs)) - np.kron(Hs, eye)
+    S = (op @ B)[ie * n + je]
+
+    def skew(u: Any) -> Any:
+        return np.reshape(B @ u, (n, n))
+
+    def forward(Δ: Any) -> Any:
+        M = np.transpose(Q) @ Δ["a"] @ Q
+        K = skew(np.linalg.solve(S + 0 * M[0, 0], np.reshape(M, (-1,))[ie * n + je])) if len(iu) else 0 * M
+        Ḣ = M - (K @ Hs - Hs @ K)
+        Ḣ = triu(Ḣ, -1)                                     # upper Hessenberg (the rest is zero up to rounding)
+        return (Ḣ, Q @ K) if calc_q else Ḣ
+
+    def adjoint(ȳ: Any) -> Any:
+        H̄, Q̄ = ȳ if calc_q else (ȳ, ZERO)
+        H̄u = 0 * Q if is_zero(H̄) else triu(H̄, -1)
+        K̄ = (0 if is_zero(Q̄) else np.transpose(Q) @ Q̄) + (np.transpose(Hs) @ H̄u - H̄u @ np.transpose(Hs))
+        M̄ = H̄u + 0 * Q
+        if len(iu):
+            ū = np.transpose(B) @ np.reshape(K̄, (-1,))
+            m̄ = np.linalg.solve(np.transpose(S) + 0 * M̄[0, 0], ū)
+            M̄ = M̄ + np.reshape(_scatter(ie * n + je, n) @ m̄, (n, n))
+        return {"a": Q @ M̄ @ np.transpose(Q)}
+    return forward, adjoint
+
+
+def _scatter(flat: Any, n: int) -> Any:
+    """The (n², k) selection putting k values at the flat positions `flat`."""
+    P = np.zeros((n * n, len(flat)))
+    P[flat, np.arange(len(flat))] = 1
+    return P
+
+
+def _hessenberg_or_not(o: Any, Ω: Any) -> Any:
+    if np.iscomplexobj(value(o["a"])):
+        why = "scipy.linalg.hessenberg: the derivative for complex matrices is not implemented"
+        ni = not_implemented(why)
+        return (lambda Δ: (ni, ni) if o["calc_q"] else ni), (lambda ȳ: {"a": ni})
+    return _hessenberg_body(o, Ω)
 
 
 # ----- banded -----------------------------------------------------------------------------------------
@@ -483,6 +544,8 @@ def register() -> None:
            lambda o: _trans_of("scipy.linalg.lu_solve", o), packed=("lu_and_piv",))
     define(sl.lu, "scipy.linalg.lu", ("a",), _lu_body, _lu_check)
     define(sl.schur, "scipy.linalg.schur", ("a",), _schur_or_not, _schur_check)
+    define(sl.hessenberg, "scipy.linalg.hessenberg", ("a",), _hessenberg_or_not,
+           lambda o: square("scipy.linalg.hessenberg", "a", o["a"]))
     define(sl.solve_banded, "scipy.linalg.solve_banded", ("ab", "b"), _banded_body)
     define(sl.solveh_banded, "scipy.linalg.solveh_banded", ("ab", "b"), _hbanded_body)
     define(sl.block_diag, "scipy.linalg.block_diag", (), _block_diag_body)

@@ -31,9 +31,8 @@
   uses conj(c) for its first row, as SciPy does: its cotangent takes that in.
 - schur (_linalg_factor.py): a triangular T (output='complex', or a real
   matrix with a real spectrum) through a triangular Sylvester equation; a
-  real Schur form with 2×2 blocks gets `not_implemented`.  hessenberg has no
-  rule (rrule/frule return None): under chainrules.ad
-  (`chainrules.ad.scipy.linalg`) it raises a NoRuleError naming it.
+  real Schur form with 2×2 blocks gets `not_implemented`; hessenberg of a
+  real matrix likewise (Q·e₁ = e₁ fixes Q), complex ones `not_implemented`.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no

@@ -61,6 +61,7 @@ CASES = [
     Case("eigvalsh-generalized", sl.eigvalsh, S, _m(3, spd=True)),
     Case("eigvalsh-c", sl.eigvalsh, Sc), Case("eigvalsh-upper", sl.eigvalsh, S, fkwargs=dict(lower=False)),
     Case("schur", sl.schur, REALSPEC), Case("schur-complex-output", sl.schur, REALSPEC, fkwargs=dict(output="complex")),
+    Case("hessenberg", sl.hessenberg, _m(4)), Case("hessenberg-q", sl.hessenberg, _m(4), fkwargs=dict(calc_q=True)),
     Case("eig", sl.eig, REALSPEC), Case("eigvals-c", sl.eigvals, Ac), Case("eigvals", sl.eigvals, A),
     Case("norm", sl.norm, A), Case("norm-2-c", sl.norm, Ac, 2),
     Case("lstsq", sl.lstsq, TALL, _rng.uniform(-1, 1, 4)),
@@ -113,7 +114,7 @@ SWEEP_CASES = [c for c in CASES if c.id in {
     "lstsq", "expm", "logm", "sqrtm-c", "fractional_matrix_power", "expm_frechet", "polar", "solve_sylvester",
     "solve_continuous_lyapunov", "solve_discrete_lyapunov", "solve_triangular", "cho_factor", "cho_solve",
     "lu_factor", "lu_solve", "lu", "solve_banded", "solveh_banded", "block_diag", "toeplitz", "circulant",
-    "hankel", "eigh-generalized", "schur", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
+    "hankel", "eigh-generalized", "schur", "hessenberg-q", "cosm", "sinm-c", "tanm", "coshm-c", "sinhm", "tanhm", "pinvh"}]
 
 
 def _failures(cases, orders, tol=None):
@@ -283,10 +284,9 @@ def test_schur_complex_through_phase_invariant_losses_and_its_limits():
     rot = np.array([[0.0, -1.0, 0.3], [1.0, 0.0, 0.2], [0.0, 0.0, 2.0]])
     T, pb = cr.rrule(sl.schur, rot)
     assert isinstance(pb((np.ones((3, 3)), np.ones((3, 3))))[1], cr.NotImplementedTangent)
-    # hessenberg has no rule: chainrules.ad names it
-    assert cr.rrule(sl.hessenberg, A) is None and cr.frule((cr.NoTangent(), A), sl.hessenberg, A) is None
-    with pytest.raises(ad.NoRuleError, match="hessenberg"):
-        ad.gradient(lambda a: np.sum(asl.hessenberg(a)), A)
+    # hessenberg of a complex matrix: not implemented, said so
+    H, pb = cr.rrule(sl.hessenberg, Ac)
+    assert isinstance(pb(np.ones((3, 3)))[1], cr.NotImplementedTangent)
 
 
 # ----- against JAX -------------------------------------------------------------------------------
@@ -323,6 +323,7 @@ def _jax_cases(jnp, jsl, sl=asl):
         ("circulant", sl.circulant, getattr(jsl, "circulant", None), (Bv,), W),
         ("hankel", sl.hankel, jsl.hankel, (Bv, Wv), W),
         ("schur", lambda a: sl.schur(a)[0], lambda a: jsl.schur(a)[0], (REALSPEC,), np.triu(W)),
+        ("hessenberg", lambda a: sl.hessenberg(a), lambda a: jsl.hessenberg(a), (A,), np.triu(W, -1)),
         ("solve_sylvester", sl.solve_sylvester, getattr(jsl, "solve_sylvester", None), (A, B2, B), B),
         ("polar-U", lambda a: sl.polar(a)[0], lambda a: jsl.polar(a)[0], (A,), W),
         ("expm_frechet", lambda a, e: sl.expm_frechet(a, e, compute_expm=False),
@@ -394,7 +395,7 @@ def _against_jax(jax, only):
         compared.append(name)
     assert len(compared) >= (7 if only else 20), compared
     # JAX 0.10 cannot differentiate these (no rule for its schur): values compared
-    assert sorted(jax_cannot) == sorted(n for n in ["sqrtm", "solve_sylvester", "schur"] if only is None or n in only), \
+    assert sorted(jax_cannot) == sorted(n for n in ["sqrtm", "solve_sylvester", "schur", "hessenberg"] if only is None or n in only), \
         jax_cannot
     print("compared with JAX:", compared, "JAX cannot differentiate:", jax_cannot)
     assert not failures, "\n".join(failures)
