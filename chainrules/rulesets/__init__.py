@@ -1,13 +1,13 @@
 """The rule sets, laid out by the module they differentiate (ChainRules.jl's
 `src/rulesets/`): `python/` (math, cmath, builtins, nondiff), `numpy/`
 (element-wise, reductions, shapes and indexing, `linalg/`, fft, statistics),
-`scipy/special.py`; `higher_order.py` holds the rules that call back into an
+`scipy/special.py`, `scipy/linalg.py`; `higher_order.py` holds the rules that call back into an
 AD.  Importing this package registers them.
 
 The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
 The rules for other libraries are registered when that library is imported
-(`ON_IMPORT`: `scipy.special`, and the array libraries of
+(`ON_IMPORT`: `scipy.special`, `scipy.linalg`, and the array libraries of
 `elementwise_interop.LIBRARIES` and `array_api.MODULES`): at once if it already is, else by an import
 hook the first time it is (importing SciPy costs ~0.2 s and starts its BLAS
 threads, PyTorch and JAX much more; a program that never uses them pays

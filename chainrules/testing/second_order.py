@@ -197,7 +197,7 @@ def check_rrule_order2(o2: Any, report: Any, call_rrule: Any, call_primal: Any, 
                         f"of the linearity check (ȳ, ȳ2, {a}·ȳ + ȳ2)")
         else:
             for s, u, v, w in zip(active, c1, c2, c12):
-                report.check(test_approx, o2.to_out(w), o2.to_out(a * u + v),
+                report.check(test_approx, o2.to_out(w), o2.to_out(_combine(a, u, v)),
                              f"order 2: cotangent of {s.label}: the pullback is not linear in ȳ: "
                              f"pullback({a}·ȳ1 + ȳ2) (got) differs from {a}·pullback(ȳ1) + pullback(ȳ2) "
                              "(expected)", **o2.tol())
@@ -335,8 +335,13 @@ def _differentiable_parts(omega: Any, got: Any, want: Any) -> Any:
 
 
 def _combine(a: Any, d1: Any, d2: Any) -> Any:
-    """a·d1 + d2, element-wise for tuples and lists (the tangents of sequences)."""
+    """a·d1 + d2, element-wise for tuples and lists (the tangents of sequences)
+    and for the Tangent of a tuple argument (cho_solve's (c, lower))."""
     if isinstance(d1, (tuple, list)):
         return type(d1)(_combine(a, u, v) for u, v in zip(d1, d2))
+    if isinstance(d1, StructuralTangent) and isinstance(d2, StructuralTangent):
+        return type(d1)(*[_combine(a, u, v) for u, v in zip(d1, d2)])
+    if isinstance(d1, AbstractZero):
+        return d2
     return a * d1 + d2
 

@@ -10,8 +10,10 @@ scipy.special so that the rules of their parts differentiate them)::
     from chainrules.ad.scipy.special import logsumexp
     import chainrules.ad.scipy.stats.norm as norm
 
-autograd.scipy's `linalg`, `signal` and `integrate` are not here: chainrules
-has no rules for scipy.linalg, scipy.signal or scipy.integrate.
+`linalg` (every function of scipy.linalg, those with chainrules rules
+differentiated: `from chainrules.ad.scipy import linalg`) is imported on
+demand.  autograd.scipy's `signal` and `integrate` are not here: chainrules
+has no rules for scipy.signal or scipy.integrate.
 """
 
 from chainrules.ad.scipy import special, stats

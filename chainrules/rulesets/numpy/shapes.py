@@ -242,7 +242,8 @@ _linear([np.transpose] + ([np.permute_dims] if hasattr(np, "permute_dims") else 
         "transpose", _transpose_adjoint)
 _linear([np.ndarray.transpose], "ndarray.transpose", _method_transpose_adjoint, _method_transpose_forward)
 if hasattr(np, "matrix_transpose"):
-    _linear([np.matrix_transpose], "matrix_transpose", lambda ȳ, x, a, k: np.swapaxes(ȳ, -1, -2))
+    _linear([np.matrix_transpose] + ([np.linalg.matrix_transpose] if hasattr(np.linalg, "matrix_transpose") else []),
+            "matrix_transpose", lambda ȳ, x, a, k: np.swapaxes(ȳ, -1, -2))
 
 
 def _swapaxes_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:

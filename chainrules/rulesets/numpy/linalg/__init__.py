@@ -2,10 +2,11 @@
 vdot, vecdot, inner, outer, matmul and `@` on arrays, tensordot, einsum,
 kron, trace, cross, and the ndarray methods dot and trace) and `numpy.linalg` (inv, det, slogdet, solve,
 cholesky, qr, svd, svdvals, eigh, eigvalsh, norm, vector_norm, matrix_norm,
-pinv, lstsq, matrix_power, and the NumPy 2 spellings matmul, tensordot,
-cross, vecdot).  `products.py`: the products; `einsum.py`: einsum and
+pinv, lstsq, matrix_power, eig, eigvals, cond, multi_dot, tensorinv,
+tensorsolve, and the NumPy 2 spellings matmul, tensordot, cross, vecdot).  `products.py`: the products; `einsum.py`: einsum and
 trace; `solve.py`: inverses and solvers; `factorizations.py`: cholesky, qr,
-svd, eigh; `norms.py`: the norms.
+svd, eigh; `norms.py`: the norms; `spectral.py`: eig, eigvals, cond;
+`tensor.py`: multi_dot, tensorinv, tensorsolve.
 
 Conventions (ChainRules'; docs/conventions.md gathers them for every rule set):
 
@@ -54,3 +55,5 @@ from chainrules.rulesets.numpy.linalg import einsum  # noqa: F401
 from chainrules.rulesets.numpy.linalg import solve  # noqa: F401
 from chainrules.rulesets.numpy.linalg import factorizations  # noqa: F401
 from chainrules.rulesets.numpy.linalg import norms  # noqa: F401
+from chainrules.rulesets.numpy.linalg import spectral  # noqa: F401
+from chainrules.rulesets.numpy.linalg import tensor  # noqa: F401
