@@ -18,3 +18,4 @@ from chainrules.rulesets.numpy import indexing  # noqa: F401
 from chainrules.rulesets.numpy import linalg  # noqa: F401
 from chainrules.rulesets.numpy import fft  # noqa: F401
 from chainrules.rulesets.numpy import statistics  # noqa: F401
+from chainrules.rulesets.numpy import convolution  # noqa: F401
