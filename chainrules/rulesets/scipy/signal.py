@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.signal as _signal
 
+from chainrules.rulesets._arrays import reject_out
 from chainrules.rulesets.numpy.convolution import convolution_rules, on_any
 
 # the functions called on values that an AD may track (a rule differentiated)
@@ -110,3 +111,197 @@ convolution_rules(_signal.convolve2d, "scipy.signal.convolve2d", correlation=Fal
 convolution_rules(_signal.correlate2d, "scipy.signal.correlate2d", correlation=True,
                   corr_valid=_via_2d, offsets=_centred_up, keywords=("boundary", "fillvalue"),
                   check=_fill_only("scipy.signal.correlate2d"), conjugated=_swapped_valid)
+
+
+# =============================================================================
+# lfilter(b, a, x, axis=-1, zi=None): y, or (y, zf) with zi
+# =============================================================================
+# With K = max(len(a), len(b)) - 1, zi_pad = zi followed by zeros (length N + K) and the
+# convolutions full, along the filtered axis (SciPy's direct form II transposed, checked
+# against SciPy in the tests):
+#     A∗y = B∗x + a₀·zi_pad          on samples 0…N-1       (y = filter(1, a, B∗x + a₀·zi_pad))
+#     zf  = (B∗x − A∗y)[N:N+K]/a₀ + zi_pad[N:N+K]
+
+_lfilter = on_any(_signal.lfilter)
+_convolve = on_any(_signal.convolve)
+_ONE = np.ones(1)
+
+
+def _row(v: Any, nd: int) -> Any:
+    """A 1-d filter as a kernel acting along the last of nd axes."""
+    return np.reshape(v, (1,) * (nd - 1) + (-1,))
+
+
+def _conv_last(x: Any, v: Any, n: int) -> Any:
+    """The full convolution along the last axis of x with the 1-d v, zero-padded or cut to n."""
+    c = _convolve(x, _row(v, np.ndim(x)))
+    m = np.shape(c)[-1]
+    return np.pad(c, [(0, 0)] * (np.ndim(c) - 1) + [(0, n - m)]) if m < n else c[..., :n]
+
+
+def _corr_last(u: Any, v: Any, n: int) -> Any:
+    """Σⱼ u[..., k+j]·conj(v[..., j]) for k < n, summed over the leading axes when v
+    has them too (SciPy's N-d correlate in 'valid' mode), u padded or cut to fit."""
+    want = np.shape(v)[-1] + n - 1
+    m = np.shape(u)[-1]
+    u = np.pad(u, [(0, 0)] * (np.ndim(u) - 1) + [(0, want - m)]) if m < want else u[..., :want]
+    return _correlate(u, v, "valid")
+
+
+def _flip_last(v: Any) -> Any:
+    return np.flip(v, -1)
+
+
+def _lfilter_options(args: Any, kw: Any) -> Any:
+    name = "scipy.signal.lfilter"
+    reject_out(name, kw)
+    if len(args) > 2:
+        raise TypeError(f"{name}: too many positional arguments for the rule")
+    opts = dict(zip(("axis", "zi"), args))
+    for k, v in kw.items():
+        if k not in ("axis", "zi") or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    return int(opts.get("axis", -1)), opts.get("zi")
+
+
+def _lfilter_setup(b: Any, a: Any, x: Any, axis: int, zi: Any) -> Any:
+    name = "scipy.signal.lfilter"
+    if np.ndim(b) != 1:
+        raise ValueError(f"{name}: the rule takes a 1-d b, got shape {np.shape(b)}")
+    if np.ndim(a) != 1:
+        raise ValueError(f"{name}: the rule takes a 1-d a, got shape {np.shape(a)}")
+    K = max(np.shape(a)[0], np.shape(b)[0]) - 1
+    last = np.moveaxis(np.empty(np.shape(x), dtype=bool), axis, -1).shape
+    if zi is not None and np.shape(zi) != last[:-1] + (K,) and np.shape(zi) != np.moveaxis(
+            np.empty(last[:-1] + (K,), dtype=bool), -1, axis).shape:
+        raise ValueError(f"{name}: the rule takes a zi of the shape of x with {K} along the "
+                         f"filtered axis, got {np.shape(zi)}")
+    return K, last[-1]
+
+
+def _zi_last(zi: Any, axis: int) -> Any:
+    return np.moveaxis(zi, axis, -1)
+
+
+def _rules_lfilter() -> None:
+    from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
+    from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
+
+    def lfilter_frule(tangents: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        axis, zi = _lfilter_options(args, kw)
+        K, N = _lfilter_setup(b, a, x, axis, zi)
+        Ω = _lfilter(b, a, x, *args, **kw)
+        ḃ, ȧ, ẋ = (unthunk(t) for t in tangents[1:4])
+        żi = unthunk(tangents[5]) if len(args) == 2 else ZERO
+        y = Ω[0] if zi is not None else Ω
+        xl, yl = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+        n = N + K
+        r = 0
+        if not isinstance(ḃ, AbstractZero):
+            r = r + _conv_last(xl, ḃ, n)
+        if not isinstance(ẋ, AbstractZero):
+            r = r + _conv_last(np.moveaxis(ẋ, axis, -1), b, n)
+        if not isinstance(ȧ, AbstractZero):
+            r = r - _conv_last(yl, ȧ, n)
+        zil = None if zi is None else _zi_last(zi, axis)
+        if zi is not None:
+            zp = 0
+            if not isinstance(ȧ, AbstractZero):
+                zp = ȧ[0] * zil
+            if not isinstance(żi, AbstractZero):
+                zp = zp + a[0] * _zi_last(żi, axis)
+            if not isinstance(zp, int):
+                r = r + np.pad(zp, [(0, 0)] * (np.ndim(zp) - 1) + [(0, N)])
+        if isinstance(r, int):
+            return Ω, ZERO
+        ẏl = _lfilter(_ONE, a, r[..., :N])
+        ẏ = np.moveaxis(ẏl, -1, axis)
+        if zi is None:
+            return Ω, ẏ
+        zf = Ω[1]
+        zfl = _zi_last(zf, axis)
+        tail = np.pad(zil, [(0, 0)] * (np.ndim(zil) - 1) + [(0, N)])[..., N:N + K]
+        s = r[..., N:N + K] - _conv_last(ẏl, a, n)[..., N:N + K]
+        żf = s / a[0]
+        if not isinstance(ȧ, AbstractZero):
+            żf = żf - (zfl - tail) * (ȧ[0] / a[0])
+            # r's a₀·zi_pad part is for samples < N only
+            żf = żf - (np.pad(ȧ[0] * zil, [(0, 0)] * (np.ndim(zil) - 1) + [(0, N)])[..., N:N + K]) / a[0]
+        if not isinstance(żi, AbstractZero):
+            żil = _zi_last(żi, axis)
+            żf = żf + np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] \
+                - a[0] * np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] / a[0]
+        return Ω, Tangent[tuple](ẏ, np.moveaxis(żf, -1, axis))
+
+    def lfilter_rrule(b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        axis, zi = _lfilter_options(args, kw)
+        K, N = _lfilter_setup(b, a, x, axis, zi)
+        Ω = _lfilter(b, a, x, *args, **kw)
+        pb, pa, px = project_to(b), project_to(a), project_to(x)
+        pzi = project_to(zi) if len(args) == 2 else None
+        y = Ω[0] if zi is not None else Ω
+        nd = max(np.ndim(x), 1)
+        xl, yl = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+        zil = None if zi is None else _zi_last(zi, axis)
+        n = N + K
+        nb, na = np.shape(b)[0], np.shape(a)[0]
+        rest = (NO,) * len(args)
+
+        def lfilter_pullback(ȳ: Any) -> tuple[Any, ...]:
+            if zi is not None:
+                ȳ, z̄f = output_parts(ȳ, 2, "scipy.signal.lfilter")
+            else:
+                ȳ, z̄f = seed(ȳ, "scipy.signal.lfilter"), ZERO
+            if isinstance(ȳ, AbstractZero) and isinstance(z̄f, AbstractZero):
+                out = (NO, pb(ZERO), pa(ZERO), px(ZERO)) + rest
+                return out if pzi is None else out[:-1] + (pzi(ZERO),)
+            ȳl = 0 if isinstance(ȳ, AbstractZero) else np.moveaxis(array_or_tracked(ȳ), axis, -1)
+            U = None
+            if not isinstance(z̄f, AbstractZero):
+                z̄fl = _zi_last(array_or_tracked(z̄f), axis)
+                U = np.pad(z̄fl / np.conj(a[0]), [(0, 0)] * (np.ndim(z̄fl) - 1) + [(N, 0)])
+                ȳl = ȳl - _corr_last(U, _row(a, nd), N)
+            if isinstance(ȳl, int):
+                ȳl = np.zeros(np.shape(yl), dtype=np.result_type(y))
+            g = _flip_last(_lfilter(_ONE, np.conj(a), _flip_last(ȳl)))
+            V = np.pad(g, [(0, 0)] * (np.ndim(g) - 1) + [(0, K)])
+            if U is not None:
+                V = V + U
+
+            def b̄() -> Any:
+                return pb(np.reshape(_corr_last(V, xl, nb), (nb,)))
+
+            def ā() -> Any:
+                v = -np.reshape(_corr_last(V, yl, na), (na,))
+                if zi is not None:
+                    m = min(N, K)
+                    d = np.sum(g[..., :m] * np.conj(zil[..., :m]))
+                    if U is not None:
+                        tail = np.pad(zil, [(0, 0)] * (np.ndim(zil) - 1) + [(0, N)])[..., N:N + K]
+                        d = d - np.sum(np.conj((_zi_last(Ω[1], axis) - tail) / a[0]) * z̄fl)
+                    v = v + np.pad(np.reshape(d, (1,)), (0, na - 1))
+                return pa(v)
+
+            def x̄() -> Any:
+                return px(np.moveaxis(_corr_last(V, _row(b, nd), N), -1, axis))
+
+            out = (NO, Thunk(b̄) if pb.kind else NO, Thunk(ā) if pa.kind else NO,
+                   Thunk(x̄) if px.kind else NO) + rest
+            if pzi is None:
+                return out
+
+            def zī() -> Any:
+                m = min(N, K)
+                v = np.pad(np.conj(a[0]) * g[..., :m], [(0, 0)] * (np.ndim(g) - 1) + [(0, K - m)])
+                if U is not None and N < K:
+                    v = v + np.pad(z̄fl[..., :K - N], [(0, 0)] * (np.ndim(g) - 1) + [(N, 0)])
+                return pzi(np.moveaxis(v, -1, axis))
+            return out[:-1] + (Thunk(zī) if pzi.kind else NO,)
+        return Ω, lfilter_pullback
+
+    register_frule(_signal.lfilter)(lfilter_frule)
+    register_rrule(_signal.lfilter)(lfilter_rrule)
+
+
+_rules_lfilter()
