@@ -302,6 +302,107 @@ def _rules_lfilter() -> None:
 
     register_frule(_signal.lfilter)(lfilter_frule)
     register_rrule(_signal.lfilter)(lfilter_rrule)
+    return lfilter_frule, lfilter_rrule
 
 
-_rules_lfilter()
+_lfilter_frule, _lfilter_rrule = _rules_lfilter()
+
+
+# =============================================================================
+# sosfilt(sos, x, axis=-1, zi=None): the cascade of lfilter(sos[i, :3], sos[i, 3:], ·)
+# (with zi[i] the state of section i); its rules chain lfilter's.
+# =============================================================================
+
+def _sosfilt_options(sos: Any, args: Any, kw: Any) -> Any:
+    name = "scipy.signal.sosfilt"
+    reject_out(name, kw)
+    if len(args) > 2:
+        raise TypeError(f"{name}: too many positional arguments for the rule")
+    opts = dict(zip(("axis", "zi"), args))
+    for k, v in kw.items():
+        if k not in ("axis", "zi") or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    if np.ndim(sos) != 2 or np.shape(sos)[1] != 6:
+        raise ValueError(f"{name}: sos must have shape (n_sections, 6), got {np.shape(sos)}")
+    return int(opts.get("axis", -1)), opts.get("zi")
+
+
+def _rules_sosfilt() -> None:
+    from chainrules._core import AbstractZero, Tangent, register_frule, register_rrule, unthunk
+    from chainrules.rulesets._arrays import NO, ZERO, output_parts, project_to, seed
+
+    _sosfilt = on_any(_signal.sosfilt)
+
+    def section_args(zi: Any, i: int, axis: int) -> Any:
+        return (axis, zi[i]) if zi is not None else (axis,)
+
+    def sosfilt_frule(tangents: Any, sos: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        axis, zi = _sosfilt_options(sos, args, kw)
+        Ω = _sosfilt(sos, x, *args, **kw)
+        ṡ, ẏ = unthunk(tangents[1]), unthunk(tangents[2])
+        żi = unthunk(tangents[4]) if len(args) == 2 else ZERO
+        y, żfs, any_tangent = x, [], False
+        for i in range(np.shape(sos)[0]):
+            ṡi = ZERO if isinstance(ṡ, AbstractZero) else ṡ[i]
+            żii = ZERO if isinstance(żi, AbstractZero) or zi is None else żi[i]
+            t = (NO, ZERO if isinstance(ṡi, AbstractZero) else ṡi[:3],
+                 ZERO if isinstance(ṡi, AbstractZero) else ṡi[3:], ẏ, NO) + ((żii,) if zi is not None else ())
+            out, ḋ = _lfilter_frule(t, sos[i, :3], sos[i, 3:], y, *section_args(zi, i, axis))
+            if zi is not None:
+                y = out[0]
+                ẏ = ZERO if isinstance(ḋ, AbstractZero) else ḋ[0]
+                żfs.append(ḋ[1] if not isinstance(ḋ, AbstractZero) else np.zeros(np.shape(out[1])))
+            else:
+                y, ẏ = out, ḋ
+            any_tangent = any_tangent or not isinstance(ḋ, AbstractZero)
+        if not any_tangent:
+            return Ω, ZERO
+        if zi is None:
+            return Ω, ẏ
+        if isinstance(ẏ, AbstractZero):
+            ẏ = np.zeros(np.shape(Ω[0]), dtype=np.result_type(Ω[0]))
+        return Ω, Tangent[tuple](ẏ, np.stack(żfs))
+
+    def sosfilt_rrule(sos: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        axis, zi = _sosfilt_options(sos, args, kw)
+        Ω = _sosfilt(sos, x, *args, **kw)
+        ps, px = project_to(sos), project_to(x)
+        pzi = project_to(zi) if len(args) == 2 else None
+        pullbacks, y = [], x
+        for i in range(np.shape(sos)[0]):
+            out, pb = _lfilter_rrule(sos[i, :3], sos[i, 3:], y, *section_args(zi, i, axis))
+            y = out[0] if zi is not None else out
+            pullbacks.append(pb)
+        rest = (NO,) * len(args)
+
+        def sosfilt_pullback(ȳ: Any) -> tuple[Any, ...]:
+            if zi is not None:
+                ȳ, z̄f = output_parts(ȳ, 2, "scipy.signal.sosfilt")
+            else:
+                ȳ, z̄f = seed(ȳ, "scipy.signal.sosfilt"), ZERO
+            s̄, z̄ = [None] * len(pullbacks), [None] * len(pullbacks)
+            for i in reversed(range(len(pullbacks))):
+                seed_i = ȳ if zi is None else Tangent[tuple](
+                    ȳ, ZERO if isinstance(z̄f, AbstractZero) else z̄f[i])
+                g = pullbacks[i](seed_i)
+                b̄, ā, ȳ = (unthunk(v) for v in g[1:4])
+                s̄[i] = np.concatenate([np.zeros(3) if isinstance(b̄, AbstractZero) else b̄,
+                                       np.zeros(3) if isinstance(ā, AbstractZero) else ā])
+                if zi is not None and len(g) > 5:
+                    z̄[i] = unthunk(g[5])
+            out = (NO, ps(np.stack(s̄)) if ps.kind else NO, px(ȳ) if px.kind else NO) + rest
+            if pzi is None:
+                return out
+            if not pzi.kind:
+                return out[:-1] + (NO,)
+            z̄ = [np.zeros(np.shape(zi[i])) if isinstance(v, AbstractZero) or v is None else v
+                 for i, v in enumerate(z̄)]
+            return out[:-1] + (pzi(np.stack(z̄)),)
+        return Ω, sosfilt_pullback
+
+    register_frule(_signal.sosfilt)(sosfilt_frule)
+    register_rrule(_signal.sosfilt)(sosfilt_rrule)
+
+
+_rules_sosfilt()
