@@ -1,1 +1,404 @@
-"""(being written)"""
+"""Rules for `scipy.integrate`: `trapezoid` (also NumPy's `np.trapezoid`) and
+`cumulative_trapezoid` in y, x and dx; `simpson` in y; `quad` in the limits
+and in the integrand's `args` (a rule that calls back into the AD).
+
+The trapezoid rules are sums (cumulative sums) of the terms
+t = d·(y[1:] + y[:-1])/2 with d = diff(x) (or dx): ṫ = ḋ·m + d·ṁ, and the
+pullback spreads t̄ back, ȳ = pad(t̄·conj(d)/2 at both ends), x̄ from
+d̄ = t̄·conj(m) (x̄[i] = d̄[i-1] − d̄[i]), with m the mid-values.  Everything is
+NumPy with rules (np.diff, np.pad, np.cumsum, np.flip, arithmetic), so the
+rules differentiate again.
+
+simpson is linear in y: ẏ ↦ simpson(ẏ, x); its pullback multiplies by the
+weights w = ∂simpson/∂y, which SciPy's formula gives as simpson of the unit
+vectors (computed in blocks of rows); its derivative in x is not implemented.
+
+quad: I = ∫ₐᵇ f(t, *args) dt, ∂I/∂b = f(b), ∂I/∂a = −f(a) (Leibniz), and the
+derivative in args is the integral of f's: quad of t ↦ the pushforward of f at
+t (frule_via_ad), quad_vec of t ↦ f's pullback at t (rrule_via_ad).  Its
+second output (the error estimate) gets no tangent.
+"""
+
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.integrate as _integrate
+
+from chainrules._core import (
+    AbstractZero,
+    Tangent,
+    Thunk,
+    frule_via_ad,
+    not_implemented,
+    register_frule,
+    register_rrule,
+    rrule_via_ad,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    array_or_tracked,
+    output_parts,
+    project_to,
+    reject_out,
+    seed,
+    unbroadcast,
+)
+from chainrules.rulesets.numpy.convolution import on_any
+
+
+def _options(name: str, rest: Any, kw: Any, names: Any, defaults: Any) -> Any:
+    reject_out(name, kw)
+    if len(rest) > len(names):
+        raise TypeError(f"{name}: too many positional arguments for the rule")
+    opts = dict(zip(names, rest))
+    for k, v in kw.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    return [opts.get(k, d) for k, d in zip(names, defaults)]
+
+
+def _along(v: Any, axis: int, nd: int) -> Any:
+    """A 1-d v laid along `axis` of an nd-dimensional array."""
+    shape = [1] * nd
+    shape[axis] = -1
+    return np.reshape(v, shape)
+
+
+def _slices(nd: int, axis: int) -> Any:
+    hi = [slice(None)] * nd
+    lo = [slice(None)] * nd
+    hi[axis] = slice(1, None)
+    lo[axis] = slice(None, -1)
+    return tuple(hi), tuple(lo)
+
+
+def _pad_axis(v: Any, axis: int, before: int, after: int) -> Any:
+    widths = [(0, 0)] * np.ndim(v)
+    widths[axis] = (before, after)
+    return np.pad(v, widths)
+
+
+class _Trapezoid:
+    """The terms t = d·m of a trapezoid sum along `axis`, and their derivatives."""
+
+    def __init__(self, name: str, y: Any, x: Any, dx: Any, axis: Any) -> None:
+        if x is not None and np.ndim(x) not in (1, np.ndim(y)):
+            raise ValueError(f"{name}: the rule takes an x that is 1-d or of y's shape, got shape {np.shape(x)}")
+        self.nd = max(np.ndim(y), 1)
+        self.axis = int(axis) % self.nd
+        self.hi, self.lo = _slices(self.nd, self.axis)
+        self.y, self.x, self.dx = y, x, dx
+        self.m = self.mid(y)
+        self.d = self.diff(x) if x is not None else dx
+
+    def mid(self, y: Any) -> Any:
+        return (y[self.hi] + y[self.lo]) / 2
+
+    def diff(self, x: Any) -> Any:
+        d = np.diff(x, axis=-1 if np.ndim(x) == 1 else self.axis)
+        return _along(d, self.axis, self.nd) if np.ndim(x) == 1 and self.nd > 1 else d
+
+    def terms(self) -> Any:
+        return self.d * self.m
+
+    def tangent(self, ẏ: Any, ẋ: Any, ḋx: Any) -> Any:
+        """ṫ, or None when every tangent is zero."""
+        out = None
+        if not isinstance(ẏ, AbstractZero):
+            out = self.d * self.mid(ẏ)
+        if self.x is not None and not isinstance(ẋ, AbstractZero):
+            v = self.diff(ẋ) * self.m
+            out = v if out is None else out + v
+        if self.x is None and not isinstance(ḋx, AbstractZero):
+            v = ḋx * self.m
+            out = v if out is None else out + v
+        return out
+
+    def ȳ(self, t̄: Any) -> Any:
+        h = np.broadcast_to(t̄ * np.conj(self.d) / 2, np.shape(self.m))
+        return _pad_axis(h, self.axis, 1, 0) + _pad_axis(h, self.axis, 0, 1)
+
+    def d̄(self, t̄: Any) -> Any:
+        return t̄ * np.conj(self.m)
+
+    def x̄(self, t̄: Any) -> Any:
+        d̄ = self.d̄(t̄)
+        g = _pad_axis(d̄, self.axis, 1, 0) - _pad_axis(d̄, self.axis, 0, 1)
+        if np.ndim(self.x) == 1 and self.nd > 1:
+            g = np.reshape(unbroadcast(_along(self.x, self.axis, self.nd), g), np.shape(self.x))
+        return g
+
+
+# =============================================================================
+# trapezoid(y, x=None, dx=1.0, axis=-1) (scipy.integrate and NumPy)
+# =============================================================================
+
+def _trapezoid_rules(f: Any, name: str) -> None:
+    g = on_any(f)
+    names, defaults = ("x", "dx", "axis"), (None, 1.0, -1)
+
+    def trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+        x, dx, axis = _options(name, rest, kw, names, defaults)
+        Ω = g(y, *rest, **kw)
+        T = _Trapezoid(name, y, x, dx, axis)
+        t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
+        ṫ = T.tangent(unthunk(tangents[1]), unthunk(t[0]), unthunk(t[1]))
+        return Ω, ZERO if ṫ is None else np.sum(ṫ, axis=T.axis)
+
+    def trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+        x, dx, axis = _options(name, rest, kw, names, defaults)
+        Ω = g(y, *rest, **kw)
+        T = _Trapezoid(name, y, x, dx, axis)
+        py = project_to(y)
+        px = project_to(x) if len(rest) >= 1 else None
+        pdx = project_to(dx) if len(rest) >= 2 else None
+        extra = (NO,) * max(len(rest) - 2, 0)
+
+        def trapezoid_pullback(Ω̄: Any) -> tuple[Any, ...]:
+            Ω̄ = seed(Ω̄, name)
+            out = [NO]
+            if isinstance(Ω̄, AbstractZero):
+                return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
+            t̄ = np.expand_dims(array_or_tracked(Ω̄), T.axis)
+            out.append(Thunk(lambda: py(T.ȳ(t̄))) if py.kind else NO)
+            if px is not None:
+                out.append(Thunk(lambda: px(T.x̄(t̄))) if x is not None and px.kind else NO)
+            if pdx is not None:
+                out.append(Thunk(lambda: pdx(np.sum(T.d̄(t̄)))) if x is None and pdx.kind else NO)
+            return tuple(out) + extra
+        return Ω, trapezoid_pullback
+
+    register_frule(f)(trapezoid_frule)
+    register_rrule(f)(trapezoid_rrule)
+
+
+_trapezoid_rules(_integrate.trapezoid, "scipy.integrate.trapezoid")
+if hasattr(np, "trapezoid"):
+    _trapezoid_rules(np.trapezoid, "numpy.trapezoid")
+
+
+# =============================================================================
+# cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None)
+# =============================================================================
+
+_cumulative = on_any(_integrate.cumulative_trapezoid)
+
+
+def _initial(name: str, initial: Any) -> Any:
+    if initial is not None and initial != 0:
+        raise ValueError(f"{name}: initial must be None or 0, got {initial!r}")
+    return initial is not None
+
+
+def cumulative_trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.cumulative_trapezoid"
+    x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
+    lead = _initial(name, initial)
+    Ω = _cumulative(y, *rest, **kw)
+    T = _Trapezoid(name, y, x, dx, axis)
+    t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
+    ṫ = T.tangent(unthunk(tangents[1]), unthunk(t[0]), unthunk(t[1]))
+    if ṫ is None:
+        return Ω, ZERO
+    c = np.cumsum(ṫ, axis=T.axis)
+    return Ω, _pad_axis(c, T.axis, 1, 0) if lead else c
+
+
+def cumulative_trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.cumulative_trapezoid"
+    x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
+    lead = _initial(name, initial)
+    Ω = _cumulative(y, *rest, **kw)
+    T = _Trapezoid(name, y, x, dx, axis)
+    py = project_to(y)
+    px = project_to(x) if len(rest) >= 1 else None
+    pdx = project_to(dx) if len(rest) >= 2 else None
+    extra = (NO,) * max(len(rest) - 2, 0)
+
+    def cumulative_trapezoid_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, name)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
+        Ω̄ = array_or_tracked(Ω̄)
+        if lead:
+            Ω̄ = Ω̄[T.hi]
+        t̄ = np.flip(np.cumsum(np.flip(Ω̄, T.axis), axis=T.axis), T.axis)
+        out = [NO, Thunk(lambda: py(T.ȳ(t̄))) if py.kind else NO]
+        if px is not None:
+            out.append(Thunk(lambda: px(T.x̄(t̄))) if x is not None and px.kind else NO)
+        if pdx is not None:
+            out.append(Thunk(lambda: pdx(np.sum(T.d̄(t̄)))) if x is None and pdx.kind else NO)
+        return tuple(out) + extra
+    return Ω, cumulative_trapezoid_pullback
+
+
+register_frule(_integrate.cumulative_trapezoid)(cumulative_trapezoid_frule)
+register_rrule(_integrate.cumulative_trapezoid)(cumulative_trapezoid_rrule)
+
+
+# =============================================================================
+# simpson(y, x=None, *, dx=1.0, axis=-1): in y
+# =============================================================================
+
+_simpson = on_any(_integrate.simpson)
+
+
+def _plain(v: Any) -> Any:
+    """The numbers of v (the weights are constants: simpson is not differentiated in x)."""
+    while hasattr(v, "primal"):
+        v = v.primal
+    return v
+
+
+def _simpson_weights(n: int, x: Any, dx: Any) -> Any:
+    """∂simpson/∂y along a length-n axis: simpson of the unit vectors, in blocks."""
+    x = None if x is None else np.asarray(_plain(x))
+    if x is not None and x.ndim != 1:
+        raise ValueError("scipy.integrate.simpson: the rule takes a 1-d x (or None), "
+                         f"got shape {x.shape}")
+    w = []
+    for start in range(0, n, 256):
+        block = np.eye(n)[start:start + 256]
+        w.append(_integrate.simpson(block, x=x, dx=dx, axis=-1))
+    return np.concatenate(w) if w else np.zeros(0)
+
+
+def simpson_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.simpson"
+    x, dx, axis = _options(name, rest, kw, ("x", "dx", "axis"), (None, 1.0, -1))
+    Ω = _simpson(y, *rest, **kw)
+    ẏ = unthunk(tangents[1])
+    if len(rest) >= 1 and not isinstance(unthunk(tangents[2]), AbstractZero):
+        return Ω, not_implemented(f"{name}: the derivative in x")
+    if isinstance(ẏ, AbstractZero):
+        return Ω, ZERO
+    return Ω, _simpson(ẏ, *rest, **kw)
+
+
+def simpson_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.simpson"
+    x, dx, axis = _options(name, rest, kw, ("x", "dx", "axis"), (None, 1.0, -1))
+    Ω = _simpson(y, *rest, **kw)
+    py = project_to(y)
+    nd = max(np.ndim(y), 1)
+    ax = int(axis) % nd
+    w = _along(_simpson_weights(np.shape(y)[ax] if np.ndim(y) else 1, x, dx), ax, nd)
+    extra = (not_implemented(f"{name}: the derivative in x") if x is not None else NO,) if rest else ()
+
+    def simpson_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, name)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, py(ZERO)) + extra
+        t̄ = np.expand_dims(array_or_tracked(Ω̄), ax)
+        return (NO, Thunk(lambda: py(t̄ * w)) if py.kind else NO) + extra
+    return Ω, simpson_pullback
+
+
+register_frule(_integrate.simpson)(simpson_frule)
+register_rrule(_integrate.simpson)(simpson_rrule)
+
+
+# =============================================================================
+# quad(func, a, b, args=(), ...) -> (value, abserr): Leibniz's rule in a and b, the
+# integrand's derivative in args through the calling AD
+# =============================================================================
+
+_QUAD_OPTIONS = ("full_output", "epsabs", "epsrel", "limit", "points", "weight", "wvar", "wopts",
+                 "maxp1", "limlst", "complex_func")
+
+
+def _quad_options(rest: Any, kw: Any) -> Any:
+    name = "scipy.integrate.quad"
+    names = ("args",) + _QUAD_OPTIONS
+    if len(rest) > len(names):
+        raise TypeError(f"{name}: too many positional arguments")
+    opts = dict(zip(names, rest))
+    for k, v in kw.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    for k in ("full_output", "weight", "complex_func"):
+        if opts.get(k):
+            raise TypeError(f"{name}: the rule does not cover {k}={opts[k]!r}")
+    args = opts.get("args", ())
+    if not isinstance(args, tuple):
+        args = (args,)
+    quad_kw = {k: v for k, v in opts.items() if k != "args"}
+    return args, quad_kw
+
+
+def _args_tangent(t: Any, n: int) -> Any:
+    """The tangents of quad's args tuple, one per element."""
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return [ZERO] * n
+    return [unthunk(v) for v in t]
+
+
+def _float(v: Any) -> float:
+    return float(np.real(_plain(v)))
+
+
+@register_frule(_integrate.quad, config="forward")
+def quad_frule(config: Any, tangents: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, quad_kw = _quad_options(rest, kw)
+    Ω = _integrate.quad(func, a, b, args, **quad_kw)
+    ȧ, ḃ = unthunk(tangents[2]), unthunk(tangents[3])
+    ṗ = _args_tangent(tangents[4], len(args)) if rest else [ZERO] * len(args)
+    İ = 0.0
+    if not isinstance(ḃ, AbstractZero):
+        İ = İ + func(b, *args) * ḃ
+    if not isinstance(ȧ, AbstractZero):
+        İ = İ - func(a, *args) * ȧ
+    if any(not isinstance(v, AbstractZero) for v in ṗ):
+        def jvp(t: float) -> float:
+            _, ḟ = frule_via_ad(config, (NO, ZERO, *ṗ), func, t, *args)
+            ḟ = unthunk(ḟ)
+            return 0.0 if isinstance(ḟ, AbstractZero) else float(ḟ)
+        İ = İ + _integrate.quad(jvp, _float(a), _float(b), **quad_kw)[0]
+    if isinstance(İ, float) and İ == 0.0 and all(isinstance(v, AbstractZero) for v in (ȧ, ḃ, *ṗ)):
+        return Ω, ZERO
+    return Ω, Tangent[tuple](İ, ZERO)
+
+
+@register_rrule(_integrate.quad, config="reverse")
+def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, quad_kw = _quad_options(rest, kw)
+    Ω = _integrate.quad(func, a, b, args, **quad_kw)
+    pa, pb = project_to(a), project_to(b)
+    pargs = [project_to(p) for p in args]
+    lo, hi = _float(a), _float(b)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def quad_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ī, _ = output_parts(Ω̄, 2, "scipy.integrate.quad")
+        if isinstance(Ī, AbstractZero):
+            out = (NO, NO, pa(ZERO), pb(ZERO))
+            return out + ((ZERO,) if rest else ()) + extra
+        ā = pa(-np.conj(func(a, *args)) * Ī) if pa.kind else NO
+        b̄ = pb(np.conj(func(b, *args)) * Ī) if pb.kind else NO
+        if not rest:
+            return NO, NO, ā, b̄
+        shapes = [np.shape(p) for p in args]
+        sizes = [int(np.prod(s)) for s in shapes]
+        kinds = [p.kind for p in pargs]
+
+        def integrand(t: float) -> Any:
+            _, pb_f = rrule_via_ad(config, func, t, *args)
+            parts = pb_f(1.0)[2:]
+            flat = [np.zeros(n) if isinstance(unthunk(v), AbstractZero) or not k
+                    else np.ravel(np.real(unthunk(v))) for v, n, k in zip(parts, sizes, kinds)]
+            return np.concatenate(flat) if flat else np.zeros(0)
+        total = _integrate.quad_vec(integrand, lo, hi)[0] if sum(sizes) else np.zeros(0)
+        pieces = np.split(total, np.cumsum(sizes)[:-1]) if sizes else []
+        p̄ = [p(np.reshape(v, s) * Ī) if k else NO for p, v, s, k in zip(pargs, pieces, shapes, kinds)]
+        return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra
+    return Ω, quad_pullback
