@@ -271,8 +271,9 @@ def _polyfit_setup(x: Any, y: Any, args: Any, kw: Any) -> Any:
     opts = dict(zip(("deg", "rcond", "full", "w", "cov"), args))
     opts.update(kw)
     for k in ("full", "w", "cov"):
-        if opts.get(k) not in (None, False):
-            raise TypeError(f"numpy.polyfit: the rule does not cover {k}={opts[k]!r}")
+        v = opts.get(k)
+        if v is not None and not (isinstance(v, (bool, np.bool_)) and not v):
+            raise TypeError(f"numpy.polyfit: the rule does not cover the argument {k}=")
     if np.ndim(x) != 1:
         raise ValueError(f"numpy.polyfit: x must be 1-d, got shape {np.shape(x)}")
     deg = int(opts["deg"])
@@ -327,6 +328,8 @@ def polyfit_rrule(x: Any, y: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]
 
 def _poly_columns(r: Any) -> Any:
     n = np.shape(r)[0]
+    if n == 1:                   # poly of no roots is the scalar 1
+        return np.array([[0.0, -1.0]])
     return np.stack([np.pad(-np.poly(np.delete(r, j)), (1, 0)) for j in range(n)])
 
 
