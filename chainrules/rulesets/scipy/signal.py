@@ -216,7 +216,7 @@ def _rules_lfilter() -> None:
         if isinstance(r, int):
             return Ω, ZERO
         ẏl = _lfilter(_ONE, a, r[..., :N])
-        ẏ = np.moveaxis(ẏl, -1, axis)
+        ẏ = project_to(y)(np.moveaxis(ẏl, -1, axis))
         if zi is None:
             return Ω, ẏ
         zf = Ω[1]
@@ -232,7 +232,7 @@ def _rules_lfilter() -> None:
             żil = _zi_last(żi, axis)
             żf = żf + np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] \
                 - a[0] * np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] / a[0]
-        return Ω, Tangent[tuple](ẏ, np.moveaxis(żf, -1, axis))
+        return Ω, Tangent[tuple](ẏ, project_to(zf)(np.moveaxis(żf, -1, axis)))
 
     def lfilter_rrule(b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
         axis, zi = _lfilter_options(args, kw)
