@@ -86,6 +86,21 @@ def _pad_axis(v: Any, axis: int, before: int, after: int) -> Any:
     return np.pad(v, widths)
 
 
+def _check_x(name: str, y: Any, x: Any, axis: Any) -> None:
+    if x is None:
+        return
+    ny = max(np.ndim(y), 1)
+    ax = int(axis) % ny
+    if np.ndim(x) == 1:
+        ok = np.shape(x)[0] == np.shape(y)[ax]
+    else:
+        ok = np.ndim(x) == np.ndim(y) and np.shape(x)[ax] == np.shape(y)[ax] and \
+            all(m in (1, n) for m, n in zip(np.shape(x), np.shape(y)))
+    if not ok:
+        raise ValueError(f"{name}: x of shape {np.shape(x)} does not fit y of shape {np.shape(y)} "
+                         f"along axis {axis}")
+
+
 class _Trapezoid:
     """The terms t = d·m of a trapezoid sum along `axis`, and their derivatives."""
 
@@ -133,8 +148,8 @@ class _Trapezoid:
         d̄ = self.d̄(t̄)
         g = _pad_axis(d̄, self.axis, 1, 0) - _pad_axis(d̄, self.axis, 0, 1)
         if np.ndim(self.x) == 1 and self.nd > 1:
-            g = np.reshape(unbroadcast(_along(self.x, self.axis, self.nd), g), np.shape(self.x))
-        return g
+            return np.reshape(unbroadcast(_along(self.x, self.axis, self.nd), g), np.shape(self.x))
+        return unbroadcast(self.x, g) if np.shape(self.x) != np.shape(g) else g
 
 
 # =============================================================================
@@ -147,6 +162,7 @@ def _trapezoid_rules(f: Any, name: str) -> None:
 
     def trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         x, dx, axis = _options(name, rest, kw, names, defaults)
+        _check_x(name, y, x, axis)
         Ω = g(y, *rest, **kw)
         T = _Trapezoid(name, y, x, dx, axis)
         t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
@@ -155,6 +171,7 @@ def _trapezoid_rules(f: Any, name: str) -> None:
 
     def trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         x, dx, axis = _options(name, rest, kw, names, defaults)
+        _check_x(name, y, x, axis)
         Ω = g(y, *rest, **kw)
         T = _Trapezoid(name, y, x, dx, axis)
         py = project_to(y)
@@ -202,6 +219,7 @@ def cumulative_trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> 
     name = "scipy.integrate.cumulative_trapezoid"
     x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
     lead = _initial(name, initial)
+    _check_x(name, y, x, axis)
     Ω = _cumulative(y, *rest, **kw)
     T = _Trapezoid(name, y, x, dx, axis)
     t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
@@ -216,6 +234,7 @@ def cumulative_trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]
     name = "scipy.integrate.cumulative_trapezoid"
     x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
     lead = _initial(name, initial)
+    _check_x(name, y, x, axis)
     Ω = _cumulative(y, *rest, **kw)
     T = _Trapezoid(name, y, x, dx, axis)
     py = project_to(y)
