@@ -22,3 +22,4 @@ from chainrules.rulesets.numpy import convolution  # noqa: F401
 from chainrules.rulesets.numpy import gathers  # noqa: F401
 from chainrules.rulesets.numpy import polynomials  # noqa: F401
 from chainrules.rulesets.numpy import sequences  # noqa: F401
+from chainrules.rulesets.numpy import calculus  # noqa: F401

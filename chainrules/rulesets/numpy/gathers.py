@@ -86,7 +86,7 @@ def bincount_rrule(x: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
 
 # ----- the label table ----------------------------------------------------------------------------
 
-def _leaves(v: Any, out: list) -> Any:
+def _leaves(v: Any, out: list[Any]) -> Any:
     """The arrays of a (nested) list or tuple argument, in order; returns the labelled
     structure's builder."""
     if isinstance(v, (list, tuple)):
@@ -102,7 +102,7 @@ def _rebuild(shape: Any, values: Any) -> Any:
     return kind(_rebuild(p, values) for p in parts)
 
 
-def _tangent_leaves(t: Any, shape: Any, out: list) -> None:
+def _tangent_leaves(t: Any, shape: Any, out: list[Any]) -> None:
     """The tangents of the leaves of a (nested) argument, zeros where absent."""
     if isinstance(shape, int):
         out.append(unthunk(t))
@@ -126,7 +126,7 @@ class _Labels:
 
     def __init__(self, f: Any, args: Any, kwargs: Any, diff: Any) -> None:
         self.diff = [i for i in diff if i < len(args)]
-        leaves: list = []
+        leaves: list[Any] = []
         self.shapes = {i: _leaves(args[i], leaves) for i in self.diff}
         self.leaves = leaves
         sizes = [int(np.size(v)) for v in leaves]
@@ -143,7 +143,7 @@ class _Labels:
         self.projects = [project_to(v) for v in leaves]
 
     def push(self, tangents: Any, Ω: Any) -> Any:
-        ts: list = []
+        ts: list[Any] = []
         for i in self.diff:
             _tangent_leaves(tangents[i + 1], self.shapes[i], ts)
         if all(isinstance(t, AbstractZero) for t in ts):

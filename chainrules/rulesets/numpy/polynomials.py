@@ -231,7 +231,7 @@ def polyint_frule(tangents: Any, p: Any, *args: Any, **kw: Any) -> tuple[Any, An
         return Ω, ZERO
     ṗ = np.zeros(np.shape(p)) if _zero(ṗ) else ṗ
     k̇ = 0 if _zero(k̇) else k̇
-    return Ω, project_to(Ω)(np.polyint(ṗ, m, k̇))
+    return Ω, project_to(Ω)(np.polyint(ṗ, m, k̇))  # type: ignore[arg-type]
 
 
 @register_rrule(np.polyint)

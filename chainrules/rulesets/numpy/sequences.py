@@ -1,5 +1,5 @@
 """Rules for NumPy's functions of sequences and grids: interp (in x and fp),
-gradient, ediff1d, unwrap, linspace/logspace/geomspace (in their
+ediff1d, unwrap, linspace/logspace/geomspace (in their
 endpoints), nancumsum, nancumprod, cumulative_sum, cumulative_prod (NumPy ≥
 2.1), matvec and vecmat (NumPy ≥ 2.2), i0 (its derivative is SciPy's i1), and
 einsum's interleaved form (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, the
@@ -48,7 +48,7 @@ def _zero(t: Any) -> bool:
     return isinstance(t, AbstractZero)
 
 
-def _opts(name: str, args: Any, kw: Any, names: Any) -> dict:
+def _opts(name: str, args: Any, kw: Any, names: Any) -> dict[str, Any]:
     reject_out(name, kw)
     if len(args) > len(names):
         raise TypeError(f"numpy.{name}: too many positional arguments for the rule")
@@ -166,16 +166,16 @@ def ediff1d_frule(tangents: Any, ary: Any, *args: Any, **kw: Any) -> tuple[Any, 
     o = _opts("ediff1d", args, kw, ("to_end", "to_begin"))
     Ω = np.ediff1d(ary, *args, **kw)
     ȧ = unthunk(tangents[1])
-    ends = [unthunk(tangents[2 + i]) if i < len(args) else ZERO for i in range(2)]
+    ends: list[Any] = [unthunk(tangents[2 + i]) if i < len(args) else ZERO for i in range(2)]
     if _zero(ȧ) and all(_zero(e) for e in ends):
         return Ω, ZERO
     core = np.zeros(max(np.size(ary) - 1, 0)) if _zero(ȧ) else np.diff(np.ravel(ȧ))
-    parts = []
-    for name, e in (("to_begin", ends[1]), (None, None), ("to_end", ends[0])):
-        if name is None:
-            parts.append(core)
-        elif o.get(name) is not None:
-            parts.append(np.zeros(np.size(o[name])) if _zero(e) else np.ravel(e))
+    parts: list[Any] = []
+    if o.get("to_begin") is not None:
+        parts.append(np.zeros(np.size(o["to_begin"])) if _zero(ends[1]) else np.ravel(ends[1]))
+    parts.append(core)
+    if o.get("to_end") is not None:
+        parts.append(np.zeros(np.size(o["to_end"])) if _zero(ends[0]) else np.ravel(ends[0]))
     return Ω, project_to(Ω)(np.concatenate(parts))
 
 
@@ -294,7 +294,7 @@ def _space_rules(f: Any, kind: str) -> None:
         ps, pe = project_to(start), project_to(stop)
         w0, w1, ax = _weights(start, stop, num, endpoint, axis)
         base_i = 2 if kind == "logspace" else None
-        pb = project_to(args[base_i]) if base_i is not None and len(args) > base_i else None
+        pb: Any = project_to(args[base_i]) if base_i is not None and len(args) > base_i else None
         rest = tuple(NO if i != base_i else None for i in range(len(args)))
 
         def space_pullback(Ω̄: Any) -> tuple[Any, ...]:
@@ -574,107 +574,3 @@ def einsum_interleaved_rrule(*args: Any, **kw: Any) -> tuple[Any, Pullback] | No
             out[1 + i] = g
         return tuple(out)
     return Ω, einsum_interleaved_pullback
-
-
-# =============================================================================
-# gradient(f, *varargs, axis=None, edge_order=1): linear in f, a 3-point stencil D along each
-# axis.  Dᵀ is gathered from gradient of the three combs (1 at every third point): output i of
-# comb k is D[i, jₖ(i)], jₖ(i) the point ≡ k (mod 3) of i's stencil, so x̄[jₖ(i)] += ȳ[i]·D[i, jₖ(i)]
-# (np.bincount).  A scalar spacing h: ∂/∂h = −gradient/h; coordinate arrays: not implemented.
-# =============================================================================
-
-def _gradient_setup(f: Any, varargs: Any, kw: Any) -> Any:
-    o = _opts("gradient", (), kw, ("axis", "edge_order"))
-    nd = np.ndim(f)
-    axes = o.get("axis")
-    axes = list(range(nd)) if axes is None else ([axes] if np.ndim(axes) == 0 else list(axes))
-    axes = [int(a) % nd for a in axes]
-    if len(varargs) == 0:
-        spacing = [1.0] * len(axes)
-    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
-        spacing = [varargs[0]] * len(axes)
-    elif len(varargs) == len(axes):
-        spacing = list(varargs)
-    else:
-        raise TypeError("numpy.gradient: invalid number of spacing arguments")
-    return axes, spacing, int(o.get("edge_order", 1))
-
-
-def _gradient_adjoint(ȳ: Any, shape: Any, axis: int, h: Any, edge_order: int) -> Any:
-    n = shape[axis]
-    g = np.moveaxis(ȳ, axis, -1)
-    rows = int(np.prod(np.shape(g)[:-1], dtype=int))
-    g = np.reshape(g, (rows, n))
-    s = np.clip(np.arange(n) - 1, 0, max(n - 3, 0))
-    offsets = (np.arange(rows) * n)[:, None]
-    labels, weights = [], []
-    h = array_or_tracked(h)
-    for k in range(3):
-        comb = (np.arange(n) % 3 == k).astype(float)
-        coeff = np.gradient(comb, h, edge_order=edge_order) if np.any(comb) else np.zeros(n)
-        j = np.minimum(s + (k - s) % 3, n - 1)
-        labels.append(np.ravel(offsets + j))
-        weights.append(np.ravel(g * coeff))
-    acc = _bincount(np.concatenate(labels), np.concatenate(weights), rows * n)
-    moved = list(shape[:axis]) + list(shape[axis + 1:]) + [n]
-    return np.moveaxis(np.reshape(acc, moved), -1, axis)
-
-
-@register_frule(np.gradient)
-def gradient_frule(tangents: Any, f: Any, *varargs: Any, **kw: Any) -> tuple[Any, Any]:
-    axes, spacing, edge_order = _gradient_setup(f, varargs, kw)
-    Ω = np.gradient(f, *varargs, **kw)
-    ḟ = unthunk(tangents[1])
-    ḣ = [unthunk(t) for t in tangents[2:]]
-    if len(ḣ) == 1 and len(axes) > 1:
-        ḣ = ḣ * len(axes)
-    if any(not _zero(t) and np.ndim(h) != 0 for t, h in zip(ḣ, spacing)):
-        return Ω, not_implemented("numpy.gradient: the derivative in coordinate arrays")
-    if _zero(ḟ) and all(_zero(t) for t in ḣ):
-        return Ω, ZERO
-    parts = list(Ω) if len(axes) > 1 else [Ω]
-    if _zero(ḟ):
-        dparts = [np.zeros(np.shape(p), dtype=np.result_type(p)) for p in parts]
-    else:
-        d = np.gradient(ḟ, *varargs, **kw)
-        dparts = list(d) if len(axes) > 1 else [d]
-    for i, t in enumerate(ḣ):
-        if not _zero(t):
-            dparts[i] = dparts[i] - parts[i] * (t / spacing[i])
-    if len(axes) == 1:
-        return Ω, dparts[0]
-    return Ω, Tangent[type(Ω)](*dparts)
-
-
-@register_rrule(np.gradient)
-def gradient_rrule(f: Any, *varargs: Any, **kw: Any) -> tuple[Any, Pullback]:
-    axes, spacing, edge_order = _gradient_setup(f, varargs, kw)
-    Ω = np.gradient(f, *varargs, **kw)
-    pf = project_to(f)
-    ph = [project_to(h) if np.ndim(h) == 0 else None for h in varargs]
-    shape = np.shape(f)
-    parts = list(Ω) if len(axes) > 1 else [Ω]
-
-    def gradient_pullback(Ω̄: Any) -> tuple[Any, ...]:
-        if len(axes) > 1:
-            Ω̄s = [ZERO] * len(axes) if _zero(Ω̄) else [unthunk(v) for v in unthunk(Ω̄)]
-        else:
-            Ω̄s = [seed(Ω̄, "numpy.gradient")]
-        f̄ = None
-        for Ω̄i, ax, h in zip(Ω̄s, axes, spacing):
-            if not _zero(Ω̄i):
-                v = _gradient_adjoint(array_or_tracked(Ω̄i), shape, ax, h, edge_order)
-                f̄ = v if f̄ is None else f̄ + v
-        out = [NO, pf(ZERO) if f̄ is None else pf(f̄)]
-        for i, (h, p) in enumerate(zip(varargs, ph)):
-            if p is None:
-                out.append(not_implemented("numpy.gradient: the derivative in coordinate arrays"))
-                continue
-            which = range(len(axes)) if len(varargs) == 1 else [i]
-            total = 0
-            for k in which:
-                if not _zero(Ω̄s[k]):
-                    total = total - np.sum(array_or_tracked(Ω̄s[k]) * np.conj(parts[k] / h))
-            out.append(p(total) if p.kind else NO)
-        return tuple(out)
-    return Ω, gradient_pullback

@@ -2,7 +2,8 @@
 `cumulative_trapezoid` in y, x and dx; `simpson` in y; `quad` in the limits
 and in the integrand's `args` (a rule that calls back into the AD).
 
-The trapezoid rules are sums (cumulative sums) of the terms
+The trapezoid rules (`chainrules/rulesets/numpy/calculus.py`, shared with
+np.trapezoid) are sums (cumulative sums) of the terms
 t = d·(y[1:] + y[:-1])/2 with d = diff(x) (or dx): ṫ = ḋ·m + d·ṁ, and the
 pullback spreads t̄ back, ȳ = pad(t̄·conj(d)/2 at both ends), x̄ from
 d̄ = t̄·conj(m) (x̄[i] = d̄[i-1] − d̄[i]), with m the mid-values.  Everything is
@@ -51,155 +52,17 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy.convolution import on_any
+from chainrules.rulesets.numpy.calculus import (
+    _Trapezoid,
+    _along,
+    _check_x,
+    _options,
+    _pad_axis,
+    trapezoid_rules,
+)
 
 
-def _options(name: str, rest: Any, kw: Any, names: Any, defaults: Any) -> Any:
-    reject_out(name, kw)
-    if len(rest) > len(names):
-        raise TypeError(f"{name}: too many positional arguments for the rule")
-    opts = dict(zip(names, rest))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
-    return [opts.get(k, d) for k, d in zip(names, defaults)]
-
-
-def _along(v: Any, axis: int, nd: int) -> Any:
-    """A 1-d v laid along `axis` of an nd-dimensional array."""
-    shape = [1] * nd
-    shape[axis] = -1
-    return np.reshape(v, shape)
-
-
-def _slices(nd: int, axis: int) -> Any:
-    hi = [slice(None)] * nd
-    lo = [slice(None)] * nd
-    hi[axis] = slice(1, None)
-    lo[axis] = slice(None, -1)
-    return tuple(hi), tuple(lo)
-
-
-def _pad_axis(v: Any, axis: int, before: int, after: int) -> Any:
-    widths = [(0, 0)] * np.ndim(v)
-    widths[axis] = (before, after)
-    return np.pad(v, widths)
-
-
-def _check_x(name: str, y: Any, x: Any, axis: Any) -> None:
-    if x is None:
-        return
-    ny = max(np.ndim(y), 1)
-    ax = int(axis) % ny
-    if np.ndim(x) == 1:
-        ok = np.shape(x)[0] == np.shape(y)[ax]
-    else:
-        ok = np.ndim(x) == np.ndim(y) and np.shape(x)[ax] == np.shape(y)[ax] and \
-            all(m in (1, n) for m, n in zip(np.shape(x), np.shape(y)))
-    if not ok:
-        raise ValueError(f"{name}: x of shape {np.shape(x)} does not fit y of shape {np.shape(y)} "
-                         f"along axis {axis}")
-
-
-class _Trapezoid:
-    """The terms t = d·m of a trapezoid sum along `axis`, and their derivatives."""
-
-    def __init__(self, name: str, y: Any, x: Any, dx: Any, axis: Any) -> None:
-        if x is not None and np.ndim(x) not in (1, np.ndim(y)):
-            raise ValueError(f"{name}: the rule takes an x that is 1-d or of y's shape, got shape {np.shape(x)}")
-        self.nd = max(np.ndim(y), 1)
-        self.axis = int(axis) % self.nd
-        self.hi, self.lo = _slices(self.nd, self.axis)
-        self.y, self.x, self.dx = y, x, dx
-        self.m = self.mid(y)
-        self.d = self.diff(x) if x is not None else dx
-
-    def mid(self, y: Any) -> Any:
-        return (y[self.hi] + y[self.lo]) / 2
-
-    def diff(self, x: Any) -> Any:
-        d = np.diff(x, axis=-1 if np.ndim(x) == 1 else self.axis)
-        return _along(d, self.axis, self.nd) if np.ndim(x) == 1 and self.nd > 1 else d
-
-    def terms(self) -> Any:
-        return self.d * self.m
-
-    def tangent(self, ẏ: Any, ẋ: Any, ḋx: Any) -> Any:
-        """ṫ, or None when every tangent is zero."""
-        out = None
-        if not isinstance(ẏ, AbstractZero):
-            out = self.d * self.mid(ẏ)
-        if self.x is not None and not isinstance(ẋ, AbstractZero):
-            v = self.diff(ẋ) * self.m
-            out = v if out is None else out + v
-        if self.x is None and not isinstance(ḋx, AbstractZero):
-            v = ḋx * self.m
-            out = v if out is None else out + v
-        return out
-
-    def ȳ(self, t̄: Any) -> Any:
-        h = np.broadcast_to(t̄ * np.conj(self.d) / 2, np.shape(self.m))
-        return _pad_axis(h, self.axis, 1, 0) + _pad_axis(h, self.axis, 0, 1)
-
-    def d̄(self, t̄: Any) -> Any:
-        return t̄ * np.conj(self.m)
-
-    def x̄(self, t̄: Any) -> Any:
-        d̄ = self.d̄(t̄)
-        g = _pad_axis(d̄, self.axis, 1, 0) - _pad_axis(d̄, self.axis, 0, 1)
-        if np.ndim(self.x) == 1 and self.nd > 1:
-            return np.reshape(unbroadcast(_along(self.x, self.axis, self.nd), g), np.shape(self.x))
-        return unbroadcast(self.x, g) if np.shape(self.x) != np.shape(g) else g
-
-
-# =============================================================================
-# trapezoid(y, x=None, dx=1.0, axis=-1) (scipy.integrate and NumPy)
-# =============================================================================
-
-def _trapezoid_rules(f: Any, name: str) -> None:
-    g = on_any(f)
-    names, defaults = ("x", "dx", "axis"), (None, 1.0, -1)
-
-    def trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-        x, dx, axis = _options(name, rest, kw, names, defaults)
-        _check_x(name, y, x, axis)
-        Ω = g(y, *rest, **kw)
-        T = _Trapezoid(name, y, x, dx, axis)
-        t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
-        ṫ = T.tangent(unthunk(tangents[1]), unthunk(t[0]), unthunk(t[1]))
-        return Ω, ZERO if ṫ is None else np.sum(ṫ, axis=T.axis)
-
-    def trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-        x, dx, axis = _options(name, rest, kw, names, defaults)
-        _check_x(name, y, x, axis)
-        Ω = g(y, *rest, **kw)
-        T = _Trapezoid(name, y, x, dx, axis)
-        py = project_to(y)
-        px = project_to(x) if len(rest) >= 1 else None
-        pdx = project_to(dx) if len(rest) >= 2 else None
-        extra = (NO,) * max(len(rest) - 2, 0)
-
-        def trapezoid_pullback(Ω̄: Any) -> tuple[Any, ...]:
-            Ω̄ = seed(Ω̄, name)
-            out = [NO]
-            if isinstance(Ω̄, AbstractZero):
-                return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
-            t̄ = np.expand_dims(array_or_tracked(Ω̄), T.axis)
-            out.append(Thunk(lambda: py(T.ȳ(t̄))) if py.kind else NO)
-            if px is not None:
-                out.append(Thunk(lambda: px(T.x̄(t̄))) if x is not None and px.kind else NO)
-            if pdx is not None:
-                out.append(Thunk(lambda: pdx(np.sum(T.d̄(t̄)))) if x is None and pdx.kind else NO)
-            return tuple(out) + extra
-        return Ω, trapezoid_pullback
-
-    register_frule(f)(trapezoid_frule)
-    register_rrule(f)(trapezoid_rrule)
-
-
-_trapezoid_rules(_integrate.trapezoid, "scipy.integrate.trapezoid")
-if hasattr(np, "trapezoid"):
-    _trapezoid_rules(np.trapezoid, "numpy.trapezoid")
+trapezoid_rules(_integrate.trapezoid, "scipy.integrate.trapezoid")
 
 
 # =============================================================================
@@ -385,7 +248,7 @@ def quad_frule(config: Any, tangents: Any, func: Any, a: Any, b: Any, *rest: Any
         İ = İ + _integrate.quad(jvp, _float(a), _float(b), **quad_kw)[0]
     if isinstance(İ, float) and İ == 0.0 and all(isinstance(v, AbstractZero) for v in (ȧ, ḃ, *ṗ)):
         return Ω, ZERO
-    return Ω, Tangent[tuple](İ, ZERO)
+    return Ω, Tangent[tuple](İ, ZERO)  # type: ignore[type-arg]
 
 
 @register_rrule(_integrate.quad, config="reverse")
@@ -419,5 +282,5 @@ def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) ->
         total = _integrate.quad_vec(integrand, lo, hi)[0] if sum(sizes) else np.zeros(0)
         pieces = np.split(total, np.cumsum(sizes)[:-1]) if sizes else []
         p̄ = [p(np.reshape(v, s) * Ī) if k else NO for p, v, s, k in zip(pargs, pieces, shapes, kinds)]
-        return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra
+        return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra  # type: ignore[type-arg]
     return Ω, quad_pullback

@@ -184,7 +184,7 @@ def _zi_last(zi: Any, axis: int) -> Any:
     return np.moveaxis(zi, axis, -1)
 
 
-def _rules_lfilter() -> None:
+def _rules_lfilter() -> tuple[Any, Any]:
     from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
     from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
 
@@ -232,7 +232,7 @@ def _rules_lfilter() -> None:
             żil = _zi_last(żi, axis)
             żf = żf + np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] \
                 - a[0] * np.pad(żil, [(0, 0)] * (np.ndim(żil) - 1) + [(0, N)])[..., N:N + K] / a[0]
-        return Ω, Tangent[tuple](ẏ, project_to(zf)(np.moveaxis(żf, -1, axis)))
+        return Ω, Tangent[tuple](ẏ, project_to(zf)(np.moveaxis(żf, -1, axis)))  # type: ignore[type-arg]
 
     def lfilter_rrule(b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
         axis, zi = _lfilter_options(args, kw)
@@ -243,7 +243,7 @@ def _rules_lfilter() -> None:
         y = Ω[0] if zi is not None else Ω
         nd = max(np.ndim(x), 1)
         xl, yl = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
-        zil = None if zi is None else _zi_last(zi, axis)
+        zil: Any = None if zi is None else _zi_last(zi, axis)
         n = N + K
         nb, na = np.shape(b)[0], np.shape(a)[0]
         rest = (NO,) * len(args)
@@ -362,7 +362,7 @@ def _rules_sosfilt() -> None:
             return Ω, ẏ
         if isinstance(ẏ, AbstractZero):
             ẏ = np.zeros(np.shape(Ω[0]), dtype=np.result_type(Ω[0]))
-        return Ω, Tangent[tuple](ẏ, np.stack(żfs))
+        return Ω, Tangent[tuple](ẏ, np.stack(żfs))  # type: ignore[type-arg]
 
     def sosfilt_rrule(sos: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
         axis, zi = _sosfilt_options(sos, args, kw)
@@ -381,9 +381,10 @@ def _rules_sosfilt() -> None:
                 ȳ, z̄f = output_parts(ȳ, 2, "scipy.signal.sosfilt")
             else:
                 ȳ, z̄f = seed(ȳ, "scipy.signal.sosfilt"), ZERO
-            s̄, z̄ = [None] * len(pullbacks), [None] * len(pullbacks)
+            s̄: list[Any] = [None] * len(pullbacks)
+            z̄: list[Any] = [None] * len(pullbacks)
             for i in reversed(range(len(pullbacks))):
-                seed_i = ȳ if zi is None else Tangent[tuple](
+                seed_i = ȳ if zi is None else Tangent[tuple](  # type: ignore[type-arg]
                     ȳ, ZERO if isinstance(z̄f, AbstractZero) else z̄f[i])
                 g = pullbacks[i](seed_i)
                 b̄, ā, ȳ = (unthunk(v) for v in g[1:4])
@@ -396,9 +397,9 @@ def _rules_sosfilt() -> None:
                 return out
             if not pzi.kind:
                 return out[:-1] + (NO,)
-            z̄ = [np.zeros(np.shape(zi[i])) if isinstance(v, AbstractZero) or v is None else v
-                 for i, v in enumerate(z̄)]
-            return out[:-1] + (pzi(np.stack(z̄)),)
+            parts = [np.zeros(np.shape(zi[i])) if isinstance(v, AbstractZero) or v is None else v
+                     for i, v in enumerate(z̄)]
+            return out[:-1] + (pzi(np.stack(parts)),)
         return Ω, sosfilt_pullback
 
     register_frule(_signal.sosfilt)(sosfilt_frule)
