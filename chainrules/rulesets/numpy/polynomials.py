@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import AbstractZero, Thunk, register_frule, register_rrule, unthunk
+from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, project_to, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
 from chainrules.rulesets.numpy.convolution import convolution_rules
 
 
@@ -387,3 +387,59 @@ def roots_rrule(p: Any) -> tuple[Any, Pullback]:
         s = -array_or_tracked(Ω̄) / np.conj(np.polyval(np.polyder(p), Ω))
         return NO, Thunk(lambda: pp(s @ np.vander(np.conj(Ω), n)))
     return Ω, roots_pullback
+
+
+# ----- polydiv(u, v) -> (q, r): u = q·v + r ------------------------------------------------------
+# With w = u̇ − q∗v̇: q̇ = quotient(w, v) (Q, a lower-triangular Toeplitz solve), ṙ = (w − q̇∗v),
+# its last len(r) entries (NumPy trims r's leading zeros).  Pullback: w̄ = r̄ + Qᴴ(q̄ − corr(r̄, v)),
+# ū = w̄, v̄ = −corr(w̄, q); Qᴴz = the upper-triangular solve, flipped quotient by conj(v).
+
+def _quotient_adjoint(z: Any, v: Any) -> Any:
+    n = np.shape(v)[0] - 1
+    sol = np.polydiv(np.pad(np.flip(z), (0, n)), np.conj(v))[0]
+    return np.pad(np.flip(sol), (0, n))
+
+
+@register_frule(np.polydiv)
+def polydiv_frule(tangents: Any, u: Any, v: Any) -> tuple[Any, Any]:
+    _no_poly1d("polydiv", u, v)
+    Ω = np.polydiv(u, v)
+    q, r = Ω
+    u̇, v̇ = unthunk(tangents[1]), unthunk(tangents[2])
+    if _zero(u̇) and _zero(v̇):
+        return Ω, ZERO
+    nr = np.shape(r)[0]
+    if np.shape(u)[0] < np.shape(v)[0]:
+        ṙ = np.zeros(nr) if _zero(u̇) else u̇[np.shape(u̇)[0] - nr:]
+        return Ω, Tangent[tuple](np.zeros(np.shape(q)), project_to(r)(ṙ))  # type: ignore[type-arg]
+    w = np.zeros(np.shape(u)) if _zero(u̇) else u̇
+    if not _zero(v̇):
+        w = w - np.polymul(q, v̇)
+    q̇ = np.polydiv(w, v)[0]
+    ṙ = w - np.polymul(q̇, v)
+    return Ω, Tangent[tuple](project_to(q)(q̇), project_to(r)(ṙ[np.shape(ṙ)[0] - nr:]))  # type: ignore[type-arg]
+
+
+@register_rrule(np.polydiv)
+def polydiv_rrule(u: Any, v: Any) -> tuple[Any, Pullback]:
+    _no_poly1d("polydiv", u, v)
+    Ω = np.polydiv(u, v)
+    q, r = Ω
+    pu, pv = project_to(u), project_to(v)
+    nu, nr = np.shape(u)[0], np.shape(r)[0]
+    short = nu < np.shape(v)[0]
+
+    def polydiv_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        q̄, r̄ = output_parts(Ω̄, 2, "numpy.polydiv")
+        if _zero(q̄) and _zero(r̄):
+            return NO, pu(ZERO), pv(ZERO)
+        r̄f = np.zeros(nu) if _zero(r̄) else np.pad(array_or_tracked(r̄), (nu - nr, 0))
+        if short:
+            return NO, pu(r̄f), pv(ZERO)
+        z = -np.correlate(r̄f, v, "valid")
+        if not _zero(q̄):
+            z = z + array_or_tracked(q̄)
+        w̄ = r̄f + _quotient_adjoint(z, v)
+        return NO, pu(w̄), pv(-np.correlate(w̄, q, "valid"))
+    return Ω, polydiv_pullback
+

@@ -98,6 +98,7 @@ def test_polynomials():
         (np.poly, r(3)), (np.poly, c(3)), (np.poly, np.array([0.0, -1.0])), (np.poly, r(1)),
         (np.roots, np.poly(np.array([0.5, -1.0, 2.0]))), (np.roots, np.array([1.0, 0.0, 2.0])),
         (np.roots, c(4)), (np.roots, np.array([1.0, -3.0, 2.0, 0.0])),      # a zero root
+        (np.polydiv, r(5), r(3)), (np.polydiv, r(4), c(2)), (np.polydiv, r(2), r(4)), (np.polydiv, r(3), r(3)),
     ]
     run(cases)
 
@@ -194,7 +195,7 @@ SWEEP_CASES = [
     Case("np.polyadd", np.polyadd, r(3), r(2)), Case("np.polysub", np.polysub, r(2), r(3)),
     Case("np.polymul", np.polymul, r(3), r(2)), Case("np.polyder", np.polyder, r(4)),
     Case("np.polyint", np.polyint, r(3)), Case("np.polyfit", np.polyfit, np.linspace(0, 1, 5), r(5), 2),
-    Case("np.poly", np.poly, r(3)), Case("np.roots", np.roots, np.array([1.0, -3.0, 2.0])),
+    Case("np.poly", np.poly, r(3)), Case("np.polydiv", np.polydiv, r(4), r(2)), Case("np.roots", np.roots, np.array([1.0, -3.0, 2.0])),
     Case("np.ediff1d", np.ediff1d, r(4)), Case("np.unwrap", np.unwrap, np.array([0.1, 3.0, 6.0])),
     Case("np.linspace", np.linspace, 0.5, 2.0, 4), Case("np.logspace", np.logspace, 0.5, 1.0, 3),
     Case("np.geomspace", np.geomspace, 0.5, 2.0, 4),
