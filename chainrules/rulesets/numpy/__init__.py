@@ -23,3 +23,4 @@ from chainrules.rulesets.numpy import gathers  # noqa: F401
 from chainrules.rulesets.numpy import polynomials  # noqa: F401
 from chainrules.rulesets.numpy import sequences  # noqa: F401
 from chainrules.rulesets.numpy import calculus  # noqa: F401
+from chainrules.rulesets.numpy import piecewise  # noqa: F401

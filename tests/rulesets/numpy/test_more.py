@@ -210,3 +210,19 @@ if hasattr(np, "unstack"):
                     Case("np.cumulative_prod", np.cumulative_prod, r(4))]
 if hasattr(np, "matvec"):
     SWEEP_CASES += [Case("np.matvec", np.matvec, r(2, 3), r(3)), Case("np.vecmat", np.vecmat, r(3), r(3, 2))]
+
+
+def test_piecewise():
+    from chainrules import ad
+    from chainrules.testing import TestConfig
+    x = np.array([-1.5, -0.2, 0.3, 1.7, 2.5])
+    for conds, funcs in [([x < 0, x > 2], [np.sin, lambda v: v ** 2, lambda v: 3 * v]),
+                         ([x < 0], [np.exp, 1.0]),                       # otherwise: a constant
+                         ([x < 0, x < 1], [np.cos, np.sinh])]:            # overlapping: the last wins
+        test_frule(TestConfig(), np.piecewise, x, conds, funcs)
+        test_rrule(TestConfig(), np.piecewise, x, conds, funcs)
+    # through chainrules.ad, both modes
+    g = ad.gradient(lambda v: np.sum(np.piecewise(v, [v < 0], [np.sin, np.exp])), x)
+    np.testing.assert_allclose(g, np.where(x < 0, np.cos(x), np.exp(x)), rtol=1e-14)
+    np.testing.assert_allclose(ad.derivative(lambda v: np.piecewise(v, [v < 0], [np.sin, np.exp]), -0.3),
+                               np.cos(-0.3), rtol=1e-14)
