@@ -1,7 +1,7 @@
 """Rules for `scipy.signal`: the convolutions (`convolve`, `correlate`,
 `fftconvolve`, `oaconvolve`, `convolve2d`, `correlate2d`, every `mode`,
 `method=` passed on) and the linear filters (`lfilter` in b, a, x and zi,
-`sosfilt` in sos, x and zi, `filtfilt` in b, a and x).
+`sosfilt` in sos, x and zi, `filtfilt` in b, a and x through the calling AD).
 
 The convolutions are bilinear: see `chainrules/rulesets/numpy/convolution.py`,
 whose factory they share.  SciPy's windows of the full output are centred
@@ -34,7 +34,10 @@ from typing import Any
 import numpy as np
 import scipy.signal as _signal
 
+from chainrules._core import NoTangent
 from chainrules.rulesets._arrays import reject_out
+
+NO_ = NoTangent()
 from chainrules.rulesets.numpy.convolution import convolution_rules, on_any
 
 # the functions called on values that an AD may track (a rule differentiated)
@@ -407,3 +410,92 @@ def _rules_sosfilt() -> None:
 
 
 _rules_sosfilt()
+
+
+# =============================================================================
+# filtfilt(b, a, x, axis=-1, padtype='odd', padlen=None, method='pad'): SciPy's own steps
+# (odd extension, lfilter_zi's linear solve, lfilter forwards and backwards) written with
+# functions that have rules, differentiated by the calling AD (a rule with a config, as those
+# of rulesets/higher_order.py); the value is SciPy's.
+# =============================================================================
+
+def _filtfilt_options(x: Any, b: Any, a: Any, args: Any, kw: Any) -> Any:
+    name = "scipy.signal.filtfilt"
+    reject_out(name, kw)
+    names = ("axis", "padtype", "padlen", "method", "irlen")
+    if len(args) > len(names):
+        raise TypeError(f"{name}: too many positional arguments for the rule")
+    opts = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    if opts.get("method", "pad") != "pad":
+        raise ValueError(f"{name}: the rule covers method='pad' only, got method={opts['method']!r}")
+    padtype = opts.get("padtype", "odd")
+    if padtype not in ("odd", None):
+        raise ValueError(f"{name}: the rule covers padtype='odd' or None, got padtype={padtype!r}")
+    if np.ndim(b) != 1 or np.ndim(a) != 1:
+        raise ValueError(f"{name}: the rule takes 1-d b and a")
+    ntaps = max(np.shape(a)[0], np.shape(b)[0])
+    padlen = opts.get("padlen")
+    edge = 0 if padtype is None else (3 * ntaps if padlen is None else int(padlen))
+    return int(opts.get("axis", -1)), edge
+
+
+def _lfilter_zi(b: Any, a: Any) -> Any:
+    """scipy.signal.lfilter_zi with functions that have rules."""
+    n = max(np.shape(a)[0], np.shape(b)[0])
+    a0 = a[0]
+    a = np.pad(a, (0, n - np.shape(a)[0])) / a0
+    b = np.pad(b, (0, n - np.shape(b)[0])) / a0
+    companion_t = np.transpose(np.concatenate([np.reshape(-a[1:], (1, n - 1)), np.eye(n - 2, n - 1)], axis=0))
+    return np.linalg.solve(np.eye(n - 1) - companion_t, b[1:] - a[1:] * b[0])
+
+
+def _filtfilt(b: Any, a: Any, x: Any, *, axis: int, edge: int) -> Any:
+    last = axis % np.ndim(x) == np.ndim(x) - 1
+    if not last:
+        x = np.swapaxes(x, axis, -1)
+    b, a = b / a[0], a / a[0]
+    if edge:
+        left, right = x[..., :1], x[..., -1:]
+        x = np.concatenate([2 * left - x[..., edge:0:-1], x,
+                            2 * right - x[..., -2:-(edge + 2):-1]], axis=-1)
+    zi = _lfilter_zi(b, a)
+    lead = (1,) * (np.ndim(x) - 1)
+    zi = np.reshape(zi, lead + (-1,))
+    y, _ = _lfilter(b, a, x, -1, zi * x[..., :1])
+    y, _ = _lfilter(b, a, np.flip(y, -1), -1, zi * y[..., -1:])
+    y = np.flip(y, -1)
+    if edge:
+        y = y[..., edge:-edge]
+    return y if last else np.swapaxes(y, axis, -1)
+
+
+def _rules_filtfilt() -> None:
+    from chainrules._core import frule_via_ad, register_frule, register_rrule, rrule_via_ad
+
+    def filtfilt_frule(config: Any, tangents: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> Any:
+        axis, edge = _filtfilt_options(x, b, a, args, kw)
+        Ω = _signal.filtfilt(b, a, x, *args, **kw)
+        # axis and edge by keyword: options, no tangent
+        _, ΔΩ = frule_via_ad(config, (NO_,) + tuple(tangents[1:4]), _filtfilt, b, a, x, axis=axis, edge=edge)
+        return Ω, ΔΩ
+
+    def filtfilt_rrule(config: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> Any:
+        axis, edge = _filtfilt_options(x, b, a, args, kw)
+        Ω = _signal.filtfilt(b, a, x, *args, **kw)
+        _, pb = rrule_via_ad(config, _filtfilt, b, a, x, axis=axis, edge=edge)
+        rest = (NO_,) * len(args)
+
+        def filtfilt_pullback(Ω̄: Any) -> tuple[Any, ...]:
+            got = pb(Ω̄)
+            return (NO_,) + tuple(got[1:4]) + rest
+        return Ω, filtfilt_pullback
+
+    register_frule(_signal.filtfilt, config="forward")(filtfilt_frule)
+    register_rrule(_signal.filtfilt, config="reverse")(filtfilt_rrule)
+
+
+_rules_filtfilt()

@@ -1,5 +1,5 @@
 """Tests of chainrules/rulesets/scipy/signal.py: the convolutions in every mode (1-d, 2-d,
-the larger array first or second), lfilter in b, a, x and zi (y and zf), sosfilt; with
+the larger array first or second), lfilter in b, a, x and zi (y and zf), sosfilt, filtfilt; with
 chainrules.testing at order 1 and 2, complex, float32, against JAX, and bad input."""
 
 import numpy as np
@@ -8,7 +8,7 @@ import scipy.signal as signal
 
 import chainrules as cr
 from chainrules.finite_differences import central_fdm, jvp
-from chainrules.testing import test_frule, test_rrule
+from chainrules.testing import TestConfig, test_frule, test_rrule
 
 from tests.rulesets._order2 import F32, Case
 
@@ -102,6 +102,26 @@ def test_sosfilt():
          (signal.sosfilt, (fir, r(5, 2), 0, r(2, 2, 2)), None, (1, 2), {})])
 
 
+def test_filtfilt():
+    from chainrules import ad
+    from chainrules.testing import TestConfig
+    b, a = signal.butter(3, 0.3)
+    x, X = r(30), r(20, 2)
+    for args, kw in (((b, a, x), None), ((b, a, X, 0), None), ((b, a, x), {"padtype": None}),
+                     ((b, a, x), {"padlen": 5}), ((np.array([0.5, 0.5]), np.array([1.0]), x), None)):
+        test_frule(TestConfig(), signal.filtfilt, *args, fkwargs=kw)
+        test_rrule(TestConfig(), signal.filtfilt, *args, fkwargs=kw)
+    filtfilt = ad.wrap(signal.filtfilt)
+
+    def energy(b):
+        return np.sum(filtfilt(b, a, x) ** 2)
+
+    def plain(b):
+        return np.sum(signal.filtfilt(b, a, x) ** 2)
+    fd = [(plain(b + 1e-6 * e) - plain(b - 1e-6 * e)) / 2e-6 for e in np.eye(len(b))]
+    np.testing.assert_allclose(ad.gradient(energy, b), fd, rtol=1e-6)
+
+
 def test_against_jax(jax_x64):
     jsig = pytest.importorskip("jax.scipy.signal")
     for f, jf in ((signal.convolve, jsig.convolve), (signal.correlate, jsig.correlate),
@@ -127,7 +147,11 @@ def test_bad_input():
            (lambda: cr.rrule(signal.lfilter, r(2), np.array([1.0, 0.2]), r(4), -1, r(3)), ValueError, "zi"),
            (lambda: cr.rrule(signal.lfilter, r(2), np.array([1.0, 0.2]), r(4), bogus=1), TypeError, "bogus"),
            (lambda: cr.rrule(signal.sosfilt, r(2, 5), r(4)), ValueError, "n_sections, 6"),
-           (lambda: cr.rrule(signal.convolve, r(3), r(2), out=np.zeros(4)), TypeError, "out=")]
+           (lambda: cr.rrule(signal.convolve, r(3), r(2), out=np.zeros(4)), TypeError, "out="),
+           (lambda: cr.rrule(TestConfig(), signal.filtfilt, r(2), np.array([1.0, 0.2]), r(20), method="gust"),
+            ValueError, "method"),
+           (lambda: cr.rrule(TestConfig(), signal.filtfilt, r(2), np.array([1.0, 0.2]), r(20), padtype="even"),
+            ValueError, "padtype")]
     for call, error, words in bad:
         with pytest.raises(error, match=words):
             call()
