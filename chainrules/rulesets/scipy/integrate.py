@@ -32,6 +32,7 @@ import scipy.integrate as _integrate
 
 from chainrules._core import (
     AbstractZero,
+    _ad_strip_all,
     Tangent,
     Thunk,
     frule_via_ad,
@@ -133,16 +134,9 @@ register_rrule(_integrate.cumulative_trapezoid)(cumulative_trapezoid_rrule)
 _simpson = on_any(_integrate.simpson)
 
 
-def _plain(v: Any) -> Any:
-    """The numbers of v (the weights are constants: simpson is not differentiated in x)."""
-    while hasattr(v, "primal"):
-        v = v.primal
-    return v
-
-
 def _simpson_weights(n: int, x: Any, dx: Any) -> Any:
     """∂simpson/∂y along a length-n axis: simpson of the unit vectors, in blocks."""
-    x = None if x is None else np.asarray(_plain(x))
+    x = None if x is None else np.asarray(_ad_strip_all(x))
     if x is not None and x.ndim != 1:
         raise ValueError("scipy.integrate.simpson: the rule takes a 1-d x (or None), "
                          f"got shape {x.shape}")
@@ -226,7 +220,7 @@ def _args_tangent(t: Any, n: int) -> Any:
 
 
 def _float(v: Any) -> float:
-    return float(np.real(_plain(v)))
+    return float(np.real(_ad_strip_all(v)))
 
 
 @register_frule(_integrate.quad, config="forward")
