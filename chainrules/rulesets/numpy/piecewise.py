@@ -1,5 +1,5 @@
-"""Rules for np.piecewise(x, condlist, funclist, *args, **kw) in x: a rule that
-calls back into the AD (`frule_via_ad` / `rrule_via_ad`, as the rules of
+"""Rules for np.piecewise(x, condlist, funclist, *args, **kw) in x, and for
+np.apply_over_axes(func, a, axes) in a: rules that call back into the AD (`frule_via_ad` / `rrule_via_ad`, as the rules of
 `chainrules/rulesets/higher_order.py`) for each callable piece on the
 elements where it applies (the last condition that holds wins, as in NumPy),
 and in funclist's constant pieces (a number in place of a function).  The pieces are taken to act element by
@@ -97,3 +97,40 @@ def piecewise_rrule(config: Any, x: Any, condlist: Any, funclist: Any, *args: An
         f̄ = Tangent[type(funclist)](*c̄) if any(not isinstance(v, AbstractZero) for v in c̄) else NO  # type: ignore[misc, operator]
         return (NO, px(x̄) if px.kind else NO, NO, f̄) + rest
     return Ω, piecewise_pullback
+
+
+# ----- apply_over_axes(func, a, axes): NumPy's loop, differentiated by the calling AD ------------
+
+def _over_axes(a: Any, *, func: Any, axes: Any) -> Any:
+    """np.apply_over_axes' own loop (numpy/lib/_shape_base_impl.py), on values an AD tracks."""
+    n = np.ndim(a)
+    val = a
+    for axis in ((axes,) if np.ndim(axes) == 0 else axes):
+        axis = int(axis) % n if n else int(axis)
+        res = func(val, axis)
+        if np.ndim(res) != np.ndim(val):
+            res = np.expand_dims(res, axis)
+            if np.ndim(res) != np.ndim(val):
+                raise ValueError("numpy.apply_over_axes: function is not returning an array of the correct shape")
+        val = res
+    return val
+
+
+@register_frule(np.apply_over_axes, config="forward")
+def apply_over_axes_frule(config: Any, tangents: Any, func: Any, a: Any, axes: Any) -> tuple[Any, Any]:
+    Ω = np.apply_over_axes(func, a, axes)
+    ȧ = unthunk(tangents[2])
+    if isinstance(ȧ, AbstractZero):
+        return Ω, ZERO
+    _, ΔΩ = frule_via_ad(config, (NO, ȧ), _over_axes, a, func=func, axes=axes)
+    return Ω, ΔΩ
+
+
+@register_rrule(np.apply_over_axes, config="reverse")
+def apply_over_axes_rrule(config: Any, func: Any, a: Any, axes: Any) -> tuple[Any, Pullback]:
+    Ω = np.apply_over_axes(func, a, axes)
+    _, pb = rrule_via_ad(config, _over_axes, a, func=func, axes=axes)
+
+    def apply_over_axes_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        return NO, NO, pb(Ω̄)[1], NO
+    return Ω, apply_over_axes_pullback

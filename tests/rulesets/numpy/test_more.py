@@ -226,3 +226,14 @@ def test_piecewise():
     np.testing.assert_allclose(g, np.where(x < 0, np.cos(x), np.exp(x)), rtol=1e-14)
     np.testing.assert_allclose(ad.derivative(lambda v: np.piecewise(v, [v < 0], [np.sin, np.exp]), -0.3),
                                np.cos(-0.3), rtol=1e-14)
+
+
+def test_apply_over_axes():
+    from chainrules import ad
+    from chainrules.testing import TestConfig
+    a = np.arange(1.0, 25.0).reshape(2, 3, 4) / 10
+    for f, axes in [(np.sum, [0, 2]), (np.prod, 1), (np.max, [1])]:
+        test_frule(TestConfig(), np.apply_over_axes, f, a, axes)
+        test_rrule(TestConfig(), np.apply_over_axes, f, a, axes)
+    g = ad.gradient(lambda v: np.sum(np.apply_over_axes(np.sum, v, [0, 2]) ** 2), a)
+    np.testing.assert_allclose(g, np.broadcast_to(2 * np.sum(a, axis=(0, 2), keepdims=True), a.shape))
