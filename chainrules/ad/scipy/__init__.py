@@ -10,8 +10,10 @@ scipy.special so that the rules of their parts differentiate them)::
     from chainrules.ad.scipy.special import logsumexp
     import chainrules.ad.scipy.stats.norm as norm
 
-autograd.scipy's `linalg`, `signal` and `integrate` are not here: chainrules
-has no rules for scipy.linalg, scipy.signal or scipy.integrate.
+autograd.scipy's `linalg`, `signal` and `integrate` are not here: SciPy's
+functions that have rules (scipy.signal's convolutions and filters,
+scipy.integrate's trapezoid, simpson, quad, odeint) are called through
+`chainrules.ad.wrap(f)` in code differentiated by chainrules.ad.
 """
 
 from chainrules.ad.scipy import special, stats
