@@ -60,6 +60,12 @@ def test_simpson():
          (integrate.simpson, (y + 1j,), None, (1, 2), {}),
          (integrate.simpson, (y, PrimalAndTangent(x, NT)), None, (1, 2), {}),
          (integrate.simpson, (r(5, dtype=np.float32),), None, (1,), F32)])
+    # the pullback's weights (SciPy's formulas, O(n)) are simpson of the unit vectors
+    from chainrules.rulesets.scipy.integrate import _simpson_weights
+    for n in range(2, 10):
+        for xs in (None, np.sort(r(n)), np.array([0.0, 0.0, 1.0, 2.0, 2.0, 3.0, 4.0, 4.5, 5.0])[:n]):
+            np.testing.assert_allclose(_simpson_weights(n, xs, 0.3),
+                                       integrate.simpson(np.eye(n), x=xs, dx=0.3, axis=-1), rtol=1e-13)
     # the derivative in x is not implemented, and says so
     _, pb = cr.rrule(integrate.simpson, y, x)
     assert isinstance(pb(1.0)[2], cr.NotImplementedTangent)
