@@ -20,7 +20,7 @@ import numpy as np
 from chainrules._core import AbstractZero, Tangent, Thunk, not_implemented, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, project_to, reject_out, seed, unbroadcast
-from chainrules.rulesets.numpy.convolution import on_any
+from chainrules.rulesets.numpy.convolution import array_arg, on_any
 from chainrules.rulesets.numpy.gathers import _bincount
 
 __all__ = ["trapezoid_rules"]
@@ -84,6 +84,8 @@ class _Trapezoid:
     def __init__(self, name: str, y: Any, x: Any, dx: Any, axis: Any) -> None:
         if x is not None and np.ndim(x) not in (1, np.ndim(y)):
             raise ValueError(f"{name}: the rule takes an x that is 1-d or of y's shape, got shape {np.shape(x)}")
+        y = array_arg(y)
+        x = array_arg(x)
         self.nd = max(np.ndim(y), 1)
         self.axis = int(axis) % self.nd
         self.hi, self.lo = _slices(self.nd, self.axis)
@@ -103,6 +105,7 @@ class _Trapezoid:
 
     def tangent(self, ẏ: Any, ẋ: Any, ḋx: Any) -> Any:
         """ṫ, or None when every tangent is zero."""
+        ẏ, ẋ = array_arg(ẏ), array_arg(ẋ)
         out = None
         if not isinstance(ẏ, AbstractZero):
             out = self.d * self.mid(ẏ)

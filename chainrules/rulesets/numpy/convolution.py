@@ -23,13 +23,35 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import AbstractZero, Thunk, Wrapped, register_frule, register_rrule, unthunk
+from chainrules._core import AbstractZero, StructuralTangent, Thunk, Wrapped, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, project_to, reject_out, seed
 
-__all__ = ["convolution_rules", "on_any"]
+__all__ = ["convolution_rules", "on_any", "array_arg"]
 
 _PLAIN = (np.ndarray, np.generic, int, float, complex, str, bytes, type(None), slice)
+
+
+def array_arg(v: Any) -> Any:
+    """An argument or tangent as an array: a list or tuple (or the Tangent of one, zeros
+    filled in) stacked, with np.stack, so that values an AD tracks stay tracked; zeros and
+    arrays as they are."""
+    v = unthunk(v)
+    if isinstance(v, AbstractZero) or v is None:
+        return v
+    if isinstance(v, (list, tuple, StructuralTangent)):
+        parts = [array_arg(e) for e in v]
+        like = next((np.shape(p) for p in parts if not isinstance(p, AbstractZero)), ())
+        parts = [np.zeros(like) if isinstance(p, AbstractZero) else p for p in parts]
+        return np.stack(parts) if parts else np.zeros(0)
+    return array_or_tracked(v)
+
+
+def _plain(a: Any) -> bool:
+    """A plain value: an array, a number, or a list or tuple of them."""
+    if isinstance(a, _PLAIN):
+        return True
+    return isinstance(a, (list, tuple)) and all(_plain(e) for e in a)
 
 
 def on_any(f: Any) -> Any:
@@ -41,7 +63,7 @@ def on_any(f: Any) -> Any:
 
     def on_any(*args: Any, **kw: Any) -> Any:
         for a in args:
-            if not isinstance(a, _PLAIN):
+            if not _plain(a):
                 return w(*args, **kw)
         return f(*args, **kw)
     on_any.__name__ = on_any.__qualname__ = getattr(f, "__name__", "f")
@@ -88,7 +110,8 @@ def convolution_rules(f: Any, name: str, *, correlation: bool, corr_valid: Any, 
     def conv_frule(tangents: Any, in1: Any, in2: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         options(rest, kw)
         Ω = g(in1, in2, *rest, **kw)
-        ȧ, v̇ = unthunk(tangents[1]), unthunk(tangents[2])
+        in1, in2 = array_arg(in1), array_arg(in2)
+        ȧ, v̇ = array_arg(tangents[1]), array_arg(tangents[2])
         terms = []
         if not isinstance(ȧ, AbstractZero):
             terms.append(g(ȧ, in2, *rest, **kw))
@@ -102,6 +125,7 @@ def convolution_rules(f: Any, name: str, *, correlation: bool, corr_valid: Any, 
         mode, opts = options(rest, kw)
         Ω = g(in1, in2, *rest, **kw)
         pa, pv = project_to(in1), project_to(in2)
+        in1, in2 = array_arg(in1), array_arg(in2)
         s1, s2 = np.shape(in1), np.shape(in2)
         full = tuple(m + n - 1 for m, n in zip(s1, s2))
         out = np.shape(Ω)

@@ -21,7 +21,7 @@ import numpy as np
 from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
-from chainrules.rulesets.numpy.convolution import convolution_rules
+from chainrules.rulesets.numpy.convolution import array_arg, convolution_rules
 
 
 def _no_poly1d(name: str, *args: Any) -> None:
@@ -89,7 +89,8 @@ def _slope(p: Any, x: Any) -> Any:
 def polyval_frule(tangents: Any, p: Any, x: Any) -> tuple[Any, Any]:
     _no_poly1d("polyval", p, x)
     Ω = np.polyval(p, x)
-    ṗ, ẋ = unthunk(tangents[1]), unthunk(tangents[2])
+    p, x = array_arg(p), array_arg(x)
+    ṗ, ẋ = array_arg(tangents[1]), array_arg(tangents[2])
     out = None
     if not _zero(ṗ):
         out = np.polyval(ṗ, x)
@@ -104,6 +105,7 @@ def polyval_rrule(p: Any, x: Any) -> tuple[Any, Pullback]:
     _no_poly1d("polyval", p, x)
     Ω = np.polyval(p, x)
     pp, px = project_to(p), project_to(x)
+    p, x = array_arg(p), array_arg(x)
     n = np.shape(p)[0]
 
     def polyval_pullback(Ω̄: Any) -> tuple[Any, ...]:

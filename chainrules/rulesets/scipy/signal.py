@@ -38,7 +38,7 @@ from chainrules._core import NoTangent
 from chainrules.rulesets._arrays import reject_out
 
 NO_ = NoTangent()
-from chainrules.rulesets.numpy.convolution import convolution_rules, on_any
+from chainrules.rulesets.numpy.convolution import array_arg, convolution_rules, on_any
 
 # the functions called on values that an AD may track (a rule differentiated)
 _correlate = on_any(_signal.correlate)
@@ -195,8 +195,9 @@ def _rules_lfilter() -> tuple[Any, Any]:
         axis, zi = _lfilter_options(args, kw)
         K, N = _lfilter_setup(b, a, x, axis, zi)
         Ω = _lfilter(b, a, x, *args, **kw)
-        ḃ, ȧ, ẋ = (unthunk(t) for t in tangents[1:4])
-        żi = unthunk(tangents[5]) if len(args) == 2 else ZERO
+        b, a, x, zi = array_arg(b), array_arg(a), array_arg(x), array_arg(zi)
+        ḃ, ȧ, ẋ = (array_arg(t) for t in tangents[1:4])
+        żi = array_arg(tangents[5]) if len(args) == 2 else ZERO
         y = Ω[0] if zi is not None else Ω
         xl, yl = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
         n = N + K
@@ -243,6 +244,7 @@ def _rules_lfilter() -> tuple[Any, Any]:
         Ω = _lfilter(b, a, x, *args, **kw)
         pb, pa, px = project_to(b), project_to(a), project_to(x)
         pzi = project_to(zi) if len(args) == 2 else None
+        b, a, x, zi = array_arg(b), array_arg(a), array_arg(x), array_arg(zi)
         y = Ω[0] if zi is not None else Ω
         nd = max(np.ndim(x), 1)
         xl, yl = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)

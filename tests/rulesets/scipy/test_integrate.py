@@ -45,7 +45,7 @@ def test_trapezoids():
                   (f, (Y, X), None, (1, 2), {}), (f, (Y.T, x, 1.0, 0), None, (1, 2), {}),
                   (f, (y + 1j * y[::-1], x), None, (1, 2), {}), (f, (y, None, 0.3), None, (1, 2), {}),
                   (f, (y, np.array([0.0, 0.0, 1.0, 1.0, 2.0])), None, (1, 2), {}),       # repeated x
-                  (f, (r(2),), None, (1, 2), {}),
+                  (f, (r(2),), None, (1, 2), {}), (f, ([1.0, 2.0, 4.0], [0.0, 0.5, 2.0]), None, (1,), {}),
                   (f, (r(4, dtype=np.float32), np.sort(r(4, dtype=np.float32))), None, (1,), F32)]
     cases.append((integrate.cumulative_trapezoid, (Y, x), {"initial": 0}, (1, 2), {}))
     run(cases)

@@ -67,6 +67,7 @@ def test_lfilter():
         (signal.lfilter, (b, a, c(5, 2), 0, r(3, 2)), None, (1, 2), {}),
         (signal.lfilter, (b + 1j * b[::-1], a, r(4)), None, (1, 2), {}),
         (signal.lfilter, (np.array([1.0]), np.array([1.0]), r(3)), None, (1, 2), {}),   # the identity
+        (signal.lfilter, ([0.5, 0.5], [1.0, -0.2], [1.0, 2.0, 3.0]), None, (1,), {}),    # lists
         (signal.lfilter, (b, a, r(6), -1), {"zi": r(3)}, (1,), {}),       # zi by keyword: no tangent
         (signal.lfilter, (b.astype(np.float32), a.astype(np.float32), r(5, dtype=np.float32)), None, (1,), F32),
     ]
