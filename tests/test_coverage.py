@@ -71,11 +71,11 @@ def test_the_classification_lists_name_functions_that_exist():
 
 def test_a_rule_registered_now_is_counted(registry):
     before = next(iter(cov.census(["numpy"], probe=False)))
-    assert "polyval" in {f.name for f in before.functions} - {f.name for f in before.with_rules}
-    cr.register_rrule(np.polyval)(lambda p, x: (np.polyval(p, x), lambda ȳ: (cr.NoTangent(), ȳ, ȳ)))
+    assert "trim_zeros" in {f.name for f in before.functions} - {f.name for f in before.with_rules}
+    cr.register_rrule(np.trim_zeros)(lambda a: (np.trim_zeros(a), lambda ȳ: (cr.NoTangent(), ȳ)))
     after = next(iter(cov.census(["numpy"], probe=False)))
     assert len(after.with_rules) == len(before.with_rules) + 1
-    assert next(f for f in after.functions if f.name == "polyval").rule == "rrule"
+    assert next(f for f in after.functions if f.name == "trim_zeros").rule == "rrule"
 
 
 def test_the_probes_read_arguments_and_orders():

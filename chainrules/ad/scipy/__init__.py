@@ -12,8 +12,10 @@ scipy.special so that the rules of their parts differentiate them)::
 
 `linalg` (every function of scipy.linalg, those with chainrules rules
 differentiated: `from chainrules.ad.scipy import linalg`) is imported on
-demand.  autograd.scipy's `signal` and `integrate` are not here: chainrules
-has no rules for scipy.signal or scipy.integrate.
+demand.  autograd.scipy's `signal` and `integrate` are not here: SciPy's
+functions that have rules (scipy.signal's convolutions and filters,
+scipy.integrate's trapezoid, simpson, quad, odeint) are called through
+`chainrules.ad.wrap(f)` in code differentiated by chainrules.ad.
 """
 
 from chainrules.ad.scipy import special, stats

@@ -18,3 +18,9 @@ from chainrules.rulesets.numpy import indexing  # noqa: F401
 from chainrules.rulesets.numpy import linalg  # noqa: F401
 from chainrules.rulesets.numpy import fft  # noqa: F401
 from chainrules.rulesets.numpy import statistics  # noqa: F401
+from chainrules.rulesets.numpy import convolution  # noqa: F401
+from chainrules.rulesets.numpy import gathers  # noqa: F401
+from chainrules.rulesets.numpy import polynomials  # noqa: F401
+from chainrules.rulesets.numpy import sequences  # noqa: F401
+from chainrules.rulesets.numpy import calculus  # noqa: F401
+from chainrules.rulesets.numpy import piecewise  # noqa: F401

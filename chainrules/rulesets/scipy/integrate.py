@@ -1,0 +1,442 @@
+"""Rules for `scipy.integrate`: `trapezoid` (also NumPy's `np.trapezoid`) and
+`cumulative_trapezoid` in y, x and dx; `simpson` in y; `quad` in the limits
+and in the integrand's `args` (a rule that calls back into the AD).
+
+The trapezoid rules (`chainrules/rulesets/numpy/calculus.py`, shared with
+np.trapezoid) are sums (cumulative sums) of the terms
+t = d·(y[1:] + y[:-1])/2 with d = diff(x) (or dx): ṫ = ḋ·m + d·ṁ, and the
+pullback spreads t̄ back, ȳ = pad(t̄·conj(d)/2 at both ends), x̄ from
+d̄ = t̄·conj(m) (x̄[i] = d̄[i-1] − d̄[i]), with m the mid-values.  Everything is
+NumPy with rules (np.diff, np.pad, np.cumsum, np.flip, arithmetic), so the
+rules differentiate again.
+
+simpson is linear in y: ẏ ↦ simpson(ẏ, x); its pullback multiplies by the
+weights w = ∂simpson/∂y, from SciPy's formulas (O(n), checked against simpson
+of the unit vectors); its derivative in x is not implemented.
+
+quad: I = ∫ₐᵇ f(t, *args) dt, ∂I/∂b = f(b), ∂I/∂a = −f(a) (Leibniz), and the
+derivative in args is the integral of f's: quad of t ↦ the pushforward of f at
+t (frule_via_ad), quad_vec of t ↦ f's pullback at t (rrule_via_ad).  Its
+second output (the error estimate) gets no tangent.
+"""
+
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.integrate as _integrate
+
+from chainrules._core import (
+    AbstractZero,
+    _ad_strip_all,
+    Tangent,
+    Thunk,
+    frule_via_ad,
+    not_implemented,
+    register_frule,
+    register_rrule,
+    rrule_via_ad,
+    unthunk,
+)
+from chainrules.rulesets._arrays import (
+    NO,
+    ZERO,
+    array_or_tracked,
+    output_parts,
+    project_to,
+    reject_out,
+    seed,
+    unbroadcast,
+)
+from chainrules.rulesets.numpy.convolution import on_any
+from chainrules.rulesets.numpy.calculus import (
+    _Trapezoid,
+    _along,
+    _check_x,
+    _options,
+    _pad_axis,
+    trapezoid_rules,
+)
+
+
+trapezoid_rules(_integrate.trapezoid, "scipy.integrate.trapezoid")
+
+
+# =============================================================================
+# cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None)
+# =============================================================================
+
+_cumulative = on_any(_integrate.cumulative_trapezoid)
+
+
+def _initial(name: str, initial: Any) -> Any:
+    if initial is not None and initial != 0:
+        raise ValueError(f"{name}: initial must be None or 0, got {initial!r}")
+    return initial is not None
+
+
+def cumulative_trapezoid_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.cumulative_trapezoid"
+    x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
+    lead = _initial(name, initial)
+    _check_x(name, y, x, axis)
+    Ω = _cumulative(y, *rest, **kw)
+    T = _Trapezoid(name, y, x, dx, axis)
+    t = list(tangents[2:]) + [ZERO] * (2 - len(rest[:2]))
+    ṫ = T.tangent(unthunk(tangents[1]), unthunk(t[0]), unthunk(t[1]))
+    if ṫ is None:
+        return Ω, ZERO
+    c = np.cumsum(ṫ, axis=T.axis)
+    return Ω, _pad_axis(c, T.axis, 1, 0) if lead else c
+
+
+def cumulative_trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.cumulative_trapezoid"
+    x, dx, axis, initial = _options(name, rest, kw, ("x", "dx", "axis", "initial"), (None, 1.0, -1, None))
+    lead = _initial(name, initial)
+    _check_x(name, y, x, axis)
+    Ω = _cumulative(y, *rest, **kw)
+    T = _Trapezoid(name, y, x, dx, axis)
+    py = project_to(y)
+    px = project_to(x) if len(rest) >= 1 else None
+    pdx = project_to(dx) if len(rest) >= 2 else None
+    extra = (NO,) * max(len(rest) - 2, 0)
+
+    def cumulative_trapezoid_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, name)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
+        Ω̄ = array_or_tracked(Ω̄)
+        if lead:
+            Ω̄ = Ω̄[T.hi]
+        t̄ = np.flip(np.cumsum(np.flip(Ω̄, T.axis), axis=T.axis), T.axis)
+        out = [NO, Thunk(lambda: py(T.ȳ(t̄))) if py.kind else NO]
+        if px is not None:
+            out.append(Thunk(lambda: px(T.x̄(t̄))) if x is not None and px.kind else NO)
+        if pdx is not None:
+            out.append(Thunk(lambda: pdx(np.sum(T.d̄(t̄)))) if x is None and pdx.kind else NO)
+        return tuple(out) + extra
+    return Ω, cumulative_trapezoid_pullback
+
+
+register_frule(_integrate.cumulative_trapezoid)(cumulative_trapezoid_frule)
+register_rrule(_integrate.cumulative_trapezoid)(cumulative_trapezoid_rrule)
+
+
+# =============================================================================
+# simpson(y, x=None, *, dx=1.0, axis=-1): in y
+# =============================================================================
+
+_simpson = on_any(_integrate.simpson)
+
+
+def _ratio(num: Any, den: Any) -> Any:
+    """num/den, 0 where den is 0 (SciPy's guards)."""
+    return np.divide(num, den, out=np.zeros_like(np.asarray(den, dtype=float)), where=den != 0)
+
+
+def _simpson_weights(n: int, x: Any, dx: Any) -> Any:
+    """∂simpson/∂y along a length-n axis, SciPy's formulas (scipy/integrate/_quadrature.py):
+    Simpson's 3-point weights on the pairs of intervals (0, 2, … up to N-2 for odd N, N-3 for
+    even N, then Cartwright's correction on the last interval; N = 2: the trapezoid)."""
+    x = None if x is None else np.asarray(_ad_strip_all(x), dtype=float)
+    if x is not None and x.ndim != 1:
+        raise ValueError("scipy.integrate.simpson: the rule takes a 1-d x (or None), "
+                         f"got shape {x.shape}")
+    h = np.full(max(n - 1, 0), float(np.real(_ad_strip_all(dx)))) if x is None else np.diff(x)
+    w = np.zeros(n)
+    if n < 2:
+        return w
+    if n == 2:
+        return w + 0.5 * h[-1]
+    starts = np.arange(0, n - 2 if n % 2 else n - 3, 2)
+    if x is None:
+        c0 = c2 = np.full(starts.shape, h[0] / 3.0)
+        c1 = 4.0 * c0
+    else:
+        h0, h1 = h[starts], h[starts + 1]
+        hsum, hprod = h0 + h1, h0 * h1
+        q = _ratio(h0, h1)
+        c0 = hsum / 6.0 * (2.0 - _ratio(1.0, q))
+        c1 = hsum / 6.0 * hsum * _ratio(hsum, hprod)
+        c2 = hsum / 6.0 * (2.0 - q)
+    np.add.at(w, starts, c0)
+    np.add.at(w, starts + 1, c1)
+    np.add.at(w, starts + 2, c2)
+    if n % 2 == 0:
+        a, b = h[-2], h[-1]
+        w[-1] += _ratio(2 * b ** 2 + 3 * a * b, 6 * (b + a))
+        w[-2] += _ratio(b ** 2 + 3.0 * a * b, 6 * a)
+        w[-3] -= _ratio(b ** 3, 6 * a * (a + b))
+    return w
+
+
+def simpson_frule(tangents: Any, y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.simpson"
+    x, dx, axis = _options(name, rest, kw, ("x", "dx", "axis"), (None, 1.0, -1))
+    Ω = _simpson(y, *rest, **kw)
+    ẏ = unthunk(tangents[1])
+    if len(rest) >= 1 and not isinstance(unthunk(tangents[2]), AbstractZero):
+        return Ω, not_implemented(f"{name}: the derivative in x")
+    if isinstance(ẏ, AbstractZero):
+        return Ω, ZERO
+    return Ω, _simpson(ẏ, *rest, **kw)
+
+
+def simpson_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    name = "scipy.integrate.simpson"
+    x, dx, axis = _options(name, rest, kw, ("x", "dx", "axis"), (None, 1.0, -1))
+    Ω = _simpson(y, *rest, **kw)
+    py = project_to(y)
+    nd = max(np.ndim(y), 1)
+    ax = int(axis) % nd
+    w = _along(_simpson_weights(np.shape(y)[ax] if np.ndim(y) else 1, x, dx), ax, nd)
+    extra = (not_implemented(f"{name}: the derivative in x") if x is not None else NO,) if rest else ()
+
+    def simpson_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, name)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, py(ZERO)) + extra
+        t̄ = np.expand_dims(array_or_tracked(Ω̄), ax)
+        return (NO, Thunk(lambda: py(t̄ * w)) if py.kind else NO) + extra
+    return Ω, simpson_pullback
+
+
+register_frule(_integrate.simpson)(simpson_frule)
+register_rrule(_integrate.simpson)(simpson_rrule)
+
+
+# =============================================================================
+# quad(func, a, b, args=(), ...) -> (value, abserr): Leibniz's rule in a and b, the
+# integrand's derivative in args through the calling AD
+# =============================================================================
+
+_QUAD_OPTIONS = ("full_output", "epsabs", "epsrel", "limit", "points", "weight", "wvar", "wopts",
+                 "maxp1", "limlst", "complex_func")
+
+
+def _quad_options(rest: Any, kw: Any) -> Any:
+    name = "scipy.integrate.quad"
+    names = ("args",) + _QUAD_OPTIONS
+    if len(rest) > len(names):
+        raise TypeError(f"{name}: too many positional arguments")
+    opts = dict(zip(names, rest))
+    for k, v in kw.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    for k in ("full_output", "weight", "complex_func"):
+        if opts.get(k):
+            raise TypeError(f"{name}: the rule does not cover {k}={opts[k]!r}")
+    args = opts.get("args", ())
+    if not isinstance(args, tuple):
+        args = (args,)
+    quad_kw = {k: v for k, v in opts.items() if k != "args"}
+    return args, quad_kw
+
+
+def _args_tangent(t: Any, n: int) -> Any:
+    """The tangents of quad's args tuple, one per element."""
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return [ZERO] * n
+    return [unthunk(v) for v in t]
+
+
+def _float(v: Any) -> float:
+    return float(np.real(_ad_strip_all(v)))
+
+
+@register_frule(_integrate.quad, config="forward")
+def quad_frule(config: Any, tangents: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, quad_kw = _quad_options(rest, kw)
+    Ω = _integrate.quad(func, a, b, args, **quad_kw)
+    ȧ, ḃ = unthunk(tangents[2]), unthunk(tangents[3])
+    ṗ = _args_tangent(tangents[4], len(args)) if rest else [ZERO] * len(args)
+    İ = 0.0
+    if not isinstance(ḃ, AbstractZero):
+        İ = İ + func(b, *args) * ḃ
+    if not isinstance(ȧ, AbstractZero):
+        İ = İ - func(a, *args) * ȧ
+    if any(not isinstance(v, AbstractZero) for v in ṗ):
+        def jvp(t: float) -> float:
+            _, ḟ = frule_via_ad(config, (NO, ZERO, *ṗ), func, t, *args)
+            ḟ = unthunk(ḟ)
+            return 0.0 if isinstance(ḟ, AbstractZero) else float(ḟ)
+        İ = İ + _integrate.quad(jvp, _float(a), _float(b), **quad_kw)[0]
+    if isinstance(İ, float) and İ == 0.0 and all(isinstance(v, AbstractZero) for v in (ȧ, ḃ, *ṗ)):
+        return Ω, ZERO
+    return Ω, Tangent[tuple](İ, ZERO)  # type: ignore[type-arg]
+
+
+@register_rrule(_integrate.quad, config="reverse")
+def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, quad_kw = _quad_options(rest, kw)
+    Ω = _integrate.quad(func, a, b, args, **quad_kw)
+    pa, pb = project_to(a), project_to(b)
+    pargs = [project_to(p) for p in args]
+    lo, hi = _float(a), _float(b)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def quad_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ī, _ = output_parts(Ω̄, 2, "scipy.integrate.quad")
+        if isinstance(Ī, AbstractZero):
+            out = (NO, NO, pa(ZERO), pb(ZERO))
+            return out + ((ZERO,) if rest else ()) + extra
+        ā = pa(-np.conj(func(a, *args)) * Ī) if pa.kind else NO
+        b̄ = pb(np.conj(func(b, *args)) * Ī) if pb.kind else NO
+        if not rest:
+            return NO, NO, ā, b̄
+        shapes = [np.shape(p) for p in args]
+        sizes = [int(np.prod(s)) for s in shapes]
+        kinds = [p.kind for p in pargs]
+
+        def integrand(t: float) -> Any:
+            _, pb_f = rrule_via_ad(config, func, t, *args)
+            parts = pb_f(1.0)[2:]
+            flat = [np.zeros(n) if isinstance(unthunk(v), AbstractZero) or not k
+                    else np.ravel(np.real(unthunk(v))) for v, n, k in zip(parts, sizes, kinds)]
+            return np.concatenate(flat) if flat else np.zeros(0)
+        total = _integrate.quad_vec(integrand, lo, hi)[0] if sum(sizes) else np.zeros(0)
+        pieces = np.split(total, np.cumsum(sizes)[:-1]) if sizes else []
+        p̄ = [p(np.reshape(v, s) * Ī) if k else NO for p, v, s, k in zip(pargs, pieces, shapes, kinds)]
+        return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra  # type: ignore[type-arg]
+    return Ω, quad_pullback
+
+
+# =============================================================================
+# odeint(func, y0, t, args=(), ..., tfirst=False): forward sensitivities.  With y′ = f(y, t, p):
+# the tangent δ = ∂y·(ẏ0, ṗ) solves δ′ = J_y·δ + J_p·ṗ, δ(t0) = ẏ0 − f(y0, t0)·ṫ0, and the
+# output's tangent at tᵢ is δ(tᵢ) + f(yᵢ, tᵢ)·ṫᵢ.  The frule integrates [y, δ] with f's
+# pushforward from the calling AD (frule_via_ad); the rrule integrates the full sensitivity
+# matrix S = ∂y/∂(y0, p), S′ = J_y·S + [0, J_p], with J's rows from f's pullback (rrule_via_ad),
+# then ȳ0 = Σᵢ Sᵢᵀȳᵢ (its y0 columns), p̄ likewise, t̄ᵢ = f(yᵢ, tᵢ)·ȳᵢ and t̄0 −= f(y0, t0)·ȳ0.
+# Real systems, y0 a vector; Dfun and full_output are refused.
+# =============================================================================
+
+_ODEINT_OPTIONS = ("args", "Dfun", "col_deriv", "full_output", "ml", "mu", "rtol", "atol", "tcrit", "h0",
+                   "hmax", "hmin", "ixpr", "mxstep", "mxhnil", "mxordn", "mxords", "printmessg", "tfirst")
+
+
+def _odeint_options(rest: Any, kw: Any) -> Any:
+    name = "scipy.integrate.odeint"
+    if len(rest) > len(_ODEINT_OPTIONS):
+        raise TypeError(f"{name}: too many positional arguments")
+    opts = dict(zip(_ODEINT_OPTIONS, rest))
+    for k, v in kw.items():
+        if k not in _ODEINT_OPTIONS or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    for k in ("Dfun", "full_output"):
+        if opts.get(k):
+            raise TypeError(f"{name}: the rule does not cover the argument {k}=")
+    args = opts.pop("args", ())
+    args = args if isinstance(args, tuple) else (args,)
+    tfirst = bool(opts.pop("tfirst", False))
+    return args, tfirst, opts
+
+
+def _odeint_check(y0: Any) -> None:
+    if np.ndim(y0) > 1 or np.iscomplexobj(y0):
+        raise ValueError("scipy.integrate.odeint: the rule takes a real y0 of at most one dimension, "
+                         f"got shape {np.shape(y0)}")
+
+
+@register_frule(_integrate.odeint, config="forward")
+def odeint_frule(config: Any, tangents: Any, func: Any, y0: Any, t: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, tfirst, opts = _odeint_options(rest, kw)
+    _odeint_check(y0)
+    Ω = _integrate.odeint(func, y0, t, *rest, **kw)
+    ẏ0, ṫ = unthunk(tangents[2]), unthunk(tangents[3])
+    ṗ = _args_tangent(tangents[4], len(args)) if rest else [ZERO] * len(args)
+    if all(isinstance(v, AbstractZero) for v in (ẏ0, ṫ, *ṗ)):
+        return Ω, ZERO
+    y0v = np.atleast_1d(np.asarray(y0, dtype=float))
+    tv = np.asarray(t, dtype=float)
+    n = y0v.shape[0]
+
+    def rhs(y: Any, s: Any) -> Any:
+        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=float).reshape(n)
+
+    def aug(z: Any, s: float) -> Any:
+        y, δ = z[:n], z[n:]
+        ts = (NO, ZERO, δ) if tfirst else (NO, δ, ZERO)
+        _, d = frule_via_ad(config, ts + tuple(ṗ), func, *((s, y) if tfirst else (y, s)), *args)
+        d = unthunk(d)
+        d = np.zeros(n) if isinstance(d, AbstractZero) else np.asarray(d, dtype=float).reshape(n)
+        return np.concatenate([rhs(y, s), d])
+    δ0 = np.zeros(n) if isinstance(ẏ0, AbstractZero) else np.atleast_1d(np.asarray(ẏ0, dtype=float))
+    if not isinstance(ṫ, AbstractZero):
+        δ0 = δ0 - rhs(y0v, tv[0]) * float(np.ravel(ṫ)[0])
+    Z = _integrate.odeint(aug, np.concatenate([y0v, δ0]), tv, **opts)
+    Δ = Z[:, n:]
+    if not isinstance(ṫ, AbstractZero):
+        Δ = Δ + np.stack([rhs(Ω[i], tv[i]) for i in range(len(tv))]) * np.reshape(ṫ, (-1, 1))
+    return Ω, Δ
+
+
+@register_rrule(_integrate.odeint, config="reverse")
+def odeint_rrule(config: Any, func: Any, y0: Any, t: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    args, tfirst, opts = _odeint_options(rest, kw)
+    _odeint_check(y0)
+    Ω = _integrate.odeint(func, y0, t, *rest, **kw)
+    py0, pt = project_to(y0), project_to(t)
+    pargs = [project_to(p) for p in args]
+    y0v = np.atleast_1d(np.asarray(y0, dtype=float))
+    tv = np.asarray(t, dtype=float)
+    n = y0v.shape[0]
+    shapes = [np.shape(p) for p in args]
+    sizes = [int(np.prod(s)) for s in shapes]
+    P = sum(sizes)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def rhs(y: Any, s: Any) -> Any:
+        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=float).reshape(n)
+
+    def jacobians(y: Any, s: float) -> Any:
+        _, pb = rrule_via_ad(config, func, *((s, y) if tfirst else (y, s)), *args)
+        Jy, Jp = np.zeros((n, n)), np.zeros((n, P))
+        for i in range(n):
+            e = np.zeros(n)
+            e[i] = 1.0
+            g = pb(e if np.ndim(Ω) > 1 or n > 1 else e)
+            gy = unthunk(g[2] if tfirst else g[1])
+            if not isinstance(gy, AbstractZero):
+                Jy[i] = np.ravel(gy)
+            parts = [unthunk(v) for v in g[3:]]
+            flat = [np.zeros(m) if isinstance(v, AbstractZero) else np.ravel(np.real(v)) for v, m in zip(parts, sizes)]
+            if flat:
+                Jp[i] = np.concatenate(flat)
+        return Jy, Jp
+
+    def aug(z: Any, s: float) -> Any:
+        y, S = z[:n], z[n:].reshape(n, n + P)
+        Jy, Jp = jacobians(y, s)
+        dS = Jy @ S
+        dS[:, n:] += Jp
+        return np.concatenate([rhs(y, s), dS.ravel()])
+
+    def odeint_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, "scipy.integrate.odeint")
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, NO, py0(ZERO), pt(ZERO)) + ((ZERO,) if rest else ()) + extra
+        Ω̄ = np.reshape(np.asarray(Ω̄, dtype=float), (len(tv), n))
+        S0 = np.concatenate([np.eye(n), np.zeros((n, P))], axis=1)
+        Z = _integrate.odeint(aug, np.concatenate([y0v, S0.ravel()]), tv, **opts)
+        S = Z[:, n:].reshape(len(tv), n, n + P)
+        total = np.einsum("tij,ti->j", S, Ω̄)
+        ȳ0 = total[:n]
+        t̄ = np.array([rhs(Ω[i], tv[i]) @ Ω̄[i] for i in range(len(tv))])
+        t̄[0] -= rhs(y0v, tv[0]) @ ȳ0
+        out = (NO, NO, py0(np.reshape(ȳ0, np.shape(y0))) if py0.kind else NO,
+               pt(np.reshape(t̄, np.shape(t))) if pt.kind else NO)
+        if not rest:
+            return out
+        pieces = np.split(total[n:], np.cumsum(sizes)[:-1]) if sizes else []
+        p̄ = [p(np.reshape(v, s)) if p.kind else NO for p, v, s in zip(pargs, pieces, shapes)]
+        return out + (Tangent[tuple](*p̄) if p̄ else NO,) + extra  # type: ignore[type-arg]
+    return Ω, odeint_pullback
