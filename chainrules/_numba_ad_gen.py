@@ -1,0 +1,403 @@
+"""The code generators of chainrules._numba_ad: forward mode (tangents next
+to values) and reverse mode (a forward sweep that keeps what the adjoints
+need, then the adjoint statements in reverse).  Both write Python source
+that numba compiles; see chainrules/_numba_ad.py for the lowered code they
+read."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from chainrules._numba_ad import If, Loop, Lowering, Op, Return, activity, walk
+
+_PAD = "    "
+
+
+def _s(atom: Any) -> str:
+    return ast.unparse(atom)
+
+
+def _indent(lines: list[str], n: int = 1) -> list[str]:
+    return [_PAD * n + line for line in lines]
+
+
+def _tail(name: str) -> str:
+    return name[2:]
+
+
+class _Gen:
+    def __init__(self, low: Lowering, code: list[Any], active_args: list[str]) -> None:
+        self.low, self.code = low, code
+        self.active_args = ["v_" + a for a in active_args]
+        self.active = activity(code, set(self.active_args))
+        self.containers = {op.args[0].id for op in walk(code) if isinstance(op, Op) and op.kind == "index"}
+        assigned = {op.target for op in walk(code) if isinstance(op, Op)}
+        assigned |= {loop.var for loop in walk(code) if isinstance(loop, Loop) and loop.var}
+        # arguments never assigned keep their value: the adjoints read them directly
+        self.stable = {"v_" + a for a in low.args} - assigned
+
+    def is_active(self, atom: Any) -> bool:
+        return isinstance(atom, ast.Name) and atom.id in self.active
+
+    def params(self) -> str:
+        return ", ".join("v_" + a for a in self.low.args)
+
+
+# ----- forward mode -------------------------------------------------------------
+
+class Forward(_Gen):
+    """jvp: every active v gets d_v."""
+
+    def d(self, atom: Any) -> str | None:
+        return "d_" + _tail(atom.id) if self.is_active(atom) else None
+
+    def block(self, code: list[Any], ret: str) -> list[str]:
+        out: list[str] = []
+        for s in code:
+            if isinstance(s, Op):
+                out += self.op(s)
+            elif isinstance(s, If):
+                out += [f"if {_s(s.test)}:"] + _indent(self.block(s.body, ret) or ["pass"])
+                if s.orelse:
+                    out += ["else:"] + _indent(self.block(s.orelse, ret))
+            elif isinstance(s, Loop):
+                head = (f"for {s.var} in range({', '.join(map(_s, s.bounds or []))}):" if s.var
+                        else f"while {_s(s.test)}:")
+                out += [head] + _indent(self.block(s.body, ret) or ["pass"])
+            elif isinstance(s, Return):
+                out.append(ret.format(v=_s(s.value), d=self.d(s.value) or "0.0"))
+        return out
+
+    def op(self, op: Op) -> list[str]:
+        T = op.target
+        args = [_s(a) for a in op.args]
+        ds = [self.d(a) for a in op.args]
+        A = args[0] if args else None
+        dA = ds[0] if ds else None
+        k = op.kind
+        if T not in self.active:
+            return [f"{T} = {_primal(op, args)}"]
+        dT = "d_" + _tail(T)
+        if k == "row":
+            n = len(args)
+            ps = [f"p{i}_{_tail(T)}" for i in range(n)]
+            terms = [f"{p} * {d}" for p, d in zip(ps, ds) if d]
+            return [f"{T}, {', '.join(ps)} = rowfd_{op.extra}({', '.join(args)})",
+                    f"{dT} = {' + '.join(terms) or '0.0'}"]
+        if k == "bin":
+            B, dB = args[1], ds[1]
+            o = op.extra
+            if o == "+":
+                e = " + ".join(x for x in (dA, dB) if x)
+            elif o == "-":
+                e = f"{dA} - {dB}" if dA and dB else (dA or f"-{dB}")
+            elif o == "*":
+                e = " + ".join(x for x in ((f"{dA} * {B}" if dA else None),
+                                           (f"{A} * {dB}" if dB else None)) if x)
+            else:
+                e = (f"({dA} - {T} * {dB}) / {B}" if dA and dB
+                     else (f"{dA} / {B}" if dA else f"-({T} * {dB}) / {B}"))
+            return [f"{T} = {A} {o} {B}", f"{dT} = {e}"]
+        line = f"{T} = {_primal(op, args)}"
+        if k == "copy":
+            return [line, f"{dT} = {dA}"]
+        if k == "nondiff":
+            return [line, f"{dT} = 0.0"]
+        if k == "neg":
+            return [line, f"{dT} = -{dA}"]
+        if k == "powi":
+            n = op.extra
+            e = "0.0 * " + dA if n == 0 else (dA if n == 1 else f"{n} * {A} ** {n - 1} * {dA}")
+            return [line, f"{dT} = {e}"]
+        if k == "index":
+            return [line, f"{dT} = {'d_' + _tail(op.args[0].id)}[{_s(op.extra)}]"]
+        if k in ("real", "imag"):
+            return [line, f"{dT} = ({dA}).{k}"]
+        if k == "conj":
+            return [line, f"{dT} = cj({dA})"]
+        if k == "abs":
+            return [line, f"{dT} = abs_jvp({A}, {T}, {dA})"]
+        if k == "complex":
+            return [line, f"{dT} = complex({dA or '0.0'}, {ds[1] or '0.0'})"]
+        if k == "user":
+            n = len(args)
+            f, _, omega = self.low.users[op.extra]
+            p = f"p_{_tail(T)}"
+            call = f"{op.extra}_p({', '.join(args + ([T] if omega else []))})"
+            parts = [p] if n == 1 else [f"{p}[{i}]" for i in range(n)]
+            terms = [f"{q} * {d}" for q, d in zip(parts, ds) if d]
+            return [line, f"{p} = {call}", f"{dT} = {' + '.join(terms) or '0.0'}"]
+        raise AssertionError(k)  # pragma: no cover
+
+
+def _primal(op: Op, args: list[str]) -> str:
+    k = op.kind
+    if k == "row":
+        return f"rowf_{op.extra}({', '.join(args)})"
+    if k == "bin":
+        return f"{args[0]} {op.extra} {args[1]}"
+    if k == "copy":
+        return args[0]
+    if k == "nondiff":
+        return _s(op.extra)
+    if k == "neg":
+        return f"-{args[0]}"
+    if k == "powi":
+        return f"{args[0]} ** {op.extra}"
+    if k == "index":
+        return f"{args[0]}[{_s(op.extra)}]"
+    if k in ("real", "imag"):
+        return f"({args[0]}).{k}"
+    if k == "conj":
+        return f"cj({args[0]})"
+    if k == "abs":
+        return f"abs({args[0]})"
+    if k == "complex":
+        return f"complex({args[0]}, {args[1]})"
+    if k == "user":
+        return f"{op.extra}({', '.join(args)})"
+    raise AssertionError(k)  # pragma: no cover
+
+
+def forward_source(low: Lowering, code: list[Any], argnum: int | None, name: str) -> str:
+    """`name(primals, tangents) -> (Ω, ΔΩ)` (argnum None), or
+    `name(*args) -> dΩ/d args[argnum]`."""
+    if argnum is None:
+        g = Forward(low, code, list(low.args))
+        ps = g.params()
+        tangents = ", ".join("d_" + a for a in low.args)
+        head = [f"def {name}(primals, tangents):",
+                _PAD + f"{ps}{',' if len(low.args) == 1 else ''} = primals",
+                _PAD + f"{tangents}{',' if len(low.args) == 1 else ''} = tangents"]
+        return "\n".join(head + _indent(g.block(code, "return {v}, {d}"))) + "\n"
+    a = low.args[argnum]
+    g = Forward(low, code, [a])
+    head = [f"def {name}({g.params()}):", _PAD + f"d_{a} = one_like(v_{a})"]
+    return "\n".join(head + _indent(g.block(code, "return {d}"))) + "\n"
+
+
+# ----- reverse mode -------------------------------------------------------------
+
+class Reverse(_Gen):
+    """A forward sweep keeping what the adjoints need (in s_K locals, or the
+    lists L_K inside loops), then the adjoint statements in reverse."""
+
+    def __init__(self, low: Lowering, code: list[Any], active_args: list[str]) -> None:
+        super().__init__(low, code, active_args)
+        self.uid: dict[int, int] = {}
+        self.depth: dict[int, int] = {}
+        self.lists: list[str] = []
+        self._number(code, 0)
+
+    def _number(self, code: list[Any], depth: int) -> None:
+        for s in code:
+            self.uid[id(s)] = len(self.uid)
+            self.depth[id(s)] = depth
+            if isinstance(s, If):
+                self._number(s.body, depth)
+                self._number(s.orelse, depth)
+            elif isinstance(s, Loop):
+                self._number(s.body, depth + 1)
+
+    def b(self, atom: Any) -> str:
+        return "b_" + _tail(atom.id)
+
+    # what an op keeps, and how its adjoint reads it back ------------------------
+
+    def keep(self, s: Any, j: int, expr: str) -> tuple[str, str]:
+        """(forward line keeping expr, the name the adjoint reads)."""
+        name = f"s{self.uid[id(s)]}_{j}"
+        if self.depth[id(s)] == 0:
+            return f"{name} = {expr}", name
+        lst = f"L{self.uid[id(s)]}_{j}"
+        if lst not in self.lists:
+            self.lists.append(lst)
+        return f"{lst}.append({expr})", name
+
+    def restore(self, s: Any, names: list[str]) -> list[str]:
+        if self.depth[id(s)] == 0:
+            return []
+        return [f"{n} = L{n[1:]}.pop()" for n in reversed(names)]
+
+    def plain(self, atom: Any) -> bool:
+        """A constant or an argument never assigned: the adjoint reads it as it is."""
+        return isinstance(atom, ast.Constant) or atom.id in self.stable
+
+    def op(self, op: Op) -> tuple[list[str], list[str]]:
+        """(forward lines, adjoint lines) of an op."""
+        T = op.target
+        args = [_s(a) for a in op.args]
+        if T not in self.active:
+            return [f"{T} = {_primal(op, args)}"], []
+        act = [self.is_active(a) for a in op.args]
+        fwd: list[str] = []
+        kept: list[str] = []
+
+        def keep(j: int, expr: str, atom: Any = None) -> str:
+            if atom is not None and self.plain(atom):
+                return expr
+            line, name = self.keep(op, j, expr)
+            fwd.append(line)
+            kept.append(name)
+            return name
+
+        acc: list[tuple[int, str]] = []          # (argument, its cotangent contribution)
+        k = op.kind
+        if k == "row":
+            ps = [f"p{i}_{_tail(T)}" for i in range(len(args))]
+            fwd.append(f"{T}, {', '.join(ps)} = rowfd_{op.extra}({', '.join(args)})")
+            for i, p in enumerate(ps):
+                if act[i]:
+                    acc.append((i, f"g * cj({keep(i, p)})"))
+        elif k == "bin":
+            o = op.extra
+            fwd.append(f"{T} = {args[0]} {o} {args[1]}")
+            if o == "+":
+                acc = [(i, "g") for i in (0, 1) if act[i]]
+            elif o == "-":
+                acc = [(i, ("g", "-g")[i]) for i in (0, 1) if act[i]]
+            elif o == "*":
+                for i in (0, 1):
+                    if act[i]:
+                        acc.append((i, f"g * cj({keep(1 - i, args[1 - i], op.args[1 - i])})"))
+            else:
+                sb = keep(1, args[1], op.args[1])
+                if act[0]:
+                    acc.append((0, f"g / cj({sb})"))
+                if act[1]:
+                    acc.append((1, f"-g * cj({keep(2, T)} / {sb})"))
+        else:
+            fwd.append(f"{T} = {_primal(op, args)}")
+            A = args[0] if args else ""
+            if k == "copy" and act[0]:
+                acc = [(0, "g")]
+            elif k == "neg" and act[0]:
+                acc = [(0, "-g")]
+            elif k == "powi" and act[0] and op.extra != 0:
+                n = op.extra
+                acc = [(0, "g" if n == 1 else f"g * cj({n} * {keep(0, A, op.args[0])} ** {n - 1})")]
+            elif k == "real":
+                acc = [(0, "(g).real")]
+            elif k == "imag":
+                acc = [(0, "1j * (g).real")]
+            elif k == "conj":
+                acc = [(0, "cj(g)")]
+            elif k == "abs":
+                acc = [(0, f"abs_vjp({keep(0, A, op.args[0])}, {keep(1, T)}, g)")]
+            elif k == "complex":
+                acc = [(i, f"(g).{('real', 'imag')[i]}") for i in (0, 1) if act[i]]
+            elif k == "index":
+                idx = _s(op.extra)
+                plain = isinstance(op.extra, ast.Constant)
+                i = idx if plain else keep(0, idx)
+                X = op.args[0].id
+                bwd = [f"g = {self.b(ast.Name(id=T))}", f"{self.b(ast.Name(id=T))} = 0.0",
+                       f"b_{_tail(X)}[{i}] += pje({X}, g)"]
+                return fwd, self.restore(op, kept) + bwd
+            elif k == "user":
+                n = len(args)
+                _, _, omega = self.low.users[op.extra]
+                p = f"p_{_tail(T)}"
+                fwd.append(f"{p} = {op.extra}_p({', '.join(args + ([T] if omega else []))})")
+                sp = keep(0, p)
+                for i in range(n):
+                    if act[i]:
+                        acc.append((i, f"g * cj({sp if n == 1 else f'{sp}[{i}]'})"))
+        bT = self.b(ast.Name(id=T))
+        bwd = [f"g = {bT}", f"{bT} = 0.0"]
+        for i, e in acc:
+            if act[i]:
+                bwd.append(f"{self.b(op.args[i])} += pj({args[i]}, {e})")
+        return fwd, self.restore(op, kept) + bwd
+
+    # blocks: the forward sweep (with the adjoint of all that ran before each
+    # return) and the adjoint of a block --------------------------------------
+
+    def adjoint(self, code: list[Any]) -> list[str]:
+        out: list[str] = []
+        for s in reversed(code):
+            if isinstance(s, Op):
+                out += self.op(s)[1]
+            elif isinstance(s, If):
+                body, orelse = self.adjoint(s.body), self.adjoint(s.orelse)
+                if body or orelse:
+                    name = f"s{self.uid[id(s)]}_0"
+                    out += self.restore(s, [name])
+                    out += [f"if {name}:"] + _indent(body or ["pass"])
+                    out += ["else:"] + _indent(orelse or ["pass"])
+            elif isinstance(s, Loop):
+                body = self.adjoint(s.body)
+                if body:
+                    name = f"s{self.uid[id(s)]}_0"
+                    out += self.restore(s, [name])
+                    out += [f"for _ in range({name}):"] + _indent(body)
+        return out
+
+    def sweep(self, code: list[Any], frames: list[Any], ret: str) -> list[str]:
+        out: list[str] = []
+        for j, s in enumerate(code):
+            here = frames + [("block", code, j)]
+            if isinstance(s, Op):
+                out += self.op(s)[0]
+            elif isinstance(s, If):
+                body = self.sweep(s.body, here, ret)
+                orelse = self.sweep(s.orelse, here, ret)
+                if self.adjoint(s.body) or self.adjoint(s.orelse):
+                    body = body + [self.keep(s, 0, "True")[0]]
+                    orelse = orelse + [self.keep(s, 0, "False")[0]]
+                out += [f"if {_s(s.test)}:"] + _indent(body or ["pass"])
+                if orelse:
+                    out += ["else:"] + _indent(orelse)
+            elif isinstance(s, Loop):
+                c = f"c{self.uid[id(s)]}"
+                counted = bool(self.adjoint(s.body))
+                body = self.sweep(s.body, here + [("loop", s, c)], ret)
+                head = (f"for {s.var} in range({', '.join(map(_s, s.bounds or []))}):" if s.var
+                        else f"while {_s(s.test)}:")
+                if counted:
+                    out.append(f"{c} = 0")
+                    body.append(f"{c} += 1")
+                out += [head] + _indent(body or ["pass"])
+                if counted:
+                    out.append(self.keep(s, 0, c)[0])
+            elif isinstance(s, Return):
+                out += self.returning(s, here)
+                out.append(ret)
+                break
+        return out
+
+    def returning(self, s: Return, frames: list[Any]) -> list[str]:
+        """ret = the value; the adjoint of everything that ran before."""
+        out = [f"ret = {_s(s.value)}"]
+        if self.is_active(s.value):
+            out.append(f"{self.b(s.value)} += 1.0")
+        for kind, a, b in reversed(frames):
+            if kind == "block":
+                out += self.adjoint(a[:b])
+            else:
+                body = self.adjoint(a.body)
+                if body:
+                    out += [f"for _ in range({b}):"] + _indent(body)
+        return out
+
+
+def reverse_source(low: Lowering, code: list[Any], argnums: tuple[int, ...], scalar: bool,
+                   with_value: bool, name: str) -> str:
+    """`name(*args) -> gradient` (or `(value, gradient)`) with respect to argnums."""
+    names = [low.args[i] for i in argnums]
+    g = Reverse(low, code, names)
+    grads = []
+    for a in names:
+        grads.append(f"as_like(v_{a}, b_{a})" if "v_" + a in g.containers else f"b_{a}")
+    grad = grads[0] if scalar else "(" + ", ".join(grads) + ("," if len(grads) == 1 else "") + ")"
+    ret = f"return ret, {grad}" if with_value else f"return {grad}"
+    body = g.sweep(code, [], ret)
+    init = []
+    for v in sorted(g.active):
+        if v in g.containers:
+            init.append(f"b_{_tail(v)} = zeros_adjoint({v})")
+        else:
+            init.append(f"b_{_tail(v)} = 0.0")
+    init += [f"{lst} = []" for lst in g.lists]
+    return "\n".join([f"def {name}({g.params()}):"] + _indent(init + body)) + "\n"
