@@ -94,6 +94,32 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _ROW_BINOPS = {ast.Pow: operator.pow, ast.Mod: operator.mod, ast.FloorDiv: operator.floordiv}
 
 
+def _libm_rows() -> dict[int, str]:
+    """{id(function of chainrules._numba_libm): its row} (the kernels' own calls)."""
+    from chainrules import _numba_libm as m
+    names = {"tgamma": "gamma"}
+    out = {}
+    for k, v in vars(m).items():
+        row = names.get(k, k)
+        if not k.startswith("_") and callable(v) and row in _h.ROW_FUNCTIONS:
+            out[id(v)] = row
+    for k in ("isnan", "isfinite", "signbit"):
+        out[id(getattr(m, k))] = ""
+    return out
+
+
+_LIBM = _libm_rows()
+
+
+def _python_function(fn: Any) -> Any:
+    """The Python function behind fn (a plain function or a numba dispatcher)
+    when its source can be transformed, else None."""
+    py = getattr(fn, "py_func", fn)
+    if inspect.isfunction(py) and py.__name__ != "<lambda>":
+        return py
+    return None
+
+
 def _user_rule(fn: Any) -> Any:
     """The _ScalarSpec of a user's scalar_rule on fn, or None."""
     try:
@@ -153,6 +179,7 @@ class Lowering:
     local: set[str] = field(default_factory=set)
     ntemp: int = 0
     users: dict[str, tuple[Any, Any, bool]] = field(default_factory=dict)
+    calls: dict[str, tuple[Any, int]] = field(default_factory=dict)
 
     def error(self, node: Any, what: str, cls: type = UnsupportedSyntaxError) -> Exception:
         line = self.first_line + getattr(node, "lineno", 1) - 1
@@ -250,8 +277,11 @@ class Lowering:
         fn = self.resolve(func)
         if fn is _LOCAL:
             raise self.error(node, f"the call {ast.unparse(node)}", NotDifferentiableError)
-        if any(fn is g for g in _NONDIFF):
+        if any(fn is g for g in _NONDIFF) or _LIBM.get(id(fn)) == "":
             return self._emit(out, "nondiff", [], node, self.primal(node))
+        if _LIBM.get(id(fn)):
+            args = [self.expr(a, out) for a in node.args]
+            return self._emit(out, "row", args, node, _LIBM[id(fn)])
         special = next((k for g, k in _SPECIAL.items() if g is fn), None)
         if special:
             args = [self.expr(a, out) for a in node.args]
@@ -272,6 +302,11 @@ class Lowering:
         spec = _user_rule(fn) if _hashable(fn) else None
         if spec is not None:
             return self._emit(out, "user", args, node, self._user(fn, spec, node))
+        py = _python_function(fn)
+        if py is not None and row is None:
+            key = f"j{len(self.calls)}"
+            self.calls[key] = (py, getattr(node, "lineno", 1))
+            return self._emit(out, "call", args, node, key)
         what = getattr(fn, "__qualname__", repr(fn))
         where = f"{getattr(fn, '__module__', None) or ''}.{what}".lstrip(".")
         raise self.error(node, f"{where} of {n} argument{'s' * (n != 1)} has no derivative "
@@ -342,7 +377,11 @@ class Lowering:
         if isinstance(s, ast.Return):
             if s.value is None:
                 raise self.error(s, "return without a value")
-            out.append(Return(self.expr(s.value, out), self.first_line + s.lineno - 1))
+            if isinstance(s.value, ast.Tuple):
+                value: Any = [self.expr(e, out) for e in s.value.elts]
+            else:
+                value = self.expr(s.value, out)
+            out.append(Return(value, self.first_line + s.lineno - 1))
             return
         raise self.error(s, f"the statement {type(s).__name__}"
                          + (" (use a flag or return)" if isinstance(s, (ast.Break, ast.Continue)) else ""))
@@ -358,12 +397,10 @@ class Lowering:
                 if len(value.elts) != len(names):
                     raise self.error(s, "unpacking of a different number of values")
                 atoms = [self.expr(v, out) for v in value.elts]
-            elif isinstance(value, ast.Name) and value.id in self.local:
-                atoms = [self._emit(out, "index", [ast.Name(id="v_" + value.id)], s,
-                                    ast.Constant(i)) for i in range(len(names))]
             else:
-                raise self.error(s, "unpacking of something other than a tuple argument or "
-                                 "a tuple of values")
+                whole = self.expr(value, out)
+                atoms = [self._emit(out, "index", [whole], s, ast.Constant(i))
+                         for i in range(len(names))]
             for name, atom in zip(names, atoms):
                 self._assign(name, atom, out, s)
             return

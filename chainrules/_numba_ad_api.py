@@ -10,10 +10,12 @@ import threading
 from typing import Any, Callable
 
 import numba
+import numpy as np
 
 from chainrules import _numba_ad_helpers as _h
+from chainrules import _numba_kernels as _kernels
 from chainrules._numba_ad import NotDifferentiableError, UnsupportedSyntaxError, lower
-from chainrules._numba_ad_gen import forward_source, reverse_source
+from chainrules._numba_ad_gen import forward_source, reverse_source, second_source
 
 __all__ = ["grad", "value_and_grad", "derivative", "jvp", "hessian", "source",
            "NotDifferentiableError", "UnsupportedSyntaxError"]
@@ -41,6 +43,9 @@ def _argnums(f: Any, argnums: int | tuple[int, ...], nargs: int) -> tuple[tuple[
     return tuple(i % nargs for i in nums), scalar
 
 
+_building: set[Any] = set()
+
+
 def _build(kind: str, f: Any, argnums: Any = 0) -> tuple[str, Any]:
     """(source, njit function) of the derivative `kind` of f, cached."""
     key = (kind, f, argnums)
@@ -48,6 +53,17 @@ def _build(kind: str, f: Any, argnums: Any = 0) -> tuple[str, Any]:
         hit = _cache.get(key)
     if hit is not None:
         return hit
+    if key in _building:
+        raise NotDifferentiableError(f"chainrules.numba cannot differentiate the recursive "
+                                     f"function {getattr(f, '__qualname__', f)}")
+    _building.add(key)
+    try:
+        return _build_new(kind, f, argnums, key)
+    finally:
+        _building.discard(key)
+
+
+def _build_new(kind: str, f: Any, argnums: Any, key: Any) -> tuple[str, Any]:
     low, code = lower(f)
     fname = getattr(low.f, "__name__", "f")
     name = f"{kind}_{fname}"
@@ -56,19 +72,59 @@ def _build(kind: str, f: Any, argnums: Any = 0) -> tuple[str, Any]:
     elif kind == "derivative":
         nums, _ = _argnums(f, argnums, len(low.args))
         src = forward_source(low, code, nums[0], name)
+    elif kind == "hessian":
+        nums, _ = _argnums(f, argnums, len(low.args))
+        src, rows = second_source(low, code, nums[0], name)
     else:
         nums, scalar = _argnums(f, argnums, len(low.args))
         src = reverse_source(low, code, nums, scalar, kind == "value_and_grad", name)
     ns = dict(low.namespace)
     ns.update(_HELPERS)
+    ns["np"] = np
+    if kind == "hessian":
+        for row in rows:
+            ns["hd_" + row] = _second_order_row(row)
     for key_u, (uf, up, _) in low.users.items():
         ns[key_u] = uf
         ns[key_u + "_p"] = up
+    for key_c, (py, line) in low.calls.items():
+        ns[key_c + "_f"] = numba.njit(py)
+        if kind in ("grad", "value_and_grad"):
+            n = py.__code__.co_argcount
+            ns[key_c + "_vg"] = _build("value_and_grad", py, tuple(range(n)))[1]
+        else:
+            ns[key_c] = _build("jvp", py)[1]
     exec(compile(src, f"<chainrules.numba.{kind}({fname})>", "exec"), ns)
+    if kind == "hessian":
+        ns[name + "_dd"] = numba.njit(error_model="numpy")(ns[name + "_dd"])
     fn = numba.njit(error_model="numpy")(ns[name])
     with _lock:
         _cache[key] = (src, fn)
     return src, fn
+
+
+def _second_order_row(name: str) -> Any:
+    """hd_NAME: (f, f′, f″) of a real row of one argument, (f, fx, fy, fxx,
+    fxy, fyy) of two: forward mode over the row's own fused kernel."""
+    with _lock:
+        hit = _cache.get(("hd", name))
+    if hit is not None:
+        return hit[1]
+    j = _build("jvp", getattr(_kernels, name + "_fd"))[1]
+    if _h.ROW_FUNCTIONS[name][0] == 1:
+        def hd1(x):  # type: ignore[no-untyped-def]
+            (f, fx), (_, fxx) = j((x,), (1.0,))
+            return f, fx, fxx
+        fn = numba.njit(hd1)
+    else:
+        def hd2(x, y):  # type: ignore[no-untyped-def]
+            (f, fx, fy), (_, fxx, fxy) = j((x, y), (1.0, 0.0))
+            _, (_, _, fyy) = j((x, y), (0.0, 1.0))
+            return f, fx, fy, fxx, fxy, fyy
+        fn = numba.njit(hd2)
+    with _lock:
+        _cache[("hd", name)] = ("", fn)
+    return fn
 
 
 def grad(f: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Any:
