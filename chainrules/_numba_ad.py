@@ -121,16 +121,16 @@ def _python_function(fn: Any) -> Any:
 
 
 def _user_rule(fn: Any) -> Any:
-    """The _ScalarSpec of a user's scalar_rule on fn, or None."""
+    """The _ScalarSpec of a user's scalar_rule on fn (its f, partials,
+    wants_omega), or None."""
     try:
         frules, _ = _core._rules_of(fn)
     except TypeError:
         return None
-    for entry in frules:
-        for part in (entry if isinstance(entry, tuple) else (entry,)):
-            spec = getattr(part, "spec", None)
-            if spec is not None and hasattr(spec, "partials"):
-                return spec
+    for rule in frules:
+        spec = getattr(getattr(rule, "fn", None), "spec", None)
+        if spec is not None and hasattr(spec, "partials"):
+            return spec
     return None
 
 
