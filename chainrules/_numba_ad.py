@@ -44,6 +44,7 @@ import numpy as np
 
 from chainrules import _core
 from chainrules import _numba_ad_helpers as _h
+from chainrules._native_names import native_name
 
 
 class NotDifferentiableError(TypeError):
@@ -56,34 +57,9 @@ class UnsupportedSyntaxError(SyntaxError):
 
 # ----- which row a Python function is ------------------------------------------
 
-# the native name of a row, where it is not the function's own name
-ALIASES = {
-    "abs": "fabs", "absolute": "fabs", "conjugate": "pos", "arcsin": "asin", "arccos": "acos",
-    "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
-    "arctan2": "atan2", "deg2rad": "radians", "rad2deg": "degrees", "divide": "truediv",
-    "float_power": "pow", "floor_divide": "floordiv", "maximum": "max", "minimum": "min",
-    "multiply": "mul", "negative": "neg", "positive": "pos", "subtract": "sub", "power": "pow",
-    "numpy.remainder": "mod",            # NumPy's remainder is Python's %, math's is IEEE's
-}
-
-
-def native_name(row_name: str, arity: int) -> str:
-    """The name in chainrules.numba.ROWS of a row of the table (real)."""
-    short = row_name.rsplit(".", 1)[-1]
-    if short.startswith("i") and row_name.startswith("operator.") and short[1:] in (
-            "add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
-        short = short[1:]
-    name = ALIASES.get(row_name, ALIASES.get(short, short))
-    if (short, arity) == ("log", 2):
-        return "log_base"
-    if (short, arity) == ("hypot", 1):
-        return "fabs"
-    return name
-
-
 # functions that are not rows but have a meaning here
 _SPECIAL: dict[Any, str] = {
-    abs: "abs", operator.abs: "abs", np.abs: "abs", cmath.phase: "",
+    abs: "abs", operator.abs: "abs", np.abs: "abs",
     np.conj: "conj", np.conjugate: "conj", np.real: "real", np.imag: "imag",
     complex: "complex", float: "copy",
 }

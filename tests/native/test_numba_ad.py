@@ -25,6 +25,7 @@ import chainrules  # noqa: E402
 import chainrules.numba as crn  # noqa: E402
 from chainrules import _core, ad  # noqa: E402
 from chainrules import finite_differences as fd  # noqa: E402
+from chainrules._native_names import native_name  # noqa: E402
 from chainrules.ad import cmath as ad_cmath  # noqa: E402
 from chainrules.ad import math as ad_math  # noqa: E402
 from chainrules.ad import numpy as ad_np  # noqa: E402
@@ -342,15 +343,10 @@ def _row_functions():
     seen = {}
     for f, row in _core._scalar_rows().items():
         for n in row.arities:
-            name = crn_native(row.name, n)
+            name = native_name(row.name, n)
             if name in crn.ROWS and (name, n) not in seen and not row.name.startswith("cmath."):
                 seen[(name, n)] = f
     return seen
-
-
-def crn_native(row_name, n):
-    from chainrules._numba_ad import native_name
-    return native_name(row_name, n)
 
 
 @pytest.mark.sweep
