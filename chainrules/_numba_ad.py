@@ -157,7 +157,7 @@ class Lowering:
     users: dict[str, tuple[Any, Any, bool]] = field(default_factory=dict)
     calls: dict[str, tuple[Any, int]] = field(default_factory=dict)
 
-    def error(self, node: Any, what: str, cls: type = UnsupportedSyntaxError) -> Exception:
+    def error(self, node: Any, what: str, cls: type[Exception] = UnsupportedSyntaxError) -> Exception:
         line = self.first_line + getattr(node, "lineno", 1) - 1
         name = getattr(self.f, "__qualname__", "f")
         msg = f"chainrules.numba cannot differentiate {name} (line {line}): {what}"
@@ -174,7 +174,8 @@ class Lowering:
 
     def primal(self, node: ast.expr) -> ast.expr:
         """A non-differentiated expression, its local names renamed."""
-        return _Rename(self.local).visit(ast.parse(ast.unparse(node), mode="eval").body)
+        out: ast.expr = _Rename(self.local).visit(ast.parse(ast.unparse(node), mode="eval").body)
+        return out
 
     def resolve(self, node: ast.expr) -> Any:
         """The object a global name or attribute chain names at transform time."""
@@ -343,6 +344,7 @@ class Lowering:
                     and self.resolve(it.func) is range and 1 <= len(it.args) <= 3 and not s.orelse):
                 raise self.error(s, "a for loop other than `for i in range(...)` without else")
             bounds = [self.primal(a) for a in it.args]
+            assert isinstance(s.target, ast.Name)
             out.append(Loop("v_" + s.target.id, bounds, None, self.block(s.body)))
             return
         if isinstance(s, ast.While):
@@ -368,7 +370,7 @@ class Lowering:
             self._assign(target.id, atom, out, s)
             return
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-            names = [e.id for e in target.elts]
+            names = [e.id for e in target.elts if isinstance(e, ast.Name)]
             if isinstance(value, ast.Tuple):
                 if len(value.elts) != len(names):
                     raise self.error(s, "unpacking of a different number of values")

@@ -113,7 +113,7 @@ class Forward(_Gen):
             return [line, f"{dT} = -{dA}"]
         if k == "powi":
             n = op.extra
-            e = "0.0 * " + dA if n == 0 else (dA if n == 1 else f"{n} * {A} ** {n - 1} * {dA}")
+            e = f"0.0 * {dA}" if n == 0 else (f"{dA}" if n == 1 else f"{n} * {A} ** {n - 1} * {dA}")
             return [line, f"{dT} = {e}"]
         if k == "index":
             return [line, f"{dT} = {'d_' + _tail(op.args[0].id)}[{_s(op.extra)}]"]
@@ -376,10 +376,10 @@ class Reverse(_Gen):
                 acc = [(i, f"(g).{('real', 'imag')[i]}") for i in (0, 1) if act[i]]
             elif k == "index":
                 idx = _s(op.extra)
-                i = idx if isinstance(op.extra, ast.Constant) else keep(0, idx)
+                where = idx if isinstance(op.extra, ast.Constant) else keep(0, idx)
                 X = op.args[0].id
                 bT = self.b(ast.Name(id=T))
-                return fwd, [f"g = {bT}", f"{bT} = 0.0", f"b_{_tail(X)}[{i}] += pje({X}, g)"]
+                return fwd, [f"g = {bT}", f"{bT} = 0.0", f"b_{_tail(X)}[{where}] += pje({X}, g)"]
             elif k == "user":
                 n = len(args)
                 _, _, omega = self.low.users[op.extra]

@@ -17,6 +17,7 @@ from numba.extending import overload
 from chainrules import _numba_rows as crn
 
 _REAL = (types.Float, types.Integer, types.Boolean)
+_fabs_d: Any = getattr(crn, "fabs_d")          # abs′ = sign, 0 at 0 (set at import)
 
 
 def _is_complex(t: Any) -> bool:
@@ -44,7 +45,7 @@ def _row_function(name: str, n: int, fused: bool) -> Any:
         def stub1(x: Any) -> Any:
             raise NotImplementedError
 
-        def typer1(x):  # noqa: ANN  (numba compares them with the implementations)
+        def typer1(x):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
             k = pick((x,))
             return lambda x: k(x)
         stub, typer = stub1, typer1
@@ -52,7 +53,7 @@ def _row_function(name: str, n: int, fused: bool) -> Any:
         def stub2(x: Any, y: Any) -> Any:
             raise NotImplementedError
 
-        def typer2(x, y):  # noqa: ANN  (numba compares them with the implementations)
+        def typer2(x, y):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
             k = pick((x, y))
             return lambda x, y: k(x, y)
         stub, typer = stub2, typer2  # type: ignore[assignment]
@@ -78,7 +79,7 @@ def cj(x: Any) -> Any:
 
 
 @overload(cj)
-def _cj(x):  # noqa: ANN  (numba compares them with the implementations)
+def _cj(x):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if _is_complex(x):
         return lambda x: x.conjugate()
     return lambda x: x
@@ -90,7 +91,7 @@ def pj(x: Any, v: Any) -> Any:
 
 
 @overload(pj)
-def _pj(x, v):  # noqa: ANN  (numba compares them with the implementations)
+def _pj(x, v):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if isinstance(x, _REAL) and _is_complex(v):
         return lambda x, v: v.real
     return lambda x, v: v
@@ -105,12 +106,12 @@ def _element_is_real(x: Any) -> bool:
     if isinstance(x, types.Array):
         return isinstance(x.dtype, _REAL)
     if isinstance(x, types.BaseTuple):
-        return all(isinstance(t, _REAL) for t in x.types)
+        return all(isinstance(t, _REAL) for t in getattr(x, "types"))
     raise TypingError(f"chainrules.numba: indexing {x}: only 1-D arrays and tuples are differentiated")
 
 
 @overload(pje)
-def _pje(x, v):  # noqa: ANN  (numba compares them with the implementations)
+def _pje(x, v):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if _element_is_real(x) and _is_complex(v):
         return lambda x, v: v.real
     return lambda x, v: v
@@ -122,7 +123,7 @@ def zeros_adjoint(x: Any) -> Any:
 
 
 @overload(zeros_adjoint)
-def _zeros_adjoint(x):  # noqa: ANN  (numba compares them with the implementations)
+def _zeros_adjoint(x):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     dtype = np.float64 if _element_is_real(x) else np.complex128
     if isinstance(x, types.Array):
         if x.ndim != 1:
@@ -139,7 +140,7 @@ def as_like(x: Any, buf: Any) -> Any:
 
 
 @overload(as_like)
-def _as_like(x, buf):  # noqa: ANN  (numba compares them with the implementations)
+def _as_like(x, buf):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if isinstance(x, types.Array):
         return lambda x, buf: buf
     parts = ", ".join(("buf[%d].real" if isinstance(t, _REAL) else "buf[%d]") % i
@@ -155,7 +156,7 @@ def one_like(x: Any) -> Any:
 
 
 @overload(one_like)
-def _one_like(x):  # noqa: ANN  (numba compares them with the implementations)
+def _one_like(x):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if _is_complex(x):
         return lambda x: 1.0 + 0.0j
     return lambda x: 1.0
@@ -168,14 +169,14 @@ def abs_jvp(x: Any, o: Any, dx: Any) -> Any:
 
 
 @overload(abs_jvp)
-def _abs_jvp(x, o, dx):  # noqa: ANN  (numba compares them with the implementations)
+def _abs_jvp(x, o, dx):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if _is_complex(x):
         def impl(x, o, dx):  # type: ignore[no-untyped-def]
             if o == 0.0:
                 return 0.0 * dx.real
             return (x.real * dx.real + x.imag * dx.imag) / o
         return impl
-    return lambda x, o, dx: crn.fabs_d(x) * dx
+    return lambda x, o, dx: _fabs_d(x) * dx
 
 
 def abs_vjp(x: Any, o: Any, g: Any) -> Any:
@@ -185,11 +186,11 @@ def abs_vjp(x: Any, o: Any, g: Any) -> Any:
 
 
 @overload(abs_vjp)
-def _abs_vjp(x, o, g):  # noqa: ANN  (numba compares them with the implementations)
+def _abs_vjp(x, o, g):  # type: ignore[no-untyped-def]  # numba compares it with the implementation
     if _is_complex(x):
         def impl(x, o, g):  # type: ignore[no-untyped-def]
             if o == 0.0:
                 return 0.0 * x
             return g.real * x / o
         return impl
-    return lambda x, o, g: crn.fabs_d(x) * g.real
+    return lambda x, o, g: _fabs_d(x) * g.real
