@@ -1,4 +1,19 @@
-"""chainrules' C scalar table in numba's nopython code (needs numba).
+"""chainrules' C scalar table in numba's nopython code (needs numba), and
+the derivatives of numba-compilable functions built from it.
+
+``grad(f)``, ``value_and_grad(f)``, ``derivative(f)``, ``jvp(f)`` and
+``hessian(f)`` transform the source of f (a plain Python function numba
+compiles: branches, loops, early returns, math/cmath/NumPy scalar functions,
+floats, complex numbers, tuples and 1-D arrays read element-wise) into
+``@numba.njit`` functions calling the kernels below (chainrules/_numba_ad.py;
+docs/native.md, "Derivatives of numba functions")::
+
+    dfoo = crn.grad(foo)            # reverse mode; an @njit function
+
+    @numba.njit
+    def slopes(x, out):
+        for i in range(x.size):
+            out[i] = dfoo(x[i])
 
 Every row of the table (the real ones and, where the table has them, the
 complex ones) as three functions that ``@numba.njit`` code calls: ``NAME``
