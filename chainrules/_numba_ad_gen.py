@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from chainrules._numba_ad import If, Loop, Lowering, Op, Return, activity, walk
+from chainrules._numba_ad import If, Loop, Lowering, Op, Return, _always_returns, activity, walk
 
 _PAD = "    "
 
@@ -414,7 +414,8 @@ class Reverse(_Gen):
             elif isinstance(s, If):
                 body = self.fwd(s.body, here, ret)
                 orelse = self.fwd(s.orelse, here, ret)
-                if self.adjoint(s.body) or self.adjoint(s.orelse):
+                if not (_always_returns(s.body) or _always_returns(s.orelse)) and (
+                        self.adjoint(s.body) or self.adjoint(s.orelse)):
                     body = body + [self.keep(s, 0, "True")[0]]
                     orelse = orelse + [self.keep(s, 0, "False")[0]]
                 out += [f"if {_s(s.test)}:"] + _indent(body or ["pass"])
@@ -510,8 +511,16 @@ class Reverse(_Gen):
             if isinstance(s, Op):
                 out += self.op(s)[1]
             elif isinstance(s, If):
-                body, orelse = self.adjoint(s.body), self.adjoint(s.orelse)
-                if body or orelse:
+                # a branch that always returns never reaches what follows the if:
+                # the adjoint that runs after the if knows the other branch ran
+                ret_body, ret_else = _always_returns(s.body), _always_returns(s.orelse)
+                if ret_body and ret_else:
+                    continue
+                body = [] if ret_body else self.adjoint(s.body)
+                orelse = [] if ret_else else self.adjoint(s.orelse)
+                if ret_body or ret_else:
+                    out += body + orelse
+                elif body or orelse:
                     out += [f"if s{self.uid[id(s)]}_0:"] + _indent(body or ["pass"])
                     out += ["else:"] + _indent(orelse or ["pass"])
             elif isinstance(s, Loop):
