@@ -2,10 +2,17 @@
 value_and_grad, derivative, jvp, hessian (issue 25).  Each transforms f's
 source once (chainrules/_numba_ad.py, _numba_ad_gen.py) and returns an
 ``@numba.njit`` function, callable from Python and from other ``@njit``
-code."""
+code.
+
+What is a constant: as numba freezes a jitted function's globals when it
+compiles, the transform reads f's source, the functions f calls and the
+scalar rules they have when ``grad(f)`` (etc.) is first asked for; the result
+is cached on (f, which derivative, argnums).  Redefine f (a new function
+object) to see a change."""
 
 from __future__ import annotations
 
+import linecache
 import threading
 from typing import Any, Callable
 
@@ -94,7 +101,10 @@ def _build_new(kind: str, f: Any, argnums: Any, key: Any) -> tuple[str, Any]:
             ns[key_c + "_vg"] = _build("value_and_grad", py, tuple(range(n)))[1]
         else:
             ns[key_c] = _build("jvp", py)[1]
-    exec(compile(src, f"<chainrules.numba.{kind}({fname})>", "exec"), ns)
+    filename = f"<chainrules.numba.{kind}({fname}) {len(_cache)}>"
+    # numba's errors (and inspect.getsource) then show the generated lines
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), ns)
     if kind == "hessian":
         ns[name + "_dd"] = numba.njit(error_model="numpy")(ns[name + "_dd"])
     fn = numba.njit(error_model="numpy")(ns[name])

@@ -27,6 +27,12 @@ def _tail(name: str) -> str:
 
 
 class _Gen:
+    def where(self, op: Op, lines: list[str]) -> list[str]:
+        """lines, the first one commented with f's line (numba's errors show it)."""
+        if not lines:
+            return lines
+        return [f"{lines[0]}  # {self.low.filename}:{op.line}"] + lines[1:]
+
     def __init__(self, low: Lowering, code: list[Any], active_args: list[str]) -> None:
         self.low, self.code = low, code
         self.active_args = ["v_" + a for a in active_args]
@@ -56,7 +62,7 @@ class Forward(_Gen):
         out: list[str] = []
         for s in code:
             if isinstance(s, Op):
-                out += self.op(s)
+                out += self.where(s, self.op(s))
             elif isinstance(s, If):
                 out += [f"if {_s(s.test)}:"] + _indent(self.block(s.body, ret) or ["pass"])
                 if s.orelse:
@@ -410,7 +416,7 @@ class Reverse(_Gen):
         for j, s in enumerate(code):
             here = None if frames is None else frames + [("block", code, j)]
             if isinstance(s, Op):
-                out += self.op(s)[0]
+                out += self.where(s, self.op(s)[0])
             elif isinstance(s, If):
                 body = self.fwd(s.body, here, ret)
                 orelse = self.fwd(s.orelse, here, ret)
@@ -600,7 +606,7 @@ class Second(Forward):
         out: list[str] = []
         for s in code:
             if isinstance(s, Op):
-                out += self.op(s)
+                out += self.where(s, self.op(s))
             elif isinstance(s, If):
                 out += [f"if {_s(s.test)}:"] + _indent(self.block(s.body, ret) or ["pass"])
                 if s.orelse:
