@@ -22,7 +22,9 @@ import numpy as np
 from chainrules import _numba_ad_helpers as _h
 from chainrules import _numba_kernels as _kernels
 from chainrules._numba_ad import NotDifferentiableError, UnsupportedSyntaxError, lower
-from chainrules._numba_ad_gen import forward_source, reverse_source, second_source
+from chainrules._numba_ad_gen import forward_source
+from chainrules._numba_ad_reverse import reverse_source
+from chainrules._numba_ad_second import second_source
 
 __all__ = ["grad", "value_and_grad", "derivative", "jvp", "hessian", "source",
            "NotDifferentiableError", "UnsupportedSyntaxError"]
