@@ -349,10 +349,9 @@ def _row_functions():
     return seen
 
 
-def test_every_real_row_of_the_table():
-    """grad of every real row's function (one function dispatching on k)
-    against the row's kernel (to the bit) and chainrules' own rule, at ±0,
-    awkward points and 300 random points of several scales."""
+@pytest.fixture(scope="module")
+def every_row():
+    """(rows, grad of one function calling row k's function for k)."""
     rows = sorted(_row_functions().items(), key=lambda kv: kv[0])
     lines = ["def every(x, y, k):"]
     ns = {}
@@ -362,15 +361,23 @@ def test_every_real_row_of_the_table():
         lines.append(f"    if k == {k}:\n        return {call}")
     lines.append("    return 0.0\n")
     every = _function("\n".join(lines), "every", ns)
-    g = crn.grad(every, (0, 1))
+    return rows, crn.grad(every, (0, 1))
+
+
+def _check_every_row(every_row, random_points):
+    """grad of every real row's function against the row's kernel (to the
+    bit) and chainrules' own rule, at ±0, awkward points and random points
+    of several scales."""
+    rows, g = every_row
     rng = np.random.default_rng(25)
+    scales = np.repeat([0.5, 3.0, 30.0], random_points // 3)
     pts = [(0.0, 0.5), (-0.0, 2.0), (0.3, 1.9), (-0.7, 0.3), (2.5, 2.0), (1.0, 1.0), (-1.0, -3.0)]
-    pts += list(zip(rng.standard_normal(300) * np.repeat([0.5, 3.0, 30.0], 100),
-                    rng.standard_normal(300) * np.repeat([0.5, 3.0, 30.0], 100)))
+    pts += list(zip(rng.standard_normal(scales.size) * scales, rng.standard_normal(scales.size) * scales))
     failures, checked = [], 0
     for k, ((name, n), f) in enumerate(rows):
         if name == "ldexp":                                     # an integer argument
             continue
+        kernel_fd = getattr(crn, name + "_fd")
         for x, y in pts:
             x, y = float(x), float(y)
             args = (x,) if n == 1 else (x, y)
@@ -384,7 +391,7 @@ def test_every_real_row_of_the_table():
                 continue
             got = g(x, y, k)
             got = [got[0]] if n == 1 else list(got)
-            kernel = list(getattr(crn, name + "_fd")(*args)[1:])
+            kernel = list(kernel_fd(*args)[1:])
             checked += 1
             # the kernel's own partials, to the bit; the rule's within 1e-13 (the rule
             # may compute a partial in another order: gamma′ = Γ·ψ differs by 2 ulps)
@@ -393,8 +400,17 @@ def test_every_real_row_of_the_table():
             if not all(a == b or (a != a and b != b) or abs(a - b) <= 1e-13 * max(1.0, abs(b))
                        for a, b in zip(got, want)):
                 failures.append((name, args, "rule", got, want))
-    assert checked > 50 * len(rows)
+    assert checked > random_points // 6 * len(rows)
     assert not failures, (len(failures), sorted({f[0] for f in failures}), failures[:5])
+
+
+def test_every_real_row_of_the_table(every_row):
+    _check_every_row(every_row, 300)
+
+
+@pytest.mark.sweep
+def test_every_real_row_of_the_table_at_10000_points(every_row):
+    _check_every_row(every_row, 10**4)
 
 
 # ----- from numba code, user rules, errors ---------------------------------------
