@@ -957,7 +957,7 @@ cdef object _pushforward(tuple row, tuple tangents):
 
 
 cdef class _ScalarFrule:
-    cdef _ScalarSpec spec
+    cdef readonly _ScalarSpec spec
 
     def __call__(self, tangents, *xs):
         omega = self.spec.f(*xs)

@@ -124,6 +124,16 @@ TARGETS = [
          benchmark=r"NumbaLoop\(.*", variant="chainrules_fd", versus="hand_fd", at_least=1 / 1.2),
     dict(label="numba loop with chainrules' kernels within 1.2× of hand-written numba", module="native",
          benchmark=r"NumbaLoop\(.*", variant="chainrules_d", versus="hand_d", at_least=1 / 1.2),
+    # issue 25: derivatives of numba code by chainrules.numba's source transformation
+    dict(label="numba loop calling chainrules.numba.grad(foo) within 1.2× of hand-written numba",
+         module="native_ad", benchmark=r"NumbaGradLoop", variant="grad", versus="hand", at_least=1 / 1.2),
+    dict(label="numba loop of grad(foo) ≥ 10× faster per point than ad.compile(foo) from Python",
+         module="native_ad", benchmark=r"PerPointVsCompile", variant="numba_grad", versus="ad_compile",
+         at_least=10.0),
+    dict(label="numba loop of grad(foo) at 1e6 points ≤ 1.0× jax.jit(jax.vmap(jax.grad(foo)))",
+         module="native_ad", benchmark=r"VmapVsJax", variant="numba_grad", versus="jax_jit_vmap", at_least=1.0),
+    dict(label="grad of a 10-parameter log-likelihood over 1e5 points ≤ 1.5× hand-written numba",
+         module="native_ad", benchmark=r"LogLikelihood", variant="grad", versus="hand", at_least=1 / 1.5),
     # higher order and the generic rule bodies (issue 12)
     dict(label="second derivative ≤ 3× the gradient at 10 elements", module="ad_nested",
          benchmark=r"SecondDerivative", variant="hvp", versus="gradient", at_least=1 / 3),

@@ -9,35 +9,12 @@ import numpy as np
 
 import chainrules
 from chainrules import AbstractZero, NoTangent, _core
-
-# the native name of a row, where it is not the function's own name
-ALIASES = {
-    "abs": "fabs", "absolute": "fabs", "conjugate": "pos", "arcsin": "asin", "arccos": "acos",
-    "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
-    "arctan2": "atan2", "deg2rad": "radians", "rad2deg": "degrees", "divide": "truediv",
-    "float_power": "pow", "floor_divide": "floordiv", "maximum": "max", "minimum": "min",
-    "multiply": "mul", "negative": "neg", "positive": "pos", "subtract": "sub", "power": "pow",
-    "numpy.remainder": "mod",            # NumPy's remainder is Python's %, math's is IEEE's
-}
+from chainrules._native_names import native_name
 
 REAL_1 = (0.0, 0.3, -0.7, 1.9, 2.0, -2.5)
 REAL_2 = ((0.3, 1.9), (-0.7, 0.3), (1.9, -0.7), (2.0, 1.0), (2.5, 2.0), (0.0, 0.5), (1.5, 1.5))
 COMPLEX_1 = (0.3 + 0.4j, -0.7 + 1.1j, 1.9 - 0.6j)
 COMPLEX_2 = ((0.3 + 0.4j, 1.9 - 0.6j), (-0.7 + 1.1j, 0.5 + 0.2j))
-
-
-def native_name(row_name, arity):
-    """The name in chainrules.numba.ROWS of a row of the table (real)."""
-    short = row_name.rsplit(".", 1)[-1]
-    if short.startswith("i") and row_name.startswith("operator.") and short[1:] in (
-            "add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
-        short = short[1:]
-    name = ALIASES.get(row_name, ALIASES.get(short, short))
-    if (short, arity) == ("log", 2):
-        return "log_base"
-    if (short, arity) == ("hypot", 1):
-        return "fabs"
-    return name
 
 
 def rows():
