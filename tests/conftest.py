@@ -71,3 +71,26 @@ def jax_x64():
     jax.config.update("jax_enable_x64", True)
     yield jax
     jax.config.update("jax_enable_x64", before)
+
+
+# The slowest test files (measured: seconds in a full run on one core), marked `heavy`:
+# README command 2 runs them; the floor jobs (.ci/floors: Python 3.12 and 3.13, NumPy
+# 2.0) deselect them, so that CI keeps within its time as the rule set grows.
+HEAVY = {
+    "interop/test_jax.py": 61, "interop/test_jax_host.py": 44, "interop/test_adapter.py": 36,
+    "rulesets/array_api/test_linalg_ext.py": 110, "rulesets/test_elementwise_interop.py": 51,
+    "rulesets/array_api/test_shapes.py": 50, "rulesets/array_api/test_reductions.py": 46,
+    "rulesets/test_properties_rules.py": 34, "native/test_numba.py": 63, "native/test_numba_ad.py": 47,
+    "test_typing.py": 53, "bench/test_tools.py": 27,
+    "rulesets/scipy/test_special_table.py": 11, "rulesets/scipy/test_linalg.py": 16,
+    "rulesets/numpy/test_linalg_eig.py": 5, "rulesets/numpy/test_more.py": 15,
+    "rulesets/scipy/test_signal.py": 10, "rulesets/scipy/test_integrate.py": 8,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = os.path.dirname(os.path.abspath(__file__))
+    for item in items:
+        rel = os.path.relpath(str(item.path), tests).replace(os.sep, "/")
+        if rel in HEAVY:
+            item.add_marker(pytest.mark.heavy)
