@@ -173,7 +173,7 @@ def derivative(f: Callable[..., Any], argnum: int = 0) -> Any:
 
 def jvp(f: Callable[..., Any]) -> Any:
     """jvp(f) -> the ``@njit`` function ``(primals, tangents) -> (Ω, ΔΩ)``:
-    f(*primals) and its Jacobian-vector product with `tangents` (one per
+    ``f(*primals)`` and its Jacobian-vector product with `tangents` (one per
     argument: a number, or an array or tuple like the argument), by forward mode."""
     return _build("jvp", f)[1]
 
