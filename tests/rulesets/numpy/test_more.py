@@ -9,7 +9,7 @@ import chainrules as cr
 from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 from chainrules.rulesets.numpy.sequences import bessel_i1
 
-from tests.rulesets._order2 import F32, Case
+from .._order2 import F32, Case
 
 NT = cr.NoTangent()
 RNG = np.random.default_rng(24)

@@ -11,7 +11,7 @@ import chainrules as cr
 from chainrules import ad
 from chainrules.testing import PrimalAndTangent, TestConfig, test_frule, test_rrule
 
-from tests.rulesets._order2 import F32, Case
+from .._order2 import F32, Case
 
 NT = cr.NoTangent()
 RNG = np.random.default_rng(244)

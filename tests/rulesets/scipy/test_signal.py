@@ -10,7 +10,7 @@ import chainrules as cr
 from chainrules.finite_differences import central_fdm, jvp
 from chainrules.testing import TestConfig, test_frule, test_rrule
 
-from tests.rulesets._order2 import F32, Case
+from .._order2 import F32, Case
 
 NT = cr.NoTangent()
 RNG = np.random.default_rng(243)
