@@ -235,12 +235,19 @@ def test_every_numpy_rule_with_a_jax_counterpart(jax_x64):
     assert set(failed) == set(KNOWN_BUGS), ({k: v for k, v in failed.items() if k not in KNOWN_BUGS},
                                             sorted(set(KNOWN_BUGS) - set(failed)))
     # what the sweep could not check at its points is a table too, so that it cannot grow silently
-    assert set(skipped) == set(NOT_SWEPT), (set(skipped) ^ set(NOT_SWEPT), skipped)
+    assert set(skipped) == set(NOT_SWEPT), ({k: skipped[k] for k in sorted(set(skipped) - set(NOT_SWEPT))},
+                                            sorted(set(NOT_SWEPT) - set(skipped)))
     assert host, "no function ran on the host"
 
 
 # functions the sweep's default points do not fit (found by running it): name -> reason
 NOT_SWEPT: dict[str, str] = {
+    **dict.fromkeys([
+        "bincount", "block", "choose", "delete", "insert", "matvec", "meshgrid", "multi_dot", "polydiv",
+        "polyfit", "resize", "roots", "select", "tensorinv", "tensorsolve", "unstack", "vecmat"],
+        "rules added on 2026-11-28 whose arguments (integers, lists, shapes, 2-D operands) or outputs "
+        "(tuples) the sweep's default points do not fit: the kit checks them in tests/rulesets/numpy/"
+        "test_more.py and test_linalg_eig.py"),
     **dict.fromkeys([
         "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
         "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "signbit",
@@ -276,6 +283,9 @@ NO_SECOND_ORDER: dict[str, str] = {}
 
 # bugs found by the sweep and not fixed: name -> cause (strict: a fix fails the sweep until removed)
 KNOWN_BUGS = {
+    "interp": "the sweep differentiates every argument, and interp's derivative in xp (the sample points) "
+              "is not_implemented (documented, chainrules/rulesets/numpy/sequences.py): x and fp are "
+              "checked against JAX in tests/rulesets/numpy/test_more.py",
     "cholesky": "through JAX (jax.numpy's cholesky, its frule transposed) the VJP is the symmetric "
                 "cotangent, the rrule's is lower-triangular (NumPy reads the lower triangle): they "
                 "agree on symmetric directions only; one convention is to be chosen",

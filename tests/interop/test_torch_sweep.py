@@ -124,7 +124,15 @@ RECIPES = {
 
 _NO_DERIVATIVE = "boolean, integer or index output: no derivative to check"
 _MULTI = "returns a tuple (or namedtuple) of arrays: to_torch's autograd.Function returns one tensor per call here"
+# the rules added in session 10 (their families' own tests run the kit at orders 1 and 2,
+# and the registry sweep): not yet swept through to_torch
+_NOT_YET = ("a rule added on 2026-11-28, checked by the kit in its family's test (tests/rulesets/numpy/"
+            "test_more.py, test_linalg_eig.py) and the registry sweep; not yet swept through to_torch")
 EXCLUDED = {
+    **{f"numpy.{n}": _NOT_YET for n in [
+        "bincount", "diagflat", "fft.fftshift", "fft.ifftshift", "gradient", "i0", "linalg.cond", "linalg.eig",
+        "linalg.eigvals", "linalg.multi_dot", "linalg.tensorinv", "linalg.tensorsolve", "linspace", "logspace",
+        "meshgrid", "select", "trapezoid", "vander"]},
     **{f"numpy.{n}": _NO_DERIVATIVE for n in [
         "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and", "logical_or",
         "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "signbit", "isposinf", "isneginf", "isreal",

@@ -261,6 +261,7 @@ def gradient_rrule(f: Any, *varargs: Any, **kw: Any) -> tuple[Any, Pullback]:
     parts = list(Ω) if len(axes) > 1 else [Ω]
 
     def gradient_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = seed(Ω̄, "numpy.gradient")
         if len(axes) > 1:
             Ω̄s = [ZERO] * len(axes) if _zero(Ω̄) else [unthunk(v) for v in unthunk(Ω̄)]
         else:

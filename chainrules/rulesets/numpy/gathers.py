@@ -199,7 +199,7 @@ def gather_rules(f: Any, name: str, diff: Any, check: Any = None) -> None:
         L = _Labels(f, args, kwargs, diff)
 
         def gather_pullback(Ω̄: Any) -> tuple[Any, ...]:
-            Ω̄ = Ω̄ if L.sequence else seed(Ω̄, name)
+            Ω̄ = seed(Ω̄, name)        # a tuple or list of cotangents passes (a sequence output)
             got = L.pull(Ω̄, Ω)
             return (NO,) + tuple(got.get(i, NO) for i in range(len(args)))
         return Ω, gather_pullback

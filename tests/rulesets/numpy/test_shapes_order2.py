@@ -47,6 +47,7 @@ CASES = [
     Case("transpose", np.transpose, X3, (2, 0, 1)),
     Case("ndarray.transpose", method("transpose"), X),
     Case("matrix_transpose", np.matrix_transpose, X3),
+    Case("linalg.matrix_transpose", np.linalg.matrix_transpose, X3),
     Case("swapaxes", np.swapaxes, X3, 0, -1),
     Case("ndarray.swapaxes", method("swapaxes"), X, 0, 1),
     Case("moveaxis", np.moveaxis, X3, 0, -1),
