@@ -306,11 +306,13 @@ def sweep_cases():
     constant SWEEP_CASES (a new rule family joins the sweep there, in its own file)."""
     import importlib
     import pathlib
+    import re
 
     here = pathlib.Path(__file__).parent
+    defines = re.compile(r"^SWEEP_CASES\s*=", re.MULTILINE)    # a definition, not a mention
     out = []
     for path in sorted(here.rglob("test_*.py")):
-        if path.name == "test_registry_sweep.py" or "SWEEP_CASES" not in path.read_text(encoding="utf-8"):
+        if path.name == "test_registry_sweep.py" or not defines.search(path.read_text(encoding="utf-8")):
             continue
         name = ".".join(path.relative_to(here).with_suffix("").parts)
         out.extend(importlib.import_module(f"{__package__}.{name}").SWEEP_CASES)
