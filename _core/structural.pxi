@@ -425,6 +425,13 @@ cdef object _zero_tangent(object x, dict seen):
     seen[id(x)] = x
     _enter_recursion(" in zero_tangent")
     try:
+        if isinstance(x, StructuralTangent):
+            # a tangent itself (Tangent[tuple], MutableTangent[...]): the same
+            # type, its parts zeroed
+            b = (<StructuralTangent>x)._backing
+            if isinstance(b, tuple):
+                return (<StructuralTangent>x)._new(tuple([_zero_tangent(v, seen) for v in <tuple>b]))
+            return (<StructuralTangent>x)._new({k: _zero_tangent(v, seen) for k, v in (<dict>b).items()})
         if isinstance(x, (tuple, list)):
             return Tangent[type(x)](*[_zero_tangent(v, seen) for v in x])
         if isinstance(x, dict):

@@ -168,6 +168,17 @@ def test_zero_tangent():
     assert cr.zero_tangent([1.0, 2.0]) == Tangent[list](0.0, 0.0)
 
 
+def test_zero_tangent_of_a_tangent_is_the_same_tangent_type_zeroed():
+    # a tangent is a value too (a rule's output, a cotangent held in a struct)
+    assert cr.zero_tangent(Tangent[tuple](1.0, np.ones(2))) == Tangent[tuple](0.0, np.zeros(2))
+    assert cr.zero_tangent(Tangent[dict]({"a": 2.0})) == Tangent[dict]({"a": 0.0})
+    z = cr.zero_tangent(Tangent[Box](w=3.0, h=np.float32(2)))
+    assert type(z) is Tangent[Box] and cr.backing(z) == {"w": 0.0, "h": 0.0}
+    assert type(cr.backing(z)["h"]) is np.float32
+    m = cr.zero_tangent(MutableTangent[Box](w=1.5, h=2.5))
+    assert type(m) is MutableTangent[Box] and m.w == 0.0 and m.h == 0.0
+
+
 def test_list_tangents_add_elementwise_and_rebuild_lists():
     t = Tangent[list](1.0, 2.0)
     assert t + t == Tangent[list](2.0, 4.0)
