@@ -134,6 +134,13 @@ TARGETS = [
          module="native_ad", benchmark=r"VmapVsJax", variant="numba_grad", versus="jax_jit_vmap", at_least=1.0),
     dict(label="grad of a 10-parameter log-likelihood over 1e5 points ≤ 1.5× hand-written numba",
          module="native_ad", benchmark=r"LogLikelihood", variant="grad", versus="hand", at_least=1 / 1.5),
+    # issue 25 item 5: the adapters at the engines' own speed
+    dict(label="to_torch(np.sin) forward+backward ≤ 1.5× torch.sin at 1000 elements", module="interop",
+         benchmark=r"TorchForwardBackward", variant="to_torch_sin", versus="torch_sin", at_least=1 / 1.5),
+    dict(label="jax.grad of to_jax(np.sin) ≤ 1.2× jnp.sin, eager, at 1000 elements", module="interop",
+         benchmark=r"JaxGradEager", variant="to_jax_sin", versus="jnp_sin", at_least=1 / 1.2),
+    dict(label="jax.jit(jax.grad) of to_jax(np.sin) ≤ 1.0× jnp.sin at 1000 elements", module="interop",
+         benchmark=r"JaxGradJit", variant="to_jax_sin", versus="jnp_sin", at_least=1.0),
     # higher order and the generic rule bodies (issue 12)
     dict(label="second derivative ≤ 3× the gradient at 10 elements", module="ad_nested",
          benchmark=r"SecondDerivative", variant="hvp", versus="gradient", at_least=1 / 3),

@@ -215,6 +215,13 @@ class Leaves:
             return {k: self._build(v, values) for k, v in body.items()}
         return kind(self._build(e, values) for e in body)
 
+    def skeleton(self) -> "Leaves":
+        """The same structure without the values (to be kept for later calls
+        with the same structure: rebuild, tangents and cotangents need only it)."""
+        other = object.__new__(Leaves)
+        other.values, other.args, other._is_leaf, other._spec = [], (), self._is_leaf, self._spec
+        return other
+
     def rebuild(self, values: Any) -> tuple[Any, ...]:
         """The arguments with the leaves replaced by `values`."""
         return tuple(self._build(self._spec, values))

@@ -23,9 +23,11 @@ are differentiated, also inside lists, tuples and dicts; everything else
 (ints, bools, None, axes, functions) and every keyword argument is passed
 through.  Integer arrays have no tangent (JAX's float0).
 
-Cost: each call first asks the frule, with zero tangents, whether it applies
-(a second evaluation of the primal outside `jit`; under `jit` only at
-tracing); a host function is also run once on stand-in values of its
+Cost: the first call of each signature (the arguments' types, dtypes and
+ranks, the other arguments) asks the frule, with zero tangents, whether it
+applies, and keeps the `custom_jvp` it makes for the next calls: an eager
+first-order call then runs the frule once; under `jit` the rule runs at
+tracing only.  A host function is also run once on stand-in values of its
 inputs' shapes, for the shape of its output.
 
 Complex numbers: JAX's JVP is ChainRules' pushforward; JAX's VJP is the
@@ -177,6 +179,10 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     autodiff (jvp) to a custom_vjp function"."""
     if not callable(f):
         raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
+    # the custom_jvp made for each signature of a call (`_signature`), made once: an
+    # eager call then runs the rule once (not a second time to ask whether it applies),
+    # and JAX's caches, keyed by the function, serve the next call
+    jvp_functions: dict[Any, Any] = {}
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         jax = _jax()
@@ -198,8 +204,17 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
                 y = f(*leaves.rebuild([np.asarray(v) for v in leaves.values]), **kwargs)
                 return jax.tree_util.tree_map(jnp.asarray, y)
             return _host(jax, f, leaves, kwargs, who)(*leaves.values)
+        key = _signature(leaves, kwargs)
+        made = jvp_functions.get(key) if key is not None else None
+        if made is not None:
+            return made(*leaves.values)
         if _has_frule(g, leaves, kwargs):
-            return _jvp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
+            made = _jvp_function(jax, f, g, leaves.skeleton(), kwargs, who)
+            if key is not None:
+                if len(jvp_functions) >= _MADE_MAX:
+                    jvp_functions.clear()
+                jvp_functions[key] = made
+            return made(*leaves.values)
         if not _has_rrule(g, args, kwargs):
             raise no_rule_error("to_jax", f, g, args, kwargs)
         return _vjp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)
@@ -235,10 +250,34 @@ def _is_numpy(f: Any) -> bool:
     return module == "numpy" or module.startswith("numpy.")
 
 
+_MADE_MAX = 256
+
+
+def _signature(leaves: Leaves, kwargs: dict[str, Any]) -> Any:
+    """What a rule's choice to apply can depend on, hashable: the leaves'
+    types and dtypes (not their values), the other arguments and the keyword
+    arguments themselves; None when one of those cannot be hashed."""
+    key = (tuple((type(v), getattr(v, "dtype", None), getattr(v, "ndim", None)) for v in leaves.values),
+           _spec_key(leaves._spec), tuple(kwargs.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _spec_key(spec: Any) -> Any:
+    kind, body = spec
+    if kind == "leaf" or kind == "const":
+        return spec
+    if kind is dict:
+        return (dict, tuple((k, _spec_key(v)) for k, v in body.items()))
+    return (kind, tuple(_spec_key(e) for e in body))
+
+
 def _has_frule(g: Any, leaves: Leaves, kwargs: dict[str, Any]) -> bool:
     """Whether g has an frule for these arguments (called with zero tangents:
-    the rules return at once on them, and under `jit` this runs once, at
-    tracing)."""
+    the rules return at once on them)."""
     from chainrules import frule
     zeros = leaves.tangents([ZERO] * len(leaves.values))
     return frule(CONFIG, (NO,) + zeros, g, *leaves.args, **kwargs) is not None
@@ -262,10 +301,14 @@ def _jvp_function(jax: Any, f: Any, g: Any, leaves: Leaves, kwargs: dict[str, An
         args = leaves.rebuild(primals)
         ts = leaves.tangents([_leaf_in(jax)(t) for t in tangents])
         Ω, ẏ = frule_or_raise("to_jax", f, g, CONFIG, ts, args, kwargs)
-        # the output through `call` itself, as JAX's documentation does: a derivative
-        # of higher order of the output is then again the rule's, not JAX's own of
-        # the rule body's primal computation (a straight-through rule stays one)
-        return call(*primals), _out(jax, who)(ẏ, Ω)
+        # with tracers among the primals (an enclosing jvp, grad or jit), the output
+        # goes through `call` itself, as JAX's documentation does: a derivative of
+        # higher order of the output is then again the rule's, not JAX's own of the
+        # rule body's primal computation (a straight-through rule stays one); with
+        # concrete primals (eager first order) nothing differentiates Ω: it serves
+        if any(isinstance(p, jax.core.Tracer) for p in primals):
+            return call(*primals), _out(jax, who)(ẏ, Ω)
+        return Ω, _out(jax, who)(ẏ, Ω)
 
     call.defjvp(jvp, symbolic_zeros=True)
     return call

@@ -136,6 +136,8 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
     if not callable(f):
         raise TypeError(f"to_torch: expected a function, got {type(f).__name__}")
 
+    looked_up: list[Any] = []        # (g, host) of _lookup(f), found at the first call
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         who = wrapper.__qualname__
         check_libraries(who, args, frozenset({"torch"}),
@@ -143,10 +145,12 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
         leaves = Leaves(args, _is_leaf)
         if not leaves.values:
             _no_tensor(who, args)
-        g, host = _lookup(f)
+        if not looked_up:
+            looked_up.append(_lookup(f))
+        g, host = looked_up[0]
         if g is not f and f in _DEFAULTS:
             kwargs = _numpy_defaults(f, args, kwargs)
-        return _rule_function().apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
+        return _apply(_Plan(f, g, leaves, kwargs, who, host), *leaves.values)
 
     wrap_name(wrapper, "to_torch", f)
     return wrapper
@@ -216,7 +220,7 @@ def _twin(f: Any, who: str) -> Any:
 
     def on_host(*args: Any) -> Any:
         leaves = Leaves(args, _is_leaf)
-        return _rule_function().apply(_Plan(f, f, leaves, {}, who, True), *leaves.values)
+        return _apply(_Plan(f, f, leaves, {}, who, True), *leaves.values)
 
     on_host.__name__ = on_host.__qualname__ = name
     _TWINS[f] = rules_for(on_host, row, name=name)
@@ -284,6 +288,25 @@ class _Plan:
 
 
 _CLASS: list[Any] = []
+_APPLY: list[Any] = []
+
+
+def _apply(plan: _Plan, *values: Any) -> Any:
+    """RuleFunction.apply(plan, *values).  Outside torch.func's transforms
+    the C entry point is called directly: `Function.apply` would first bind
+    the arguments to `forward`'s signature with `inspect` (for defaults,
+    which `forward` has none of) on every call, a third of the adapter's
+    cost at 1000 elements; under vmap/grad/jvp it takes the full path."""
+    if not _APPLY:
+        cls = _rule_function()
+        torch = _torch()
+        active = getattr(torch._C, "_are_functorch_transforms_active", None)
+        base = super(torch.autograd.Function, cls).apply if active is not None else None
+        _APPLY.append((cls.apply, base, active))
+    full, base, active = _APPLY[0]
+    if base is None or active():
+        return full(plan, *values)
+    return base(plan, *values)
 
 
 def _rule_function() -> Any:
