@@ -109,6 +109,26 @@ def library_function(f: Any) -> Any:
     return w
 
 
+def populate_from_library(module: Any, namespace: dict[str, Any], rename: dict[str, str] | None = None,
+                          as_is: tuple[type, ...] = (type,)) -> list[str]:
+    """Every public name of a library module (scipy.linalg, ...) into a
+    module's `namespace`, its functions as `library_function`s (their rules
+    differentiate them on tracked values, the others are a NoRuleError) but
+    instances of `as_is` (classes; NumPy's ufuncs, which dispatch themselves);
+    `rename` maps a name to the one it is given here.  Returns the names."""
+    names = []
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        value = getattr(module, name)
+        if callable(value) and not isinstance(value, as_is):
+            value = library_function(value)
+        name = (rename or {}).get(name, name)
+        namespace[name] = value
+        names.append(name)
+    return names
+
+
 def _asarray(f: Any) -> Any:
     def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
         if isinstance(obj, Tracked) and dtype is None:

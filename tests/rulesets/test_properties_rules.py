@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import chainrules as cr
 from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rrule, unthunk
 from chainrules.finite_differences import central_fdm
+from chainrules.ad.autograd.misc.fixed_points import _fixed_point
 from chainrules.ad.checkpointing import _checkpoint_call
 from chainrules.rulesets import elementwise, elementwise_interop
 from chainrules.testing import rand_tangent, test_approx
@@ -394,6 +395,7 @@ NOT_ARRAY_RULES = {
         functools.reduce, itertools.accumulate, np.apply_along_axis, builtins.map, builtins.sorted,
         cr.ignore_derivatives],
     "chainrules.ad.checkpoint's call (tests/ad/test_checkpoint.py)": [_checkpoint_call],
+    "chainrules.ad.autograd.misc's fixed point (tests/ad/test_autograd_misc.py)": [_fixed_point],
 }
 
 

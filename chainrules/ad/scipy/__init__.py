@@ -10,12 +10,12 @@ scipy.special so that the rules of their parts differentiate them)::
     from chainrules.ad.scipy.special import logsumexp
     import chainrules.ad.scipy.stats.norm as norm
 
-`linalg` (every function of scipy.linalg, those with chainrules rules
-differentiated: `from chainrules.ad.scipy import linalg`) is imported on
-demand.  autograd.scipy's `signal` and `integrate` are not here: SciPy's
-functions that have rules (scipy.signal's convolutions and filters,
-scipy.integrate's trapezoid, simpson, quad, odeint) are called through
-`chainrules.ad.wrap(f)` in code differentiated by chainrules.ad.
+`linalg`, `signal` and `integrate` (every function of scipy.linalg,
+scipy.signal and scipy.integrate, those with chainrules rules
+differentiated; `signal.convolve` is autograd.scipy.signal's generalized
+convolution, SciPy's is `signal.scipy_convolve`; `integrate.odeint` takes
+tracked values in `args`, as autograd's) are imported on demand:
+`from chainrules.ad.scipy import signal`.
 """
 
 from chainrules.ad.scipy import special, stats

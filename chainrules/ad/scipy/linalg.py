@@ -10,25 +10,9 @@ tracked values to floats).
 
 from __future__ import annotations
 
-from typing import Any
-
 import scipy.linalg as _sl
 
 import chainrules.rulesets.scipy.linalg  # noqa: F401  (the rules)
-from chainrules.ad._namespace import library_function as _library_function
+from chainrules.ad._namespace import populate_from_library
 
-
-def _populate(namespace: dict[str, Any]) -> list[str]:
-    names = []
-    for name in dir(_sl):
-        if name.startswith("_"):
-            continue
-        value = getattr(_sl, name)
-        if callable(value) and not isinstance(value, type):
-            value = _library_function(value)
-        namespace[name] = value
-        names.append(name)
-    return names
-
-
-__all__ = _populate(globals())
+__all__ = populate_from_library(_sl, globals())

@@ -11,26 +11,10 @@ them to floats).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as _np
 import scipy.special as _sp
 
 import chainrules.rulesets.scipy.special  # noqa: F401  (the rules)
-from chainrules.ad._namespace import library_function as _library_function
+from chainrules.ad._namespace import populate_from_library
 
-
-def _populate(namespace: dict[str, Any]) -> list[str]:
-    names = []
-    for name in dir(_sp):
-        if name.startswith("_"):
-            continue
-        value = getattr(_sp, name)
-        if callable(value) and not isinstance(value, (type, _np.ufunc)):
-            value = _library_function(value)
-        namespace[name] = value
-        names.append(name)
-    return names
-
-
-__all__ = _populate(globals())
+__all__ = populate_from_library(_sp, globals(), as_is=(type, _np.ufunc))

@@ -1,0 +1,38 @@
+"""chainrules.ad.scipy.integrate: scipy.integrate for autograd programs (a
+drop-in for `autograd.scipy.integrate`).
+
+Every public function of scipy.integrate, wrapped as in
+`chainrules.ad.scipy.linalg`: those with rules
+(chainrules.rulesets.scipy.integrate) are differentiated by them on tracked
+values, the others raise a NoRuleError naming the function.  `odeint(func,
+y0, t, args=())` is SciPy's, differentiable in y0, t and the values of
+`args` (autograd's odeint is the same function with the same signature);
+`quad` in its limits and `args`; `trapezoid`, `simpson`,
+`cumulative_trapezoid` in their samples.  Tracked values may come in `args`
+given by keyword (`odeint(f, y0, t, args=(a, b))`, as in autograd's examples):
+`odeint` and `quad` pass it on by position, where the rules find them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import scipy.integrate as _integrate
+
+import chainrules.rulesets.scipy.integrate  # noqa: F401  (the rules)
+from chainrules.ad._namespace import populate_from_library
+
+__all__ = populate_from_library(_integrate, globals())
+_odeint, _quad = globals()["odeint"], globals()["quad"]     # wrapped by populate_from_library
+
+
+def odeint(func: Any, y0: Any, t: Any, args: Any = (), **kwargs: Any) -> Any:
+    """scipy.integrate.odeint(func, y0, t, args, **kwargs), differentiable in
+    y0, t and the values of args (their positions in the call: see above)."""
+    return _odeint(func, y0, t, args, **kwargs)
+
+
+def quad(func: Any, a: Any, b: Any, args: Any = (), **kwargs: Any) -> Any:
+    """scipy.integrate.quad(func, a, b, args, **kwargs), differentiable in
+    the limits and the values of args."""
+    return _quad(func, a, b, args, **kwargs)
