@@ -193,7 +193,7 @@ _TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
 
 
 @register_frule(np.trace, object, ...)
-@register_frule(np.ndarray.trace, np.ndarray, ...)
+@register_frule(np.ndarray.trace, object, ...)
 def trace_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
@@ -205,7 +205,7 @@ def trace_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]
 
 
 @register_rrule(np.trace, object, ...)
-@register_rrule(np.ndarray.trace, np.ndarray, ...)
+@register_rrule(np.ndarray.trace, object, ...)
 def trace_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     reject_out("numpy.trace", kw)
     offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)

@@ -203,7 +203,7 @@ def _vector_norm_axes(x: Any, axis: Any) -> Any:
 if hasattr(np.linalg, "vector_norm"):
     @register_frule(np.linalg.vector_norm, object)
     def vector_norm_frule(tangents: Any, x: Any, **kw: Any) -> tuple[Any, Any]:
-        x = np.asarray(x)
+        x = array_or_tracked(x)
         y = np.linalg.vector_norm(x, **kw)
         ord, keepdims = kw.get("ord", 2), kw.get("keepdims", False)
         ẋ = plain(unthunk(tangents[1]))
@@ -219,7 +219,7 @@ if hasattr(np.linalg, "vector_norm"):
     @register_rrule(np.linalg.vector_norm, object)
     def vector_norm_rrule(x: Any, **kw: Any) -> tuple[Any, Pullback]:
         px = ProjectTo(x)
-        x = np.asarray(x)
+        x = array_or_tracked(x)
         y = np.linalg.vector_norm(x, **kw)
         ord = kw.get("ord", 2)
         axes = _vector_norm_axes(x, kw.get("axis"))
