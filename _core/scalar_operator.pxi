@@ -29,7 +29,7 @@ for _f in (_operator.pow, _operator.ipow, _builtins.pow):  # the x ** p table at
 _row1(_operator.neg, f_neg, d_minus_one, c_minus_one, F_INT_PRIMAL)
 _row1(_operator.pos, f_identity, d_one, c_one, F_INT_PRIMAL)
 for _f in (_operator.abs, _builtins.abs):                  # abs'(0) = 0
-    _row1(_f, f_fabs, d_sign, NULL, F_INT_PRIMAL)
+    _row1(_f, f_fabs, d_abs, NULL, F_INT_PRIMAL)
 
 # max/min of two numbers; a tie sends the derivative to y (max) / x (min).
 _row2(_builtins.max, f_pymax, d2_max, NULL, F_INT_PRIMAL)

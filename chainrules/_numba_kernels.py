@@ -53,8 +53,8 @@ def f_neg(x):
 
 
 @_jit
-def d_sign(x, o):
-    """abs'(x) = sign(x), 0 at 0 (ChainRules' abs'(0) = 0)."""
+def cr_sign(x):
+    """sign(x): the formula language's sign, abs'(x) (ChainRules' abs'(0) = 0)."""
     if x > 0:
         return 1.0
     if x < 0:
@@ -81,18 +81,13 @@ def cr_digamma(x):
 
 
 @_jit
-def d_exp(x, o):
-    return o
+def f_degrees(x):
+    return x * (180.0 / _m.M_PI)    # CPython's math.degrees, to the bit
 
 
 @_jit
-def d_sqrt(x, o):
-    return 0.5 / _m.fabs(o)     # +inf at 0 (ChainRules' sqrt'(0) = inf), also at -0.0
-
-
-@_jit
-def d_log(x, o):
-    return 1.0 / x
+def f_radians(x):
+    return x * (_m.M_PI / 180.0)
 
 
 @_jit
@@ -147,7 +142,7 @@ def d_asinh(x, o):
 
 @_jit
 def d_acosh(x, o):
-    return 1.0 / (_m.sqrt(x - 1.0) * _m.sqrt(x + 1.0))
+    return 1.0 / (_m.sqrt(x - 1.0) * _m.sqrt(x - -1.0))
 
 
 @_jit
@@ -156,13 +151,23 @@ def d_atanh(x, o):
 
 
 @_jit
-def d_exp2(x, o):
-    return o * _m.M_LN2
+def d_exp(x, o):
+    return o
 
 
 @_jit
 def d_expm1(x, o):
     return o + 1.0
+
+
+@_jit
+def d_log(x, o):
+    return 1.0 / x
+
+
+@_jit
+def d_log1p(x, o):
+    return 1.0 / (x + 1.0)
 
 
 @_jit
@@ -176,33 +181,58 @@ def d_log10(x, o):
 
 
 @_jit
-def d_log1p(x, o):
-    return 1.0 / (1.0 + x)
+def d_sqrt(x, o):
+    return 0.5 / _m.fabs(o)
+
+
+@_jit
+def d_square(x, o):
+    return 2.0 * x
+
+
+@_jit
+def d_reciprocal(x, o):
+    return -o * o
+
+
+@_jit
+def d_abs(x, o):
+    return cr_sign(x)
+
+
+@_jit
+def d_exp2(x, o):
+    return o * _m.M_LN2
 
 
 @_jit
 def d_cbrt(x, o):
-    return 1.0 / (3.0 * o * o)   # +inf at 0
+    return 1.0 / (3.0 * o * o)
 
 
 @_jit
-def f_degrees(x):
-    return x * (180.0 / _m.M_PI)    # CPython's math.degrees, to the bit
+def d_fabs(x, o):
+    return cr_sign(x)
 
 
 @_jit
-def f_radians(x):
-    return x * (_m.M_PI / 180.0)
+def d_deg2rad(x, o):
+    return _m.M_PI / 180.0
 
 
 @_jit
-def d_degrees(x, o):
+def d_rad2deg(x, o):
     return 180.0 / _m.M_PI
 
 
 @_jit
-def d_radians(x, o):
-    return _m.M_PI / 180.0
+def d_erf(x, o):
+    return _TWO_OVER_SQRT_PI * _m.exp(-x * x)
+
+
+@_jit
+def d_erfc(x, o):
+    return -_TWO_OVER_SQRT_PI * _m.exp(-x * x)
 
 
 @_jit
@@ -475,16 +505,6 @@ def f_remainder(x, y):
 
 
 @_jit
-def d_erf(x, o):
-    return _TWO_OVER_SQRT_PI * _m.exp(-x * x)
-
-
-@_jit
-def d_erfc(x, o):
-    return -_TWO_OVER_SQRT_PI * _m.exp(-x * x)
-
-
-@_jit
 def d_gamma(x, o):
     return o * cr_digamma(x)
 
@@ -519,16 +539,6 @@ def f_pypow(x, p):
 @_jit
 def f_fabs(x):
     return _m.fabs(x)
-
-
-@_jit
-def d_square(x, o):
-    return 2.0 * x
-
-
-@_jit
-def d_reciprocal(x, o):
-    return -o * o
 
 
 @_jit
@@ -949,13 +959,13 @@ def fabs(x):
 
 @_jit
 def fabs_d(x):
-    return d_sign(x, 0.0)
+    return d_fabs(x, 0.0)
 
 
 @_jit
 def fabs_fd(x):
     o = fabs(x)
-    return o, d_sign(x, o)
+    return o, d_fabs(x, o)
 
 
 @_jit
@@ -965,13 +975,13 @@ def degrees(x):
 
 @_jit
 def degrees_d(x):
-    return d_degrees(x, 0.0)
+    return d_rad2deg(x, 0.0)
 
 
 @_jit
 def degrees_fd(x):
     o = degrees(x)
-    return o, d_degrees(x, o)
+    return o, d_rad2deg(x, o)
 
 
 @_jit
@@ -981,13 +991,13 @@ def radians(x):
 
 @_jit
 def radians_d(x):
-    return d_radians(x, 0.0)
+    return d_deg2rad(x, 0.0)
 
 
 @_jit
 def radians_fd(x):
     o = radians(x)
-    return o, d_radians(x, o)
+    return o, d_deg2rad(x, o)
 
 
 @_jit

@@ -250,28 +250,28 @@ cdef inline double cbrt_fd(double x, double* d) noexcept nogil:
 cdef inline double fabs(double x) noexcept nogil:
     return m.fabs(x)
 cdef inline double fabs_d(double x) noexcept nogil:
-    return k.d_sign(x, 0.0)
+    return k.d_fabs(x, 0.0)
 cdef inline double fabs_fd(double x, double* d) noexcept nogil:
     cdef double o = fabs(x)
-    d[0] = k.d_sign(x, o)
+    d[0] = k.d_fabs(x, o)
     return o
 
 cdef inline double degrees(double x) noexcept nogil:
     return k.f_degrees(x)
 cdef inline double degrees_d(double x) noexcept nogil:
-    return k.d_degrees(x, 0.0)
+    return k.d_rad2deg(x, 0.0)
 cdef inline double degrees_fd(double x, double* d) noexcept nogil:
     cdef double o = degrees(x)
-    d[0] = k.d_degrees(x, o)
+    d[0] = k.d_rad2deg(x, o)
     return o
 
 cdef inline double radians(double x) noexcept nogil:
     return k.f_radians(x)
 cdef inline double radians_d(double x) noexcept nogil:
-    return k.d_radians(x, 0.0)
+    return k.d_deg2rad(x, 0.0)
 cdef inline double radians_fd(double x, double* d) noexcept nogil:
     cdef double o = radians(x)
-    d[0] = k.d_radians(x, o)
+    d[0] = k.d_deg2rad(x, o)
     return o
 
 cdef inline double erf(double x) noexcept nogil:
