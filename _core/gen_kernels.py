@@ -5,6 +5,8 @@ C scalar derivative kernels of the element-wise table's rows
 
     d_<name>(double x, double o)                 f'(x) for real x
     c_<name>(double complex z, double complex o) f'(z) where the row is holomorphic
+    d2_<name>(x, y, o, &∂x, &∂y)                 a binary row's partials (c2_<name>:
+                                                 complex, where holomorphic)
 
 (`o` is the output Ω).  The rows of the C scalar table (_core/scalar_*.pxi),
 chainrules.scalar / cscalar for cimport and, through _core/gen_numba.py, the
@@ -49,34 +51,58 @@ def _modules():
 
 
 def _rows():
+    """The rows with formulas: unary, and binary whose partials are all
+    formulas or constants (ONE, NEG_ONE, None)."""
     elementwise, _ = _modules()
-    return [r for r in elementwise.TABLE.values() if r.arity == 1 and r.formulas[0] is not None]
+    consts = (elementwise.ONE, elementwise.NEG_ONE, None)
+    return [r for r in elementwise.TABLE.values()
+            if any(f is not None for f in r.formulas)
+            and all(f is not None or p in consts for f, p in zip(r.formulas, r.partials))]
+
+
+def _partial_text(row, i, cplx):
+    """(formula text, C expression) of the row's i-th partial."""
+    elementwise, formula = _modules()
+    f, p = row.formulas[i], row.partials[i]
+    if f is None:
+        value = "0.0" if p is None else "1.0" if p is elementwise.ONE else "-1.0"
+        return value, (f"cr_cmplx({value}, 0.0)" if cplx else value)
+    text = (f.cz or f.dz or f.d) if cplx else (f.c or f.d)
+    return text, formula.c_source(text, cplx)
 
 
 def kernels():
-    """[(kernel name, formula text, C expression)] of the table's unary rows."""
-    c_source = _modules()[1].c_source
+    """[(kernel name, [formula texts], [C expressions])] of the table's rows."""
     out = []
     for row in _rows():
-        f = row.formulas[0]
-        real = f.c or f.d
-        out.append((f"d_{row.name}", real, c_source(real)))
-        if row.holomorphic:
-            z = f.cz or f.dz or f.d
-            out.append((f"c_{row.name}", z, c_source(z, cplx=True)))
+        prefix = "d" if row.arity == 1 else "d2"
+        for cplx in (False, True) if row.holomorphic else (False,):
+            parts = [_partial_text(row, i, cplx) for i in range(row.arity)]
+            out.append((f"{'c' if cplx else 'd'}{prefix[1:]}_{row.name}",
+                        [t for t, _ in parts], [e for _, e in parts]))
     return out
+
+
+_HEADS = {
+    "d": "cdef inline double {}(double x, double o) noexcept nogil:",
+    "c": "cdef inline double complex {}(double complex z, double complex o) noexcept nogil:",
+    "d2": "cdef inline void {}(double x, double y, double o, double* dx, double* dy) noexcept nogil:",
+    "c2": "cdef inline void {}(double complex z, double complex w, double complex o,\n"
+          "                 double complex* dx, double complex* dy) noexcept nogil:",
+}
 
 
 def block():
     """The text of the generated block, markers included."""
     lines = [BEGIN,
              "# Each kernel is a row's formula (chainrules/rulesets/elementwise.py), shown above it.", ""]
-    for name, text, expr in kernels():
-        if name.startswith("d_"):
-            head = f"cdef inline double {name}(double x, double o) noexcept nogil:"
+    for name, texts, exprs in kernels():
+        head = _HEADS[name.split("_")[0]].format(name)
+        if len(texts) == 1:
+            lines += [f"# {texts[0]}", head, f"    return {exprs[0]}", ""]
         else:
-            head = f"cdef inline double complex {name}(double complex z, double complex o) noexcept nogil:"
-        lines += [f"# {text}", head, f"    return {expr}", ""]
+            lines += [f"# ∂x: {texts[0]}", f"# ∂y: {texts[1]}", head,
+                      f"    dx[0] = {exprs[0]}", f"    dy[0] = {exprs[1]}", ""]
     lines.append(END)
     return "\n".join(lines)
 

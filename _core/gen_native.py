@@ -33,13 +33,13 @@ U = [
  ("pos","x","d_one",0),("square","x * x","d_square",0),("reciprocal","1.0 / x","d_reciprocal",1),
 ]
 B = [
- ("add","x + y","d2_add",0),("sub","x - y","d2_sub",0),("mul","x * y","d2_mul",0),
- ("truediv","x / y","d2_truediv",1),("floordiv","k.f_pyfloordiv(x, y)","d2_zero",0),
+ ("add","x + y","d2_add",0),("sub","x - y","d2_sub",0),("mul","x * y","d2_multiply",0),
+ ("truediv","x / y","d2_divide",1),("floordiv","k.f_pyfloordiv(x, y)","d2_zero",0),
  ("mod","k.f_pymod(x, y)","d2_mod",0),("pow","m.pow(x, y)","d2_pow",1),
  ("atan2","m.atan2(x, y)","d2_atan2",0),("hypot","m.hypot(x, y)","d2_hypot",1),
  ("fmod","m.fmod(x, y)","d2_fmod",0),("remainder","m.remainder(x, y)","d2_remainder",1),
  ("copysign","m.copysign(x, y)","d2_copysign",0),("ldexp","_ldexp(x, y)","d2_ldexp",0),
- ("log_base","k.f_logb(x, y)","d2_logb",1),("max","k.f_pymax(x, y)","d2_max",0),
+ ("log_base","k.f_logb(x, y)","d2_logb",1),("max","k.f_pymax(x, y)","d2_maximum",0),
  ("min","k.f_pymin(x, y)","d2_min",0),("fmax","m.fmax(x, y)","d2_fmax",0),
  ("fmin","m.fmin(x, y)","d2_fmin",0),("logaddexp","_logaddexp(x, y)","d2_logaddexp",1),
  ("logaddexp2","_logaddexp2(x, y)","d2_logaddexp2",1),
@@ -56,8 +56,8 @@ CU = [
  ("reciprocal","1.0 / z","c_reciprocal",1),("neg","-z","c_minus_one",0),("pos","z","c_one",0),
 ]
 CB = [
- ("add","x + y","c2_add",0),("sub","x - y","c2_sub",0),("mul","x * y","c2_mul",0),
- ("truediv","x / y","c2_truediv",1),("pow","k.cpow(x, y)","c2_pow",1),
+ ("add","x + y","c2_add",0),("sub","x - y","c2_sub",0),("mul","x * y","c2_multiply",0),
+ ("truediv","x / y","c2_divide",1),("pow","k.cpow(x, y)","c2_pow",1),
  ("log_base","k.clog(x) / k.clog(y)","c2_logb",1),
 ]
 

@@ -236,6 +236,76 @@ def d_erfc(x, o):
 
 
 @_jit
+def d2_multiply(x, y, o):
+    dx = y
+    dy = x
+    return dx, dy
+
+
+@_jit
+def d2_divide(x, y, o):
+    dx = 1.0 / y
+    dy = -o / y
+    return dx, dy
+
+
+@_jit
+def d2_atan2(x, y, o):
+    dx = y / (x * x + y * y)
+    dy = -x / (x * x + y * y)
+    return dx, dy
+
+
+@_jit
+def d2_hypot(x, y, o):
+    dx = x / (1.0 if o == 0.0 else o)
+    dy = y / (1.0 if o == 0.0 else o)
+    return dx, dy
+
+
+@_jit
+def d2_logaddexp(x, y, o):
+    dx = _m.exp(x - o)
+    dy = _m.exp(y - o)
+    return dx, dy
+
+
+@_jit
+def d2_maximum(x, y, o):
+    dx = 1.0 if x > y else 0.0
+    dy = 1.0 if (not x > y) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_minimum(x, y, o):
+    dx = 1.0 if x < y else 0.0
+    dy = 1.0 if (not x < y) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_fmax(x, y, o):
+    dx = 1.0 if (x > y or _m.isnan(y)) else 0.0
+    dy = 1.0 if (not (x > y or _m.isnan(y))) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_fmin(x, y, o):
+    dx = 1.0 if (x < y or _m.isnan(y)) else 0.0
+    dy = 1.0 if (not (x < y or _m.isnan(y))) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_logaddexp2(x, y, o):
+    dx = _m.exp2(x - o)
+    dy = _m.exp2(y - o)
+    return dx, dy
+
+
+@_jit
 def f_add(x, y):
     return x + y
 
@@ -266,20 +336,6 @@ def d2_add(x, y, o):
 def d2_sub(x, y, o):
     dx = 1.0
     dy = -1.0
-    return dx, dy
-
-
-@_jit
-def d2_mul(x, y, o):
-    dx = y
-    dy = x
-    return dx, dy
-
-
-@_jit
-def d2_truediv(x, y, o):
-    dx = 1.0 / y
-    dy = -o / y
     return dx, dy
 
 
@@ -409,23 +465,6 @@ def f_atan2(y, x):
 
 
 @_jit
-def d2_atan2(y, x, o):
-    u = x * x + y * y
-    dy = x / u
-    dx = -y / u
-    return dy, dx
-
-
-@_jit
-def d2_hypot(x, y, o):
-    """x/Ω, y/Ω; zeros at (0, 0) (ChainRules' hypot convention)."""
-    n = o if o != 0.0 else 1.0
-    dx = x / n
-    dy = y / n
-    return dx, dy
-
-
-@_jit
 def f_copysign(x, y):
     return _m.copysign(x, y)
 
@@ -471,14 +510,6 @@ def f_pymax(x, y):
 @_jit
 def f_pymin(x, y):
     return y if y < x else x
-
-
-@_jit
-def d2_max(x, y, o):
-    gt = x > y
-    dx = 1.0 if gt else 0.0
-    dy = 0.0 if gt else 1.0
-    return dx, dy
 
 
 @_jit
@@ -539,47 +570,6 @@ def f_pypow(x, p):
 @_jit
 def f_fabs(x):
     return _m.fabs(x)
-
-
-@_jit
-def d2_fmax(x, y, o):
-    """fmax ignores a NaN: the derivative goes to the other argument."""
-    if _m.isnan(y):
-        dx = 1.0
-        dy = 0.0
-    elif _m.isnan(x):
-        dx = 0.0
-        dy = 1.0
-    else:
-        dx, dy = d2_max(x, y, o)
-    return dx, dy
-
-
-@_jit
-def d2_fmin(x, y, o):
-    if _m.isnan(y):
-        dx = 1.0
-        dy = 0.0
-    elif _m.isnan(x):
-        dx = 0.0
-        dy = 1.0
-    else:
-        dx, dy = d2_min(x, y, o)
-    return dx, dy
-
-
-@_jit
-def d2_logaddexp(x, y, o):
-    dx = _m.exp(x - o)
-    dy = _m.exp(y - o)
-    return dx, dy
-
-
-@_jit
-def d2_logaddexp2(x, y, o):
-    dx = _m.exp2(x - o)
-    dy = _m.exp2(y - o)
-    return dx, dy
 
 
 @_jit
@@ -1249,13 +1239,13 @@ def mul(x, y):
 
 @_jit
 def mul_d(x, y):
-    return d2_mul(x, y, 0.0)
+    return d2_multiply(x, y, 0.0)
 
 
 @_jit
 def mul_fd(x, y):
     o = mul(x, y)
-    dx, dy = d2_mul(x, y, o)
+    dx, dy = d2_multiply(x, y, o)
     return o, dx, dy
 
 
@@ -1266,13 +1256,13 @@ def truediv(x, y):
 
 @_jit
 def truediv_d(x, y):
-    return d2_truediv(x, y, truediv(x, y))
+    return d2_divide(x, y, truediv(x, y))
 
 
 @_jit
 def truediv_fd(x, y):
     o = truediv(x, y)
-    dx, dy = d2_truediv(x, y, o)
+    dx, dy = d2_divide(x, y, o)
     return o, dx, dy
 
 
@@ -1453,13 +1443,13 @@ def max(x, y):
 
 @_jit
 def max_d(x, y):
-    return d2_max(x, y, 0.0)
+    return d2_maximum(x, y, 0.0)
 
 
 @_jit
 def max_fd(x, y):
     o = max(x, y)
-    dx, dy = d2_max(x, y, o)
+    dx, dy = d2_maximum(x, y, o)
     return o, dx, dy
 
 

@@ -15,9 +15,13 @@ The language is a subset of Python's expression syntax:
 - numbers, and the constants of `CONSTANTS` (`pi`, `LN2`, `LN10`,
   `TWO_OVER_SQRT_PI`, `inf`);
 - `+ - * /`, unary `-`, comparisons (`x == 0`), and parentheses;
-- the functions of `FUNCTIONS` (`cos(x)`, `sqrt(x)`, `sign(x)`, ...), and
+- conditions: comparisons, `isnan(v)`, `c | d` (or), `~c` (not);
+- the functions of `FUNCTIONS` (`cos(x)`, `sqrt(x)`, `sign(x)`, ...),
   `where(condition, a, b)`: the case split, elementwise in Python
-  (`xp.where`), a conditional expression in C.
+  (`xp.where`), a conditional expression in C; and `ind(condition)`, the
+  indicator (1 where the condition holds, else 0: maximum's ∂x is
+  `ind(x > y)`), a mask of the output's dtype in the generic partials, the
+  boolean array itself in NumPy's (bool·ȳ keeps ȳ's dtype), 1.0 or 0.0 in C.
 
 Nothing else parses: a typo in a row is an error at import, naming the row.
 Arithmetic is rendered as written, operand for operand (the generated code
@@ -53,13 +57,20 @@ FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
     "sqrt": (1, "sqrt", "csqrt"), "abs": (1, "fabs", None), "hypot": (2, "hypot", None),
     # sign(x): 1, -1, 0 at ±0 (abs'(0) = 0) and NaN at NaN; cr_sign in kernels.pxd
     "sign": (1, "cr_sign", None),
+    "isnan": (1, "isnan", None),
     "where": (3, "", ""),
+    "ind": (1, "", None),
 }
-# in the generic Python partials: a stand-in may replace the library's function
-_PYTHON_XP = {"sign": "_sign(xp, {0})"}
+# in the generic Python partials: helpers that take xp (a stand-in may replace the
+# library's sign; where and ind accept Python numbers and bools, as tracked scalars give)
+_PYTHON_XP = {"sign": "_sign(xp, {0})", "where": "_where(xp, {0}, {1}, {2})", "ind": "_as_dtype(xp, {0}, Ω)"}
+# comparisons in NumPy's partials: the ufuncs, which order complex numbers (Python's
+# complex numbers do not compare)
+_NUMPY_COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less", ast.LtE: "less_equal",
+                  ast.Eq: "equal", ast.NotEq: "not_equal"}
 
 _VARIABLES = {"x": ("x", "z"), "y": ("y", "w"), "Ω": ("o", "o")}
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.BitOr: "|"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
@@ -94,7 +105,7 @@ def parse(text: str) -> ast.expr:
         raise ValueError(f"formula {text!r}: {e.msg}") from None
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Load)) or type(node) in _BINOPS or \
-                type(node) in _CMPOPS or isinstance(node, (ast.USub, ast.UAdd)):
+                type(node) in _CMPOPS or isinstance(node, (ast.USub, ast.UAdd, ast.Invert)):
             if isinstance(node, ast.BinOp) and type(node.op) not in _BINOPS:
                 raise ValueError(f"formula {text!r}: the operator {type(node.op).__name__} is not of the language")
             if isinstance(node, ast.Compare) and (len(node.ops) != 1 or type(node.ops[0]) not in _CMPOPS):
@@ -145,7 +156,23 @@ class _ToPython(ast.NodeTransformer):
         fname = node.func.id  # type: ignore[attr-defined]
         if self.generic and fname in _PYTHON_XP:
             return ast.parse(_PYTHON_XP[fname].format(*map(ast.unparse, node.args)), mode="eval").body
+        if fname == "ind":
+            return node.args[0]
         node.func = ast.Attribute(value=ast.Name(id="xp", ctx=ast.Load()), attr=fname, ctx=ast.Load())
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        self.generic_visit(node)
+        if self.generic:
+            return node
+        ufunc = ast.Attribute(value=ast.Name(id="xp", ctx=ast.Load()), attr=_NUMPY_COMPARE[type(node.ops[0])],
+                              ctx=ast.Load())
+        return ast.Call(func=ufunc, args=[node.left, node.comparators[0]], keywords=[])
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        self.generic_visit(node)
+        if self.generic and isinstance(node.op, ast.Invert):   # a tracked scalar's condition is a bool
+            return ast.parse(f"_not(xp, {ast.unparse(node.operand)})", mode="eval").body
         return node
 
 
@@ -157,7 +184,7 @@ def python_source(text: str, generic: bool = True) -> str:
 
 # ----- C / Cython ----------------------------------------------------------------------
 
-_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2}
+_PREC = {ast.BitOr: -0.5, ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2}
 
 
 def _c_atom(v: ast.expr, cplx: bool) -> str | None:
@@ -176,10 +203,10 @@ def _prec(node: ast.expr) -> int:
     if isinstance(node, ast.BinOp):
         return _PREC[type(node.op)]
     if isinstance(node, ast.UnaryOp):
-        return 3
+        return -0.25 if isinstance(node.op, ast.Invert) else 3
     if isinstance(node, ast.Compare):
         return 0
-    if isinstance(node, ast.Call) and node.func.id == "where":  # type: ignore[attr-defined]
+    if isinstance(node, ast.Call) and node.func.id in ("where", "ind"):  # type: ignore[attr-defined]
         return -1
     return 4
 
@@ -198,15 +225,22 @@ def _c(node: ast.expr, cplx: bool) -> str:
             return _VARIABLES[node.id][cplx]
         return CONSTANTS[node.id][1]
     if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Invert):
+            return f"not {sub(node.operand, 0)}"
         s = sub(node.operand, 3)
         return s if isinstance(node.op, ast.UAdd) else f"-{s}"
     if isinstance(node, ast.BinOp):
         p = _PREC[type(node.op)]
+        if isinstance(node.op, ast.BitOr):
+            return f"{sub(node.left, 0)} or {sub(node.right, 0)}"
         return f"{sub(node.left, p)} {_BINOPS[type(node.op)]} {sub(node.right, p + 1)}"
     if isinstance(node, ast.Compare):
         return f"{sub(node.left, 1)} {_CMPOPS[type(node.ops[0])]} {sub(node.comparators[0], 1)}"
     assert isinstance(node, ast.Call)
     fname = node.func.id  # type: ignore[attr-defined]
+    if fname == "ind":
+        one, zero = ("cr_cmplx(1.0, 0.0)", "cr_cmplx(0.0, 0.0)") if cplx else ("1.0", "0.0")
+        return f"{one} if {sub(node.args[0], 0)} else {zero}"
     if fname == "where":
         cond, a, b = node.args
         ca, cb = (_c_atom(v, cplx) or sub(v, 0) for v in (a, b))

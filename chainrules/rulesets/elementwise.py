@@ -122,7 +122,7 @@ def _python_partial(name: str, i: int, formula: Any, arity: int) -> Any:
     if formula.dz is not None:
         body = f"    if _is_complex(xp, x):\n        return {python_source(formula.dz)}\n" + body
     namespace = {k: v for k, (v, _) in CONSTANTS.items()}
-    namespace.update(_is_complex=_is_complex, _sign=_sign)
+    namespace.update(_is_complex=_is_complex, _sign=_sign, _where=_where, _not=_not, _as_dtype=_as_dtype)
     exec(compile(f"def {fname}({args}):\n{body}", f"<elementwise row {name}>", "exec"), namespace)
     fn = namespace[fname]
     fn.formula = formula
@@ -147,6 +147,24 @@ def _as_dtype(xp: Any, cond: Any, like: Any, negate: Any = False) -> Any:
     if negate:
         cond = xp.logical_not(cond)
     return astype(xp, cond, like.dtype)
+
+
+def _not(xp: Any, cond: Any) -> Any:
+    """The formula language's ~cond (a comparison of tracked scalars is a
+    Python bool: made an array first)."""
+    return xp.logical_not(xp.asarray(cond) if isinstance(cond, bool) else cond)
+
+
+def _where(xp: Any, cond: Any, a: Any, b: Any) -> Any:
+    """The formula language's where(cond, a, b); a number branch takes the
+    other branch's dtype and shape (the standard's where wants arrays)."""
+    if isinstance(cond, bool):
+        cond = xp.asarray(cond)
+    if isinstance(a, (int, float)):
+        a = xp.zeros_like(b) + a
+    elif isinstance(b, (int, float)):
+        b = xp.zeros_like(a) + b
+    return xp.where(cond, a, b)
 
 
 def _div_nonzero(xp: Any, num: Any, den: Any) -> Any:
@@ -254,14 +272,6 @@ def _remainder_dy(xp: Any, x: Any, y: Any, Ω: Any) -> Any:
     return -xp.round((x - Ω) / y)
 
 
-def _nan_mask(xp: Any, x: Any, y: Any) -> Any:
-    return (x > y) | xp.isnan(y)
-
-
-def _not_nan_mask(xp: Any, x: Any, y: Any) -> Any:
-    return (x < y) | xp.isnan(y)
-
-
 # ----- unary ----------------------------------------------------------------------
 #     name        ∂Ω/∂x: a formula over x, Ω
 
@@ -327,20 +337,18 @@ _row("sinc",      "where(x == 0, (-pi*pi/3)*x, (cos(pi*x) - Ω)/where(x == 0, 1,
 
 _row("add",       ONE,                                        ONE, holomorphic=True)
 _row("subtract",  ONE,                                        NEG_ONE, holomorphic=True)
-_row("multiply",  lambda xp, x, y, Ω: y,                      lambda xp, x, y, Ω: x, holomorphic=True)
-_row("divide",    lambda xp, x, y, Ω: 1 / y,                  lambda xp, x, y, Ω: -Ω / y, holomorphic=True,
+_row("multiply",  "y",                                        "x", holomorphic=True)
+_row("divide",    "1/y",                                      "-Ω/y", holomorphic=True,
      numpy=("divide", "true_divide"))
 _row("pow",       _pow_dx,                                    _pow_dp, holomorphic=True,
      numpy=("power", "pow", "float_power"))
-_row("atan2",     lambda xp, x, y, Ω: y / (x * x + y * y),    lambda xp, x, y, Ω: -x / (x * x + y * y),
-     numpy=("arctan2", "atan2"))
-_row("hypot",     lambda xp, x, y, Ω: _div_nonzero(xp, x, Ω), lambda xp, x, y, Ω: _div_nonzero(xp, y, Ω))
-_row("logaddexp", lambda xp, x, y, Ω: xp.exp(x - Ω),          lambda xp, x, y, Ω: xp.exp(y - Ω))
+_row("atan2",     "y/(x*x + y*y)",                            "-x/(x*x + y*y)", numpy=("arctan2", "atan2"))
+# zeros at (0, 0), where x = y = Ω = 0 (ChainRules' hypot convention)
+_row("hypot",     "x/where(Ω == 0, 1, Ω)",                    "y/where(Ω == 0, 1, Ω)")
+_row("logaddexp", "exp(x - Ω)",                               "exp(y - Ω)")
 # ties go to y (ChainRules' max/min); NaN follows the primal's choice
-_row("maximum",   lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω, negate=True))
-_row("minimum",   lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω, negate=True))
+_row("maximum",   "ind(x > y)",                               "ind(~(x > y))")
+_row("minimum",   "ind(x < y)",                               "ind(~(x < y))")
 _row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
                   None)
 # remainder: Ω = x - q·y with q piecewise constant
@@ -350,12 +358,10 @@ _row("floor_divide", None,                                    None)
 _row("nextafter", ONE,                                        None)
 # not in the standard
 _row("fmod",      ONE,                                        _remainder_dy, standard=False)
-_row("fmax",      lambda xp, x, y, Ω: _as_dtype(xp, _nan_mask(xp, x, y), Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~_nan_mask(xp, x, y), Ω), standard=False)
-_row("fmin",      lambda xp, x, y, Ω: _as_dtype(xp, _not_nan_mask(xp, x, y), Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~_not_nan_mask(xp, x, y), Ω), standard=False)
-_row("logaddexp2", lambda xp, x, y, Ω: xp.exp2(x - Ω),        lambda xp, x, y, Ω: xp.exp2(y - Ω),
-     standard=False)
+# fmax/fmin ignore a NaN: the derivative goes to the other argument
+_row("fmax",      "ind((x > y) | isnan(y))",                  "ind(~((x > y) | isnan(y)))", standard=False)
+_row("fmin",      "ind((x < y) | isnan(y))",                  "ind(~((x < y) | isnan(y)))", standard=False)
+_row("logaddexp2", "exp2(x - Ω)",                             "exp2(y - Ω)", standard=False)
 # ldexp(x, e) = x·2**e; the exponent is an integer (no tangent)
 _row("ldexp",     lambda xp, x, e, Ω: xp.ldexp(xp.ones_like(Ω), e), None, standard=False)
 

@@ -16,6 +16,7 @@ import numpy as np
 from chainrules.rulesets import _formula
 from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
 from chainrules.rulesets.numpy import ufuncs as U
+from chainrules.rulesets.numpy import ufuncs_binary as UB
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "chainrules" / "include" / "chainrules" / "kernels.pxd"
@@ -34,7 +35,7 @@ def _gen_kernels():
 
 
 def _formula_rows():
-    return [r for r in (*TABLE.values(), *NUMPY_ONLY.values()) if r.arity == 1 and r.formulas[0] is not None]
+    return [r for r in (*TABLE.values(), *NUMPY_ONLY.values()) if any(f is not None for f in r.formulas)]
 
 
 def test_the_generated_kernels_are_up_to_date():
@@ -55,25 +56,41 @@ def test_every_formula_is_in_the_generated_kernels():
     block, _ = _block_and_rest()
     missing = []
     for row in TABLE.values():
-        if row.arity != 1 or row.formulas[0] is None:
-            continue
-        f = row.formulas[0]
-        real = f.c or f.d
-        want = [(f"d_{row.name}", real, _formula.c_source(real))]
-        if row.holomorphic:
-            z = f.cz or f.dz or f.d
-            want.append((f"c_{row.name}", z, _formula.c_source(z, cplx=True)))
-        for kernel, text, expr in want:
-            pattern = rf"# {re.escape(text)}\ncdef inline double (complex )?{kernel}\(.*\n    return {re.escape(expr)}\n"
+        if all(f is None for f in row.formulas) or any(
+                f is None and callable(p) for f, p in zip(row.formulas, row.partials)):
+            continue                    # no formula, or a partial not yet in the language (pow)
+        for cplx in (False, True) if row.holomorphic else (False,):
+            texts, exprs = [], []
+            for f, p in zip(row.formulas, row.partials):
+                if f is None:           # zero or ±1
+                    v = "0.0" if p is None else repr(float(p.sign))
+                    texts.append(v)
+                    exprs.append(f"cr_cmplx({v}, 0.0)" if cplx else v)
+                    continue
+                text = (f.cz or f.dz or f.d) if cplx else (f.c or f.d)
+                texts.append(text)
+                exprs.append(_formula.c_source(text, cplx))
+            kind = ("c" if cplx else "d") + ("2" if row.arity == 2 else "")
+            kernel = f"{kind}_{row.name}"
+            if row.arity == 1:
+                pattern = (rf"# {re.escape(texts[0])}\ncdef inline double (complex )?{kernel}\(.*\n"
+                           rf"    return {re.escape(exprs[0])}\n")
+            else:
+                pattern = (rf"# ∂x: {re.escape(texts[0])}\n# ∂y: {re.escape(texts[1])}\n"
+                           rf"cdef inline void {kernel}\((.|\n)*?:\n"
+                           rf"    dx\[0\] = {re.escape(exprs[0])}\n    dy\[0\] = {re.escape(exprs[1])}\n")
             if not re.search(pattern, block):
-                missing.append((row.name, kernel, text))
+                missing.append((row.name, kernel, texts))
     assert not missing, missing
+    for name in ("d_sin", "c_asin", "d_sqrt", "c_sqrt", "d_fabs", "d2_multiply", "c2_divide", "d2_maximum",
+                 "d2_fmin", "d2_hypot"):
+        assert f" {name}(" in block, name
 
 
 def test_the_python_partials_are_the_formulas():
     for row in _formula_rows():
-        (d,) = row.partials
-        assert d.formula is row.formulas[0], row
+        for d, f in zip(row.partials, row.formulas):
+            assert f is None or d.formula is f, row
 
 
 def test_the_numpy_rules_are_made_from_the_rows():
@@ -92,6 +109,18 @@ def test_the_numpy_rules_are_made_from_the_rows():
         # and the compiled rule calls that derivative
         assert U._unary_rules[f][1].mode in (0, 1, 2)
     assert {"sin", "exp", "tanh", "asin", "sinc", "fabs"} <= seen
+    # the binary ones
+    seen = set()
+    for f, dx, dy in UB._BINARY:
+        row = next((r for r in TABLE.values() if f.__name__ in r.numpy and r.arity == 2), None)
+        if row is None or all(fo is None for fo in row.formulas):
+            continue
+        for d, fo in zip((dx, dy), row.formulas):
+            if fo is not None:
+                assert d.formula is fo, row
+                seen.add(row.name)
+    assert {"multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2", "maximum", "minimum",
+            "fmax", "fmin"} <= seen
 
 
 def _numpy_texts(text):
@@ -116,8 +145,7 @@ def test_no_formula_is_written_again_by_hand():
     scalar_sources["kernels.pxd (outside the generated block)"] = rest
     found = []
     for row in _formula_rows():
-        f = row.formulas[0]
-        for text in f.texts:
+        for text in (t for f in row.formulas if f is not None for t in f.texts):
             if not _substantive(text):
                 continue
             for name, src in numpy_sources.items():

@@ -22,8 +22,11 @@ def test_renderings():
         ("x - (1 - x)", "x - (1 - x)", "x - (1 - x)", "x - (1.0 - x)", "z - (1.0 - z)"),
         ("1/(x*LN2)", "1 / (x * LN2)", "1 / (x * LN2)", "1.0 / (x * M_LN2)", "1.0 / (z * M_LN2)"),
         ("sign(x)", "_sign(xp, x)", "xp.sign(x)", "cr_sign(x)", None),
-        ("where(Ω == 0, inf, 0.5/Ω)", "xp.where(Ω == 0, inf, 0.5 / Ω)", "xp.where(Ω == 0, inf, 0.5 / Ω)",
+        ("where(Ω == 0, inf, 0.5/Ω)", "_where(xp, Ω == 0, inf, 0.5 / Ω)", "xp.where(xp.equal(Ω, 0), inf, 0.5 / Ω)",
          "INFINITY if o == 0.0 else 0.5 / o", "cr_cmplx(INFINITY, 0.0) if o == 0.0 else 0.5 / o"),
+        ("ind(~(x > y) | isnan(y))", "_as_dtype(xp, _not(xp, x > y) | xp.isnan(y), Ω)",
+         "~xp.greater(x, y) | xp.isnan(y)", "1.0 if ((not x > y) or isnan(y)) else 0.0", None),
+        ("y/(x*x + y*y)", "y / (x * x + y * y)", "y / (x * x + y * y)", "y / (x * x + y * y)", "w / (z * z + w * w)"),
     ]
     bad = []
     for text, generic, numpy_, c, cz in cases:

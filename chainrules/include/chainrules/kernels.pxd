@@ -10,6 +10,13 @@
 # Kernels: d_<name>(x, Ω) -> ∂Ω/∂x ; c_<name>(z, Ω) -> f'(z) (holomorphic);
 # two arguments: d2_<name>(x, y, Ω, &∂x, &∂y), c2_<name>(…); f_<name>: a
 # primal where libm has none (Python's %, //, max, …).
+#
+# The kernels of the element-wise table's rows (chainrules/rulesets/elementwise.py)
+# are GENERATED from the rows' formulas into the marked block below
+# (_core/gen_kernels.py; tests/core/test_written_once.py checks it): edit the
+# rows, not the block.  Written here by hand: the primals, the helpers the
+# formulas call (cr_sign), and the kernels of what is not a table row or not
+# yet a formula (Python's %, min, math.log(x, base), pow's case split, gamma).
 # ---------------------------------------------------------------------------
 
 cdef extern from "<complex.h>" nogil:
@@ -318,6 +325,80 @@ cdef inline double d_erf(double x, double o) noexcept nogil:
 cdef inline double d_erfc(double x, double o) noexcept nogil:
     return -_TWO_OVER_SQRT_PI * exp(-x * x)
 
+# ∂x: y
+# ∂y: x
+cdef inline void d2_multiply(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = y
+    dy[0] = x
+
+# ∂x: y
+# ∂y: x
+cdef inline void c2_multiply(double complex z, double complex w, double complex o,
+                 double complex* dx, double complex* dy) noexcept nogil:
+    dx[0] = w
+    dy[0] = z
+
+# ∂x: 1/y
+# ∂y: -Ω/y
+cdef inline void d2_divide(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 / y
+    dy[0] = -o / y
+
+# ∂x: 1/y
+# ∂y: -Ω/y
+cdef inline void c2_divide(double complex z, double complex w, double complex o,
+                 double complex* dx, double complex* dy) noexcept nogil:
+    dx[0] = 1.0 / w
+    dy[0] = -o / w
+
+# ∂x: y/(x*x + y*y)
+# ∂y: -x/(x*x + y*y)
+cdef inline void d2_atan2(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = y / (x * x + y * y)
+    dy[0] = -x / (x * x + y * y)
+
+# ∂x: x/where(Ω == 0, 1, Ω)
+# ∂y: y/where(Ω == 0, 1, Ω)
+cdef inline void d2_hypot(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = x / (1.0 if o == 0.0 else o)
+    dy[0] = y / (1.0 if o == 0.0 else o)
+
+# ∂x: exp(x - Ω)
+# ∂y: exp(y - Ω)
+cdef inline void d2_logaddexp(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = exp(x - o)
+    dy[0] = exp(y - o)
+
+# ∂x: ind(x > y)
+# ∂y: ind(~(x > y))
+cdef inline void d2_maximum(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 if x > y else 0.0
+    dy[0] = 1.0 if (not x > y) else 0.0
+
+# ∂x: ind(x < y)
+# ∂y: ind(~(x < y))
+cdef inline void d2_minimum(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 if x < y else 0.0
+    dy[0] = 1.0 if (not x < y) else 0.0
+
+# ∂x: ind((x > y) | isnan(y))
+# ∂y: ind(~((x > y) | isnan(y)))
+cdef inline void d2_fmax(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 if (x > y or isnan(y)) else 0.0
+    dy[0] = 1.0 if (not (x > y or isnan(y))) else 0.0
+
+# ∂x: ind((x < y) | isnan(y))
+# ∂y: ind(~((x < y) | isnan(y)))
+cdef inline void d2_fmin(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = 1.0 if (x < y or isnan(y)) else 0.0
+    dy[0] = 1.0 if (not (x < y or isnan(y))) else 0.0
+
+# ∂x: exp2(x - Ω)
+# ∂y: exp2(y - Ω)
+cdef inline void d2_logaddexp2(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = exp2(x - o)
+    dy[0] = exp2(y - o)
+
 # ----- end of the generated kernels -----
 
 
@@ -343,14 +424,6 @@ cdef inline void d2_sub(double x, double y, double o, double* dx, double* dy) no
     dx[0] = 1.0
     dy[0] = -1.0
 
-cdef inline void d2_mul(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = y
-    dy[0] = x
-
-cdef inline void d2_truediv(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = 1.0 / y
-    dy[0] = -o / y
-
 cdef inline void d2_zero(double x, double y, double o, double* dx, double* dy) noexcept nogil:
     dx[0] = 0.0
     dy[0] = 0.0
@@ -364,17 +437,6 @@ cdef inline void c2_sub(double complex x, double complex y, double complex o,
                  double complex* dx, double complex* dy) noexcept nogil:
     dx[0] = 1.0
     dy[0] = -1.0
-
-cdef inline void c2_mul(double complex x, double complex y, double complex o,
-                 double complex* dx, double complex* dy) noexcept nogil:
-    dx[0] = y
-    dy[0] = x
-
-cdef inline void c2_truediv(double complex x, double complex y, double complex o,
-                     double complex* dx, double complex* dy) noexcept nogil:
-    dx[0] = 1.0 / y
-    dy[0] = -o / y
-
 
 # x ** p.  At x = 0 the partials follow ChainRules' table (the removable
 # singularities of p·x^(p-1) and x^p·log x):
@@ -499,19 +561,6 @@ cdef inline void d2_remainder(double x, double y, double o, double* dx, double* 
 cdef inline double f_atan2(double y, double x) noexcept nogil:
     return atan2(y, x)
 
-cdef inline void d2_atan2(double y, double x, double o, double* dy, double* dx) noexcept nogil:
-    cdef double u = x * x + y * y
-    dy[0] = x / u
-    dx[0] = -y / u
-
-
-cdef inline void d2_hypot(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    """x/Ω, y/Ω; zeros at (0, 0) (ChainRules' hypot convention)."""
-    cdef double n = o if o != 0.0 else 1.0
-    dx[0] = x / n
-    dy[0] = y / n
-
-
 cdef inline double f_copysign(double x, double y) noexcept nogil:
     return copysign(x, y)
 
@@ -546,19 +595,16 @@ cdef inline void c2_logb(double complex x, double complex b, double complex o,
     db[0] = -o / (b * lb)
 
 
-# max and min of two: ChainRules' @scalar_rule max(x, y) (gt, !gt), min (!gt, gt)
-# with gt = x > y: on a tie max's derivative goes to y and min's to x.
+# Python's max and min of two: ChainRules' @scalar_rule max(x, y) (gt, !gt), min
+# (!gt, gt) with gt = x > y: on a tie max's derivative goes to y (the table's
+# maximum, d2_maximum) and min's to x (d2_min below; the table's minimum, NumPy's,
+# gives a tie to y).
 
 cdef inline double f_pymax(double x, double y) noexcept nogil:
     return y if y > x else x        # Python's max(x, y), NaNs included
 
 cdef inline double f_pymin(double x, double y) noexcept nogil:
     return y if y < x else x
-
-cdef inline void d2_max(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    cdef bint gt = x > y
-    dx[0] = 1.0 if gt else 0.0
-    dy[0] = 0.0 if gt else 1.0
 
 cdef inline void d2_min(double x, double y, double o, double* dx, double* dy) noexcept nogil:
     cdef bint gt = x > y
@@ -609,34 +655,4 @@ cdef inline double f_fabs(double x) noexcept nogil:
 
 
 # ----- kernels of the NumPy ufuncs -------------------------------------------
-
-cdef inline void d2_fmax(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    """fmax ignores a NaN: the derivative goes to the other argument."""
-    if isnan(y):
-        dx[0] = 1.0
-        dy[0] = 0.0
-    elif isnan(x):
-        dx[0] = 0.0
-        dy[0] = 1.0
-    else:
-        d2_max(x, y, o, dx, dy)
-
-cdef inline void d2_fmin(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    if isnan(y):
-        dx[0] = 1.0
-        dy[0] = 0.0
-    elif isnan(x):
-        dx[0] = 0.0
-        dy[0] = 1.0
-    else:
-        d2_min(x, y, o, dx, dy)
-
-cdef inline void d2_logaddexp(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = exp(x - o)
-    dy[0] = exp(y - o)
-
-cdef inline void d2_logaddexp2(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    dx[0] = exp2(x - o)
-    dy[0] = exp2(y - o)
-
 

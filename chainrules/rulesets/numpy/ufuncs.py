@@ -237,6 +237,27 @@ def numpy_partial(row: Any) -> Any:
     return fn
 
 
+def numpy_partials2(row: Any) -> tuple[Any, Any]:
+    """(∂x, ∂y) of a binary row for `ufuncs_binary._binary`: each a function
+    (x, y, Ω) compiled from the row's formula, or None where it is zero."""
+    out = []
+    for i, formula in enumerate(row.formulas):
+        if formula is None:
+            if row.partials[i] is not None:
+                raise ValueError(f"the row {row.name}: a partial that is no formula")
+            out.append(None)
+            continue
+        fname = f"{row.name}_d{'xy'[i]}"
+        src = f"def {fname}(x, y, Ω):\n    return {_formula.python_source(formula.d, generic=False)}\n"
+        namespace = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
+        namespace["xp"] = np
+        exec(compile(src, f"<numpy rule of the row {row.name}>", "exec"), namespace)
+        fn = namespace[fname]
+        fn.formula = formula
+        out.append(fn)
+    return out[0], out[1]
+
+
 def _unary_rows() -> Any:
     """(ufunc, row) for the table's unary rows with a formula that is not a
     constant (deg2rad & co. are linear maps, below) and no complex rule by
