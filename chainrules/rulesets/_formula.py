@@ -141,7 +141,7 @@ def single_call(text: str) -> str | None:
     tree = parse(text)
     if isinstance(tree, ast.Call) and len(tree.args) == 1 and isinstance(tree.args[0], ast.Name) \
             and tree.args[0].id == "x" and tree.func.id != "where":  # type: ignore[attr-defined]
-        return tree.func.id  # type: ignore[attr-defined]
+        return str(tree.func.id)  # type: ignore[attr-defined]
     return None
 
 
@@ -184,14 +184,14 @@ def python_source(text: str, generic: bool = True) -> str:
 
 # ----- C / Cython ----------------------------------------------------------------------
 
-_PREC = {ast.BitOr: -0.5, ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2}
+_PREC: dict[type, float] = {ast.BitOr: -0.5, ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2}
 
 
 def _c_atom(v: ast.expr, cplx: bool) -> str | None:
     """A number or a named constant, as a C double (a double complex in the
     branch of a complex conditional, which Cython does not promote)."""
     if isinstance(v, ast.Constant):
-        s = repr(float(v.value))
+        s = repr(float(v.value))  # type: ignore[arg-type]
     elif isinstance(v, ast.Name) and v.id in CONSTANTS:
         s = CONSTANTS[v.id][1]
     else:
@@ -199,7 +199,7 @@ def _c_atom(v: ast.expr, cplx: bool) -> str | None:
     return f"cr_cmplx({s}, 0.0)" if cplx else s
 
 
-def _prec(node: ast.expr) -> int:
+def _prec(node: ast.expr) -> float:
     if isinstance(node, ast.BinOp):
         return _PREC[type(node.op)]
     if isinstance(node, ast.UnaryOp):
@@ -214,12 +214,12 @@ def _prec(node: ast.expr) -> int:
 def _c(node: ast.expr, cplx: bool) -> str:
     """C text of node; the operands are parenthesized where C's precedence
     (Python's, for these operators) would group them otherwise."""
-    def sub(child: ast.expr, least: int) -> str:
+    def sub(child: ast.expr, least: float) -> str:
         s = _c(child, cplx)
         return f"({s})" if _prec(child) < least else s
 
     if isinstance(node, ast.Constant):
-        return repr(float(node.value))
+        return repr(float(node.value))  # type: ignore[arg-type]
     if isinstance(node, ast.Name):
         if node.id in _VARIABLES:
             return _VARIABLES[node.id][cplx]

@@ -121,7 +121,7 @@ def _python_partial(name: str, i: int, formula: Any, arity: int) -> Any:
     body = f"    return {python_source(formula.d)}\n"
     if formula.dz is not None:
         body = f"    if _is_complex(xp, x):\n        return {python_source(formula.dz)}\n" + body
-    namespace = {k: v for k, (v, _) in CONSTANTS.items()}
+    namespace: dict[str, Any] = {k: v for k, (v, _) in CONSTANTS.items()}
     namespace.update(_is_complex=_is_complex, _sign=_sign, _where=_where, _not=_not, _as_dtype=_as_dtype)
     exec(compile(f"def {fname}({args}):\n{body}", f"<elementwise row {name}>", "exec"), namespace)
     fn = namespace[fname]
@@ -293,8 +293,10 @@ _row("tanh",      "1 - Ω*Ω", holomorphic=True)
 # x*x - -1 keeps the sign of a zero imaginary part (on the cut |Im x| > 1); the C
 # kernel of real x takes hypot, which does not overflow at |x| > 1e154
 _row("asinh",     "1/sqrt(x*x - -1)", c="1/hypot(x, 1)", holomorphic=True, numpy=("arcsinh", "asinh"))
-# 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut
-_row("acosh",     "1/(sqrt(x - 1) * sqrt(x - -1))", holomorphic=True, numpy=("arccosh", "acosh"))
+# 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut; for real x it
+# is one sqrt (the arrays' speed), and the C kernel keeps two (no cancellation near 1)
+_row("acosh",     "1/sqrt(x*x - 1)", dz="1/(sqrt(x - 1) * sqrt(x - -1))",
+     c="1/(sqrt(x - 1) * sqrt(x - -1))", holomorphic=True, numpy=("arccosh", "acosh"))
 _row("atanh",     "1/(1 - x*x)", holomorphic=True, numpy=("arctanh", "atanh"))
 _row("exp",       "Ω", holomorphic=True)
 _row("expm1",     "Ω + 1", holomorphic=True)

@@ -229,7 +229,7 @@ def numpy_partial(row: Any) -> Any:
     if formula.dz is not None:
         body = (f"    if _is_complex(x):\n        return {_formula.python_source(formula.dz, generic=False)}\n"
                 + body)
-    namespace = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
+    namespace: dict[str, Any] = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
     namespace.update(xp=np, _is_complex=_is_complex)
     exec(compile(f"def {fname}(x, Ω):\n{body}", f"<numpy rule of the row {row.name}>", "exec"), namespace)
     fn = namespace[fname]
@@ -240,7 +240,7 @@ def numpy_partial(row: Any) -> Any:
 def numpy_partials2(row: Any) -> tuple[Any, Any]:
     """(∂x, ∂y) of a binary row for `ufuncs_binary._binary`: each a function
     (x, y, Ω) compiled from the row's formula, or None where it is zero."""
-    out = []
+    out: list[Any] = []
     for i, formula in enumerate(row.formulas):
         if formula is None:
             if row.partials[i] is not None:
@@ -249,7 +249,7 @@ def numpy_partials2(row: Any) -> tuple[Any, Any]:
             continue
         fname = f"{row.name}_d{'xy'[i]}"
         src = f"def {fname}(x, y, Ω):\n    return {_formula.python_source(formula.d, generic=False)}\n"
-        namespace = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
+        namespace: dict[str, Any] = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
         namespace["xp"] = np
         exec(compile(src, f"<numpy rule of the row {row.name}>", "exec"), namespace)
         fn = namespace[fname]

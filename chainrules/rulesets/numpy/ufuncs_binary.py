@@ -166,7 +166,7 @@ _FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logadde
                    "maximum", "minimum", "fmax", "fmin")
 
 # The rows not yet written in the formula language: their partials here
-_BINARY = [
+_BINARY: list[tuple[Any, Any, Any]] = [
     # f               ∂Ω/∂x                                       ∂Ω/∂y
     (np.power,        _power_dx,                                  _power_dp),
     (np.float_power,  _power_dx,                                  _power_dp),
