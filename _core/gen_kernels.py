@@ -56,7 +56,7 @@ def _rows():
     elementwise, _ = _modules()
     consts = (elementwise.ONE, elementwise.NEG_ONE, None)
     return [r for r in elementwise.TABLE.values()
-            if any(f is not None for f in r.formulas)
+            if r.kernel and any(f is not None for f in r.formulas)
             and all(f is not None or p in consts for f, p in zip(r.formulas, r.partials))]
 
 

@@ -58,6 +58,8 @@ FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
     # sign(x): 1, -1, 0 at ±0 (abs'(0) = 0) and NaN at NaN; cr_sign in kernels.pxd
     "sign": (1, "cr_sign", None),
     "isnan": (1, "isnan", None),
+    # round half to even (the current rounding mode's rint in C)
+    "round": (1, "rint", None),
     "where": (3, "", ""),
     "ind": (1, "", None),
 }

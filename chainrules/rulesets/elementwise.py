@@ -70,10 +70,12 @@ class Row:
     """One element-wise function: its name in the standard, its partials,
     whether it is holomorphic, its complex rule if it is not, and the names of
     the NumPy functions with this derivative."""
-    __slots__ = ("name", "partials", "formulas", "holomorphic", "complex_rule", "numpy", "standard")
+    __slots__ = ("name", "partials", "formulas", "holomorphic", "complex_rule", "numpy", "standard", "kernel")
 
-    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any) -> None:
+    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any,
+                 kernel: bool = True) -> None:
         self.name = name
+        self.kernel = kernel            # its C kernels are generated from it (_core/gen_kernels.py)
         # a formula's partial is compiled from it; the formula is kept (the NumPy rules and the
         # C kernels are made from it too)
         self.formulas = tuple(d if isinstance(d, Formula) else None for d in partials)
@@ -103,12 +105,13 @@ NUMPY_ONLY: dict[Any, Any] = {}
 
 
 def _row(name: str, *partials: Any, holomorphic: Any = False, complex_rule: Any = None, numpy: Any = None,
-         standard: Any = True, table: Any = TABLE, **formula: Any) -> None:
+         standard: Any = True, table: Any = TABLE, kernel: bool = True, **formula: Any) -> None:
     """A row; a partial given as text is a formula (with, for a unary row, the
-    keywords of `Formula`: dz=, c=, cz=)."""
+    keywords of `Formula`: dz=, c=, cz=).  kernel=False: the C scalar rows of
+    the function keep a convention of their own (no kernel is generated)."""
     partials = tuple(Formula(d, **formula) if isinstance(d, str) else d for d in partials)
     table[name] = Row(name, partials, holomorphic, complex_rule,
-                      (name,) if numpy is None else tuple(numpy), standard)
+                      (name,) if numpy is None else tuple(numpy), standard, kernel)
 
 
 # ----- the Python partials of the formulas ---------------------------------------------
@@ -267,11 +270,6 @@ def _pow_dp(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     return xp.where(x == 0, xp.zeros_like(d), d)
 
 
-def _remainder_dy(xp: Any, x: Any, y: Any, Ω: Any) -> Any:
-    # Ω = x - q·y with q an integer: read q from Ω itself
-    return -xp.round((x - Ω) / y)
-
-
 # ----- unary ----------------------------------------------------------------------
 #     name        ∂Ω/∂x: a formula over x, Ω
 
@@ -353,17 +351,21 @@ _row("maximum",   "ind(x > y)",                               "ind(~(x > y))")
 _row("minimum",   "ind(x < y)",                               "ind(~(x < y))")
 _row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
                   None)
-# remainder: Ω = x - q·y with q piecewise constant
-_row("remainder", ONE,                                        _remainder_dy, numpy=("remainder", "mod"))
+# remainder: Ω = x - q·y with q piecewise constant, read from Ω itself.  The C rows of
+# Python's % and math.fmod keep ChainRules' scalar convention (NaN where q jumps)
+_row("remainder", ONE,                                        "-round((x - Ω)/y)", numpy=("remainder", "mod"),
+     kernel=False)
 _row("floor_divide", None,                                    None)
 # nextafter(x, y) is x moved by one ulp: the identity in x
 _row("nextafter", ONE,                                        None)
 # not in the standard
-_row("fmod",      ONE,                                        _remainder_dy, standard=False)
+_row("fmod",      ONE,                                        "-round((x - Ω)/y)", standard=False, kernel=False)
 # fmax/fmin ignore a NaN: the derivative goes to the other argument
 _row("fmax",      "ind((x > y) | isnan(y))",                  "ind(~((x > y) | isnan(y)))", standard=False)
 _row("fmin",      "ind((x < y) | isnan(y))",                  "ind(~((x < y) | isnan(y)))", standard=False)
 _row("logaddexp2", "exp2(x - Ω)",                             "exp2(y - Ω)", standard=False)
+# NumPy alone: heaviside(x, h) is h at x = 0, else 0 or 1
+_row("heaviside", None,                                       "ind(x == 0)", standard=False, table=NUMPY_ONLY)
 # ldexp(x, e) = x·2**e; the exponent is an integer (no tangent)
 _row("ldexp",     lambda xp, x, e, Ω: xp.ldexp(xp.ones_like(Ω), e), None, standard=False)
 

@@ -53,7 +53,7 @@ from chainrules._core import (
 from chainrules._protocols import Pullback
 from chainrules._core import _UnaryFrule, _UnaryRrule
 from chainrules.rulesets import _formula
-from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
+from chainrules.rulesets.elementwise import NEG_ONE, NUMPY_ONLY, ONE, TABLE
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -237,15 +237,22 @@ def numpy_partial(row: Any) -> Any:
     return fn
 
 
-def numpy_partials2(row: Any) -> tuple[Any, Any]:
+def numpy_partials2(row: Any, one: Any) -> tuple[Any, Any]:
     """(∂x, ∂y) of a binary row for `ufuncs_binary._binary`: each a function
-    (x, y, Ω) compiled from the row's formula, or None where it is zero."""
+    (x, y, Ω) compiled from the row's formula, None where it is zero, a
+    function giving `one` (the binary rules' "no multiply") where it is ONE."""
     out: list[Any] = []
     for i, formula in enumerate(row.formulas):
         if formula is None:
-            if row.partials[i] is not None:
+            p = row.partials[i]
+            if p is ONE:
+                out.append(lambda x, y, Ω: one)
+            elif p is NEG_ONE:
+                out.append(lambda x, y, Ω: -1)
+            elif p is None:
+                out.append(None)
+            else:
                 raise ValueError(f"the row {row.name}: a partial that is no formula")
-            out.append(None)
             continue
         fname = f"{row.name}_d{'xy'[i]}"
         src = f"def {fname}(x, y, Ω):\n    return {_formula.python_source(formula.d, generic=False)}\n"

@@ -38,7 +38,7 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
-from chainrules.rulesets.elementwise import TABLE
+from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
 from chainrules.rulesets.numpy.ufuncs import (
     numpy_partials2,
     _unary_rules,
@@ -163,7 +163,7 @@ def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
 # The binary rows of the element-wise table (elementwise.py) with formulas: their
 # NumPy partials are compiled from them (ufuncs.numpy_partials2)
 _FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2",
-                   "maximum", "minimum", "fmax", "fmin")
+                   "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter")
 
 # The rows not yet written in the formula language: their partials here
 _BINARY: list[tuple[Any, Any, Any]] = [
@@ -171,18 +171,11 @@ _BINARY: list[tuple[Any, Any, Any]] = [
     (np.power,        _power_dx,                                  _power_dp),
     (np.float_power,  _power_dx,                                  _power_dp),
     (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
-    # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
-    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
-    (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
-    (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
-    # nextafter(x, y) is x moved by one ulp: the identity in x
-    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
 ]
-for _name in _FROM_THE_TABLE:
-    _row = TABLE[_name]
+for _row in (*(TABLE[n] for n in _FROM_THE_TABLE), NUMPY_ONLY["heaviside"]):
     for _f in dict.fromkeys(getattr(np, n) for n in _row.numpy if hasattr(np, n)):
-        _BINARY.append((_f, *numpy_partials2(_row)))
+        _BINARY.append((_f, *numpy_partials2(_row, _ONE)))
 
 _binary_rules: dict[Any, Any] = {}
 for _f, _dx, _dy in _BINARY:
@@ -369,4 +362,4 @@ _register_dunders()
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
     register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
-del _f, _dx, _dy, _m, _name, _row
+del _f, _dx, _dy, _m, _row
