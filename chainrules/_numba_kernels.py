@@ -285,6 +285,13 @@ def d2_minimum(x, y, o):
 
 
 @_jit
+def d2_copysign(x, y, o):
+    dx = _m.copysign(1.0, x) * _m.copysign(1.0, y)
+    dy = 0.0
+    return dx, dy
+
+
+@_jit
 def d2_fmax(x, y, o):
     dx = 1.0 if (x > y or _m.isnan(y)) else 0.0
     dy = 1.0 if (not (x > y or _m.isnan(y))) else 0.0
@@ -467,14 +474,6 @@ def f_atan2(y, x):
 @_jit
 def f_copysign(x, y):
     return _m.copysign(x, y)
-
-
-@_jit
-def d2_copysign(x, y, o):
-    """±1 by whether the sign changes; the sign source gets a numeric zero."""
-    dx = -1.0 if _m.signbit(x) != _m.signbit(y) else 1.0
-    dy = 0.0
-    return dx, dy
 
 
 @_jit

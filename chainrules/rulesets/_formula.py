@@ -58,6 +58,7 @@ FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
     # sign(x): 1, -1, 0 at ±0 (abs'(0) = 0) and NaN at NaN; cr_sign in kernels.pxd
     "sign": (1, "cr_sign", None),
     "isnan": (1, "isnan", None),
+    "copysign": (2, "copysign", None),
     # round half to even (the current rounding mode's rint in C)
     "round": (1, "rint", None),
     "where": (3, "", ""),
@@ -65,7 +66,8 @@ FUNCTIONS: dict[str, tuple[int, str, str | None]] = {
 }
 # in the generic Python partials: helpers that take xp (a stand-in may replace the
 # library's sign; where and ind accept Python numbers and bools, as tracked scalars give)
-_PYTHON_XP = {"sign": "_sign(xp, {0})", "where": "_where(xp, {0}, {1}, {2})", "ind": "_as_dtype(xp, {0}, Ω)"}
+_PYTHON_XP = {"sign": "_sign(xp, {0})", "where": "_where(xp, {0}, {1}, {2})", "ind": "_as_dtype(xp, {0}, Ω)",
+              "copysign": "_copysign(xp, {0}, {1}, Ω)"}
 # comparisons in NumPy's partials: the ufuncs, which order complex numbers (Python's
 # complex numbers do not compare)
 _NUMPY_COMPARE = {ast.Gt: "greater", ast.GtE: "greater_equal", ast.Lt: "less", ast.LtE: "less_equal",

@@ -125,7 +125,8 @@ def _python_partial(name: str, i: int, formula: Any, arity: int) -> Any:
     if formula.dz is not None:
         body = f"    if _is_complex(xp, x):\n        return {python_source(formula.dz)}\n" + body
     namespace: dict[str, Any] = {k: v for k, (v, _) in CONSTANTS.items()}
-    namespace.update(_is_complex=_is_complex, _sign=_sign, _where=_where, _not=_not, _as_dtype=_as_dtype)
+    namespace.update(_is_complex=_is_complex, _sign=_sign, _where=_where, _not=_not, _as_dtype=_as_dtype,
+                     _copysign=_copysign)
     exec(compile(f"def {fname}({args}):\n{body}", f"<elementwise row {name}>", "exec"), namespace)
     fn = namespace[fname]
     fn.formula = formula
@@ -168,6 +169,14 @@ def _where(xp: Any, cond: Any, a: Any, b: Any) -> Any:
     elif isinstance(b, (int, float)):
         b = xp.zeros_like(a) + b
     return xp.where(cond, a, b)
+
+
+def _copysign(xp: Any, a: Any, b: Any, like: Any) -> Any:
+    """The formula language's copysign(a, b); a number a takes like's dtype
+    and shape (the standard's copysign wants arrays)."""
+    if isinstance(a, (int, float)):
+        a = xp.zeros_like(like) + a
+    return xp.copysign(a, b)
 
 
 def _div_nonzero(xp: Any, num: Any, den: Any) -> Any:
@@ -349,8 +358,8 @@ _row("logaddexp", "exp(x - Ω)",                               "exp(y - Ω)")
 # ties go to y (ChainRules' max/min); NaN follows the primal's choice
 _row("maximum",   "ind(x > y)",                               "ind(~(x > y))")
 _row("minimum",   "ind(x < y)",                               "ind(~(x < y))")
-_row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
-                  None)
+# ±1 by whether the sign changes; the sign source gets a numeric zero
+_row("copysign",  "copysign(1, x)*copysign(1, y)",            None)
 # remainder: Ω = x - q·y with q piecewise constant, read from Ω itself.  The C rows of
 # Python's % and math.fmod keep ChainRules' scalar convention (NaN where q jumps)
 _row("remainder", ONE,                                        "-round((x - Ω)/y)", numpy=("remainder", "mod"),

@@ -381,6 +381,12 @@ cdef inline void d2_minimum(double x, double y, double o, double* dx, double* dy
     dx[0] = 1.0 if x < y else 0.0
     dy[0] = 1.0 if (not x < y) else 0.0
 
+# ∂x: copysign(1, x)*copysign(1, y)
+# ∂y: 0.0
+cdef inline void d2_copysign(double x, double y, double o, double* dx, double* dy) noexcept nogil:
+    dx[0] = copysign(1.0, x) * copysign(1.0, y)
+    dy[0] = 0.0
+
 # ∂x: ind((x > y) | isnan(y))
 # ∂y: ind(~((x > y) | isnan(y)))
 cdef inline void d2_fmax(double x, double y, double o, double* dx, double* dy) noexcept nogil:
@@ -563,11 +569,6 @@ cdef inline double f_atan2(double y, double x) noexcept nogil:
 
 cdef inline double f_copysign(double x, double y) noexcept nogil:
     return copysign(x, y)
-
-cdef inline void d2_copysign(double x, double y, double o, double* dx, double* dy) noexcept nogil:
-    """±1 by whether the sign changes; the sign source gets a numeric zero."""
-    dx[0] = -1.0 if signbit(x) != signbit(y) else 1.0
-    dy[0] = 0.0
 
 
 cdef inline void d2_ldexp(double x, double i, double o, double* dx, double* di) noexcept nogil:

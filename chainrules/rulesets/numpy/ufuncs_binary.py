@@ -163,14 +163,13 @@ def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
 # The binary rows of the element-wise table (elementwise.py) with formulas: their
 # NumPy partials are compiled from them (ufuncs.numpy_partials2)
 _FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2",
-                   "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter")
+                   "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter", "copysign")
 
 # The rows not yet written in the formula language: their partials here
 _BINARY: list[tuple[Any, Any, Any]] = [
     # f               ∂Ω/∂x                                       ∂Ω/∂y
     (np.power,        _power_dx,                                  _power_dp),
     (np.float_power,  _power_dx,                                  _power_dp),
-    (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
 ]
 for _row in (*(TABLE[n] for n in _FROM_THE_TABLE), NUMPY_ONLY["heaviside"]):
