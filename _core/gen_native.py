@@ -25,21 +25,21 @@ U = [
  ("exp","m.exp(x)","d_exp",1),("exp2","m.exp2(x)","d_exp2",1),("expm1","m.expm1(x)","d_expm1",1),
  ("log","m.log(x)","d_log",0),("log2","m.log2(x)","d_log2",0),("log10","m.log10(x)","d_log10",0),
  ("log1p","m.log1p(x)","d_log1p",0),("sqrt","m.sqrt(x)","d_sqrt",1),("cbrt","m.cbrt(x)","d_cbrt",1),
- ("fabs","m.fabs(x)","d_sign",0),("degrees","k.f_degrees(x)","d_degrees",0),
- ("radians","k.f_radians(x)","d_radians",0),("erf","m.erf(x)","d_erf",0),("erfc","m.erfc(x)","d_erfc",0),
+ ("fabs","m.fabs(x)","d_fabs",0),("degrees","k.f_degrees(x)","d_rad2deg",0),
+ ("radians","k.f_radians(x)","d_deg2rad",0),("erf","m.erf(x)","d_erf",0),("erfc","m.erfc(x)","d_erfc",0),
  ("gamma","m.tgamma(x)","d_gamma",1),("lgamma","m.lgamma(x)","d_lgamma",0),
  ("floor","m.floor(x)","d_zero",0),("ceil","m.ceil(x)","d_zero",0),("trunc","m.trunc(x)","d_zero",0),
  ("rint","m.rint(x)","d_zero",0),("sign","_sign(x)","d_zero",0),("neg","-x","d_minus_one",0),
  ("pos","x","d_one",0),("square","x * x","d_square",0),("reciprocal","1.0 / x","d_reciprocal",1),
 ]
 B = [
- ("add","x + y","d2_add",0),("sub","x - y","d2_sub",0),("mul","x * y","d2_mul",0),
- ("truediv","x / y","d2_truediv",1),("floordiv","k.f_pyfloordiv(x, y)","d2_zero",0),
+ ("add","x + y","d2_add",0),("sub","x - y","d2_sub",0),("mul","x * y","d2_multiply",0),
+ ("truediv","x / y","d2_divide",1),("floordiv","k.f_pyfloordiv(x, y)","d2_zero",0),
  ("mod","k.f_pymod(x, y)","d2_mod",0),("pow","m.pow(x, y)","d2_pow",1),
  ("atan2","m.atan2(x, y)","d2_atan2",0),("hypot","m.hypot(x, y)","d2_hypot",1),
  ("fmod","m.fmod(x, y)","d2_fmod",0),("remainder","m.remainder(x, y)","d2_remainder",1),
  ("copysign","m.copysign(x, y)","d2_copysign",0),("ldexp","_ldexp(x, y)","d2_ldexp",0),
- ("log_base","k.f_logb(x, y)","d2_logb",1),("max","k.f_pymax(x, y)","d2_max",0),
+ ("log_base","k.f_logb(x, y)","d2_logb",1),("max","k.f_pymax(x, y)","d2_maximum",0),
  ("min","k.f_pymin(x, y)","d2_min",0),("fmax","m.fmax(x, y)","d2_fmax",0),
  ("fmin","m.fmin(x, y)","d2_fmin",0),("logaddexp","_logaddexp(x, y)","d2_logaddexp",1),
  ("logaddexp2","_logaddexp2(x, y)","d2_logaddexp2",1),
@@ -56,8 +56,8 @@ CU = [
  ("reciprocal","1.0 / z","c_reciprocal",1),("neg","-z","c_minus_one",0),("pos","z","c_one",0),
 ]
 CB = [
- ("add","x + y","c2_add",0),("sub","x - y","c2_sub",0),("mul","x * y","c2_mul",0),
- ("truediv","x / y","c2_truediv",1),("pow","k.cpow(x, y)","c2_pow",1),
+ ("add","x + y","c2_add",0),("sub","x - y","c2_sub",0),("mul","x * y","c2_multiply",0),
+ ("truediv","x / y","c2_divide",1),("pow","k.cpow(x, y)","c2_pow",1),
  ("log_base","k.clog(x) / k.clog(y)","c2_logb",1),
 ]
 

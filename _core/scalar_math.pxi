@@ -50,18 +50,18 @@ _row1(_math.sqrt, sqrt, d_sqrt)              # sqrt'(0) = inf
 if hasattr(_math, "cbrt"):
     _row1(_math.cbrt, cbrt, d_cbrt)
 _row2(_math.pow, f_pow, d2_pow, NULL, F_STRONG_ZERO)
-_row1(_math.hypot, NULL, d_sign)             # hypot(x) = |x|
+_row1(_math.hypot, NULL, d_fabs)             # hypot(x) = |x|
 _row2(_math.hypot, NULL, d2_hypot)           # hypot(0, 0): zeros
 
 # ----- sign, remainders, scaling ------------------------------------------
 
-_row1(_math.fabs, fabs, d_sign)              # fabs'(0) = 0
+_row1(_math.fabs, fabs, d_fabs)              # fabs'(0) = 0
 _row2(_math.copysign, f_copysign, d2_copysign)
 _row2(_math.fmod, f_fmod, d2_fmod)
 _row2(_math.remainder, f_remainder, d2_remainder)
 _row2(_math.ldexp, NULL, d2_ldexp, NULL, F_ND2)   # the primal checks the int exponent
-_row1(_math.degrees, f_degrees, d_degrees)
-_row1(_math.radians, f_radians, d_radians)
+_row1(_math.degrees, f_degrees, d_rad2deg)
+_row1(_math.radians, f_radians, d_deg2rad)
 
 # ----- special functions --------------------------------------------------
 

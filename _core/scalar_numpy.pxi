@@ -13,8 +13,8 @@
 
 _row1(_np.negative, NULL, d_minus_one, c_minus_one, F_NUMPY)
 _row1(_np.positive, NULL, d_one, c_one, F_NUMPY)
-_row1(_np.absolute, NULL, d_sign, NULL, F_NUMPY)     # complex: python/cmath.py
-_row1(_np.fabs, NULL, d_sign, NULL, F_NUMPY)
+_row1(_np.absolute, NULL, d_abs, NULL, F_NUMPY)     # complex: python/cmath.py
+_row1(_np.fabs, NULL, d_fabs, NULL, F_NUMPY)
 _row1(_np.sign, NULL, d_zero, NULL, F_NUMPY)         # sign' = 0
 _row1(_np.conjugate, NULL, d_one, NULL, F_NUMPY)     # complex: python/cmath.py
 _row1(_np.sqrt, NULL, d_sqrt, c_sqrt, F_NUMPY)
@@ -41,9 +41,9 @@ _row1(_np.arcsinh, NULL, d_asinh, c_asinh, F_NUMPY)
 _row1(_np.arccosh, NULL, d_acosh, c_acosh, F_NUMPY)
 _row1(_np.arctanh, NULL, d_atanh, c_atanh, F_NUMPY)
 for _f in (_np.deg2rad, _np.radians):
-    _row1(_f, NULL, d_radians, NULL, F_NUMPY)
+    _row1(_f, NULL, d_deg2rad, NULL, F_NUMPY)
 for _f in (_np.rad2deg, _np.degrees):
-    _row1(_f, NULL, d_degrees, NULL, F_NUMPY)
+    _row1(_f, NULL, d_rad2deg, NULL, F_NUMPY)
 for _f in (_np.floor, _np.ceil, _np.trunc, _np.rint):  # a numeric zero
     _row1(_f, NULL, d_zero, NULL, F_NUMPY)
 
@@ -51,15 +51,15 @@ for _f in (_np.floor, _np.ceil, _np.trunc, _np.rint):  # a numeric zero
 
 _row2(_np.add, NULL, d2_add, c2_add, F_NUMPY)
 _row2(_np.subtract, NULL, d2_sub, c2_sub, F_NUMPY)
-_row2(_np.multiply, NULL, d2_mul, c2_mul, F_NUMPY)
-_row2(_np.divide, NULL, d2_truediv, c2_truediv, F_NUMPY)
+_row2(_np.multiply, NULL, d2_multiply, c2_multiply, F_NUMPY)
+_row2(_np.divide, NULL, d2_divide, c2_divide, F_NUMPY)
 for _f in (_np.power, _np.float_power):
     _row2(_f, NULL, d2_pow, c2_pow, F_NUMPY | F_STRONG_ZERO)
 _row2(_np.remainder, NULL, d2_mod, NULL, F_NUMPY)
 _row2(_np.fmod, NULL, d2_fmod, NULL, F_NUMPY)
 _row2(_np.floor_divide, NULL, d2_zero, NULL, F_NUMPY)
-_row2(_np.maximum, NULL, d2_max, NULL, F_NUMPY)
-_row2(_np.minimum, NULL, d2_min, NULL, F_NUMPY)
+_row2(_np.maximum, NULL, d2_maximum, NULL, F_NUMPY)
+_row2(_np.minimum, NULL, d2_min, NULL, F_NUMPY)     # a tie to x, as min (not the table's minimum)
 _row2(_np.fmax, NULL, d2_fmax, NULL, F_NUMPY)
 _row2(_np.fmin, NULL, d2_fmin, NULL, F_NUMPY)
 _row2(_np.arctan2, NULL, d2_atan2, NULL, F_NUMPY)

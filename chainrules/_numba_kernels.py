@@ -53,8 +53,8 @@ def f_neg(x):
 
 
 @_jit
-def d_sign(x, o):
-    """abs'(x) = sign(x), 0 at 0 (ChainRules' abs'(0) = 0)."""
+def cr_sign(x):
+    """sign(x): the formula language's sign, abs'(x) (ChainRules' abs'(0) = 0)."""
     if x > 0:
         return 1.0
     if x < 0:
@@ -81,18 +81,13 @@ def cr_digamma(x):
 
 
 @_jit
-def d_exp(x, o):
-    return o
+def f_degrees(x):
+    return x * (180.0 / _m.M_PI)    # CPython's math.degrees, to the bit
 
 
 @_jit
-def d_sqrt(x, o):
-    return 0.5 / _m.fabs(o)     # +inf at 0 (ChainRules' sqrt'(0) = inf), also at -0.0
-
-
-@_jit
-def d_log(x, o):
-    return 1.0 / x
+def f_radians(x):
+    return x * (_m.M_PI / 180.0)
 
 
 @_jit
@@ -147,7 +142,7 @@ def d_asinh(x, o):
 
 @_jit
 def d_acosh(x, o):
-    return 1.0 / (_m.sqrt(x - 1.0) * _m.sqrt(x + 1.0))
+    return 1.0 / (_m.sqrt(x - 1.0) * _m.sqrt(x - -1.0))
 
 
 @_jit
@@ -156,13 +151,23 @@ def d_atanh(x, o):
 
 
 @_jit
-def d_exp2(x, o):
-    return o * _m.M_LN2
+def d_exp(x, o):
+    return o
 
 
 @_jit
 def d_expm1(x, o):
     return o + 1.0
+
+
+@_jit
+def d_log(x, o):
+    return 1.0 / x
+
+
+@_jit
+def d_log1p(x, o):
+    return 1.0 / (x + 1.0)
 
 
 @_jit
@@ -176,33 +181,135 @@ def d_log10(x, o):
 
 
 @_jit
-def d_log1p(x, o):
-    return 1.0 / (1.0 + x)
+def d_sqrt(x, o):
+    return 0.5 / _m.fabs(o)
+
+
+@_jit
+def d_square(x, o):
+    return 2.0 * x
+
+
+@_jit
+def d_reciprocal(x, o):
+    return -o * o
+
+
+@_jit
+def d_abs(x, o):
+    return cr_sign(x)
+
+
+@_jit
+def d_exp2(x, o):
+    return o * _m.M_LN2
 
 
 @_jit
 def d_cbrt(x, o):
-    return 1.0 / (3.0 * o * o)   # +inf at 0
+    return 1.0 / (3.0 * o * o)
 
 
 @_jit
-def f_degrees(x):
-    return x * (180.0 / _m.M_PI)    # CPython's math.degrees, to the bit
+def d_fabs(x, o):
+    return cr_sign(x)
 
 
 @_jit
-def f_radians(x):
-    return x * (_m.M_PI / 180.0)
+def d_deg2rad(x, o):
+    return _m.M_PI / 180.0
 
 
 @_jit
-def d_degrees(x, o):
+def d_rad2deg(x, o):
     return 180.0 / _m.M_PI
 
 
 @_jit
-def d_radians(x, o):
-    return _m.M_PI / 180.0
+def d_erf(x, o):
+    return _TWO_OVER_SQRT_PI * _m.exp(-x * x)
+
+
+@_jit
+def d_erfc(x, o):
+    return -_TWO_OVER_SQRT_PI * _m.exp(-x * x)
+
+
+@_jit
+def d2_multiply(x, y, o):
+    dx = y
+    dy = x
+    return dx, dy
+
+
+@_jit
+def d2_divide(x, y, o):
+    dx = 1.0 / y
+    dy = -o / y
+    return dx, dy
+
+
+@_jit
+def d2_atan2(x, y, o):
+    dx = y / (x * x + y * y)
+    dy = -x / (x * x + y * y)
+    return dx, dy
+
+
+@_jit
+def d2_hypot(x, y, o):
+    dx = x / (1.0 if o == 0.0 else o)
+    dy = y / (1.0 if o == 0.0 else o)
+    return dx, dy
+
+
+@_jit
+def d2_logaddexp(x, y, o):
+    dx = _m.exp(x - o)
+    dy = _m.exp(y - o)
+    return dx, dy
+
+
+@_jit
+def d2_maximum(x, y, o):
+    dx = 1.0 if x > y else 0.0
+    dy = 1.0 if (not x > y) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_minimum(x, y, o):
+    dx = 1.0 if x < y else 0.0
+    dy = 1.0 if (not x < y) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_copysign(x, y, o):
+    dx = _m.copysign(1.0, x) * _m.copysign(1.0, y)
+    dy = 0.0
+    return dx, dy
+
+
+@_jit
+def d2_fmax(x, y, o):
+    dx = 1.0 if (x > y or _m.isnan(y)) else 0.0
+    dy = 1.0 if (not (x > y or _m.isnan(y))) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_fmin(x, y, o):
+    dx = 1.0 if (x < y or _m.isnan(y)) else 0.0
+    dy = 1.0 if (not (x < y or _m.isnan(y))) else 0.0
+    return dx, dy
+
+
+@_jit
+def d2_logaddexp2(x, y, o):
+    dx = _m.exp2(x - o)
+    dy = _m.exp2(y - o)
+    return dx, dy
 
 
 @_jit
@@ -236,20 +343,6 @@ def d2_add(x, y, o):
 def d2_sub(x, y, o):
     dx = 1.0
     dy = -1.0
-    return dx, dy
-
-
-@_jit
-def d2_mul(x, y, o):
-    dx = y
-    dy = x
-    return dx, dy
-
-
-@_jit
-def d2_truediv(x, y, o):
-    dx = 1.0 / y
-    dy = -o / y
     return dx, dy
 
 
@@ -379,33 +472,8 @@ def f_atan2(y, x):
 
 
 @_jit
-def d2_atan2(y, x, o):
-    u = x * x + y * y
-    dy = x / u
-    dx = -y / u
-    return dy, dx
-
-
-@_jit
-def d2_hypot(x, y, o):
-    """x/Ω, y/Ω; zeros at (0, 0) (ChainRules' hypot convention)."""
-    n = o if o != 0.0 else 1.0
-    dx = x / n
-    dy = y / n
-    return dx, dy
-
-
-@_jit
 def f_copysign(x, y):
     return _m.copysign(x, y)
-
-
-@_jit
-def d2_copysign(x, y, o):
-    """±1 by whether the sign changes; the sign source gets a numeric zero."""
-    dx = -1.0 if _m.signbit(x) != _m.signbit(y) else 1.0
-    dy = 0.0
-    return dx, dy
 
 
 @_jit
@@ -444,14 +512,6 @@ def f_pymin(x, y):
 
 
 @_jit
-def d2_max(x, y, o):
-    gt = x > y
-    dx = 1.0 if gt else 0.0
-    dy = 0.0 if gt else 1.0
-    return dx, dy
-
-
-@_jit
 def d2_min(x, y, o):
     gt = x > y
     dx = 0.0 if gt else 1.0
@@ -472,16 +532,6 @@ def f_fmod(x, y):
 @_jit
 def f_remainder(x, y):
     return _m.remainder(x, y)
-
-
-@_jit
-def d_erf(x, o):
-    return _TWO_OVER_SQRT_PI * _m.exp(-x * x)
-
-
-@_jit
-def d_erfc(x, o):
-    return -_TWO_OVER_SQRT_PI * _m.exp(-x * x)
 
 
 @_jit
@@ -519,57 +569,6 @@ def f_pypow(x, p):
 @_jit
 def f_fabs(x):
     return _m.fabs(x)
-
-
-@_jit
-def d_square(x, o):
-    return 2.0 * x
-
-
-@_jit
-def d_reciprocal(x, o):
-    return -o * o
-
-
-@_jit
-def d2_fmax(x, y, o):
-    """fmax ignores a NaN: the derivative goes to the other argument."""
-    if _m.isnan(y):
-        dx = 1.0
-        dy = 0.0
-    elif _m.isnan(x):
-        dx = 0.0
-        dy = 1.0
-    else:
-        dx, dy = d2_max(x, y, o)
-    return dx, dy
-
-
-@_jit
-def d2_fmin(x, y, o):
-    if _m.isnan(y):
-        dx = 1.0
-        dy = 0.0
-    elif _m.isnan(x):
-        dx = 0.0
-        dy = 1.0
-    else:
-        dx, dy = d2_min(x, y, o)
-    return dx, dy
-
-
-@_jit
-def d2_logaddexp(x, y, o):
-    dx = _m.exp(x - o)
-    dy = _m.exp(y - o)
-    return dx, dy
-
-
-@_jit
-def d2_logaddexp2(x, y, o):
-    dx = _m.exp2(x - o)
-    dy = _m.exp2(y - o)
-    return dx, dy
 
 
 @_jit
@@ -949,13 +948,13 @@ def fabs(x):
 
 @_jit
 def fabs_d(x):
-    return d_sign(x, 0.0)
+    return d_fabs(x, 0.0)
 
 
 @_jit
 def fabs_fd(x):
     o = fabs(x)
-    return o, d_sign(x, o)
+    return o, d_fabs(x, o)
 
 
 @_jit
@@ -965,13 +964,13 @@ def degrees(x):
 
 @_jit
 def degrees_d(x):
-    return d_degrees(x, 0.0)
+    return d_rad2deg(x, 0.0)
 
 
 @_jit
 def degrees_fd(x):
     o = degrees(x)
-    return o, d_degrees(x, o)
+    return o, d_rad2deg(x, o)
 
 
 @_jit
@@ -981,13 +980,13 @@ def radians(x):
 
 @_jit
 def radians_d(x):
-    return d_radians(x, 0.0)
+    return d_deg2rad(x, 0.0)
 
 
 @_jit
 def radians_fd(x):
     o = radians(x)
-    return o, d_radians(x, o)
+    return o, d_deg2rad(x, o)
 
 
 @_jit
@@ -1239,13 +1238,13 @@ def mul(x, y):
 
 @_jit
 def mul_d(x, y):
-    return d2_mul(x, y, 0.0)
+    return d2_multiply(x, y, 0.0)
 
 
 @_jit
 def mul_fd(x, y):
     o = mul(x, y)
-    dx, dy = d2_mul(x, y, o)
+    dx, dy = d2_multiply(x, y, o)
     return o, dx, dy
 
 
@@ -1256,13 +1255,13 @@ def truediv(x, y):
 
 @_jit
 def truediv_d(x, y):
-    return d2_truediv(x, y, truediv(x, y))
+    return d2_divide(x, y, truediv(x, y))
 
 
 @_jit
 def truediv_fd(x, y):
     o = truediv(x, y)
-    dx, dy = d2_truediv(x, y, o)
+    dx, dy = d2_divide(x, y, o)
     return o, dx, dy
 
 
@@ -1443,13 +1442,13 @@ def max(x, y):
 
 @_jit
 def max_d(x, y):
-    return d2_max(x, y, 0.0)
+    return d2_maximum(x, y, 0.0)
 
 
 @_jit
 def max_fd(x, y):
     o = max(x, y)
-    dx, dy = d2_max(x, y, o)
+    dx, dy = d2_maximum(x, y, o)
     return o, dx, dy
 
 

@@ -58,13 +58,13 @@ from chainrules._core import (
 from chainrules.ad._compile_record import GUARD, PLAIN
 from chainrules.ad.config import REVERSE
 from chainrules.ad.forward import ZERO
-from chainrules.rulesets.numpy.ufuncs import _UNARY
+from chainrules.rulesets.numpy.ufuncs import UNARY_DERIVS
 from chainrules.rulesets.numpy.ufuncs_binary import _power_dx, _times
 
 __all__ = ["lower"]
 
 _MISS = _compile_miss()
-_TANH_DERIV = dict(_UNARY)[np.tanh]         # tanh's f'(x, Ω) = 1 - Ω * Ω, which _k_tanh computes
+_TANH_DERIV = UNARY_DERIVS[np.tanh]        # tanh's f'(x, Ω) = 1 - Ω * Ω, which _k_tanh computes
 _B_ADD, _B_SUB, _B_MUL, _B_DIV = 0, 1, 2, 3
 _D_OF_X, _D_OMEGA = 1, 2
 

@@ -2,13 +2,20 @@
 names (https://data-apis.org/array-api/latest/API_specification/elementwise_functions.html).
 
 A row gives, for one function of one or two arguments, its partial
-derivatives written with the functions of an array namespace `xp`:
+derivatives, each written ONCE: a formula of the small language of
+`_formula.py` (`"cos(x)"`, `"1 + Ω*Ω"`), in terms of the output Ω where that
+is cheaper (exp → Ω, tanh → 1 - Ω², sqrt → 1/(2Ω)).  From a formula are made
+the Python partials
 
     ∂(xp, x, Ω)         for a unary function,
     ∂(xp, x, y, Ω)      for a binary one, one per argument,
 
-in terms of the output Ω where that is cheaper (exp → Ω, tanh → 1 - Ω²,
-sqrt → 1/(2Ω)).  A partial is `None` where it is zero (no work), `ONE` or
+over any array namespace `xp` (compiled here, at import), the NumPy ufunc
+rules' partials (numpy/ufuncs.py) and the C scalar kernels `d_<name>`,
+`c_<name>` (the generated block of chainrules/include/chainrules/kernels.pxd,
+written by _core/gen_kernels.py; tests/core/test_written_once.py fails when
+it is stale or when a formula is written again by hand).  A binary row not
+yet in the language gives its partials as Python functions of that form.  A partial is `None` where it is zero (no work), `ONE` or
 `NEG_ONE` where it is ±1 (no multiply).  For real arguments, and for complex
 ones when the function is holomorphic, the rules are
 
@@ -35,15 +42,12 @@ are in `elementwise_rules.py`; their registration for each array library in
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from chainrules._xp import astype
+from chainrules.rulesets._formula import CONSTANTS, Formula, python_source
 
-__all__ = ["Row", "TABLE", "ONE", "NEG_ONE", "STANDARD", "row_for_numpy_name"]
-
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
+__all__ = ["Row", "TABLE", "NUMPY_ONLY", "ONE", "NEG_ONE", "STANDARD", "Formula", "row_for_numpy_name"]
 
 
 class _Unit:
@@ -66,11 +70,17 @@ class Row:
     """One element-wise function: its name in the standard, its partials,
     whether it is holomorphic, its complex rule if it is not, and the names of
     the NumPy functions with this derivative."""
-    __slots__ = ("name", "partials", "holomorphic", "complex_rule", "numpy", "standard")
+    __slots__ = ("name", "partials", "formulas", "holomorphic", "complex_rule", "numpy", "standard", "kernel")
 
-    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any) -> None:
+    def __init__(self, name: str, partials: Any, holomorphic: Any, complex_rule: Any, numpy: Any, standard: Any,
+                 kernel: bool = True) -> None:
         self.name = name
-        self.partials = partials
+        self.kernel = kernel            # its C kernels are generated from it (_core/gen_kernels.py)
+        # a formula's partial is compiled from it; the formula is kept (the NumPy rules and the
+        # C kernels are made from it too)
+        self.formulas = tuple(d if isinstance(d, Formula) else None for d in partials)
+        self.partials = tuple(_python_partial(name, i, d, len(partials)) if isinstance(d, Formula) else d
+                              for i, d in enumerate(partials))
         self.holomorphic = holomorphic
         self.complex_rule = complex_rule
         self.numpy = numpy
@@ -90,11 +100,37 @@ class Row:
 
 
 TABLE: dict[Any, Any] = {}
+# rows of functions only NumPy has (np.sinc): the NumPy rules and nothing else read them
+NUMPY_ONLY: dict[Any, Any] = {}
 
 
-def _row(name: str, *partials: Any, holomorphic: Any = False, complex_rule: Any = None, numpy: Any = None, standard: Any = True) -> None:
-    TABLE[name] = Row(name, partials, holomorphic, complex_rule,
-                      (name,) if numpy is None else tuple(numpy), standard)
+def _row(name: str, *partials: Any, holomorphic: Any = False, complex_rule: Any = None, numpy: Any = None,
+         standard: Any = True, table: Any = TABLE, kernel: bool = True, **formula: Any) -> None:
+    """A row; a partial given as text is a formula (with, for a unary row, the
+    keywords of `Formula`: dz=, c=, cz=).  kernel=False: the C scalar rows of
+    the function keep a convention of their own (no kernel is generated)."""
+    partials = tuple(Formula(d, **formula) if isinstance(d, str) else d for d in partials)
+    table[name] = Row(name, partials, holomorphic, complex_rule,
+                      (name,) if numpy is None else tuple(numpy), standard, kernel)
+
+
+# ----- the Python partials of the formulas ---------------------------------------------
+
+def _python_partial(name: str, i: int, formula: Any, arity: int) -> Any:
+    """∂(xp, x, Ω) (∂(xp, x, y, Ω)) compiled from the formula: its `d`, and
+    its `dz` for complex arguments when it has one."""
+    args = "xp, x, Ω" if arity == 1 else "xp, x, y, Ω"
+    fname = f"d_{name}" if arity == 1 else f"d{'xy'[i]}_{name}"
+    body = f"    return {python_source(formula.d)}\n"
+    if formula.dz is not None:
+        body = f"    if _is_complex(xp, x):\n        return {python_source(formula.dz)}\n" + body
+    namespace: dict[str, Any] = {k: v for k, (v, _) in CONSTANTS.items()}
+    namespace.update(_is_complex=_is_complex, _sign=_sign, _where=_where, _not=_not, _as_dtype=_as_dtype,
+                     _copysign=_copysign)
+    exec(compile(f"def {fname}({args}):\n{body}", f"<elementwise row {name}>", "exec"), namespace)
+    fn = namespace[fname]
+    fn.formula = formula
+    return fn
 
 
 # ----- helpers the partials share ---------------------------------------------
@@ -115,6 +151,32 @@ def _as_dtype(xp: Any, cond: Any, like: Any, negate: Any = False) -> Any:
     if negate:
         cond = xp.logical_not(cond)
     return astype(xp, cond, like.dtype)
+
+
+def _not(xp: Any, cond: Any) -> Any:
+    """The formula language's ~cond (a comparison of tracked scalars is a
+    Python bool: made an array first)."""
+    return xp.logical_not(xp.asarray(cond) if isinstance(cond, bool) else cond)
+
+
+def _where(xp: Any, cond: Any, a: Any, b: Any) -> Any:
+    """The formula language's where(cond, a, b); a number branch takes the
+    other branch's dtype and shape (the standard's where wants arrays)."""
+    if isinstance(cond, bool):
+        cond = xp.asarray(cond)
+    if isinstance(a, (int, float)):
+        a = xp.zeros_like(b) + a
+    elif isinstance(b, (int, float)):
+        b = xp.zeros_like(a) + b
+    return xp.where(cond, a, b)
+
+
+def _copysign(xp: Any, a: Any, b: Any, like: Any) -> Any:
+    """The formula language's copysign(a, b); a number a takes like's dtype
+    and shape (the standard's copysign wants arrays)."""
+    if isinstance(a, (int, float)):
+        a = xp.zeros_like(like) + a
+    return xp.copysign(a, b)
 
 
 def _div_nonzero(xp: Any, num: Any, den: Any) -> Any:
@@ -217,62 +279,46 @@ def _pow_dp(xp: Any, x: Any, p: Any, Ω: Any) -> Any:
     return xp.where(x == 0, xp.zeros_like(d), d)
 
 
-def _remainder_dy(xp: Any, x: Any, y: Any, Ω: Any) -> Any:
-    # Ω = x - q·y with q an integer: read q from Ω itself
-    return -xp.round((x - Ω) / y)
-
-
-def _nan_mask(xp: Any, x: Any, y: Any) -> Any:
-    return (x > y) | xp.isnan(y)
-
-
-def _not_nan_mask(xp: Any, x: Any, y: Any) -> Any:
-    return (x < y) | xp.isnan(y)
-
-
 # ----- unary ----------------------------------------------------------------------
-#     name        ∂(xp, x, Ω)
+#     name        ∂Ω/∂x: a formula over x, Ω
 
-_row("sin",       lambda xp, x, Ω: xp.cos(x), holomorphic=True)
-_row("cos",       lambda xp, x, Ω: -xp.sin(x), holomorphic=True)
-_row("tan",       lambda xp, x, Ω: 1 + Ω * Ω, holomorphic=True)
-# complex x: 1 - x, 1 + x written -(x - 1), x - (-1) keep the sign of a zero
+_row("sin",       "cos(x)", holomorphic=True)
+_row("cos",       "-sin(x)", holomorphic=True)
+_row("tan",       "1 + Ω*Ω", holomorphic=True)
+# complex x: 1 - x, 1 + x written -(x - 1), x - -1 keep the sign of a zero
 # imaginary part, which picks the side of a branch cut as the primal does
 # (1/sqrt(1-x²) takes the other side of the cut at real |x| > 1); real x keeps
-# 1/sqrt(1-x²), the C kernel's formula (the same last bit under nesting)
-def _inv_sqrt_one_minus_square(xp: Any, x: Any) -> Any:
-    if _is_complex(xp, x):
-        return 1 / (xp.sqrt(-(x - 1)) * xp.sqrt(x - (-1)))
-    return 1 / xp.sqrt(1 - x * x)
-
-
-_row("asin",      lambda xp, x, Ω: _inv_sqrt_one_minus_square(xp, x), holomorphic=True,
+# 1/sqrt(1-x²)
+_row("asin",      "1/sqrt(1 - x*x)", dz="1/(sqrt(-(x - 1)) * sqrt(x - -1))", holomorphic=True,
      numpy=("arcsin", "asin"))
-_row("acos",      lambda xp, x, Ω: -_inv_sqrt_one_minus_square(xp, x), holomorphic=True,
+_row("acos",      "-1/sqrt(1 - x*x)", dz="-1/(sqrt(-(x - 1)) * sqrt(x - -1))", holomorphic=True,
      numpy=("arccos", "acos"))
-_row("atan",      lambda xp, x, Ω: 1 / (1 + x * x), holomorphic=True, numpy=("arctan", "atan"))
-_row("sinh",      lambda xp, x, Ω: xp.cosh(x), holomorphic=True)
-_row("cosh",      lambda xp, x, Ω: xp.sinh(x), holomorphic=True)
-_row("tanh",      lambda xp, x, Ω: 1 - Ω * Ω, holomorphic=True)
-_row("asinh",     lambda xp, x, Ω: 1 / xp.sqrt(x * x - (-1)), holomorphic=True, numpy=("arcsinh", "asinh"))
-# 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut
-_row("acosh",     lambda xp, x, Ω: 1 / (xp.sqrt(x - 1) * xp.sqrt(x - (-1))), holomorphic=True,
-     numpy=("arccosh", "acosh"))
-_row("atanh",     lambda xp, x, Ω: 1 / (1 - x * x), holomorphic=True, numpy=("arctanh", "atanh"))
-_row("exp",       lambda xp, x, Ω: Ω, holomorphic=True)
-_row("expm1",     lambda xp, x, Ω: Ω + 1, holomorphic=True)
-_row("log",       lambda xp, x, Ω: 1 / x, holomorphic=True)
-_row("log1p",     lambda xp, x, Ω: 1 / (x + 1), holomorphic=True)
-_row("log2",      lambda xp, x, Ω: 1 / (x * _LN2), holomorphic=True)
-_row("log10",     lambda xp, x, Ω: 1 / (x * _LN10), holomorphic=True)
-_row("sqrt",      lambda xp, x, Ω: 0.5 / Ω, holomorphic=True)
-_row("square",    lambda xp, x, Ω: 2 * x, holomorphic=True)
-_row("reciprocal", lambda xp, x, Ω: -Ω * Ω, holomorphic=True)
+_row("atan",      "1/(1 + x*x)", holomorphic=True, numpy=("arctan", "atan"))
+_row("sinh",      "cosh(x)", holomorphic=True)
+_row("cosh",      "sinh(x)", holomorphic=True)
+_row("tanh",      "1 - Ω*Ω", holomorphic=True)
+# x*x - -1 keeps the sign of a zero imaginary part (on the cut |Im x| > 1); the C
+# kernel of real x takes hypot, which does not overflow at |x| > 1e154
+_row("asinh",     "1/sqrt(x*x - -1)", c="1/hypot(x, 1)", holomorphic=True, numpy=("arcsinh", "asinh"))
+# 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut; for real x it
+# is one sqrt (the arrays' speed), and the C kernel keeps two (no cancellation near 1)
+_row("acosh",     "1/sqrt(x*x - 1)", dz="1/(sqrt(x - 1) * sqrt(x - -1))",
+     c="1/(sqrt(x - 1) * sqrt(x - -1))", holomorphic=True, numpy=("arccosh", "acosh"))
+_row("atanh",     "1/(1 - x*x)", holomorphic=True, numpy=("arctanh", "atanh"))
+_row("exp",       "Ω", holomorphic=True)
+_row("expm1",     "Ω + 1", holomorphic=True)
+_row("log",       "1/x", holomorphic=True)
+_row("log1p",     "1/(x + 1)", holomorphic=True)
+_row("log2",      "1/(x*LN2)", holomorphic=True)
+_row("log10",     "1/(x*LN10)", holomorphic=True)
+# sqrt'(0) = inf (ChainRules'); the C kernels give +inf at -0.0 too, and at a complex 0
+_row("sqrt",      "0.5/Ω", c="0.5/abs(Ω)", cz="where(Ω == 0, inf, 0.5/Ω)", holomorphic=True)
+_row("square",    "2*x", holomorphic=True)
+_row("reciprocal", "-Ω*Ω", holomorphic=True)
 _row("negative",  NEG_ONE, holomorphic=True)
 _row("positive",  ONE, holomorphic=True)
-# the non-holomorphic ones: the partial for real x, the complex rule by hand
-_row("abs",       lambda xp, x, Ω: _sign(xp, x), complex_rule=(_abs_jvp, _abs_vjp),
-     numpy=("absolute", "abs"))
+# the non-holomorphic ones: the partial for real x (sign: abs'(0) = 0), the complex rule by hand
+_row("abs",       "sign(x)", complex_rule=(_abs_jvp, _abs_vjp), numpy=("absolute", "abs"))
 _row("real",      ONE, complex_rule=(_real_jvp, _real_vjp))
 _row("imag",      None, complex_rule=(_imag_jvp, _imag_vjp))
 _row("conj",      ONE, complex_rule=(_conj_jvp, _conj_vjp), numpy=("conjugate", "conj"))
@@ -281,13 +327,18 @@ _row("sign",      None, complex_rule=(_sign_jvp, _sign_jvp))
 for _name, _np_names in [("round", ("round", "rint")), ("floor", None), ("ceil", None), ("trunc", None)]:
     _row(_name, None, numpy=_np_names)
 # not in the standard: NumPy ufuncs and C scalar rows with these derivatives
-_row("exp2",      lambda xp, x, Ω: Ω * _LN2, holomorphic=True, standard=False)
-_row("cbrt",      lambda xp, x, Ω: 1 / (3 * Ω * Ω), standard=False)
-_row("fabs",      lambda xp, x, Ω: _sign(xp, x), standard=False)
-_row("deg2rad",   lambda xp, x, Ω: math.pi / 180, numpy=("deg2rad", "radians"), standard=False)
-_row("rad2deg",   lambda xp, x, Ω: 180 / math.pi, numpy=("rad2deg", "degrees"), standard=False)
-_row("erf",       lambda xp, x, Ω: (2 / math.sqrt(math.pi)) * xp.exp(-x * x), numpy=(), standard=False)
-_row("erfc",      lambda xp, x, Ω: (-2 / math.sqrt(math.pi)) * xp.exp(-x * x), numpy=(), standard=False)
+_row("exp2",      "Ω*LN2", holomorphic=True, standard=False)
+_row("cbrt",      "1/(3*Ω*Ω)", standard=False)
+_row("fabs",      "sign(x)", standard=False)
+_row("deg2rad",   "pi/180", numpy=("deg2rad", "radians"), standard=False)
+_row("rad2deg",   "180/pi", numpy=("rad2deg", "degrees"), standard=False)
+_row("erf",       "TWO_OVER_SQRT_PI*exp(-x*x)", numpy=(), standard=False)
+_row("erfc",      "-TWO_OVER_SQRT_PI*exp(-x*x)", numpy=(), standard=False)
+# NumPy alone: sinc(x) = sin(πx)/(πx); its derivative (cos(πx) - sinc(x))/x is 0 at
+# x = 0, written there as its Taylor term -π²x/3 so that the second derivative is
+# right too
+_row("sinc",      "where(x == 0, (-pi*pi/3)*x, (cos(pi*x) - Ω)/where(x == 0, 1, x))",
+     standard=False, table=NUMPY_ONLY)
 
 
 # ----- binary ---------------------------------------------------------------------
@@ -295,35 +346,35 @@ _row("erfc",      lambda xp, x, Ω: (-2 / math.sqrt(math.pi)) * xp.exp(-x * x), 
 
 _row("add",       ONE,                                        ONE, holomorphic=True)
 _row("subtract",  ONE,                                        NEG_ONE, holomorphic=True)
-_row("multiply",  lambda xp, x, y, Ω: y,                      lambda xp, x, y, Ω: x, holomorphic=True)
-_row("divide",    lambda xp, x, y, Ω: 1 / y,                  lambda xp, x, y, Ω: -Ω / y, holomorphic=True,
+_row("multiply",  "y",                                        "x", holomorphic=True)
+_row("divide",    "1/y",                                      "-Ω/y", holomorphic=True,
      numpy=("divide", "true_divide"))
 _row("pow",       _pow_dx,                                    _pow_dp, holomorphic=True,
      numpy=("power", "pow", "float_power"))
-_row("atan2",     lambda xp, x, y, Ω: y / (x * x + y * y),    lambda xp, x, y, Ω: -x / (x * x + y * y),
-     numpy=("arctan2", "atan2"))
-_row("hypot",     lambda xp, x, y, Ω: _div_nonzero(xp, x, Ω), lambda xp, x, y, Ω: _div_nonzero(xp, y, Ω))
-_row("logaddexp", lambda xp, x, y, Ω: xp.exp(x - Ω),          lambda xp, x, y, Ω: xp.exp(y - Ω))
+_row("atan2",     "y/(x*x + y*y)",                            "-x/(x*x + y*y)", numpy=("arctan2", "atan2"))
+# zeros at (0, 0), where x = y = Ω = 0 (ChainRules' hypot convention)
+_row("hypot",     "x/where(Ω == 0, 1, Ω)",                    "y/where(Ω == 0, 1, Ω)")
+_row("logaddexp", "exp(x - Ω)",                               "exp(y - Ω)")
 # ties go to y (ChainRules' max/min); NaN follows the primal's choice
-_row("maximum",   lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, x > y, Ω, negate=True))
-_row("minimum",   lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, x < y, Ω, negate=True))
-_row("copysign",  lambda xp, x, y, Ω: xp.copysign(xp.ones_like(Ω), x) * xp.copysign(xp.ones_like(Ω), y),
-                  None)
-# remainder: Ω = x - q·y with q piecewise constant
-_row("remainder", ONE,                                        _remainder_dy, numpy=("remainder", "mod"))
+_row("maximum",   "ind(x > y)",                               "ind(~(x > y))")
+_row("minimum",   "ind(x < y)",                               "ind(~(x < y))")
+# ±1 by whether the sign changes; the sign source gets a numeric zero
+_row("copysign",  "copysign(1, x)*copysign(1, y)",            None)
+# remainder: Ω = x - q·y with q piecewise constant, read from Ω itself.  The C rows of
+# Python's % and math.fmod keep ChainRules' scalar convention (NaN where q jumps)
+_row("remainder", ONE,                                        "-round((x - Ω)/y)", numpy=("remainder", "mod"),
+     kernel=False)
 _row("floor_divide", None,                                    None)
 # nextafter(x, y) is x moved by one ulp: the identity in x
 _row("nextafter", ONE,                                        None)
 # not in the standard
-_row("fmod",      ONE,                                        _remainder_dy, standard=False)
-_row("fmax",      lambda xp, x, y, Ω: _as_dtype(xp, _nan_mask(xp, x, y), Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~_nan_mask(xp, x, y), Ω), standard=False)
-_row("fmin",      lambda xp, x, y, Ω: _as_dtype(xp, _not_nan_mask(xp, x, y), Ω),
-                  lambda xp, x, y, Ω: _as_dtype(xp, ~_not_nan_mask(xp, x, y), Ω), standard=False)
-_row("logaddexp2", lambda xp, x, y, Ω: xp.exp2(x - Ω),        lambda xp, x, y, Ω: xp.exp2(y - Ω),
-     standard=False)
+_row("fmod",      ONE,                                        "-round((x - Ω)/y)", standard=False, kernel=False)
+# fmax/fmin ignore a NaN: the derivative goes to the other argument
+_row("fmax",      "ind((x > y) | isnan(y))",                  "ind(~((x > y) | isnan(y)))", standard=False)
+_row("fmin",      "ind((x < y) | isnan(y))",                  "ind(~((x < y) | isnan(y)))", standard=False)
+_row("logaddexp2", "exp2(x - Ω)",                             "exp2(y - Ω)", standard=False)
+# NumPy alone: heaviside(x, h) is h at x = 0, else 0 or 1
+_row("heaviside", None,                                       "ind(x == 0)", standard=False, table=NUMPY_ONLY)
 # ldexp(x, e) = x·2**e; the exponent is an integer (no tangent)
 _row("ldexp",     lambda xp, x, e, Ω: xp.ldexp(xp.ones_like(Ω), e), None, standard=False)
 

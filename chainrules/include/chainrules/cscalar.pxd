@@ -283,19 +283,19 @@ cdef inline double complex csub_fd(double complex x, double complex y, double co
 cdef inline double complex cmul(double complex x, double complex y) noexcept nogil:
     return x * y
 cdef inline void cmul_d(double complex x, double complex y, double complex* dx, double complex* dy) noexcept nogil:
-    k.c2_mul(x, y, 0.0, dx, dy)
+    k.c2_multiply(x, y, 0.0, dx, dy)
 cdef inline double complex cmul_fd(double complex x, double complex y, double complex* dx, double complex* dy) noexcept nogil:
     cdef double complex o = cmul(x, y)
-    k.c2_mul(x, y, o, dx, dy)
+    k.c2_multiply(x, y, o, dx, dy)
     return o
 
 cdef inline double complex ctruediv(double complex x, double complex y) noexcept nogil:
     return x / y
 cdef inline void ctruediv_d(double complex x, double complex y, double complex* dx, double complex* dy) noexcept nogil:
-    k.c2_truediv(x, y, ctruediv(x, y), dx, dy)
+    k.c2_divide(x, y, ctruediv(x, y), dx, dy)
 cdef inline double complex ctruediv_fd(double complex x, double complex y, double complex* dx, double complex* dy) noexcept nogil:
     cdef double complex o = ctruediv(x, y)
-    k.c2_truediv(x, y, o, dx, dy)
+    k.c2_divide(x, y, o, dx, dy)
     return o
 
 cdef inline double complex cpow(double complex x, double complex y) noexcept nogil:

@@ -250,28 +250,28 @@ cdef inline double cbrt_fd(double x, double* d) noexcept nogil:
 cdef inline double fabs(double x) noexcept nogil:
     return m.fabs(x)
 cdef inline double fabs_d(double x) noexcept nogil:
-    return k.d_sign(x, 0.0)
+    return k.d_fabs(x, 0.0)
 cdef inline double fabs_fd(double x, double* d) noexcept nogil:
     cdef double o = fabs(x)
-    d[0] = k.d_sign(x, o)
+    d[0] = k.d_fabs(x, o)
     return o
 
 cdef inline double degrees(double x) noexcept nogil:
     return k.f_degrees(x)
 cdef inline double degrees_d(double x) noexcept nogil:
-    return k.d_degrees(x, 0.0)
+    return k.d_rad2deg(x, 0.0)
 cdef inline double degrees_fd(double x, double* d) noexcept nogil:
     cdef double o = degrees(x)
-    d[0] = k.d_degrees(x, o)
+    d[0] = k.d_rad2deg(x, o)
     return o
 
 cdef inline double radians(double x) noexcept nogil:
     return k.f_radians(x)
 cdef inline double radians_d(double x) noexcept nogil:
-    return k.d_radians(x, 0.0)
+    return k.d_deg2rad(x, 0.0)
 cdef inline double radians_fd(double x, double* d) noexcept nogil:
     cdef double o = radians(x)
-    d[0] = k.d_radians(x, o)
+    d[0] = k.d_deg2rad(x, o)
     return o
 
 cdef inline double erf(double x) noexcept nogil:
@@ -415,19 +415,19 @@ cdef inline double sub_fd(double x, double y, double* dx, double* dy) noexcept n
 cdef inline double mul(double x, double y) noexcept nogil:
     return x * y
 cdef inline void mul_d(double x, double y, double* dx, double* dy) noexcept nogil:
-    k.d2_mul(x, y, 0.0, dx, dy)
+    k.d2_multiply(x, y, 0.0, dx, dy)
 cdef inline double mul_fd(double x, double y, double* dx, double* dy) noexcept nogil:
     cdef double o = mul(x, y)
-    k.d2_mul(x, y, o, dx, dy)
+    k.d2_multiply(x, y, o, dx, dy)
     return o
 
 cdef inline double truediv(double x, double y) noexcept nogil:
     return x / y
 cdef inline void truediv_d(double x, double y, double* dx, double* dy) noexcept nogil:
-    k.d2_truediv(x, y, truediv(x, y), dx, dy)
+    k.d2_divide(x, y, truediv(x, y), dx, dy)
 cdef inline double truediv_fd(double x, double y, double* dx, double* dy) noexcept nogil:
     cdef double o = truediv(x, y)
-    k.d2_truediv(x, y, o, dx, dy)
+    k.d2_divide(x, y, o, dx, dy)
     return o
 
 cdef inline double floordiv(double x, double y) noexcept nogil:
@@ -523,10 +523,10 @@ cdef inline double log_base_fd(double x, double y, double* dx, double* dy) noexc
 cdef inline double max(double x, double y) noexcept nogil:
     return k.f_pymax(x, y)
 cdef inline void max_d(double x, double y, double* dx, double* dy) noexcept nogil:
-    k.d2_max(x, y, 0.0, dx, dy)
+    k.d2_maximum(x, y, 0.0, dx, dy)
 cdef inline double max_fd(double x, double y, double* dx, double* dy) noexcept nogil:
     cdef double o = max(x, y)
-    k.d2_max(x, y, o, dx, dy)
+    k.d2_maximum(x, y, o, dx, dy)
     return o
 
 cdef inline double min(double x, double y) noexcept nogil:

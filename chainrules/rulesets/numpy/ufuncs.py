@@ -52,6 +52,8 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules._core import _UnaryFrule, _UnaryRrule
+from chainrules.rulesets import _formula
+from chainrules.rulesets.elementwise import NEG_ONE, NUMPY_ONLY, ONE, TABLE
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -68,8 +70,6 @@ from chainrules.rulesets._arrays import (
 )
 
 _unary_rules: dict[Any, Any] = {}     # f -> (frule, rrule), for the operator module below
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
 
 
 def _check_kwargs(name: str, kwargs: Any) -> None:
@@ -209,65 +209,79 @@ def _of_x(u: Any) -> Any:
     return deriv
 
 
-# For complex x, 1 - x and 1 + x are written -(x - 1) and x - (-1): they keep
-# the sign of a zero imaginary part (1 + (-0j) is +0j), which picks the side
-# of a branch cut, as in the primal (np.arcsin(2+0j) is on the cut's upper side).
+# ----- The unary rows of the element-wise table (elementwise.py): each row's
+#       formula, rendered to NumPy (the ufunc itself where f' is one, Ω where
+#       it is Ω), gives the ufunc's rules -----------------------------------
 
-def _arcsin_deriv(x: Any, Ω: Any) -> Any:
-    # 1/sqrt(1-x²) takes the other side of the cut at real |x| > 1.
-    if _is_complex(x):
-        return 1 / (np.sqrt(-(x - 1)) * np.sqrt(x - (-1)))
-    return 1 / np.sqrt(1 - x * x)
+def numpy_partial(row: Any) -> Any:
+    """The derivative `_unary` takes for a unary row: OMEGA, a ufunc u
+    (f' = u(x)), or a function f'(x, Ω) compiled from the row's formula
+    (`dz` for complex x where the row has one)."""
+    formula = row.formulas[0]
+    if formula.dz is None:
+        if formula.d == "Ω":
+            return OMEGA
+        u = getattr(np, _formula.single_call(formula.d) or "", None)
+        if isinstance(u, np.ufunc):
+            return u
+    fname = f"{row.name}_deriv"
+    body = f"    return {_formula.python_source(formula.d, generic=False)}\n"
+    if formula.dz is not None:
+        body = (f"    if _is_complex(x):\n        return {_formula.python_source(formula.dz, generic=False)}\n"
+                + body)
+    namespace: dict[str, Any] = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
+    namespace.update(xp=np, _is_complex=_is_complex)
+    exec(compile(f"def {fname}(x, Ω):\n{body}", f"<numpy rule of the row {row.name}>", "exec"), namespace)
+    fn = namespace[fname]
+    fn.formula = formula
+    return fn
 
 
-def _arccosh_deriv(x: Any, Ω: Any) -> Any:
-    # 1/sqrt(x²-1) takes the wrong branch for complex x left of the cut.
-    if _is_complex(x):
-        return 1 / (np.sqrt(x - 1) * np.sqrt(x - (-1)))
-    return 1 / np.sqrt(x * x - 1)
+def numpy_partials2(row: Any, one: Any) -> tuple[Any, Any]:
+    """(∂x, ∂y) of a binary row for `ufuncs_binary._binary`: each a function
+    (x, y, Ω) compiled from the row's formula, None where it is zero, a
+    function giving `one` (the binary rules' "no multiply") where it is ONE."""
+    out: list[Any] = []
+    for i, formula in enumerate(row.formulas):
+        if formula is None:
+            p = row.partials[i]
+            if p is ONE:
+                out.append(lambda x, y, Ω: one)
+            elif p is NEG_ONE:
+                out.append(lambda x, y, Ω: -1)
+            elif p is None:
+                out.append(None)
+            else:
+                raise ValueError(f"the row {row.name}: a partial that is no formula")
+            continue
+        fname = f"{row.name}_d{'xy'[i]}"
+        src = f"def {fname}(x, y, Ω):\n    return {_formula.python_source(formula.d, generic=False)}\n"
+        namespace: dict[str, Any] = {k: v for k, (v, _) in _formula.CONSTANTS.items()}
+        namespace["xp"] = np
+        exec(compile(src, f"<numpy rule of the row {row.name}>", "exec"), namespace)
+        fn = namespace[fname]
+        fn.formula = formula
+        out.append(fn)
+    return out[0], out[1]
 
 
-def _sinc_deriv(x: Any, Ω: Any) -> Any:
-    # d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, and 0 at x = 0, written
-    # there as -π²x/3 (its Taylor term), so that the second derivative is
-    # right too.  A tracked x (the rule differentiated) stays tracked.
-    if not isinstance(x, Tracked):
-        x = np.asarray(x)
-    zero = x == 0
-    safe = np.where(zero, 1, x)
-    return np.where(zero, (-np.pi ** 2 / 3) * x, (np.cos(np.pi * x) - Ω) / safe)
+def _unary_rows() -> Any:
+    """(ufunc, row) for the table's unary rows with a formula that is not a
+    constant (deg2rad & co. are linear maps, below) and no complex rule by
+    hand (abs, below)."""
+    for row in (*TABLE.values(), *NUMPY_ONLY.values()):
+        if row.arity != 1 or row.formulas[0] is None or row.complex_rule is not None \
+                or _formula.is_constant(row.formulas[0].d):
+            continue
+        for f in dict.fromkeys(getattr(np, n) for n in row.numpy if hasattr(np, n)):
+            yield f, row
 
 
-_UNARY = [
-    # f            f'(x), given x and Ω = f(x) (a ufunc u: f' = u(x))
-    (np.sin,        np.cos),
-    (np.cos,        lambda x, Ω: -np.sin(x)),
-    (np.tan,        lambda x, Ω: 1 + Ω * Ω),
-    (np.arcsin,     _arcsin_deriv),
-    (np.arccos,     lambda x, Ω: -_arcsin_deriv(x, Ω)),
-    (np.arctan,     lambda x, Ω: 1 / (1 + x * x)),
-    (np.sinh,       np.cosh),
-    (np.cosh,       np.sinh),
-    (np.tanh,       lambda x, Ω: 1 - Ω * Ω),
-    (np.arcsinh,    lambda x, Ω: 1 / np.sqrt(x * x - (-1))),    # the zero's sign kept, as above
-    (np.arccosh,    _arccosh_deriv),
-    (np.arctanh,    lambda x, Ω: 1 / (1 - x * x)),
-    (np.exp,        OMEGA),
-    (np.exp2,       lambda x, Ω: Ω * _LN2),
-    (np.expm1,      lambda x, Ω: Ω + 1),
-    (np.log,        lambda x, Ω: 1 / x),
-    (np.log2,       lambda x, Ω: 1 / (x * _LN2)),
-    (np.log10,      lambda x, Ω: 1 / (x * _LN10)),
-    (np.log1p,      lambda x, Ω: 1 / (x + 1)),
-    (np.sqrt,       lambda x, Ω: 0.5 / Ω),
-    (np.cbrt,       lambda x, Ω: 1 / (3 * Ω * Ω)),
-    (np.square,     lambda x, Ω: 2 * x),
-    (np.reciprocal, lambda x, Ω: -Ω * Ω),
-    (np.sinc,       _sinc_deriv),
-]
-
-for _f, _d in _UNARY:
-    _unary(_f, _d)
+# f -> the derivative its rules take (numpy_partial)
+UNARY_DERIVS: dict[Any, Any] = {}
+for _f, _row in _unary_rows():
+    UNARY_DERIVS[_f] = numpy_partial(_row)
+    _unary(_f, UNARY_DERIVS[_f])
 
 
 # ----- Linear unary functions: the pushforward is f itself, and so is the
@@ -320,12 +334,20 @@ def _safe_abs(z: Any) -> Any:
     return np.where(r == 0, 1, r)
 
 
-# abs / absolute / fabs: sign(x) for real x (abs'(0) = 0, as ChainRules);
-# for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z| (0 at z = 0).
+# absolute: for real x the table row's partial (sign(x), abs'(0) = 0, as
+# ChainRules); for complex z, ΔΩ = Re(conj(z)·Δz)/|z| and z̄ = Re(ȳ)·z/|z|
+# (0 at z = 0).
+
+def _as_function(deriv: Any) -> Any:
+    """A derivative of `_unary`'s kinds as a function f'(x, Ω)."""
+    return _omega if deriv is OMEGA else _of_x(deriv) if isinstance(deriv, np.ufunc) else deriv
+
+
+_ABS_DERIV = _as_function(numpy_partial(TABLE["abs"]))
+
 
 def _abs_rules(f: Any, name: str) -> None:
-    """The rules of absolute and fabs; each computes its own primal (fabs
-    refuses complex numbers)."""
+    """The rules of absolute."""
 
     def abs_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
@@ -337,7 +359,7 @@ def _abs_rules(f: Any, name: str) -> None:
         x, Δx = _array_like(x), dense(Δx)
         if _is_complex(x):
             return Ω, np.real(np.conj(x) * Δx) / _safe_abs(x)
-        return Ω, np.sign(x) * Δx
+        return Ω, _ABS_DERIV(x, Ω) * Δx
 
     def abs_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
@@ -353,15 +375,14 @@ def _abs_rules(f: Any, name: str) -> None:
             ȳ = np.real(ȳ)
             if _is_complex(x):
                 return NO, project(ȳ * (x / _safe_abs(x)))
-            return NO, project(np.sign(x) * ȳ)
+            return NO, project(_ABS_DERIV(x, Ω) * ȳ)
         return Ω, abs_pullback
 
     _unary_rules[f] = (register_frule(f)(named_rule(abs_frule, name)),
                        register_rrule(f)(named_rule(abs_rrule, name)))
 
 
-_abs_rules(np.absolute, "absolute")
-_abs_rules(np.fabs, "fabs")
+_abs_rules(np.absolute, "absolute")     # fabs (real only) is a table row above
 
 
 # sign: piecewise constant for real x (derivative zero).  For complex z NumPy
@@ -608,4 +629,4 @@ for _f in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.no
            np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
            np.gcd, np.lcm):
     non_differentiable(_f)
-del _f, _d
+del _f, _row

@@ -38,7 +38,9 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
+from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
 from chainrules.rulesets.numpy.ufuncs import (
+    numpy_partials2,
     _unary_rules,
     _check_kwargs,
     _array_like,
@@ -133,11 +135,6 @@ def _register_binary(f: Any, name: str, frule: Any, pullback_at: Any) -> Any:
     return register_frule(f)(frule), register_rrule(f)(rrule)
 
 
-def _where0(cond: Any, v: Any) -> Any:
-    """v where cond, else 0 (no 0·inf = NaN)."""
-    return np.where(cond, v, 0)
-
-
 def _power_dx(x: Any, p: Any, Ω: Any) -> Any:
     # p·x^(p-1), written p·Ω/x away from x = 0.  At x = 0 ChainRules' table:
     # 1 for p = 1, 0 for p = 0 or p > 1, inf for 0 < p < 1 (p·0^(p-1)).
@@ -163,32 +160,21 @@ def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
         return np.where(np.equal(x, 0), 0, Ω * logx)
 
 
-_BINARY = [
+# The binary rows of the element-wise table (elementwise.py) with formulas: their
+# NumPy partials are compiled from them (ufuncs.numpy_partials2)
+_FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2",
+                   "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter", "copysign")
+
+# The rows not yet written in the formula language: their partials here
+_BINARY: list[tuple[Any, Any, Any]] = [
     # f               ∂Ω/∂x                                       ∂Ω/∂y
-    (np.multiply,     lambda x, y, Ω: y,                          lambda x, y, Ω: x),
-    (np.divide,       lambda x, y, Ω: 1 / y,                      lambda x, y, Ω: -Ω / y),
     (np.power,        _power_dx,                                  _power_dp),
     (np.float_power,  _power_dx,                                  _power_dp),
-    # ties go to y (ChainRules' max/min); NaN follows NumPy's choice.  np.greater,
-    # not >: Python complex numbers do not compare, NumPy orders them (real part first)
-    (np.maximum,      lambda x, y, Ω: np.greater(x, y),           lambda x, y, Ω: ~np.greater(x, y)),
-    (np.minimum,      lambda x, y, Ω: np.less(x, y),              lambda x, y, Ω: ~np.less(x, y)),
-    (np.fmax,         lambda x, y, Ω: np.greater(x, y) | np.isnan(y), lambda x, y, Ω: ~(np.greater(x, y) | np.isnan(y))),
-    (np.fmin,         lambda x, y, Ω: np.less(x, y) | np.isnan(y), lambda x, y, Ω: ~(np.less(x, y) | np.isnan(y))),
-    (np.arctan2,      lambda x, y, Ω: y / (x * x + y * y),        lambda x, y, Ω: -x / (x * x + y * y)),
-    (np.hypot,        lambda x, y, Ω: _where0(Ω != 0, x / np.where(Ω != 0, Ω, 1)),
-                      lambda x, y, Ω: _where0(Ω != 0, y / np.where(Ω != 0, Ω, 1))),
-    (np.logaddexp,    lambda x, y, Ω: np.exp(x - Ω),              lambda x, y, Ω: np.exp(y - Ω)),
-    (np.logaddexp2,   lambda x, y, Ω: np.exp2(x - Ω),             lambda x, y, Ω: np.exp2(y - Ω)),
-    (np.copysign,     lambda x, y, Ω: np.copysign(1.0, x) * np.copysign(1.0, y), None),
-    # fmod / remainder: Ω = x - q·y with q an integer; read q from Ω itself
-    (np.fmod,         lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
-    (np.remainder,    lambda x, y, Ω: _ONE,                       lambda x, y, Ω: -np.rint((x - Ω) / y)),
     (np.ldexp,        lambda x, e, Ω: np.ldexp(np.asarray(1, np.result_type(x, 1.0)), e), None),
-    (np.heaviside,    None,                                       lambda x, y, Ω: x == 0),
-    # nextafter(x, y) is x moved by one ulp: the identity in x
-    (np.nextafter,    lambda x, y, Ω: _ONE,                       None),
 ]
+for _row in (*(TABLE[n] for n in _FROM_THE_TABLE), NUMPY_ONLY["heaviside"]):
+    for _f in dict.fromkeys(getattr(np, n) for n in _row.numpy if hasattr(np, n)):
+        _BINARY.append((_f, *numpy_partials2(_row, _ONE)))
 
 _binary_rules: dict[Any, Any] = {}
 for _f, _dx, _dy in _BINARY:
@@ -375,4 +361,4 @@ _register_dunders()
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
     register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
-del _f, _dx, _dy, _m
+del _f, _dx, _dy, _m, _row
