@@ -1,0 +1,15 @@
+"""Rules for `scipy.stats` (issue 23, item 2), registered when scipy.stats is
+imported (see `chainrules.rulesets`): the methods of its distributions,
+on SciPy's own objects (`scipy.stats.norm.logpdf` is a bound method of the
+`norm_gen` instance SciPy makes once), differentiable in the data and in
+every parameter.  `continuous`: 23 continuous distributions; `discrete`: 6
+discrete ones (the counts get `NoTangent()`); `_build`: the builder they
+share."""
+
+import scipy.special  # noqa: F401  (the rules of the special functions the formulas use)
+
+from chainrules.rulesets.scipy import special as _special  # noqa: F401
+from chainrules.rulesets.scipy.stats import continuous, discrete  # noqa: F401
+from chainrules.rulesets.scipy.stats._build import METHODS
+
+__all__ = ["METHODS"]

@@ -1,0 +1,231 @@
+"""Tests of the scipy.stats rules (chainrules/rulesets/scipy/stats/): every
+method of every distribution through the kit at order 1 (data and every
+parameter), at order 2 in the registry sweep (SWEEP_CASES: one case per
+method) and on a few points here, the formulas against SciPy's own values,
+the keyword spellings and defaults, NoTangent for counts, NaN for invalid
+parameters, and JAX's gradients as an oracle where JAX has the function."""
+
+import math
+
+import numpy as np
+import pytest
+
+st = pytest.importorskip("scipy.stats")
+
+import chainrules as cr  # noqa: E402
+from chainrules.rulesets.scipy.stats import METHODS  # noqa: E402
+from chainrules.testing import PrimalAndTangent, test_frule, test_rrule  # noqa: E402
+
+from .._order2 import Case  # noqa: E402
+
+NT = cr.NoTangent()
+
+# ----- the points: shapes, loc, scale and standardized data inside the support -------------
+
+LOC, SCALE = 0.3, 1.7
+CONTINUOUS = {
+    "norm": ((), [-1.3, 0.2, 1.9]),
+    "t": ((3.5,), [-1.3, 0.2, 1.9]),
+    "chi2": ((4.5,), [0.7, 2.3, 5.1]),
+    "gamma": ((2.5,), [0.6, 1.9, 4.2]),
+    "invgamma": ((3.2,), [0.2, 0.5, 1.3]),
+    "beta": ((2.3, 3.1), [0.15, 0.4, 0.8]),
+    "f": ((5.5, 7.5), [0.4, 1.1, 2.6]),
+    "expon": ((), [0.3, 1.1, 2.7]),
+    "laplace": ((), [-1.3, 0.4, 1.9]),
+    "logistic": ((), [-1.3, 0.2, 1.9]),
+    "cauchy": ((), [-1.3, 0.2, 1.9]),
+    "uniform": ((), [0.15, 0.5, 0.85]),
+    "gumbel_r": ((), [-0.8, 0.3, 1.9]),
+    "gumbel_l": ((), [-1.9, -0.3, 0.8]),
+    "halfnorm": ((), [0.3, 1.1, 2.2]),
+    "halfcauchy": ((), [0.3, 1.1, 2.7]),
+    "rayleigh": ((), [0.4, 1.2, 2.3]),
+    "lognorm": ((0.7,), [0.5, 1.3, 2.9]),
+    "pareto": ((2.7,), [1.2, 1.9, 3.4]),
+    "weibull_min": ((1.8,), [0.4, 1.1, 2.1]),
+    "vonmises": ((1.7,), [-1.2, 0.3, 2.1]),
+    "gennorm": ((1.6,), [-1.3, 0.4, 1.9]),
+    "truncnorm": ((-0.7, 1.6), [-0.5, 0.3, 1.2]),
+}
+# near the domain edges: small and large shapes, data in the tails
+EDGES = {
+    "t": ((0.7,), [-6.0, 0.05, 9.0]), "gamma": ((0.3,), [0.1, 0.5, 7.0]), "beta": ((0.4, 6.0), [0.08, 0.2, 0.6]),
+    "chi2": ((0.8,), [0.05, 1.0, 9.0]), "weibull_min": ((0.6,), [0.05, 1.0, 4.0]),
+    "truncnorm": ((0.5, 3.0), [0.6, 1.2, 2.8]), "lognorm": ((2.5,), [0.05, 1.0, 20.0]),
+}
+DISCRETE = {
+    "poisson": ((3.2,), [0, 2, 5]),
+    "binom": ((PrimalAndTangent(7, NT), 0.35), [0, 2, 5]),
+    "nbinom": ((3.4, 0.45), [0, 2, 5]),
+    "geom": ((0.3,), [1, 2, 5]),
+    "bernoulli": ((0.35,), [0, 1, 1]),
+    "betabinom": ((PrimalAndTangent(7, NT), 2.3, 1.6), [0, 2, 5]),
+}
+QS = [0.1, 0.45, 0.8]
+
+
+def _plain(a):
+    return a.primal if isinstance(a, PrimalAndTangent) else a
+
+
+def _args(m, table=None):
+    """The positional arguments of method m (a Method of METHODS) at its points."""
+    dist, method = m.name.split(".")
+    if dist in DISCRETE:
+        shapes, ks = DISCRETE[dist]
+        if method == "entropy":
+            return (*shapes,)
+        return (PrimalAndTangent(np.array(ks), NT), *shapes)
+    shapes, zs = (table or CONTINUOUS)[dist]
+    if method == "entropy":
+        return (*shapes, LOC, SCALE)
+    first = np.array(QS) if method in ("ppf", "isf") else LOC + SCALE * np.array(zs)
+    return (first, *shapes, LOC, SCALE)
+
+
+def _tol(m):
+    # the series of gammainc/betainc in their parameters, and the quadrature, are accurate to
+    # ~1e-9; finite differences of the cdf in a shape parameter to ~1e-7
+    return dict(rtol=1e-6, atol=1e-8)
+
+
+SWEEP_CASES = [Case(f"stats-{m.name}", m.f, *_args(m), tol=_tol(m)) for m in METHODS]
+
+
+# ----- the tests --------------------------------------------------------------------------------
+
+def test_every_distribution_has_rules():
+    names = {m.name.split(".")[0] for m in METHODS}
+    assert names >= set(CONTINUOUS) | set(DISCRETE)
+    assert len(names) >= 29
+    for m in METHODS:
+        assert cr.rrule(m.f, *[_plain(a) for a in _args(m)]) is not None, m
+
+
+def test_formulas_equal_scipy():
+    """The formulas (the primal on tracked values, at order 2) equal SciPy's values."""
+    failures = []
+    for table in (CONTINUOUS, EDGES):
+        for m in METHODS:
+            dist = m.name.split(".")[0]
+            if dist not in table and dist not in DISCRETE:
+                continue
+            args = [_plain(a) for a in _args(m, table)]
+            want = m.f(*args)
+            vals = [np.asarray(a, dtype=float) for a in args] + [np.asarray(m.defaults[p], dtype=float)
+                                                                   for p in m.params[len(args):]]
+            got = m.value(*vals)
+            if not np.allclose(got, want, rtol=1e-9, atol=1e-12):
+                failures.append(f"{m.name}: {got} != {want}")
+    assert not failures, "\n".join(failures)
+
+
+def _run(cases, order):
+    failures = []
+    for c in cases:
+        try:
+            c.run(order=order)
+        except Exception as e:  # noqa: BLE001 - collected and reported together
+            failures.append(f"{c.id}: {type(e).__name__}: {str(e)[:300]}")
+    assert not failures, f"{len(failures)} failing:\n" + "\n".join(failures)
+
+
+def test_rules_order1():
+    _run(SWEEP_CASES, 1)
+
+
+def test_rules_near_the_edges_order1():
+    _run([Case(f"edge-{m.name}", m.f, *_args(m, EDGES), tol=dict(rtol=1e-5, atol=1e-8))
+          for m in METHODS if m.name.split(".")[0] in EDGES], 1)
+
+
+ORDER2 = ("norm.logpdf", "t.logpdf", "t.cdf", "gamma.cdf", "beta.logpdf", "beta.ppf", "poisson.logpmf",
+          "nbinom.cdf", "truncnorm.logpdf", "vonmises.entropy", "gennorm.logpdf", "binom.pmf")
+
+
+def test_rules_order2():
+    _run([c for c in SWEEP_CASES if c.id.removeprefix("stats-") in ORDER2], 2)
+
+
+def test_keyword_spellings_and_defaults():
+    x = np.array([-0.4, 0.9, 2.2])
+    want = st.t.logpdf(x, 3.5, 0.3, 1.7)
+    for args, kw in [((x, 3.5, 0.3, 1.7), {}), ((x, 3.5), {"loc": 0.3, "scale": 1.7}),
+                     ((x,), {"df": 3.5, "loc": 0.3, "scale": 1.7}), ((x, 3.5, 0.3), {"scale": 1.7})]:
+        y, pb = cr.rrule(st.t.logpdf, *args, **kw)
+        np.testing.assert_allclose(y, want)
+        grads = pb(np.ones(3))
+        assert len(grads) == 1 + len(args)
+        # keyword arguments get no tangents; the positional ones match the all-positional rule
+        np.testing.assert_allclose(grads[1], cr.rrule(st.t.logpdf, x, 3.5, 0.3, 1.7)[1](np.ones(3))[1])
+    test_rrule(st.norm.logpdf, x, fkwargs={"scale": 2.0})
+    test_rrule(st.norm.cdf, x)          # loc = 0, scale = 1
+    test_frule(st.gamma.logpdf, x + 1.0, 2.5, fkwargs={"scale": 0.7})
+    with pytest.raises(TypeError, match="scipy.stats.norm.logpdf"):
+        cr.rrule(st.norm.logpdf, x, 0.0, 1.0, 2.0)
+
+
+def test_counts_get_no_tangent():
+    _, pb = cr.rrule(st.poisson.logpmf, 3.0, 2.5)
+    k̄, μ̄ = pb(1.0)[1:]
+    assert k̄ is NT
+    np.testing.assert_allclose(μ̄, 3.0 / 2.5 - 1)
+    _, pb = cr.rrule(st.binom.pmf, 2, 7.0, 0.3, 1)
+    assert pb(1.0)[1] is NT and pb(1.0)[2] is NT and pb(1.0)[4] is NT
+    _, ẏ = cr.frule((NT, 1.0, 1.0, 0.0), st.binom.logpmf, 2.0, 7.0, 0.3)
+    assert ẏ == 0 or isinstance(ẏ, cr.ZeroTangent)
+
+
+def test_invalid_parameters_give_nan():
+    y, pb = cr.rrule(st.norm.logpdf, np.array([0.5, 1.0]), 0.0, np.array([-1.0, 1.0]))
+    assert np.isnan(y[0]) and not np.isnan(y[1])
+    x̄ = pb(np.ones(2))[1]
+    assert np.isnan(x̄[0]) and np.isfinite(x̄[1])
+    y, pb = cr.rrule(st.gamma.logpdf, 1.0, -2.0)
+    assert np.isnan(y) and np.isnan(pb(1.0)[2])
+
+
+def test_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jst = jax.scipy.stats
+    x = np.array([0.4, 1.3, 2.6])
+    cases = [
+        (st.norm.logpdf, jst.norm.logpdf, (x, 0.3, 1.7)), (st.norm.cdf, jst.norm.cdf, (x, 0.3, 1.7)),
+        (st.norm.logsf, jst.norm.logsf, (x, 0.3, 1.7)), (st.norm.ppf, jst.norm.ppf, (np.array(QS), 0.3, 1.7)),
+        (st.t.logpdf, jst.t.logpdf, (x, 3.5, 0.3, 1.7)), (st.gamma.logpdf, jst.gamma.logpdf, (x, 2.5, 0.1, 1.7)),
+        (st.gamma.cdf, jst.gamma.cdf, (x, 2.5, 0.1, 1.7)), (st.beta.logpdf, jst.beta.logpdf, (x / 3, 2.3, 3.1)),
+        (st.chi2.logpdf, jst.chi2.logpdf, (x, 4.5, 0.1, 1.3)), (st.expon.logpdf, jst.expon.logpdf, (x, 0.1, 1.3)),
+        (st.laplace.cdf, jst.laplace.cdf, (x, 0.1, 1.3)), (st.logistic.logpdf, jst.logistic.logpdf, (x, 0.1, 1.3)),
+        (st.cauchy.logpdf, jst.cauchy.logpdf, (x, 0.1, 1.3)), (st.pareto.logpdf, jst.pareto.logpdf, (x + 1, 2.7, 0.0, 1.1)),
+        (st.gennorm.logpdf, jst.gennorm.logpdf, (x, 1.6)), (st.vonmises.logpdf, jst.vonmises.logpdf, (x - 1, 1.7)),
+        (st.truncnorm.logpdf, jst.truncnorm.logpdf, (x / 3, -0.7, 1.6)),
+        (st.poisson.logpmf, jst.poisson.logpmf, (np.array([0.0, 2.0, 5.0]), 3.2)),
+        (st.nbinom.logpmf, jst.nbinom.logpmf, (np.array([0.0, 2.0, 5.0]), 3.4, 0.45)),
+        (st.geom.logpmf, jst.geom.logpmf, (np.array([1.0, 2.0, 5.0]), 0.3)),
+        (st.betabinom.logpmf, jst.betabinom.logpmf, (np.array([0.0, 2.0, 5.0]), 7.0, 2.3, 1.6)),
+    ]
+    failures = []
+    for f, jf, args in cases:
+        first = 1 if f.__self__.name in DISCRETE else 0      # the count: no derivative
+        skip = {0, 1} if f.__self__.name in ("betabinom", "binom") else ({0} if first else set())
+        ours = cr.rrule(f, *args)[1](np.ones(3))[1:]
+        for i, a in enumerate(args):
+            if i in skip:
+                continue
+            g = jax.grad(lambda v, i=i: jax.numpy.sum(jf(*[v if j == i else args[j] for j in range(len(args))])))(
+                jax.numpy.asarray(a, dtype=float))
+            # JAX's betaln gradient is good to ~3e-7 here (ours agrees with mpmath to 1e-15:
+            # test_betabinom_against_mpmath)
+            rtol = 1e-6 if f.__self__.name == "betabinom" else 1e-7
+            if not np.allclose(ours[i], np.asarray(g), rtol=rtol, atol=1e-10):
+                failures.append(f"{f.__self__.name}.{f.__name__} in argument {i}: {ours[i]} != {np.asarray(g)}")
+    assert not failures, "\n".join(failures)
+
+
+def test_betabinom_against_mpmath():
+    # mpmath (30 digits): d/da, d/db of Σ_k log betabinom.pmf(k; 7, a, b) at k = 0, 2, 5, a = 2.3, b = 1.6
+    _, pb = cr.rrule(st.betabinom.logpmf, np.array([0.0, 2.0, 5.0]), 7, 2.3, 1.6)
+    _, _, _, ā, b̄ = pb(np.ones(3))
+    np.testing.assert_allclose([ā, b̄], [-1.28899527531555390149, 1.31483263180826527696], rtol=1e-13)
