@@ -76,6 +76,8 @@ def _args(m, table=None):
         shapes, ks = DISCRETE[dist]
         if method == "entropy":
             return (*shapes,)
+        if dist == "bernoulli" and method in ("sf", "logsf"):
+            ks = [-1, 0, 0]         # sf = 0 at k = 1: logsf = −inf, no derivative
         return (PrimalAndTangent(np.array(ks), NT), *shapes)
     shapes, zs = (table or CONTINUOUS)[dist]
     if method == "entropy":
@@ -91,6 +93,33 @@ def _tol(m):
 
 
 SWEEP_CASES = [Case(f"stats-{m.name}", m.f, *_args(m), tol=_tol(m)) for m in METHODS]
+
+# ----- the multivariate distributions ---------------------------------------------------------
+
+_rng = np.random.default_rng(23)
+MV_X = _rng.normal(size=(4, 3))
+MV_MEAN = _rng.normal(size=3)
+MV_DIAG = np.array([1.3, 0.7, 2.1])
+_A = _rng.normal(size=(3, 3))
+MV_COV = _A @ _A.T + 3 * np.eye(3)
+DIR_ALPHA = np.array([1.5, 2.3, 3.1])
+DIR_X = np.array([[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]]).T      # components on the first axis
+MN_X = np.array([[1.0, 2.0, 3.0], [2.0, 0.0, 4.0]])
+MN_P = np.array([0.2, 0.3, 0.5])
+mvn, dirichlet, multinomial = st.multivariate_normal, st.dirichlet, st.multinomial
+# (cov as its diagonal: finite differences of SciPy, which reads the lower triangle of a full
+# matrix, see a symmetric matrix only along symmetric directions; those are tested below)
+SWEEP_CASES += [
+    Case("stats-multivariate_normal.logpdf", mvn.logpdf, MV_X, MV_MEAN, MV_DIAG),
+    Case("stats-multivariate_normal.pdf", mvn.pdf, MV_X[0], MV_MEAN, 1.7),
+    Case("stats-multivariate_normal.entropy", mvn.entropy, MV_MEAN, MV_DIAG),
+    # x with its last component implied (SciPy's (k − 1, m) form): finite differences stay on the simplex
+    Case("stats-dirichlet.logpdf", dirichlet.logpdf, DIR_X[:2], DIR_ALPHA),
+    Case("stats-dirichlet.pdf", dirichlet.pdf, DIR_X[:2], DIR_ALPHA),
+    Case("stats-dirichlet.entropy", dirichlet.entropy, DIR_ALPHA),
+    Case("stats-multinomial.logpmf", multinomial.logpmf, PrimalAndTangent(MN_X, NT), PrimalAndTangent(6, NT), MN_P),
+    Case("stats-multinomial.pmf", multinomial.pmf, PrimalAndTangent(MN_X, NT), PrimalAndTangent(6, NT), MN_P),
+]
 
 
 # ----- the tests --------------------------------------------------------------------------------
@@ -229,3 +258,88 @@ def test_betabinom_against_mpmath():
     _, pb = cr.rrule(st.betabinom.logpmf, np.array([0.0, 2.0, 5.0]), 7, 2.3, 1.6)
     _, _, _, ā, b̄ = pb(np.ones(3))
     np.testing.assert_allclose([ā, b̄], [-1.28899527531555390149, 1.31483263180826527696], rtol=1e-13)
+
+
+def _sym(rng, n):
+    v = rng.normal(size=(n, n))
+    return v + v.T
+
+
+def test_multivariate_normal_full_cov():
+    """A full covariance along symmetric directions (frule against finite differences), the
+    pullback against the frule (⟨Σ̄, V⟩ = ΔΩ(V)), JAX's gradient, and allow_singular=True."""
+    rng = np.random.default_rng(5)
+    for f in (mvn.logpdf, mvn.pdf):
+        for _ in range(3):
+            test_frule(f, MV_X, MV_MEAN, PrimalAndTangent(MV_COV, _sym(rng, 3)))
+        V, ȳ = _sym(rng, 3), rng.normal(size=4)
+        _, ẏ = cr.frule((NT, cr.ZeroTangent(), cr.ZeroTangent(), V), f, MV_X, MV_MEAN, MV_COV)
+        Σ̄ = cr.rrule(f, MV_X, MV_MEAN, MV_COV)[1](ȳ)[3]
+        np.testing.assert_allclose(np.sum(Σ̄ * V), np.dot(ȳ, ẏ), rtol=1e-10)
+        np.testing.assert_allclose(Σ̄, Σ̄.T, rtol=1e-12)
+    # keywords and defaults
+    y, pb = cr.rrule(mvn.logpdf, MV_X, mean=MV_MEAN, cov=MV_COV)
+    np.testing.assert_allclose(y, mvn.logpdf(MV_X, MV_MEAN, MV_COV))
+    np.testing.assert_allclose(pb(np.ones(4))[1], cr.rrule(mvn.logpdf, MV_X, MV_MEAN, MV_COV)[1](np.ones(4))[1])
+    test_rrule(mvn.logpdf, MV_X[:, 0])                  # mean 0, cov 1, dim 1
+
+
+def test_multivariate_normal_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jmvn = jax.scipy.stats.multivariate_normal
+    ours = cr.rrule(mvn.logpdf, MV_X, MV_MEAN, MV_COV)[1](np.ones(4))[1:]
+    for i in range(3):
+        args = [MV_X, MV_MEAN, MV_COV]
+        g = jax.grad(lambda v: jax.numpy.sum(jmvn.logpdf(*[v if j == i else args[j] for j in range(3)])))(args[i])
+        g = np.asarray(g)
+        if i == 2:
+            g = 0.5 * (g + g.T)         # JAX reads the lower triangle (Cholesky): its symmetric part
+        np.testing.assert_allclose(ours[i], g, rtol=1e-9, atol=1e-12)
+
+
+def test_multivariate_normal_singular():
+    """allow_singular=True: a rank-2 covariance in 3-d, x in its range; derivatives at fixed rank
+    along directions that keep the rank and the support (tangents in the range)."""
+    rng = np.random.default_rng(7)
+    B = rng.normal(size=(3, 2))
+    S = B @ B.T
+    x = MV_MEAN + rng.normal(size=(4, 2)) @ B.T
+    kw = {"allow_singular": True}
+    y, pb = cr.rrule(mvn.logpdf, x, MV_MEAN, S, **kw)
+    np.testing.assert_allclose(y, mvn.logpdf(x, MV_MEAN, S, **kw))
+    x̄, m̄, Σ̄ = pb(np.ones(4))[1:4]
+    # tangents in the range of Σ: ẋ = B u, Σ̇ = B W Bᵀ + (B W Bᵀ)ᵀ (rank and range kept)
+    for _ in range(3):
+        ẋ = rng.normal(size=(4, 2)) @ B.T
+        W = rng.normal(size=(2, 2))
+        Σ̇ = B @ W @ B.T
+        Σ̇ = Σ̇ + Σ̇.T
+        fd = (mvn.logpdf(x + 1e-6 * ẋ, MV_MEAN, S + 1e-6 * Σ̇, **kw)
+              - mvn.logpdf(x - 1e-6 * ẋ, MV_MEAN, S - 1e-6 * Σ̇, **kw)) / 2e-6
+        _, ẏ = cr.frule((NT, ẋ, cr.ZeroTangent(), Σ̇), mvn.logpdf, x, MV_MEAN, S, **kw)
+        np.testing.assert_allclose(ẏ, fd, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(np.sum(x̄ * ẋ) + np.sum(Σ̄ * Σ̇), np.sum(fd), rtol=1e-6)
+
+
+def test_dirichlet_full_form():
+    """x with all k components: the frule along the simplex (tangents summing to zero) against
+    finite differences, the pullback against the frule."""
+    rng = np.random.default_rng(3)
+    for f in (dirichlet.logpdf, dirichlet.pdf):
+        ẋ = rng.normal(size=DIR_X.shape)
+        ẋ -= ẋ.mean(axis=0)
+        test_frule(f, PrimalAndTangent(DIR_X, ẋ), DIR_ALPHA)
+        ȳ = rng.normal(size=2)
+        x̄, ᾱ = cr.rrule(f, DIR_X, DIR_ALPHA)[1](ȳ)[1:]
+        _, ẏ = cr.frule((NT, ẋ, cr.ZeroTangent()), f, DIR_X, DIR_ALPHA)
+        np.testing.assert_allclose(np.sum(x̄ * ẋ), np.dot(ȳ, ẏ), rtol=1e-10)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    g = jax.grad(lambda a: jax.numpy.sum(jax.scipy.stats.dirichlet.logpdf(DIR_X, a)))(DIR_ALPHA)
+    np.testing.assert_allclose(cr.rrule(dirichlet.logpdf, DIR_X, DIR_ALPHA)[1](np.ones(2))[2], g, rtol=1e-10)
+
+
+def test_multivariate_order2():
+    _run([c for c in SWEEP_CASES if c.id.split("-", 1)[1].split(".")[0]
+          in ("multivariate_normal", "dirichlet", "multinomial")], 2)

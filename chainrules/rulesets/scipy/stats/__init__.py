@@ -9,7 +9,7 @@ share."""
 import scipy.special  # noqa: F401  (the rules of the special functions the formulas use)
 
 from chainrules.rulesets.scipy import special as _special  # noqa: F401
-from chainrules.rulesets.scipy.stats import continuous, discrete  # noqa: F401
+from chainrules.rulesets.scipy.stats import continuous, discrete, multivariate  # noqa: F401
 from chainrules.rulesets.scipy.stats._build import METHODS
 
 __all__ = ["METHODS"]
