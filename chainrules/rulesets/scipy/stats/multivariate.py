@@ -168,6 +168,8 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
         x, mean, cov, p, Ω = got
         dots = [unthunk(t) for t in tangents[1:len(args) + 1]] + [ZERO] * (3 - len(args))
         ẋ, ṁ, ċ = dots[:3]
+        if is_zero(ẋ) and (is_zero(ṁ) or mean is None) and is_zero(ċ):
+            return Ω, ZERO
         t: Any = 0.0
         if not is_zero(ẋ):
             t = t - np.sum(p.sol * np.reshape(ẋ, (-1, p.n)), axis=-1)
@@ -175,8 +177,6 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
             t = t + np.sum(p.sol * np.reshape(np.broadcast_to(ṁ, (p.n,)), (1, p.n)), axis=-1)
         if not is_zero(ċ):
             t = t + p.cov_tangent(ċ)
-        if t is 0.0:
-            return Ω, ZERO
         t = np.reshape(t, np.shape(Ω))
         return Ω, ProjectTo(Ω)(_nan_where(Ω, Ω * t if exp else t))
 
