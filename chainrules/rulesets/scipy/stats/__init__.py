@@ -10,6 +10,7 @@ import scipy.special  # noqa: F401  (the rules of the special functions the form
 
 from chainrules.rulesets.scipy import special as _special  # noqa: F401
 from chainrules.rulesets.scipy.stats import continuous, discrete, multivariate  # noqa: F401
+from chainrules.rulesets.scipy.stats import frozen  # noqa: F401  (after the others: it reads METHODS)
 from chainrules.rulesets.scipy.stats._build import METHODS
 
 __all__ = ["METHODS"]
