@@ -120,6 +120,10 @@ SWEEP_CASES += [
     Case("stats-multinomial.logpmf", multinomial.logpmf, PrimalAndTangent(MN_X, NT), PrimalAndTangent(6, NT), MN_P),
     Case("stats-multinomial.pmf", multinomial.pmf, PrimalAndTangent(MN_X, NT), PrimalAndTangent(6, NT), MN_P),
 ]
+# Wishart in one dimension (x, scale 1 × 1: symmetric in every direction); 2 × 2 along symmetric
+# directions in test_wishart_matrices
+SWEEP_CASES += [Case(f"stats-{d}.{m}", getattr(getattr(st, d), m), np.array([0.5, 1.2, 0.8]), 3.5, 0.7)
+                for d in ("wishart", "invwishart") for m in ("logpdf", "pdf")]
 
 
 # ----- the tests --------------------------------------------------------------------------------
@@ -342,7 +346,7 @@ def test_dirichlet_full_form():
 
 def test_multivariate_order2():
     _run([c for c in SWEEP_CASES if c.id.split("-", 1)[1].split(".")[0]
-          in ("multivariate_normal", "dirichlet", "multinomial")], 2)
+          in ("multivariate_normal", "dirichlet", "multinomial", "wishart", "invwishart")], 2)
 
 
 # ----- the frozen spelling: st.t(df, loc, scale).logpdf(x) --------------------------------------
@@ -437,3 +441,41 @@ def test_fast_primal_equals_scipy_and_fused_partials_equal_the_formulas():
             for a, b in zip(ds, m.partials(*vals, Ω)):
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
     assert not failures, "\n".join(failures)
+
+
+def test_through_the_adapters():
+    """to_jax and to_torch run the rules on the host (their bodies are NumPy/SciPy): jax.grad
+    (eager and jitted) and torch's backward give the rule's cotangents."""
+    x = np.array([0.4, 1.3, 2.6])
+    want = cr.rrule(st.t.logpdf, x, 3.5, 0.3, 1.7)[1](np.ones(3))
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    from chainrules.interop import to_jax, to_torch
+    f = to_jax(st.t.logpdf)
+    g = jax.grad(lambda d, s: jax.numpy.sum(f(jax.numpy.asarray(x), d, 0.3, s)), argnums=(0, 1))
+    for grad in (g, jax.jit(g)):
+        np.testing.assert_allclose(np.asarray(grad(3.5, 1.7)), [want[2], want[4]], rtol=1e-12)
+    torch = pytest.importorskip("torch")
+    a = torch.tensor(2.5, dtype=torch.float64, requires_grad=True)
+    to_torch(st.gamma.cdf)(torch.tensor(x, dtype=torch.float64), a).sum().backward()
+    np.testing.assert_allclose(a.grad.item(), cr.rrule(st.gamma.cdf, x, 2.5)[1](np.ones(3))[2], rtol=1e-12)
+
+
+def test_wishart_matrices():
+    """2 × 2 Wishart and inverse Wishart, one matrix and a stack: the frule along symmetric
+    directions against finite differences, the pullback against the frule."""
+    rng = np.random.default_rng(1)
+    X = np.array([[2.0, 0.3], [0.3, 1.0]])
+    S = np.array([[1.0, 0.2], [0.2, 0.5]])
+    Xs = np.stack([X, 1.5 * X + 0.2 * np.eye(2)], -1)
+    for f in (st.wishart.logpdf, st.wishart.pdf, st.invwishart.logpdf, st.invwishart.pdf):
+        for _ in range(2):
+            test_frule(f, PrimalAndTangent(X, _sym(rng, 2)), 4.5, PrimalAndTangent(S, _sym(rng, 2)))
+            test_frule(f, PrimalAndTangent(Xs, np.stack([_sym(rng, 2), _sym(rng, 2)], -1)), 4.5,
+                       PrimalAndTangent(S, _sym(rng, 2)))
+        ȳ = rng.normal(size=2)
+        V, W = np.stack([_sym(rng, 2), _sym(rng, 2)], -1), _sym(rng, 2)
+        g = cr.rrule(f, Xs, 4.5, S)[1](ȳ)
+        _, ẏ = cr.frule((NT, V, 0.7, W), f, Xs, 4.5, S)
+        np.testing.assert_allclose(np.sum(g[1] * V) + g[2] * 0.7 + np.sum(g[3] * W), np.dot(ȳ, ẏ), rtol=1e-10)
+        np.testing.assert_allclose(g[3], g[3].T, rtol=1e-12)

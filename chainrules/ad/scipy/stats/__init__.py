@@ -5,7 +5,7 @@ scipy.special, so that the rules of their parts differentiate them to any
 order; `import chainrules.ad.scipy.stats.norm as norm`, as with autograd),
 and every other distribution method that has a rule
 (chainrules.rulesets.scipy.stats: `t.cdf`, `gamma.cdf`, `expon`, `binom`,
-`multinomial`, … 32 distributions), differentiated by its rule.  Each
+`multinomial`, `wishart`, … 34 distributions), differentiated by its rule.  Each
 distribution is callable for the frozen spelling: `stats.t(df, loc,
 scale).logpdf(x)`."""
 

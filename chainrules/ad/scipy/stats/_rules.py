@@ -25,6 +25,8 @@ _MULTIVARIATE = {
                             "pdf": ("x", "mean", "cov", "allow_singular"), "entropy": ("mean", "cov")},
     "dirichlet": {"logpdf": ("x", "alpha"), "pdf": ("x", "alpha"), "entropy": ("alpha",)},
     "multinomial": {"logpmf": ("x", "n", "p"), "pmf": ("x", "n", "p")},
+    "wishart": {"logpdf": ("x", "df", "scale"), "pdf": ("x", "df", "scale")},
+    "invwishart": {"logpdf": ("x", "df", "scale"), "pdf": ("x", "df", "scale")},
 }
 _MULTIVARIATE_DEFAULTS = {"mean": None, "cov": 1.0, "allow_singular": False}
 
