@@ -479,3 +479,28 @@ def test_wishart_matrices():
         _, ẏ = cr.frule((NT, V, 0.7, W), f, Xs, 4.5, S)
         np.testing.assert_allclose(np.sum(g[1] * V) + g[2] * 0.7 + np.sum(g[3] * W), np.dot(ȳ, ẏ), rtol=1e-10)
         np.testing.assert_allclose(g[3], g[3].T, rtol=1e-12)
+
+
+def test_at_the_edges_of_the_domains():
+    """Data at the edge of the support and parameters at the edge of their domain: the one-sided
+    limit where the log-density's slope has one (the xlogy convention: a zero coefficient of a
+    log makes no slope), NaN where SciPy's value is NaN (JAX gives NaN at most of these)."""
+    cases = [
+        (st.gamma.logpdf, (0.0, 1.0, 0.0, 2.0), 1, -0.5),       # exponential at x = 0: -1/scale
+        (st.chi2.logpdf, (0.0, 2.0, 0.0, 1.0), 1, -0.5),
+        (st.beta.logpdf, (0.0, 1.0, 2.0), 1, -1.0),
+        (st.beta.logpdf, (1.0, 2.0, 1.0), 1, 1.0),
+        (st.expon.logpdf, (0.0, 0.0, 1.5), 1, -1 / 1.5),
+        (st.pareto.logpdf, (1.0, 2.0), 1, -3.0),
+        (st.poisson.logpmf, (0.0, 0.0), 2, -1.0),              # μ = 0: the one-sided limit
+        (st.bernoulli.logpmf, (1.0, 1.0), 2, 1.0),             # p = 1
+        (st.geom.logpmf, (1.0, 1.0), 2, 1.0),
+        (st.nbinom.logpmf, (0.0, 2.5, 1.0), 3, 2.5),
+        (st.binom.logpmf, (7.0, 7, 1.0), 3, 7.0),
+        (st.gamma.logpdf, (1.0, 0.0), 2, np.nan),               # a = 0: SciPy's NaN
+        (st.norm.logpdf, (1.0, 0.0, 0.0), 3, np.nan),           # scale = 0
+    ]
+    for f, args, i, want in cases:
+        _, pb = cr.rrule(f, *args)
+        got = pb(1.0)[i]
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{f.__self__.name}.{f.__name__}{args}")

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.special as sp
 import scipy.stats as st
 
+from chainrules._core import _ad_strip_all
 from chainrules.rulesets.scipy.special import _dpolygamma
 from chainrules.rulesets.scipy.special_rows_basic import _f_df, _t_df
 from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da
@@ -44,6 +45,14 @@ def _trigamma(x: Any) -> Any:
 def _phi(z: Any) -> Any:
     """The standard normal density."""
     return np.exp(-0.5 * z * z - _LOG_SQRT_2PI)
+
+
+def _ratio(c: Any, z: Any) -> Any:
+    """c/z, 0 where c = 0 (the derivative of xlogy(c, z) in z, also at z = 0: the one-sided
+    limit of the log-density's slope at the edge of the support, as SciPy's xlogy makes the
+    value there)."""
+    at0 = np.asarray(_ad_strip_all(c)) == 0
+    return np.where(at0, 0.0, c / np.where(at0, 1.0, z))
 
 
 def _dP_dx(a: Any, x: Any) -> Any:
@@ -261,7 +270,7 @@ def _chi2_logpdf(z: Any, k: Any) -> Any:
 
 
 def _chi2_dlogpdf(z: Any, k: Any) -> Any:
-    return (k / 2 - 1) / z - 0.5, [0.5 * np.log(z) - 0.5 * _LOG2 - 0.5 * sp.digamma(k / 2)]
+    return _ratio(k / 2 - 1, z) - 0.5, [0.5 * np.log(z) - 0.5 * _LOG2 - 0.5 * sp.digamma(k / 2)]
 
 
 CHI2 = Std(st.chi2, _chi2_logpdf, _chi2_dlogpdf,
@@ -272,7 +281,7 @@ CHI2 = Std(st.chi2, _chi2_logpdf, _chi2_dlogpdf,
            dentropy=lambda k: [0.5 + (1 - k / 2) / 2 * _trigamma(k / 2)])
 
 GAMMA = Std(st.gamma, lambda z, a: sp.xlogy(a - 1, z) - z - sp.gammaln(a),
-            lambda z, a: ((a - 1) / z - 1, [np.log(z) - sp.digamma(a)]),
+            lambda z, a: (_ratio(a - 1, z) - 1, [np.log(z) - sp.digamma(a)]),
             cdf=lambda z, a: sp.gammainc(a, z), sf=lambda z, a: sp.gammaincc(a, z),
             dcdf=lambda z, a: [dgammainc_da(a, z)],
             ppf=lambda q, a: sp.gammaincinv(a, q), isf=lambda q, a: sp.gammainccinv(a, q),
@@ -294,7 +303,7 @@ INVGAMMA = Std(st.invgamma, lambda z, a: -(a + 1) * np.log(z) - 1 / z - sp.gamma
 
 def _beta_dlogpdf(z: Any, a: Any, b: Any) -> Any:
     ab = sp.digamma(a + b)
-    return ((a - 1) / z - (b - 1) / (1 - z),
+    return (_ratio(a - 1, z) - _ratio(b - 1, 1 - z),
             [np.log(z) - sp.digamma(a) + ab, np.log1p(-z) - sp.digamma(b) + ab])
 
 
