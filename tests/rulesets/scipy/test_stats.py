@@ -504,3 +504,18 @@ def test_at_the_edges_of_the_domains():
         _, pb = cr.rrule(f, *args)
         got = pb(1.0)[i]
         np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{f.__self__.name}.{f.__name__}{args}")
+
+
+def test_truncnorm_far_in_the_tails():
+    """[40, 50] and [−50, −40]: Φ(b) − Φ(a) underflows; its log by log_ndtr keeps the value, the
+    derivatives in a and b and the cdf finite and equal to SciPy's and to finite differences."""
+    from chainrules.finite_differences import central_fdm
+    fdm = central_fdm(5, 1)
+    for x, a, b in [(41.0, 40.0, 50.0), (-41.0, -50.0, -40.0), (40.5, 40.0, 50.0)]:
+        for f in (st.truncnorm.logpdf, st.truncnorm.cdf):
+            y, pb = cr.rrule(f, x, a, b)
+            np.testing.assert_allclose(y, f(x, a, b), rtol=1e-12)
+            _, x̄, ā, b̄ = pb(1.0)
+            np.testing.assert_allclose([x̄, ā], [fdm(lambda t: f(t, a, b), x), fdm(lambda t: f(x, t, b), a)],
+                                       rtol=1e-6, atol=1e-12)
+            assert np.isfinite(b̄)

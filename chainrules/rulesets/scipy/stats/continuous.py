@@ -71,8 +71,10 @@ class Std:
 
     def __init__(self, dist: Any, logpdf: Any, dlogpdf: Any, cdf: Any = None, sf: Any = None,
                  logcdf: Any = None, logsf: Any = None, dcdf: Any = None, ppf: Any = None,
-                 isf: Any = None, entropy: Any = None, dentropy: Any = None, fused: Any = None) -> None:
+                 isf: Any = None, entropy: Any = None, dentropy: Any = None, fused: Any = None,
+                 fast: bool = True) -> None:
         self.dist = dist
+        self.fast = fast        # the log-density's own primal on plain values (else SciPy's method)
         self.fused = fused      # fused(z, *θ) -> (log f₀, ∂z, [∂θ…]) sharing their work (plain values)
         self.name = dist.name
         self.shapes = [s.strip() for s in dist.shapes.split(",")] if dist.shapes else []
@@ -149,9 +151,10 @@ def _methods(d: Std) -> list[Method]:
         p = np.exp(g)
         return p, (None if ds is None else [p * q for q in ds])
 
-    method("logpdf", logpdf_value, logpdf_partials, fast=logpdf_fast)
+    method("logpdf", logpdf_value, logpdf_partials, fast=logpdf_fast if d.fast else None)
     method("pdf", lambda *v: np.exp(logpdf_value(*v)),
-           lambda *v: [o * p for o in (v[-1],) for p in logpdf_partials(*v[:-1])], fast=pdf_fast)
+           lambda *v: [o * p for o in (v[-1],) for p in logpdf_partials(*v[:-1])],
+           fast=pdf_fast if d.fast else None)
 
     # ----- distribution functions ---------------------------------------------------
     if d.cdf is not None:
@@ -510,32 +513,54 @@ GENNORM = Std(st.gennorm, _gennorm_logpdf, _gennorm_dlogpdf, cdf=_gennorm_cdf,
 # truncnorm (a, b): the normal on [a, b], D = Φ(b) − Φ(a)
 # =============================================================================
 
-def _tn_mass(a: Any, b: Any) -> Any:
-    # Φ(b) − Φ(a) from the tail it is accurate in
-    return np.where(a > 0, sp.ndtr(-a) - sp.ndtr(-b), sp.ndtr(b) - sp.ndtr(a))
+def _log_between(a: Any, b: Any) -> Any:
+    """log(Φ(b) − Φ(a)) for a < b, by log_ndtr (accurate where b ≤ 0, and where the
+    interval straddles 0)."""
+    lb = sp.log_ndtr(b)
+    with np.errstate(divide="ignore", invalid="ignore"):     # the branch np.where leaves out
+        return lb + np.log1p(-np.exp(sp.log_ndtr(a) - lb))
+
+
+def _tn_logmass(a: Any, b: Any) -> Any:
+    """log(Φ(b) − Φ(a)), from the tail it is accurate in (reflected where a > 0: Φ(−a) − Φ(−b)),
+    finite far in the tails (a = 40) where Φ(b) − Φ(a) underflows."""
+    return np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-b, -a), _log_between(a, b))
+
+
+def _tn_over_mass(t: Any, logD: Any) -> Any:
+    """φ(t)/D."""
+    return np.exp(-0.5 * t * t - _LOG_SQRT_2PI - logD)
 
 
 def _tn_dlogpdf(z: Any, a: Any, b: Any) -> Any:
-    D = _tn_mass(a, b)
-    return -z, [_phi(a) / D, -_phi(b) / D]
+    logD = _tn_logmass(a, b)
+    return -z, [_tn_over_mass(a, logD), -_tn_over_mass(b, logD)]
 
 
 def _tn_cdf(z: Any, a: Any, b: Any) -> Any:
-    return np.where(a > 0, sp.ndtr(-a) - sp.ndtr(-z), sp.ndtr(z) - sp.ndtr(a)) / _tn_mass(a, b)
+    num = np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-z, -a), _log_between(a, z))
+    return np.exp(num - _tn_logmass(a, b))
+
+
+def _tn_sf(z: Any, a: Any, b: Any) -> Any:
+    """(Φ(b) − Φ(z))/D on its own (not 1 − F: F ≈ 1 far in a tail, whose 1 − F keeps only the
+    absolute accuracy of F)."""
+    num = np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-b, -z), _log_between(z, b))
+    return np.exp(num - _tn_logmass(a, b))
 
 
 def _tn_dcdf(z: Any, a: Any, b: Any) -> Any:
-    D = _tn_mass(a, b)
-    Fz = _tn_cdf(z, a, b)
-    return [_phi(a) * (Fz - 1) / D, -Fz * _phi(b) / D]
+    logD = _tn_logmass(a, b)
+    return [-_tn_over_mass(a, logD) * _tn_sf(z, a, b), -_tn_cdf(z, a, b) * _tn_over_mass(b, logD)]
 
 
 def _tn_ppf(q: Any, a: Any, b: Any) -> Any:
-    return np.where(a > 0, -sp.ndtri(sp.ndtr(-a) - q * _tn_mass(a, b)), sp.ndtri(sp.ndtr(a) + q * _tn_mass(a, b)))
+    D = np.exp(_tn_logmass(a, b))
+    return np.where(np.asarray(_ad_strip_all(a)) > 0, -sp.ndtri(sp.ndtr(-a) - q * D), sp.ndtri(sp.ndtr(a) + q * D))
 
 
-TRUNCNORM = Std(st.truncnorm, lambda z, a, b: -0.5 * z * z - _LOG_SQRT_2PI - np.log(_tn_mass(a, b)),
-                _tn_dlogpdf, cdf=_tn_cdf, sf=lambda z, a, b: 1 - _tn_cdf(z, a, b), dcdf=_tn_dcdf,
+TRUNCNORM = Std(st.truncnorm, lambda z, a, b: -0.5 * z * z - _LOG_SQRT_2PI - _tn_logmass(a, b),
+                _tn_dlogpdf, cdf=_tn_cdf, sf=_tn_sf, dcdf=_tn_dcdf,
                 ppf=_tn_ppf, isf=lambda q, a, b: _tn_ppf(1 - q, a, b))
 
 
