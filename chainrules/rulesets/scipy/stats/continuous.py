@@ -559,9 +559,23 @@ def _tn_ppf(q: Any, a: Any, b: Any) -> Any:
     return np.where(np.asarray(_ad_strip_all(a)) > 0, -sp.ndtri(sp.ndtr(-a) - q * D), sp.ndtri(sp.ndtr(a) + q * D))
 
 
+def _tn_entropy(a: Any, b: Any) -> Any:
+    """log(√(2πe)·Z) + (aφ(a) − bφ(b))/(2Z), Z = Φ(b) − Φ(a)."""
+    logD = _tn_logmass(a, b)
+    return 0.5 + _LOG_SQRT_2PI + logD + (a * _tn_over_mass(a, logD) - b * _tn_over_mass(b, logD)) / 2
+
+
+def _tn_dentropy(a: Any, b: Any) -> Any:
+    logD = _tn_logmass(a, b)
+    pa, pb = _tn_over_mass(a, logD), _tn_over_mass(b, logD)       # φ(a)/Z, φ(b)/Z
+    m = (a * pa - b * pb) / 2
+    return [-pa + pa * (1 - a * a) / 2 + m * pa, pb - pb * (1 - b * b) / 2 - m * pb]
+
+
 TRUNCNORM = Std(st.truncnorm, lambda z, a, b: -0.5 * z * z - _LOG_SQRT_2PI - _tn_logmass(a, b),
                 _tn_dlogpdf, cdf=_tn_cdf, sf=_tn_sf, dcdf=_tn_dcdf,
-                ppf=_tn_ppf, isf=lambda q, a, b: _tn_ppf(1 - q, a, b))
+                ppf=_tn_ppf, isf=lambda q, a, b: _tn_ppf(1 - q, a, b),
+                entropy=_tn_entropy, dentropy=_tn_dentropy)
 
 
 DISTRIBUTIONS = [NORM, T, CHI2, GAMMA, INVGAMMA, BETA, F, EXPON, LAPLACE, LOGISTIC, CAUCHY, UNIFORM,
