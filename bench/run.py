@@ -141,6 +141,10 @@ TARGETS = [
          benchmark=r"JaxGradEager", variant="to_jax_sin", versus="jnp_sin", at_least=1 / 1.2),
     dict(label="jax.jit(jax.grad) of to_jax(np.sin) ≤ 1.0× jnp.sin at 1000 elements", module="interop",
          benchmark=r"JaxGradJit", variant="to_jax_sin", versus="jnp_sin", at_least=1.0),
+    # issue 23 item 2: a Student-t log-likelihood and its gradient in (df, loc, scale) at 1e5 samples
+    dict(label="t log-likelihood + gradient (rrule of st.t.logpdf) ≤ 1.0× JAX jit at 1e5 samples",
+         module="stats_likelihood", benchmark=r"StudentTLikelihood", variant="chainrules_rrule",
+         versus="jax_jit", at_least=1.0),
     # higher order and the generic rule bodies (issue 12)
     dict(label="second derivative ≤ 3× the gradient at 10 elements", module="ad_nested",
          benchmark=r"SecondDerivative", variant="hvp", versus="gradient", at_least=1 / 3),

@@ -305,8 +305,13 @@ def _candidates(ns: str, mod: Any) -> dict[str, Any]:
 
 
 def _stats_rule(f: Any) -> str:
-    """A distribution method has rules on the bound method or on its class's function."""
-    return rule_kind(f) or rule_kind(getattr(type(f.__self__), f.__name__))
+    """A distribution method has rules on the bound method or on its class's function.
+    (The rule on every bound method that serves scipy.stats' frozen spelling,
+    rulesets/scipy/stats/frozen.py, declines other methods: it does not count.)"""
+    registered = _core._registered_functions()
+    own = rule_kind(f) if f in registered else ""
+    cls = getattr(type(f.__self__), f.__name__)
+    return own or (rule_kind(cls) if cls in registered else "")
 
 
 # ----- probes: arguments and orders at a sample point -------------------------

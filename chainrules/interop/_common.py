@@ -100,10 +100,14 @@ def wrap_name(wrapper: Any, engine: str, f: Any) -> None:
 
 def is_host_only(f: Any) -> bool:
     """True for the functions whose rules compute with NumPy/SciPy only
-    (scipy.special): their adapters run them on the host, first order."""
+    (scipy.special, the methods of scipy.stats' distributions, frozen or
+    not): their adapters run them on the host, first order."""
     special = sys.modules.get("scipy.special")
     name = getattr(f, "__name__", None)
-    return special is not None and isinstance(name, str) and getattr(special, name, None) is f
+    if special is not None and isinstance(name, str) and getattr(special, name, None) is f:
+        return True
+    owner = getattr(f, "__self__", None)
+    return owner is not None and (type(owner).__module__ or "").startswith("scipy.stats.")
 
 
 # NumPy's names whose rules the array API registers under the standard's name

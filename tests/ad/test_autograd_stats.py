@@ -64,3 +64,46 @@ def test_entropy_and_supports():
     test_approx(g, autograd.grad(lambda a: onp.sum(astats.gamma.logpdf(onp.abs(x[1:]), a)))(2.0), rtol=1e-10)
     with pytest.raises(NotImplementedError, match="allow_singular"):
         cstats.multivariate_normal.logpdf(X, X, L, allow_singular=True)
+
+
+# ----- the distributions with rules (chainrules.rulesets.scipy.stats) and the frozen spelling ------
+
+def test_every_distribution_with_rules_is_here():
+    import importlib
+
+    from chainrules.rulesets.scipy.stats import METHODS
+    for m in METHODS:
+        dist, method = m.name.split(".")
+        mod = importlib.import_module(f"chainrules.ad.scipy.stats.{dist}")
+        assert callable(getattr(mod, method)), m.name
+        assert mod is getattr(cstats, dist)
+    assert len(cstats.__all__) >= 32
+
+
+def test_methods_by_their_rules():
+    """t.cdf and gamma.cdf in their shapes, expon, binom: the gradient is the rule's, the second
+    derivative the rule differentiated (against finite differences of the gradient)."""
+    from chainrules.finite_differences import central_fdm
+    cases = [(lambda d: onp.sum(cstats.t.cdf(X, d, 0.1, 1.3)), 3.5),
+             (lambda a: onp.sum(cstats.gamma.cdf(X, a, 0.0, 0.7)), 2.5),
+             (lambda s: onp.sum(cstats.expon.logpdf(X, 0.1, s)), 1.3),
+             (lambda p: onp.sum(cstats.binom.logpmf(onp.array([0, 2, 5]), 7, p)), 0.35),
+             (lambda k: onp.sum(cstats.vonmises.logpdf(X, k)), 1.7)]
+    for f, v in cases:
+        g = cag.grad(f)(v)
+        test_approx(g, central_fdm(5, 1)(f, v), rtol=1e-7)
+        test_approx(cag.hessian(f)(v), central_fdm(5, 1)(cag.grad(f), v), rtol=1e-6)
+
+
+def test_frozen_spelling():
+    x = onp.array([0.4, 1.3, 2.6])
+    for frozen, plain in [(lambda s: cstats.t(3.5, scale=s).logpdf(x), lambda s: cstats.t.logpdf(x, 3.5, 0.0, s)),
+                          (lambda s: cstats.norm(0.1, s).cdf(x), lambda s: cstats.norm.cdf(x, 0.1, s)),
+                          (lambda s: cstats.gamma(s).entropy(), lambda s: cstats.gamma.entropy(s)),
+                          (lambda s: cstats.poisson(s).logpmf(onp.array([0, 2])),
+                           lambda s: cstats.poisson.logpmf(onp.array([0, 2]), s))]:
+        test_approx(frozen(1.3), plain(1.3))
+        test_approx(cag.grad(lambda s: onp.sum(frozen(s)))(1.3), cag.grad(lambda s: onp.sum(plain(s)))(1.3))
+    test_approx(cstats.multivariate_normal(X[::-1], L).logpdf(X), scipy.stats.multivariate_normal.logpdf(X, X[::-1], L))
+    with pytest.raises(TypeError, match="unexpected"):
+        cstats.norm(0.1, loc=2.0).logpdf(x)
