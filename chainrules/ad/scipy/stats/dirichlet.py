@@ -1,5 +1,6 @@
 """chainrules.ad.scipy.stats.dirichlet: the Dirichlet distribution's `logpdf`,
-`pdf` (as autograd.scipy.stats.dirichlet, differentiable in x and alpha)."""
+`pdf` (as autograd.scipy.stats.dirichlet, differentiable in x and alpha), and
+`rvs`, SciPy's sampler (samples are not differentiated)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from typing import Any
 
 import numpy as np
 import scipy.special as sp
+import scipy.stats as _stats
 
 import chainrules.rulesets.scipy.special  # noqa: F401  (the rules of gammaln, xlogy)
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
+
+rvs = _stats.dirichlet.rvs
 
 
 def logpdf(x: Any, alpha: Any) -> Any:
