@@ -308,7 +308,7 @@ def _stats_rule(f: Any) -> str:
     """A distribution method has rules on the bound method or on its class's function.
     (The rule on every bound method that serves scipy.stats' frozen spelling,
     rulesets/scipy/stats/frozen.py, declines other methods: it does not count.)"""
-    registered = _core._registered_functions()
+    registered = getattr(_core, "_registered_functions")()
     own = rule_kind(f) if f in registered else ""
     cls = getattr(type(f.__self__), f.__name__)
     return own or (rule_kind(cls) if cls in registered else "")

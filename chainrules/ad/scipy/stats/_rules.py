@@ -20,7 +20,7 @@ from chainrules.ad._namespace import library_function
 from chainrules.rulesets.scipy.stats import METHODS
 
 # the parameters of the multivariate methods, in SciPy's order, and their defaults
-_MULTIVARIATE = {
+_MULTIVARIATE: dict[str, dict[str, Any]] = {
     "multivariate_normal": {"logpdf": ("x", "mean", "cov", "allow_singular"),
                             "pdf": ("x", "mean", "cov", "allow_singular"), "entropy": ("mean", "cov")},
     "dirichlet": {"logpdf": ("x", "alpha"), "pdf": ("x", "alpha"), "entropy": ("alpha",)},
@@ -111,7 +111,7 @@ def install(package: dict[str, Any]) -> list[str]:
         if mod is None:
             mod = Distribution(qualname, f"{qualname}: scipy.stats.{dist}'s methods with rules "
                                          f"({', '.join(methods)}), and the frozen spelling {dist}(...).")
-            mod.__all__ = []
+            mod.__all__ = []  # type: ignore[attr-defined]  # a module's attribute
             sys.modules[qualname] = mod
             package[dist] = mod
             added.append(dist)

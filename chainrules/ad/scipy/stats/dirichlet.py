@@ -14,8 +14,6 @@ import chainrules.rulesets.scipy.special  # noqa: F401  (the rules of gammaln, x
 
 __all__ = ["logpdf", "pdf", "rvs"]
 
-rvs = _stats.dirichlet.rvs
-
 
 def logpdf(x: Any, alpha: Any) -> Any:
     """log of the Dirichlet density at x (shape (k,), or (k, m): one point per column)."""
@@ -26,3 +24,8 @@ def logpdf(x: Any, alpha: Any) -> Any:
 def pdf(x: Any, alpha: Any) -> Any:
     """The Dirichlet density at x."""
     return np.exp(logpdf(x, alpha))
+
+
+def rvs(alpha: Any, size: Any = 1, random_state: Any = None) -> Any:
+    """Samples of the Dirichlet distribution (scipy.stats.dirichlet.rvs; not differentiated)."""
+    return _stats.dirichlet.rvs(alpha, size=size, random_state=random_state)

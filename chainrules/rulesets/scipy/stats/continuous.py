@@ -84,7 +84,7 @@ class Std:
         self.logcdf = logcdf if logcdf is not None else (None if cdf is None else
                                                          lambda z, *t: np.log(cdf(z, *t)))
         self.logsf = logsf if logsf is not None else (None if self.sf is None else
-                                                      lambda z, *t: np.log(self.sf(z, *t)))
+                                                      lambda z, *t: np.log(self.sf(z, *t)))  # type: ignore[misc]  # not None here
         self.dcdf = dcdf if dcdf is not None else (lambda z, *t: [])
         self.ppf, self.isf = ppf, isf
         self.entropy, self.dentropy = entropy, dentropy

@@ -52,7 +52,8 @@ def _layout(m: Any, frozen: Any, ndata: int) -> Any:
     args, kwds = tuple(frozen.args), dict(frozen.kwds)
     if len(args) > len(names) or set(kwds) - set(names[len(args):]):
         return None
-    vals, where = list(args), [("args", i) for i in range(len(args))]
+    vals: list[Any] = list(args)
+    where: list[Any] = [("args", i) for i in range(len(args))]
     for name in names[len(args):]:
         if name in kwds:
             vals.append(kwds[name])
@@ -128,8 +129,9 @@ def frozen_rrule(method: Any, *data: Any, **kw: Any) -> tuple[Any, Pullback] | N
         if not frozen.args and not frozen.kwds:
             self_bar: Any = NO          # nothing frozen: no fields to differentiate
         else:
-            obj = Tangent[type(frozen)](args=Tangent[tuple](*args), kwds=Tangent[dict](**kwds))
-            self_bar = Tangent[types.MethodType](__self__=obj)
+            tangent: Any = Tangent          # parametrized by runtime types (mypy reads them as types)
+            obj = tangent[type(frozen)](args=tangent[tuple](*args), kwds=tangent[dict](**kwds))
+            self_bar = tangent[types.MethodType](__self__=obj)
         return (self_bar, *g[1:1 + n])
 
     return Ω, frozen_pullback

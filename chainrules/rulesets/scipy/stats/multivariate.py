@@ -241,7 +241,7 @@ def multivariate_normal_entropy_frule(tangents: Any, *args: Any, **kw: Any) -> t
     if got is None:
         return None
     mean, cov, p, Ω = got
-    ċ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
+    ċ: Any = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
     if is_zero(ċ):
         return Ω, ZERO
     n = p.n
