@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from chainrules._core import broadcast_view
+
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api._common import (
     NO,
@@ -64,6 +68,8 @@ def _unreduce(xp: Any, ȳ: Any, shape: Any, axes: Any, keepdims: Any) -> Any:
     """The cotangent of a reduction over `axes` spread over the input's shape."""
     if not keepdims and axes:
         ȳ = xp.reshape(ȳ, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    if type(ȳ) is np.ndarray:
+        return broadcast_view(ȳ, tuple(shape))      # np.broadcast_to, compiled: a read-only view
     return xp.broadcast_to(ȳ, tuple(shape))
 
 
@@ -73,11 +79,14 @@ def _real_if(xp: Any, v: Any, real: Any) -> Any:
 
 
 
-def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
+def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any,
+               names: Any = None) -> Any:
     """The frule and rrule of a reduction `f`: `body(xp, x, Ω, axes, opts)`
     gives (pushforward(Δx), adjoint(ȳ)) where the adjoint returns the
-    cotangent of x before projection."""
-    names = positional_names(f, 1, names_fallback)
+    cotangent of x before projection.  `names`: the positional options
+    after the array, when f's signature does not say (NumPy's methods)."""
+    if names is None:
+        names = positional_names(f, 1, names_fallback)
 
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
@@ -111,20 +120,37 @@ def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: An
 
 
 _AXIS = ("axis", "keepdims")            # positional order of PyTorch's builtins (dim, keepdim)
-_SUM_KNOWN = ("axis", "dtype", "keepdims")
-_SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
+# The options each rule honours (a library's own, as NumPy's initial=, are checked by the
+# library's call first); any other given is a TypeError naming it (out=, where=).
+_SUM_KNOWN = ("axis", "dtype", "keepdims", "initial")
+_SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False, "initial": None}
+_MEAN_KNOWN = ("axis", "dtype", "keepdims")
+_MEAN_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
+
+
+def _in_dtype(xp: Any, v: Any, like: Any, opts: Any) -> Any:
+    """The tangent v in the dtype of `like` when `dtype=` asks for another
+    than v's (the primal reduced in that dtype)."""
+    return v if opts.get("dtype") is None else cast(xp, v, like)
+
+
+def _seed_as(xp: Any, ȳ: Any, x: Any) -> Any:
+    """The seed in x's dtype (the real part for a real x) before it is
+    spread over x's shape: the projection then copies nothing."""
+    return ȳ if ȳ.dtype == x.dtype else cast(xp, ȳ, x)
 
 
 # ----- sum, mean: linear ---------------------------------------------------------------------------
+# sum's initial= adds a constant: no change to the derivative.
 
 def _sum_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
 
     def forward(Δx: Any) -> Any:
-        return _reduce(xp.sum, Δx, axes, keepdims)
+        return _reduce(xp.sum, _in_dtype(xp, Δx, Ω, opts), axes, keepdims)
 
     def adjoint(ȳ: Any) -> Any:
-        return _unreduce(xp, ȳ, x.shape, axes, keepdims)
+        return _unreduce(xp, _seed_as(xp, ȳ, x), x.shape, axes, keepdims)
     return forward, adjoint
 
 
@@ -133,19 +159,19 @@ def _mean_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     n = max(_count(x.shape, axes), 1)
 
     def forward(Δx: Any) -> Any:
-        return _reduce(xp.mean, Δx, axes, keepdims)
+        return _reduce(xp.mean, _in_dtype(xp, Δx, Ω, opts), axes, keepdims)
 
     def adjoint(ȳ: Any) -> Any:
-        return _unreduce(xp, ȳ / n, x.shape, axes, keepdims)
+        return _unreduce(xp, _seed_as(xp, ȳ / n, x), x.shape, axes, keepdims)
     return forward, adjoint
 
 
-def sum_rules(f: Any, name: str = "sum") -> Any:
-    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body)
+def sum_rules(f: Any, name: str = "sum", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body, names)
 
 
-def mean_rules(f: Any, name: str = "mean") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False}, _mean_body)
+def mean_rules(f: Any, name: str = "mean", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _MEAN_KNOWN, _MEAN_DEFAULTS, _mean_body, names)
 
 
 # ----- prod: exact with zeros ------------------------------------------------------------------------
@@ -184,7 +210,7 @@ def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
 
 
 def prod_rules(f: Any, name: str = "prod") -> Any:
-    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body)
+    return _reduction(name, f, _AXIS, _MEAN_KNOWN, _MEAN_DEFAULTS, _prod_body)
 
 
 # ----- var, std ----------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
+from chainrules.rulesets.array_api import reductions as array_api
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -58,6 +59,8 @@ from chainrules.rulesets._arrays import (
     plain,
     scatter_tracked,
     array_or_tracked,
+    broadcast_view,
+    tracked_call,
 )
 
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
@@ -145,30 +148,12 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
     return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
 
 
-def _sum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
-    if axis is None and dtype is None and not keepdims:
-        return _sum(Δx)
-    return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _sum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
-    return unreduce(ȳ, shape, axes, keepdims, dtype)
-
-
 def _nansum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _nansum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
-
-
-def _mean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
-    return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _mean_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
-    return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
 
 
 def _nanmean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
@@ -192,10 +177,140 @@ def _sum(x: Any, *args: Any, **kwargs: Any) -> Any:
     return np.sum(x, *args, **kwargs)
 
 
-sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint, _sum)
-_register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
+# ----- the array-API bodies, registered on NumPy's functions and methods -------------------
+
+def _method_primal(m: Any) -> Any:
+    """The ndarray method `m` as a primal: on a value tracked by
+    chainrules.ad (a rule differentiated), the tracked value's method."""
+    def primal(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(x, Tracked):
+            return tracked_call(m, x, args, kwargs)
+        return m(x, *args, **kwargs)
+    return primal
+
+
+def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None) -> Any:
+    """The array-API body's frule and rrule (`factory`, array_api/reductions.py)
+    for NumPy's `f`: ndarrays, NumPy scalars and tracked values go to the body
+    as they are; an array-like (a list, a Python number) or an ndarray
+    subclass (a masked array) is read as a plain array, its cotangent
+    projected onto it (a list's is a structural tangent) and Ω is f's own."""
+    frule, rrule = factory(primal or f, name, names)
+    if factory in (array_api.sum_rules, array_api.mean_rules):
+        rrule = _linear_fast(rrule, primal or f, name, factory is array_api.mean_rules)
+        frule = _linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules)
+
+    def np_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if type(Δx) is not np.ndarray:
+            Δx = dense(Δx)
+            if isinstance(Δx, (int, float, complex)):       # a Python number's tangent
+                Δx = np.asarray(Δx)
+            tangents = (tangents[0], Δx) + tuple(tangents[2:])
+        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = f(x, *args, **kwargs)
+        _, ΔΩ = frule(tangents, np.asarray(x), *args, **kwargs)
+        return Ω, _like(Ω, ΔΩ)
+
+    def np_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = f(x, *args, **kwargs)
+        _, pullback = rrule(np.asarray(x), *args, **kwargs)
+        project = ProjectTo(x)
+
+        def np_pullback(ȳ: Any) -> tuple[Any, ...]:
+            cts = pullback(ȳ)
+            return (cts[0], project(unthunk(cts[1]))) + tuple(cts[2:])
+        return Ω, np_pullback
+
+    return named_rule(np_frule, name), named_rule(np_rrule, name)
+
+
+_AXIS_ONLY = frozenset(("axis", "keepdims"))
+
+
+def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
+    """sum's and mean's rrule with a NumPy fast path inside: for a float
+    ndarray x called with `axis=`/`keepdims=` only and a seed of x's dtype,
+    the cotangent the body computes (ȳ, over n for mean, reshaped and
+    broadcast to x's shape: a read-only view) without the body's generic
+    layers (tests/rulesets/numpy/test_reductions.py checks them bit for bit);
+    every other call is the body's."""
+
+    def linear_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if (type(x) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = kwargs.get("keepdims", False)
+        if keepdims is _NOVALUE:
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        axis = kwargs.get("axis")
+        # np.sum of an ndarray is np.add.reduce (its Python layer costs more than a small sum)
+        Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))
+        shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
+        axes = array_api.normalize_axes(name, axis, x.ndim)
+        kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
+        n = max(array_api._count(shape, axes), 1) if mean else 1
+
+        def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            if type(ȳ) is np.ndarray and ȳ.dtype == dtype and ȳ.shape == Ωshape:
+                return NO, broadcast_view((ȳ / n if mean else ȳ).reshape(kept), shape)
+            return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, linear_pullback
+    return linear_rrule
+
+
+def _linear_fast_frule(frule: Any, primal: Any, name: str, mean: bool) -> Any:
+    """sum's and mean's frule with the NumPy fast path of `_linear_fast`: for
+    a float ndarray x with a tangent of its dtype and shape, called with
+    `axis=`/`keepdims=` only, the body's pushforward (the reduction of Δx
+    over the same axes) without its generic layers."""
+
+    def linear_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if (type(x) is not np.ndarray or type(Δx) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or Δx.dtype != x.dtype or Δx.shape != x.shape
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = kwargs.get("keepdims", False)
+        if keepdims is _NOVALUE:
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = bool(keepdims)
+        axis = kwargs.get("axis")
+        axes = array_api.normalize_axes(name, axis, x.ndim)
+        if mean:
+            Ω = primal(x, **kwargs)
+            ΔΩ = np.mean(Δx, axis=axes, keepdims=keepdims) if axes else Δx
+        else:
+            Ω = np.add.reduce(x, axis, keepdims=keepdims)
+            ΔΩ = np.add.reduce(Δx, axes, keepdims=keepdims) if axes else Δx
+        if type(Ω) is not np.ndarray and type(ΔΩ) is np.ndarray:
+            ΔΩ = ΔΩ[()]
+        return Ω, ΔΩ
+    return linear_frule
+
+
+def _register_body(factory: Any, fs: Any, name: str, names: Any, primal: Any = None) -> Any:
+    """Register the body's rules on NumPy's functions `fs` and the ndarray
+    method `name`; returns the rules of the first function."""
+    first = None
+    for f in fs:
+        rules = _numpy_rules(factory, f, name, names, primal if f is fs[0] else None)
+        first = first or rules
+        _register([f], *rules)
+    for m in _methods(name):
+        _register([m], *_numpy_rules(factory, m, name, names, _method_primal(m)))
+    return first
+
+
+sum_frule, sum_rrule = _register_body(array_api.sum_rules, [np.sum], "sum", _SUM_ARGS, _sum)
+_register_body(array_api.mean_rules, [np.mean], "mean", _MEAN_ARGS)
 _register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
-_register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))
 _register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _nanmean_forward,
                                            _nanmean_adjoint))
 
