@@ -315,94 +315,9 @@ _register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _n
                                            _nanmean_adjoint))
 
 
-# ----- prod, nanprod: exact with zeros ---------------------------------------------------
+# ----- prod (the array-API body: exact with zeros), nanprod ------------------------------
 
-def _to_last(x: Any, axes: Any) -> Any:
-    """x with `axes` moved to the end and flattened into one: (kept..., K)."""
-    nd = np.ndim(x)
-    keep = [a for a in range(nd) if a not in axes]
-    xt = np.transpose(x, keep + list(axes))
-    kept_shape = xt.shape[:len(keep)]
-    return xt.reshape(kept_shape + (-1,)), keep
-
-
-def _from_last(v: Any, shape: Any, axes: Any, keep: Any) -> Any:
-    """Undo `_to_last` for an array of the input's size."""
-    order = keep + list(axes)
-    v = v.reshape(tuple(shape[a] for a in order))
-    return np.transpose(v, np.argsort(order))
-
-
-def _exclusive_prod(x: Any, axes: Any) -> Any:
-    """∏_{j ≠ i} x_j over the slices along `axes`, for every element i, with
-    no division: the product of the cumulative products from both sides."""
-    shape = np.shape(x)
-    xt, keep = _to_last(x, axes)
-    ones = np.ones(xt.shape[:-1] + (1,), dtype=xt.dtype)
-    left = np.cumprod(np.concatenate([ones, xt[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, xt[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return _from_last(left * right, shape, axes, keep)
-
-
-def _prod_partials(x: Any, Ω: Any, axes: Any, keepdims: Any, initial: Any = None) -> Any:
-    """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
-    products (times `initial`, a constant factor, when given)."""
-    if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
-        if np.all(_value(x) != 0):
-            return unreduce(Ω, x.shape, axes, keepdims) / x
-    else:
-        x = np.asarray(x)
-        if np.all(x != 0):
-            shape, _ = _shape_dtype(x)
-            return unreduce(Ω, shape, axes, keepdims) / x
-    # a zero in x: the exclusive products, no division (differentiable, so
-    # that they stay right at order 2, where Ω/x has no derivative at the zero)
-    d = _exclusive_prod(x, axes)
-    return d if initial is None else d * initial
-
-
-def _initial(opts: Any) -> Any:
-    c = opts.get("initial")
-    return None if c is _NOVALUE else c
-
-
-def prod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    opts = _options("prod", args, kwargs, _SUM_ARGS)
-    Ω = np.prod(x, *args, **kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    axes = normalize_axes(opts.get("axis"), np.ndim(x))
-    keepdims = _keepdims(opts)
-    d = _prod_partials(x, Ω, axes, keepdims, _initial(opts))
-    return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
-
-
-def prod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    opts = _options("prod", args, kwargs, _SUM_ARGS)
-    Ω = np.prod(x, *args, **kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    initial = _initial(opts)
-    rest = (NO,) * len(args)
-
-    def prod_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'prod')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = unthunk(ȳ)
-
-        def prod_dx() -> Any:
-            return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims, initial)))
-        return (NO, Thunk(prod_dx)) + rest
-    return Ω, prod_pullback
-
-
-_register([np.prod] + _methods("prod"), prod_frule, prod_rrule)
+prod_frule, prod_rrule = _register_body(array_api.prod_rules, [np.prod], "prod", _SUM_ARGS)
 
 
 def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -451,7 +366,8 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     nd = x.ndim
     if nd == 0:
         return ()
-    xt, keep = _to_last(x, axes)
+    xt, order = array_api._to_last(np, x, axes)
+    keep = order[:nd - len(axes)]
     k = argfn(xt, axis=-1)
     red = np.unravel_index(k, tuple(x.shape[a] for a in axes))
     grid = np.indices(xt.shape[:-1], sparse=True)
@@ -461,6 +377,11 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     for a, r in zip(axes, red):
         idx[a] = r
     return tuple(idx)
+
+
+def _initial(opts: Any) -> Any:
+    c = opts.get("initial")
+    return None if c is _NOVALUE else c
 
 
 def _nanargmax(v: Any, axis: Any) -> Any:

@@ -406,3 +406,18 @@ def test_fast_paths_compute_the_body_bit_for_bit():
                 fast += pb.__name__ == "linear_pullback"
     assert not failures, failures
     assert fast == 57          # the fast path served every case (not vacuous)
+
+
+def test_prod_fast_partials_are_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    failures = []
+    for dtype in (np.float64, np.float32):
+        for shape, axes in [((5,), (0,)), ((3, 4), (1,)), ((3, 4), (0, 1)), ((2, 3, 4), (0, 2)), ((1000,), (0,))]:
+            x = _array(shape, dtype, lo=-1.5, hi=1.5)
+            x[np.abs(x) < 0.1] = 0.5                   # no zero: the fast path
+            fast, slow = body._prod_partials(np, x, axes), body._prod_partials_body(np, x, axes)
+            with_Ω = body._prod_partials(np, x, axes, np.prod(x, axis=axes))
+            if not (fast.dtype == slow.dtype == with_Ω.dtype and np.array_equal(fast, slow)
+                    and np.array_equal(with_Ω, slow)):
+                failures.append((dtype, shape, axes))
+    assert not failures, failures
