@@ -317,19 +317,34 @@ def _first_extreme(xp: Any, x: Any, axes: Any, arg: Any) -> Any:
     return xt, mask, order
 
 
-def _chooser_body(argname: Any) -> Any:
+def _chooser_body(arg_of: Any) -> Any:
+    """The body of max/min: `arg_of(xp)` is the function choosing the index
+    in each slice (xp.argmax, ...).  NumPy's initial= is a constant in the
+    comparison: where it wins (the chosen element is not the result) the
+    derivative is zero; ties go to x.  A slice of nothing (only with
+    initial=) has derivative zero."""
     def body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
         keepdims = opts["keepdims"]
-        arg = getattr(xp, argname)
+        initial = opts.get("initial")
+        arg = arg_of(xp)
+        if _count(x.shape, axes) == 0:
+            return (lambda Δx: zeros(xp, Ω.shape, Ω)), (lambda ȳ: xp.zeros_like(x))
+
+        def extreme() -> Any:
+            xt, mask, order = _first_extreme(xp, x, axes, arg)
+            if initial is not None:
+                chosen = xp.sum(xp.where(mask, xt, xp.zeros_like(xt)), axis=-1, keepdims=True)
+                mask = xp.logical_and(mask, chosen == xp.reshape(Ω, tuple(chosen.shape)))
+            return xt, mask, order
 
         def forward(Δx: Any) -> Any:
-            _, mask, _ = _first_extreme(xp, x, axes, arg)
+            _, mask, _ = extreme()
             Δt, _ = _to_last(xp, xp.broadcast_to(Δx, tuple(x.shape)), axes)
             ΔΩ = xp.sum(xp.where(mask, Δt, xp.zeros_like(Δt)), axis=-1)
             return xp.reshape(ΔΩ, tuple(Ω.shape))
 
         def adjoint(ȳ: Any) -> Any:
-            xt, mask, order = _first_extreme(xp, x, axes, arg)
+            xt, mask, order = extreme()
             g = xp.expand_dims(xp.reshape(cast(xp, ȳ, x), tuple(xt.shape[:-1])), axis=-1)
             x̄t = xp.where(mask, g, xp.zeros_like(xt))
             return _from_last(xp, x̄t, x.shape, order)
@@ -337,14 +352,22 @@ def _chooser_body(argname: Any) -> Any:
     return body
 
 
-def max_rules(f: Any, name: str = "max") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
-                      _chooser_body("argmax"))
+_MAX_KNOWN = ("axis", "keepdims", "initial")
+_MAX_DEFAULTS = {"axis": None, "keepdims": False, "initial": None}
 
 
-def min_rules(f: Any, name: str = "min") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
-                      _chooser_body("argmin"))
+def chooser_rules(f: Any, name: str, arg_of: Any, names: Any = None) -> Any:
+    """The rules of a reduction choosing one element per slice (max, min,
+    NumPy's nanmax...): `arg_of(xp)` picks its index."""
+    return _reduction(name, f, _AXIS, _MAX_KNOWN, _MAX_DEFAULTS, _chooser_body(arg_of), names)
+
+
+def max_rules(f: Any, name: str = "max", names: Any = None) -> Any:
+    return chooser_rules(f, name, lambda xp: xp.argmax, names)
+
+
+def min_rules(f: Any, name: str = "min", names: Any = None) -> Any:
+    return chooser_rules(f, name, lambda xp: xp.argmin, names)
 
 
 # ----- cumulative_sum ---------------------------------------------------------------------------------

@@ -199,6 +199,10 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
     if factory in (array_api.sum_rules, array_api.mean_rules):
         rrule = _linear_fast(rrule, primal or f, name, factory is array_api.mean_rules)
         frule = _linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules)
+    elif factory in (array_api.max_rules, array_api.min_rules):
+        argfn = np.argmax if factory is array_api.max_rules else np.argmin
+        rrule = _chooser_fast(rrule, primal or f, name, argfn)
+        frule = _chooser_fast_frule(frule, primal or f, name, argfn)
 
     def np_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Δx = tangents[1]
@@ -295,6 +299,53 @@ def _linear_fast_frule(frule: Any, primal: Any, name: str, mean: bool) -> Any:
     return linear_frule
 
 
+def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
+    """max's and min's rrule with a NumPy fast path inside: for a float
+    ndarray x called with `axis=`/`keepdims=` only, the body's cotangent (ȳ
+    at the first extreme element of each slice, zeros elsewhere) as an
+    InplaceableThunk that adds into an existing array without building the
+    zeros (tests/rulesets/numpy/test_reductions.py checks it against the body
+    bit for bit); every other call is the body's."""
+
+    def chooser_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if (type(x) is not np.ndarray or args or x.dtype.kind not in "fc" or x.size == 0
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = primal(x, **kwargs)
+        shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
+        axes = array_api.normalize_axes(name, kwargs.get("axis"), x.ndim)
+        kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        project = array_api.Projector(np, x)
+
+        def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            if type(ȳ) is np.ndarray and ȳ.dtype.kind in "fc" and ȳ.shape == Ωshape:
+                return NO, _scatter_thunk(project, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
+            return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, chooser_pullback
+    return chooser_rrule
+
+
+def _chooser_fast_frule(frule: Any, primal: Any, name: str, argfn: Any) -> Any:
+    """max's and min's frule with the NumPy fast path of `_chooser_fast`: the
+    tangent at the first extreme element of each slice, gathered (the body
+    sums it with zeros: the same numbers, but for the sign of a zero)."""
+
+    def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if (type(x) is not np.ndarray or type(Δx) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or x.size == 0 or Δx.dtype != x.dtype or Δx.shape != x.shape
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = primal(x, **kwargs)
+        axes = array_api.normalize_axes(name, kwargs.get("axis"), x.ndim)
+        ΔΩ = np.reshape(Δx[_arg_index(x, axes, argfn)], np.shape(Ω))
+        return Ω, (ΔΩ if type(Ω) is np.ndarray else ΔΩ[()])
+    return chooser_frule
+
+
 def _register_body(factory: Any, fs: Any, name: str, names: Any, primal: Any = None) -> Any:
     """Register the body's rules on NumPy's functions `fs` and the ndarray
     method `name`; returns the rules of the first function."""
@@ -379,11 +430,6 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     return tuple(idx)
 
 
-def _initial(opts: Any) -> Any:
-    c = opts.get("initial")
-    return None if c is _NOVALUE else c
-
-
 def _nanargmax(v: Any, axis: Any) -> Any:
     return np.argmax(np.where(np.isnan(v), -np.inf, v), axis=axis)
 
@@ -409,55 +455,20 @@ def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
-def _wins(x: Any, idx: Any, Ω: Any, kept_shape: Any) -> Any:
-    """With initial=: where the chosen element of x is the result (ties go to
-    x); elsewhere the constant `initial` won and the derivative is zero."""
-    return np.reshape(_value(x)[idx], kept_shape) == np.reshape(_value(Ω), kept_shape)
+max_frule, max_rrule = _register_body(array_api.max_rules, [np.max, np.amax], "max", _MAX_ARGS)
+min_frule, min_rrule = _register_body(array_api.min_rules, [np.min, np.amin], "min", _MAX_ARGS)
 
 
-def _chooser(fname: str, f: Any, argfn: Any) -> Any:
-    def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        opts = _options(fname, args, kwargs, _MAX_ARGS)
-        Ω = f(x, *args, **kwargs)
-        x = plain(x)
-        Δx = tangents[1]
-        if isinstance(Δx, AbstractZero) or np.size(x) == 0:
-            return Ω, ZERO
-        idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
-        ΔΩ = np.reshape(array_or_tracked(dense(Δx))[idx], np.shape(Ω))
-        if _initial(opts) is not None:
-            ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
-        return Ω, _like(Ω, ΔΩ)
-
-    def chooser_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        opts = _options(fname, args, kwargs, _MAX_ARGS)
-        Ω = f(x, *args, **kwargs)
-        x = plain(x)
-        project = ProjectTo(x)
-        shape, dtype = _shape_dtype(x)
-        axes = normalize_axes(opts.get("axis"), len(shape))
-        kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-        initial = _initial(opts)
-        rest = (NO,) * len(args)
-
-        def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
-            ȳ = seed(ȳ, fname)
-            if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
-                return (NO, project(ZERO)) + rest
-            idx = _arg_index(x, axes, argfn)
-            ȳ = unthunk(ȳ)
-            if initial is not None:
-                ȳ = np.where(_wins(x, idx, Ω, kept_shape), np.reshape(ȳ, kept_shape), 0)
-            return (NO, _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape)) + rest
-        return Ω, chooser_pullback
-
-    return named_rule(chooser_frule, fname), named_rule(chooser_rrule, fname)
+def _nan_chooser(argfn: Any) -> Any:
+    """The factory of nanmax's or nanmin's rules: the body of max/min choosing
+    with `argfn` (NaNs never chosen unless a slice holds nothing else)."""
+    def factory(f: Any, name: str, names: Any) -> Any:
+        return array_api.chooser_rules(f, name, lambda xp: argfn, names)
+    return factory
 
 
-_register([np.max, np.amax] + _methods("max"), *_chooser("max", np.max, np.argmax))
-_register([np.min, np.amin] + _methods("min"), *_chooser("min", np.min, np.argmin))
-_register([np.nanmax], *_chooser("nanmax", np.nanmax, _nanargmax))
-_register([np.nanmin], *_chooser("nanmin", np.nanmin, _nanargmin))
+_register([np.nanmax], *_numpy_rules(_nan_chooser(_nanargmax), np.nanmax, "nanmax", _MAX_ARGS))
+_register([np.nanmin], *_numpy_rules(_nan_chooser(_nanargmin), np.nanmin, "nanmin", _MAX_ARGS))
 
 
 def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
