@@ -75,7 +75,7 @@ def options(fname: str, names: Any, args: Any, kwargs: Any, known: Any, defaults
     opts = dict(defaults)
     for name, v in zip(names, args):
         if v is not _NOVALUE:
-            opts[name] = v
+            opts[ALIASES.get(name, name)] = v
     for k, v in kwargs.items():
         if v is not _NOVALUE:
             opts[ALIASES.get(k, k)] = v

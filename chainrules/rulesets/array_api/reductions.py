@@ -3,7 +3,10 @@ namespace of their argument: sum, prod, mean, var, std, max, min,
 cumulative_sum (`axis` None / int / tuple / negative, `keepdims`, `dtype`,
 `correction`, `include_initial`).
 
-Conventions, as the NumPy rules (chainrules/rulesets/numpy_reductions.py):
+The only rules of these functions: registered on every library's, NumPy's
+included (numpy/reductions.py, with NumPy's options: initial=, dtype=, ddof).
+
+Conventions:
 - prod is exact with zeros, with no division by zero: one zero in a slice
   gives that element the product of the others, two or more give zeros.
 - max/min give the whole cotangent to ONE extreme element per slice, the
@@ -274,16 +277,17 @@ def _std_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
-_VAR_KNOWN = ("axis", "correction", "keepdims")
-_VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False}
+# NumPy's dtype= computes in that dtype: the derivative is computed in x's, cast to Ω's
+_VAR_KNOWN = ("axis", "correction", "keepdims", "dtype")
+_VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False, "dtype": None}
 
 
-def var_rules(f: Any, name: str = "var") -> Any:
-    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body)
+def var_rules(f: Any, name: str = "var", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body, names)
 
 
-def std_rules(f: Any, name: str = "std") -> Any:
-    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body)
+def std_rules(f: Any, name: str = "std", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body, names)
 
 
 # ----- max, min: the cotangent goes to the first extreme element ------------------------------------

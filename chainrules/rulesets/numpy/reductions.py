@@ -1,28 +1,20 @@
-"""Rules for NumPy's reductions: sum, prod, mean, max/min (and amax/amin,
-nanmax/nanmin), ptp, nansum, nanmean, nanprod, with `axis` (None, int,
-tuple, negative) and `keepdims`, and the `np.ndarray` methods that are the
-same functions.  Averages and variances (average, var, std, nanvar, nanstd)
-are in `averages.py`, the scans (cumsum, cumprod, diff) and the ufunc methods
+"""NumPy's reductions: np.sum, np.mean, np.prod, np.var, np.std,
+np.max/np.amax, np.min/np.amin and the `np.ndarray` methods of those names
+are served by the ONE rule body of each (array_api/reductions.py, written
+with `xp`), registered here on NumPy's functions, with NumPy's options
+(`axis` tuples, `keepdims`, `dtype`, `initial=`, `ddof`; `out=`, `where=`,
+`mean=` a TypeError naming them), array-likes and ndarray subclasses read as
+plain arrays, tracked values (a rule differentiated) as they are.  Inside
+that registration, NumPy fast paths for float ndarrays compute what the
+body computes (checked bit for bit by tests/rulesets/numpy/test_reductions.py):
+sum/mean's cotangent a read-only broadcast view, max/min's an
+`InplaceableThunk` that adds into an existing array.
+
+What NumPy alone has stays here, reusing the bodies where it can: nansum,
+nanmean, nanprod (prod's body with NaNs as ones), nanmax/nanmin (max/min's
+body choosing with a NaN-skipping argmax), ptp.  Averages (average, nanvar,
+nanstd) are in `averages.py`, the scans and the ufunc methods
 (`np.add.reduce` & co.) in `cumulative.py`.
-
-Conventions (ChainRules'):
-- The cotangent of a sum-like reduction is ȳ spread back over the input: a
-  read-only broadcast view (`unreduce`), so nothing of the input's size is
-  written; accumulate it with `add_inplace` or `+`.
-- prod and cumprod are exact with one or several zeros (no division by
-  zero: exclusive products where a slice holds a zero).
-- max/min give the whole cotangent to ONE maximal element per slice, the
-  one NumPy's argmax/argmin picks (the first), as an `InplaceableThunk`
-  that adds into an existing array without building the zeros.
-- std at a constant slice (Ω = 0) has cotangent 0 there.
-- `out=`, `where=` and the options that change the derivative in ways not
-  implemented (`initial=` of prod/max/min, `mean=` of var/std,
-  `returned=True` of average) raise a TypeError naming the argument.
-- The `axis`, `dtype`, `ddof`, `n` arguments get `NoTangent()`.
-
-Methods: the rules are registered on `np.ndarray.sum` & co. as well, so an
-AD that sees `x.sum(axis=0)` as `np.ndarray.sum(x, axis=0)` finds them: those
-methods take the same arguments as the functions after the array.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -455,6 +447,8 @@ def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
+_register_body(array_api.var_rules, [np.var], "var", _VAR_ARGS)
+_register_body(array_api.std_rules, [np.std], "std", _VAR_ARGS)
 max_frule, max_rrule = _register_body(array_api.max_rules, [np.max, np.amax], "max", _MAX_ARGS)
 min_frule, min_rrule = _register_body(array_api.min_rules, [np.min, np.amin], "min", _MAX_ARGS)
 
