@@ -37,6 +37,7 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api import reductions as array_api
+from chainrules.rulesets.array_api._common import Projector, normalize_axes as axes_of
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -44,7 +45,6 @@ from chainrules.rulesets._arrays import (
     like as _like,
     methods as _methods,
     named_rule,
-    normalize_axes,
     register as _register,
     unreduce,
     seed,
@@ -126,7 +126,7 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
         x = plain(x)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
-        axes = normalize_axes(opts.get("axis"), len(shape))
+        axes = axes_of(name, opts.get("axis"), len(shape))
         keepdims = _keepdims(opts)
         rest = (NO,) * len(args)
 
@@ -244,9 +244,9 @@ def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         axis = kwargs.get("axis")
         # np.sum of an ndarray is np.add.reduce (its Python layer costs more than a small sum)
-        Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))
+        Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]
         shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
-        axes = array_api.normalize_axes(name, axis, x.ndim)
+        axes = axes_of(name, axis, x.ndim)
         kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
         n = max(array_api._count(shape, axes), 1) if mean else 1
 
@@ -278,13 +278,13 @@ def _linear_fast_frule(frule: Any, primal: Any, name: str, mean: bool) -> Any:
             return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
         keepdims = bool(keepdims)
         axis = kwargs.get("axis")
-        axes = array_api.normalize_axes(name, axis, x.ndim)
+        axes = axes_of(name, axis, x.ndim)
         if mean:
             Ω = primal(x, **kwargs)
             ΔΩ = np.mean(Δx, axis=axes, keepdims=keepdims) if axes else Δx
         else:
-            Ω = np.add.reduce(x, axis, keepdims=keepdims)
-            ΔΩ = np.add.reduce(Δx, axes, keepdims=keepdims) if axes else Δx
+            Ω = np.add.reduce(x, axis, keepdims=keepdims)  # type: ignore[call-overload]  # keepdims a bool
+            ΔΩ = np.add.reduce(Δx, axes, keepdims=keepdims) if axes else Δx  # type: ignore[call-overload]
         if type(Ω) is not np.ndarray and type(ΔΩ) is np.ndarray:
             ΔΩ = ΔΩ[()]
         return Ω, ΔΩ
@@ -305,9 +305,9 @@ def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = primal(x, **kwargs)
         shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
-        axes = array_api.normalize_axes(name, kwargs.get("axis"), x.ndim)
+        axes = axes_of(name, kwargs.get("axis"), x.ndim)
         kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-        project = array_api.Projector(np, x)
+        project = Projector(np, x)
 
         def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
@@ -332,7 +332,7 @@ def _chooser_fast_frule(frule: Any, primal: Any, name: str, argfn: Any) -> Any:
                 or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
             return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = primal(x, **kwargs)
-        axes = array_api.normalize_axes(name, kwargs.get("axis"), x.ndim)
+        axes = axes_of(name, kwargs.get("axis"), x.ndim)
         ΔΩ = np.reshape(Δx[_arg_index(x, axes, argfn)], np.shape(Ω))
         return Ω, (ΔΩ if type(Ω) is np.ndarray else ΔΩ[()])
     return chooser_frule
@@ -370,7 +370,8 @@ def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any
     x1 = np.where(np.isnan(x), 1, x)
     if not isinstance(Δx, AbstractZero):
         Δx = np.where(np.isnan(x), 0, dense(Δx))
-    return prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
+    res: tuple[Any, Any] = prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
+    return res
 
 
 def nanprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
@@ -380,7 +381,7 @@ def nanprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     project = ProjectTo(x)
 
     def nanprod_pullback(ȳ: Any) -> tuple[Any, ...]:
-        cts = prod_pullback(ȳ)
+        cts: tuple[Any, ...] = prod_pullback(ȳ)
         if isinstance(cts[1], AbstractZero):
             return cts
         return (NO, project(np.where(nan, 0, unthunk(cts[1])))) + cts[2:]
@@ -472,7 +473,7 @@ def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, An
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    axes = normalize_axes(opts.get("axis"), np.ndim(x))
+    axes = axes_of("ptp", opts.get("axis"), np.ndim(x))
     Δx = array_or_tracked(dense(Δx))
     ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
@@ -484,7 +485,7 @@ def ptp_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     x = plain(x)
     project = ProjectTo(x)
     shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
+    axes = axes_of("ptp", opts.get("axis"), len(shape))
     kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
     rest = (NO,) * len(args)
 
