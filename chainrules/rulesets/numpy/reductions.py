@@ -189,12 +189,12 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
     projected onto it (a list's is a structural tangent) and Ω is f's own."""
     frule, rrule = factory(primal or f, name, names)
     if factory in (array_api.sum_rules, array_api.mean_rules):
-        rrule = _linear_fast(rrule, primal or f, name, factory is array_api.mean_rules)
-        frule = _linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules)
+        rrule = named_rule(_linear_fast(rrule, primal or f, name, factory is array_api.mean_rules), name)
+        frule = named_rule(_linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules), name)
     elif factory in (array_api.max_rules, array_api.min_rules):
         argfn = np.argmax if factory is array_api.max_rules else np.argmin
-        rrule = _chooser_fast(rrule, primal or f, name, argfn)
-        frule = _chooser_fast_frule(frule, primal or f, name, argfn)
+        rrule = named_rule(_chooser_fast(rrule, primal or f, name, argfn), name)
+        frule = named_rule(_chooser_fast_frule(frule, primal or f, name, argfn), name)
 
     def np_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Δx = tangents[1]
