@@ -245,10 +245,14 @@ def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
         axis = kwargs.get("axis")
         # np.sum of an ndarray is np.add.reduce (its Python layer costs more than a small sum)
         Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]
-        shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
-        axes = axes_of(name, axis, x.ndim)
-        kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
-        n = max(array_api._count(shape, axes), 1) if mean else 1
+        shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
+        if axis is None:                    # the common call: every axis
+            kept = Ωshape if keepdims else (1,) * x.ndim
+            n = max(x.size, 1)
+        else:
+            axes = axes_of(name, axis, x.ndim)
+            kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
+            n = max(array_api._count(shape, axes), 1)
 
         def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
@@ -304,9 +308,10 @@ def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
                 or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = primal(x, **kwargs)
-        shape, dtype, Ωshape = x.shape, x.dtype, np.shape(Ω)
-        axes = axes_of(name, kwargs.get("axis"), x.ndim)
-        kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+        shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
+        axis = kwargs.get("axis")
+        axes = tuple(range(x.ndim)) if axis is None else axes_of(name, axis, x.ndim)
+        kept_shape = () if axis is None else tuple(n for i, n in enumerate(shape) if i not in axes)
         project = Projector(np, x)
 
         def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
