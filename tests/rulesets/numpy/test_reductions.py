@@ -452,3 +452,29 @@ def test_max_min_fast_path_is_the_body_bit_for_bit():
                         failures.append((f.__name__, dtype, shape, kw, seed.dtype))
     assert not failures, failures
     assert fast == 48          # the fast path served every case (not vacuous)
+
+
+def test_var_std_fast_path_is_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    from chainrules.rulesets.numpy import reductions as nprules
+    failures, fast = [], 0
+    cases = [((7,), {}), ((3, 4), {"axis": 1}), ((3, 4), {"axis": 0, "keepdims": True, "ddof": 1}),
+             ((2, 3, 4), {"axis": (2, 0)}), ((), {})]
+    for f, factory in [(np.var, body.var_rules), (np.std, body.std_rules)]:
+        _, generic = factory(f, f.__name__, nprules._VAR_ARGS)
+        for dtype in (np.float64, np.float32):
+            for shape, kw in cases:
+                x = _array(shape, dtype)
+                if shape == (3, 4):
+                    x[0] = 1.0                                # a constant slice: std's zero cotangent
+                Ω, pb = cr.rrule(f, x, **kw)
+                Ωb, pbb = generic(x, **kw)
+                ȳ = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                fast += pb.__name__ == f"{f.__name__}_pullback"     # the fast path's (the body's: reduction_pullback)
+                if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb) and dx.dtype == dxb.dtype
+                        and dx.shape == dxb.shape and np.array_equal(dx, dxb, equal_nan=True)):
+                    failures.append((f.__name__, dtype, shape, kw))
+    assert not failures, failures
+    assert fast == 20          # the fast path served every case (not vacuous)
