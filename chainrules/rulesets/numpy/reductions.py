@@ -191,9 +191,8 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
     if factory in (array_api.sum_rules, array_api.mean_rules):
         rrule = named_rule(_linear_fast(rrule, primal or f, name, factory is array_api.mean_rules), name)
         frule = named_rule(_linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules), name)
-    elif factory in (array_api.var_rules, array_api.std_rules):
-        body = array_api._var_body if factory is array_api.var_rules else array_api._std_body
-        rrule = named_rule(_var_fast(rrule, primal or f, name, body), name)
+    elif factory in _BODIES:
+        rrule = named_rule(_body_fast(rrule, primal or f, name, _BODIES[factory]), name)
     elif factory in (array_api.max_rules, array_api.min_rules):
         argfn = np.argmax if factory is array_api.max_rules else np.argmin
         rrule = named_rule(_chooser_fast(rrule, primal or f, name, argfn), name)
@@ -346,20 +345,21 @@ def _chooser_fast_frule(frule: Any, primal: Any, name: str, argfn: Any) -> Any:
     return chooser_frule
 
 
-_VAR_FAST = frozenset(("axis", "keepdims", "ddof"))
+_BODY_FAST = frozenset(("axis", "keepdims", "ddof"))
 
 
-def _var_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
-    """var's and std's rrule with a NumPy fast path inside: for a real float
-    ndarray x called with `axis=`/`keepdims=`/`ddof=` only and a seed of x's
-    dtype, the body itself (`body`, array_api/reductions.py's) on NumPy, its
-    cotangent returned when it is already x's (what the body's projection
-    would return), without the generic layers (options, namespace, seed
-    and projection objects); every other call is the body's."""
+def _body_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
+    """prod's, var's and std's rrule with a NumPy fast path inside: for a
+    real float ndarray x called with `axis=`/`keepdims=` (and var's and
+    std's `ddof=`) only and a seed of x's dtype, the body itself (`body`,
+    array_api/reductions.py's) on NumPy, its cotangent returned when it is
+    already x's (what the body's projection would return), without the
+    generic layers (options, namespace, seed and projection objects); every
+    other call is the body's."""
 
-    def var_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def fast_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if (type(x) is not np.ndarray or args or x.dtype.kind != "f"
-                or (kwargs and not _VAR_FAST.issuperset(kwargs))):
+                or (kwargs and not _BODY_FAST.issuperset(kwargs))):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         keepdims, ddof = kwargs.get("keepdims", False), kwargs.get("ddof", 0)
         if keepdims is _NOVALUE or ddof is _NOVALUE:
@@ -370,7 +370,7 @@ def _var_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
         _, adjoint = body(np, x, Ω, axes, {"keepdims": keepdims, "correction": ddof})
         dtype, shape, Ωshape = x.dtype, x.shape, Ω.shape
 
-        def var_pullback(ȳ: Any) -> tuple[Any, ...]:
+        def fast_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
                 ȳ = np.asarray(ȳ)
@@ -379,8 +379,13 @@ def _var_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
                 if type(dx) is np.ndarray and dx.dtype == dtype and dx.shape == shape:
                     return NO, dx
             return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
-        return Ω, var_pullback
-    return var_rrule
+        return Ω, fast_pullback
+    return fast_rrule
+
+
+# the rule factories served by `_body_fast`, and their bodies
+_BODIES = {array_api.prod_rules: array_api._prod_body, array_api.var_rules: array_api._var_body,
+           array_api.std_rules: array_api._std_body}
 
 
 def _register_body(factory: Any, fs: Any, name: str, names: Any, primal: Any = None) -> Any:

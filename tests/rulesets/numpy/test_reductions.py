@@ -454,19 +454,22 @@ def test_max_min_fast_path_is_the_body_bit_for_bit():
     assert fast == 48          # the fast path served every case (not vacuous)
 
 
-def test_var_std_fast_path_is_the_body_bit_for_bit():
+def test_prod_var_std_fast_path_is_the_body_bit_for_bit():
     from chainrules.rulesets.array_api import reductions as body
     from chainrules.rulesets.numpy import reductions as nprules
     failures, fast = [], 0
     cases = [((7,), {}), ((3, 4), {"axis": 1}), ((3, 4), {"axis": 0, "keepdims": True, "ddof": 1}),
              ((2, 3, 4), {"axis": (2, 0)}), ((), {})]
-    for f, factory in [(np.var, body.var_rules), (np.std, body.std_rules)]:
-        _, generic = factory(f, f.__name__, nprules._VAR_ARGS)
+    for f, factory in [(np.var, body.var_rules), (np.std, body.std_rules), (np.prod, body.prod_rules)]:
+        _, generic = factory(f, f.__name__, nprules._VAR_ARGS if f is not np.prod else nprules._SUM_ARGS)
         for dtype in (np.float64, np.float32):
             for shape, kw in cases:
+                if f is np.prod:
+                    kw = {k: v for k, v in kw.items() if k != "ddof"}
                 x = _array(shape, dtype)
                 if shape == (3, 4):
                     x[0] = 1.0                                # a constant slice: std's zero cotangent
+                    x[1, :2] = 0.0 if f is np.prod else x[1, :2]     # two zeros in a slice: prod's exact rule
                 Ω, pb = cr.rrule(f, x, **kw)
                 Ωb, pbb = generic(x, **kw)
                 ȳ = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
@@ -477,4 +480,4 @@ def test_var_std_fast_path_is_the_body_bit_for_bit():
                         and dx.shape == dxb.shape and np.array_equal(dx, dxb, equal_nan=True)):
                     failures.append((f.__name__, dtype, shape, kw))
     assert not failures, failures
-    assert fast == 20          # the fast path served every case (not vacuous)
+    assert fast == 30          # the fast path served every case (not vacuous)
