@@ -36,7 +36,11 @@ __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", 
            "sequence_parts", "register_table", "registered", "mark_registered", "namespace"]
 
 # Other libraries' names for the standard's options (PyTorch's dim/keepdim).
-ALIASES = {"dim": "axis", "dims": "axis", "keepdim": "keepdims", "shifts": "shift", "a_min": "min", "a_max": "max"}
+ALIASES = {"dim": "axis", "dims": "axis", "keepdim": "keepdims", "shifts": "shift", "a_min": "min", "a_max": "max",
+           "ddof": "correction"}
+# NumPy's "argument not given" (np._NoValue, the default of keepdims=, initial=, where= of its
+# reductions): an option given as that is the default.
+_NOVALUE = getattr(np, "_NoValue", None)
 
 
 def is_zero(t: Any) -> bool:
@@ -70,9 +74,11 @@ def options(fname: str, names: Any, args: Any, kwargs: Any, known: Any, defaults
                         f"array, got {len(args)}")
     opts = dict(defaults)
     for name, v in zip(names, args):
-        opts[name] = v
+        if v is not _NOVALUE:
+            opts[ALIASES.get(name, name)] = v
     for k, v in kwargs.items():
-        opts[ALIASES.get(k, k)] = v
+        if v is not _NOVALUE:
+            opts[ALIASES.get(k, k)] = v
     for k, v in opts.items():
         if k not in known and v is not None:
             raise TypeError(f"{fname}: the rule cannot honour the argument {k}=; call the primal without it")
@@ -84,6 +90,8 @@ def normalize_axes(fname: str, axis: Any, ndim: int) -> Any:
     names in an array of `ndim` dimensions."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and 0 <= axis < ndim:      # the common call
+        return (axis,)
     if isinstance(axis, (tuple, list)):
         axes = [int(a) for a in axis]
     else:
@@ -101,11 +109,17 @@ def normalize_axes(fname: str, axis: Any, ndim: int) -> Any:
 # ----- dtypes, projection, seeds ----------------------------------------------------------------
 
 def is_complex(xp: Any, x: Any) -> Any:
-    return xp.isdtype(x.dtype, "complex floating")
+    dt = x.dtype
+    if isinstance(dt, np.dtype):        # NumPy's arrays and scalars, tracked ones: the kind
+        return dt.kind == "c"
+    return xp.isdtype(dt, "complex floating")
 
 
 def _is_inexact(xp: Any, x: Any) -> Any:
-    return xp.isdtype(x.dtype, ("real floating", "complex floating"))
+    dt = x.dtype
+    if isinstance(dt, np.dtype):
+        return dt.kind in "fc"
+    return xp.isdtype(dt, ("real floating", "complex floating"))
 
 
 def _is_number(v: Any) -> bool:

@@ -15,8 +15,7 @@ their compiled fast paths.
 
 The NumPy names and signatures read by the bodies: np.sort(a, axis, kind,
 order) (a stable sort: `kind` does not change the derivative), np.clip(a,
-a_min, a_max), np.take(a, indices, axis), np.max/np.amax/np.min/np.amin(a,
-axis, out, keepdims), np.matmul (and the @ operator), np.tensordot(a, b, axes); an option the
+a_min, a_max), np.take(a, indices, axis), np.matmul (and the @ operator), np.tensordot(a, b, axes); an option the
 body does not know is a TypeError naming it.
 """
 
@@ -33,7 +32,7 @@ import numpy as np
 from chainrules._core import register_frule, register_rrule
 from chainrules._xp import through_engines
 from chainrules.rulesets._arrays import named_rule
-from chainrules.rulesets.array_api import linalg, reductions, shapes
+from chainrules.rulesets.array_api import linalg, shapes
 
 __all__ = ["register_numpy_on_tracked", "NUMPY_FUNCTIONS"]
 
@@ -42,10 +41,6 @@ NUMPY_FUNCTIONS: dict[Any, Any] = {
     np.sort: (shapes.sort_rules, "sort", 1),
     np.clip: (shapes.clip_rules, "clip", 1),
     np.take: (shapes.take_rules, "take", 1),
-    np.max: (reductions.max_rules, "max", 1),
-    np.amax: (reductions.max_rules, "amax", 1),
-    np.min: (reductions.min_rules, "min", 1),
-    np.amin: (reductions.min_rules, "amin", 1),
     np.matmul: (linalg.matmul_rules, "matmul", 2),
     operator.matmul: (linalg.matmul_rules, "matmul", 2),
     np.tensordot: (linalg.tensordot_rules, "tensordot", 2),

@@ -3,7 +3,10 @@ namespace of their argument: sum, prod, mean, var, std, max, min,
 cumulative_sum (`axis` None / int / tuple / negative, `keepdims`, `dtype`,
 `correction`, `include_initial`).
 
-Conventions, as the NumPy rules (chainrules/rulesets/numpy_reductions.py):
+The only rules of these functions: registered on every library's, NumPy's
+included (numpy/reductions.py, with NumPy's options: initial=, dtype=, ddof).
+
+Conventions:
 - prod is exact with zeros, with no division by zero: one zero in a slice
   gives that element the product of the others, two or more give zeros.
 - max/min give the whole cotangent to ONE extreme element per slice, the
@@ -20,6 +23,10 @@ Conventions, as the NumPy rules (chainrules/rulesets/numpy_reductions.py):
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
+
+from chainrules._core import broadcast_view
 
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api._common import (
@@ -64,6 +71,8 @@ def _unreduce(xp: Any, ȳ: Any, shape: Any, axes: Any, keepdims: Any) -> Any:
     """The cotangent of a reduction over `axes` spread over the input's shape."""
     if not keepdims and axes:
         ȳ = xp.reshape(ȳ, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    if type(ȳ) is np.ndarray:
+        return broadcast_view(ȳ, tuple(shape))      # np.broadcast_to, compiled: a read-only view
     return xp.broadcast_to(ȳ, tuple(shape))
 
 
@@ -73,11 +82,14 @@ def _real_if(xp: Any, v: Any, real: Any) -> Any:
 
 
 
-def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any) -> Any:
+def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: Any, body: Any,
+               names: Any = None) -> Any:
     """The frule and rrule of a reduction `f`: `body(xp, x, Ω, axes, opts)`
     gives (pushforward(Δx), adjoint(ȳ)) where the adjoint returns the
-    cotangent of x before projection."""
-    names = positional_names(f, 1, names_fallback)
+    cotangent of x before projection.  `names`: the positional options
+    after the array, when f's signature does not say (NumPy's methods)."""
+    if names is None:
+        names = positional_names(f, 1, names_fallback)
 
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)          # first: the library checks the arguments
@@ -111,20 +123,37 @@ def _reduction(fname: str, f: Any, names_fallback: Any, known: Any, defaults: An
 
 
 _AXIS = ("axis", "keepdims")            # positional order of PyTorch's builtins (dim, keepdim)
-_SUM_KNOWN = ("axis", "dtype", "keepdims")
-_SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
+# The options each rule honours (a library's own, as NumPy's initial=, are checked by the
+# library's call first); any other given is a TypeError naming it (out=, where=).
+_SUM_KNOWN = ("axis", "dtype", "keepdims", "initial")
+_SUM_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False, "initial": None}
+_MEAN_KNOWN = ("axis", "dtype", "keepdims")
+_MEAN_DEFAULTS = {"axis": None, "dtype": None, "keepdims": False}
+
+
+def _in_dtype(xp: Any, v: Any, like: Any, opts: Any) -> Any:
+    """The tangent v in the dtype of `like` when `dtype=` asks for another
+    than v's (the primal reduced in that dtype)."""
+    return v if opts.get("dtype") is None else cast(xp, v, like)
+
+
+def _seed_as(xp: Any, ȳ: Any, x: Any) -> Any:
+    """The seed in x's dtype (the real part for a real x) before it is
+    spread over x's shape: the projection then copies nothing."""
+    return ȳ if ȳ.dtype == x.dtype else cast(xp, ȳ, x)
 
 
 # ----- sum, mean: linear ---------------------------------------------------------------------------
+# sum's initial= adds a constant: no change to the derivative.
 
 def _sum_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
 
     def forward(Δx: Any) -> Any:
-        return _reduce(xp.sum, Δx, axes, keepdims)
+        return _reduce(xp.sum, _in_dtype(xp, Δx, Ω, opts), axes, keepdims)
 
     def adjoint(ȳ: Any) -> Any:
-        return _unreduce(xp, ȳ, x.shape, axes, keepdims)
+        return _unreduce(xp, _seed_as(xp, ȳ, x), x.shape, axes, keepdims)
     return forward, adjoint
 
 
@@ -133,19 +162,19 @@ def _mean_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     n = max(_count(x.shape, axes), 1)
 
     def forward(Δx: Any) -> Any:
-        return _reduce(xp.mean, Δx, axes, keepdims)
+        return _reduce(xp.mean, _in_dtype(xp, Δx, Ω, opts), axes, keepdims)
 
     def adjoint(ȳ: Any) -> Any:
-        return _unreduce(xp, ȳ / n, x.shape, axes, keepdims)
+        return _unreduce(xp, _seed_as(xp, ȳ / n, x), x.shape, axes, keepdims)
     return forward, adjoint
 
 
-def sum_rules(f: Any, name: str = "sum") -> Any:
-    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body)
+def sum_rules(f: Any, name: str = "sum", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _sum_body, names)
 
 
-def mean_rules(f: Any, name: str = "mean") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False}, _mean_body)
+def mean_rules(f: Any, name: str = "mean", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _MEAN_KNOWN, _MEAN_DEFAULTS, _mean_body, names)
 
 
 # ----- prod: exact with zeros ------------------------------------------------------------------------
@@ -159,7 +188,18 @@ def mean_rules(f: Any, name: str = "mean") -> Any:
 # exact to every order in slices of at most two zeros, to order 2 beyond.  No
 # branch on the values: the same `where`s for every slice.
 
-def _prod_partials(xp: Any, x: Any, axes: Any) -> Any:
+def _prod_partials(xp: Any, x: Any, axes: Any, Ω: Any = None) -> Any:
+    """∂Ω/∂x; `Ω`, when given, is the product over `axes` (of x's dtype)."""
+    if type(x) is np.ndarray and x.dtype.kind == "f" and axes and not (x == 0).any():
+        # NumPy's fast path: without a zero, Z = 1 and x1 = x, and Z·P/x1 is P/x, P the
+        # product Ω when known (tests/rulesets/numpy/test_reductions.py checks it against the body)
+        p = np.prod(x, axis=axes, keepdims=True) if Ω is None else np.reshape(Ω, [
+            1 if i in axes else n for i, n in enumerate(x.shape)])
+        return p / x
+    return _prod_partials_body(xp, x, axes)
+
+
+def _prod_partials_body(xp: Any, x: Any, axes: Any) -> Any:
     zero = x == 0
     one, nil = xp.ones_like(x), xp.zeros_like(x)
     x1 = xp.where(zero, one, x)
@@ -173,18 +213,25 @@ def _prod_partials(xp: Any, x: Any, axes: Any) -> Any:
 
 def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
+    initial = opts.get("initial")          # NumPy's: a constant factor of the product
+
+    product = Ω if initial is None and getattr(Ω, "dtype", None) == x.dtype else None
+
+    def partials() -> Any:
+        d = _prod_partials(xp, x, axes, product)
+        return d if initial is None else d * initial
 
     def forward(Δx: Any) -> Any:
-        return _reduce(xp.sum, _prod_partials(xp, x, axes) * Δx, axes, keepdims)
+        return _reduce(xp.sum, _in_dtype(xp, partials() * Δx, Ω, opts), axes, keepdims)
 
     def adjoint(ȳ: Any) -> Any:
-        d = _prod_partials(xp, x, axes)
+        d = partials()
         return xp.multiply(_unreduce(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 
-def prod_rules(f: Any, name: str = "prod") -> Any:
-    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body)
+def prod_rules(f: Any, name: str = "prod", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _SUM_KNOWN, _SUM_DEFAULTS, _prod_body, names)
 
 
 # ----- var, std ----------------------------------------------------------------------------------------
@@ -230,16 +277,17 @@ def _std_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
-_VAR_KNOWN = ("axis", "correction", "keepdims")
-_VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False}
+# NumPy's dtype= computes in that dtype: the derivative is computed in x's, cast to Ω's
+_VAR_KNOWN = ("axis", "correction", "keepdims", "dtype")
+_VAR_DEFAULTS = {"axis": None, "correction": 0.0, "keepdims": False, "dtype": None}
 
 
-def var_rules(f: Any, name: str = "var") -> Any:
-    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body)
+def var_rules(f: Any, name: str = "var", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _var_body, names)
 
 
-def std_rules(f: Any, name: str = "std") -> Any:
-    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body)
+def std_rules(f: Any, name: str = "std", names: Any = None) -> Any:
+    return _reduction(name, f, _AXIS, _VAR_KNOWN, _VAR_DEFAULTS, _std_body, names)
 
 
 # ----- max, min: the cotangent goes to the first extreme element ------------------------------------
@@ -273,19 +321,34 @@ def _first_extreme(xp: Any, x: Any, axes: Any, arg: Any) -> Any:
     return xt, mask, order
 
 
-def _chooser_body(argname: Any) -> Any:
+def _chooser_body(arg_of: Any) -> Any:
+    """The body of max/min: `arg_of(xp)` is the function choosing the index
+    in each slice (xp.argmax, ...).  NumPy's initial= is a constant in the
+    comparison: where it wins (the chosen element is not the result) the
+    derivative is zero; ties go to x.  A slice of nothing (only with
+    initial=) has derivative zero."""
     def body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
         keepdims = opts["keepdims"]
-        arg = getattr(xp, argname)
+        initial = opts.get("initial")
+        arg = arg_of(xp)
+        if _count(x.shape, axes) == 0:
+            return (lambda Δx: zeros(xp, Ω.shape, Ω)), (lambda ȳ: xp.zeros_like(x))
+
+        def extreme() -> Any:
+            xt, mask, order = _first_extreme(xp, x, axes, arg)
+            if initial is not None:
+                chosen = xp.sum(xp.where(mask, xt, xp.zeros_like(xt)), axis=-1, keepdims=True)
+                mask = xp.logical_and(mask, chosen == xp.reshape(Ω, tuple(chosen.shape)))
+            return xt, mask, order
 
         def forward(Δx: Any) -> Any:
-            _, mask, _ = _first_extreme(xp, x, axes, arg)
+            _, mask, _ = extreme()
             Δt, _ = _to_last(xp, xp.broadcast_to(Δx, tuple(x.shape)), axes)
             ΔΩ = xp.sum(xp.where(mask, Δt, xp.zeros_like(Δt)), axis=-1)
             return xp.reshape(ΔΩ, tuple(Ω.shape))
 
         def adjoint(ȳ: Any) -> Any:
-            xt, mask, order = _first_extreme(xp, x, axes, arg)
+            xt, mask, order = extreme()
             g = xp.expand_dims(xp.reshape(cast(xp, ȳ, x), tuple(xt.shape[:-1])), axis=-1)
             x̄t = xp.where(mask, g, xp.zeros_like(xt))
             return _from_last(xp, x̄t, x.shape, order)
@@ -293,14 +356,22 @@ def _chooser_body(argname: Any) -> Any:
     return body
 
 
-def max_rules(f: Any, name: str = "max") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
-                      _chooser_body("argmax"))
+_MAX_KNOWN = ("axis", "keepdims", "initial")
+_MAX_DEFAULTS = {"axis": None, "keepdims": False, "initial": None}
 
 
-def min_rules(f: Any, name: str = "min") -> Any:
-    return _reduction(name, f, _AXIS, ("axis", "keepdims"), {"axis": None, "keepdims": False},
-                      _chooser_body("argmin"))
+def chooser_rules(f: Any, name: str, arg_of: Any, names: Any = None) -> Any:
+    """The rules of a reduction choosing one element per slice (max, min,
+    NumPy's nanmax...): `arg_of(xp)` picks its index."""
+    return _reduction(name, f, _AXIS, _MAX_KNOWN, _MAX_DEFAULTS, _chooser_body(arg_of), names)
+
+
+def max_rules(f: Any, name: str = "max", names: Any = None) -> Any:
+    return chooser_rules(f, name, lambda xp: xp.argmax, names)
+
+
+def min_rules(f: Any, name: str = "min", names: Any = None) -> Any:
+    return chooser_rules(f, name, lambda xp: xp.argmin, names)
 
 
 # ----- cumulative_sum ---------------------------------------------------------------------------------

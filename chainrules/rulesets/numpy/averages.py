@@ -1,7 +1,9 @@
-"""Rules for NumPy's averages and variances: var, std (and their ndarray
-methods), nanvar, nanstd and average, with the conventions of
-`reductions.py` (std at a constant slice has cotangent 0 there; `mean=` of
-var/std and `returned=True` of average raise a TypeError).
+"""Rules for NumPy's averages and variances that NumPy alone has: nanvar,
+nanstd and average, with the conventions of the array-API bodies (std at a
+constant slice has cotangent 0 there; `mean=` of nanvar/nanstd raises a
+TypeError).  var and std (and their ndarray methods) are the array-API
+bodies (array_api/reductions.py), registered on NumPy's functions by
+`reductions.py`.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -28,7 +30,6 @@ from chainrules.rulesets._arrays import (
     output_parts as _output_parts,
     dense,
     like as _like,
-    methods as _methods,
     named_rule,
     normalize_axes,
     register as _register,
@@ -50,9 +51,9 @@ from chainrules.rulesets.numpy.reductions import (
 )
 
 
-# ----- var, std ---------------------------------------------------------------------------
-# var = Σ|x - μ|²/(N - ddof): the pullback is 2(x - μ)·Re(ȳ)/(N - ddof) (the
-# terms through μ cancel, Σ(x - μ) = 0); std = √var divides by 2Ω.
+# ----- the options of nanvar, nanstd -------------------------------------------------------
+# var and std themselves are the array-API bodies (array_api/reductions.py),
+# registered on NumPy's functions by reductions.py.
 
 def _var_options(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     """The options var, std, nanvar and nanstd share: (opts, shape, dtype, axes, ddof)."""
@@ -65,81 +66,8 @@ def _var_options(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     return opts, shape, dtype, axes, ddof
 
 
-def _var_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
-    opts, shape, dtype, axes, ddof = _var_options(fname, x, args, kwargs)
-    return shape, dtype, axes, _keepdims(opts), _count(shape, axes) - ddof
-
-
-def _var_jvp(x: Any, Δx: Any, axes: Any, keepdims: Any, dof: Any) -> Any:
-    d = x - np.mean(x, axis=axes, keepdims=True)
-    return 2 * np.sum(np.real(np.conj(d) * Δx), axis=axes, keepdims=keepdims) / dof
-
-
-def var_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    Ω = np.var(x, *args, **kwargs)       # first: NumPy checks the axes
-    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, _like(Ω, _var_jvp(x, dense(Δx), axes, keepdims, dof))
-
-
-def var_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    Ω = np.var(x, *args, **kwargs)
-    shape, dtype, axes, keepdims, dof = _var_setup("var", x, args, kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    rest = (NO,) * len(args)
-
-    def var_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'var')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = np.real(unthunk(ȳ))
-        d = x - np.mean(x, axis=axes, keepdims=True)
-        # np.divide: N - ddof = 0 gives inf/nan with NumPy's warning, as the primal does
-        return (NO, project(d * unreduce(np.divide(2 * ȳ, dof), shape, axes, keepdims))) + rest
-    return Ω, var_pullback
-
-
-_register([np.var] + _methods("var"), var_frule, var_rrule)
-
-
 def _safe(Ω: Any) -> Any:
     return np.where(Ω == 0, 1, Ω)
-
-
-def std_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    Ω = np.std(x, *args, **kwargs)       # first: NumPy checks the axes
-    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    ΔΩ = np.where(Ω == 0, 0, _var_jvp(x, dense(Δx), axes, keepdims, dof) / (2 * _safe(Ω)))
-    return Ω, _like(Ω, ΔΩ)
-
-
-def std_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    Ω = np.std(x, *args, **kwargs)
-    shape, dtype, axes, keepdims, dof = _var_setup("std", x, args, kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    rest = (NO,) * len(args)
-
-    def std_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'std')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = np.real(unthunk(ȳ))
-        d = x - np.mean(x, axis=axes, keepdims=True)
-        scale = np.where(Ω == 0, 0, ȳ / (dof * _safe(Ω)))
-        return (NO, project(d * unreduce(scale, shape, axes, keepdims))) + rest
-    return Ω, std_pullback
-
-
-_register([np.std] + _methods("std"), std_frule, std_rrule)
 
 
 # ----- average -----------------------------------------------------------------------------------

@@ -41,7 +41,10 @@ from chainrules.rulesets.numpy.reductions import (
     sum_rrule,
     prod_frule,
     prod_rrule,
-    _chooser,
+    max_frule,
+    max_rrule,
+    min_frule,
+    min_rrule,
     _value,
 )
 
@@ -286,7 +289,7 @@ def _ufunc_method(method: Any, fname: str, rules: tuple[FruleFunction, RruleFunc
 
 
 _REDUCE_ARGS = ("axis", "dtype", "out", "keepdims", "initial", "where")
-_max_rules, _min_rules = _chooser("max", np.max, np.argmax), _chooser("min", np.min, np.argmin)
+_max_rules, _min_rules = (max_frule, max_rrule), (min_frule, min_rrule)
 _prod_rules = (prod_frule, prod_rrule)
 for _m, _name, _rules, _names in [
         (np.add.reduce, "add.reduce", (sum_frule, sum_rrule), _REDUCE_ARGS),

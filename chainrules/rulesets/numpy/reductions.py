@@ -1,28 +1,20 @@
-"""Rules for NumPy's reductions: sum, prod, mean, max/min (and amax/amin,
-nanmax/nanmin), ptp, nansum, nanmean, nanprod, with `axis` (None, int,
-tuple, negative) and `keepdims`, and the `np.ndarray` methods that are the
-same functions.  Averages and variances (average, var, std, nanvar, nanstd)
-are in `averages.py`, the scans (cumsum, cumprod, diff) and the ufunc methods
+"""NumPy's reductions: np.sum, np.mean, np.prod, np.var, np.std,
+np.max/np.amax, np.min/np.amin and the `np.ndarray` methods of those names
+are served by the ONE rule body of each (array_api/reductions.py, written
+with `xp`), registered here on NumPy's functions, with NumPy's options
+(`axis` tuples, `keepdims`, `dtype`, `initial=`, `ddof`; `out=`, `where=`,
+`mean=` a TypeError naming them), array-likes and ndarray subclasses read as
+plain arrays, tracked values (a rule differentiated) as they are.  Inside
+that registration, NumPy fast paths for float ndarrays compute what the
+body computes (checked bit for bit by tests/rulesets/numpy/test_reductions.py):
+sum/mean's cotangent a read-only broadcast view, max/min's an
+`InplaceableThunk` that adds into an existing array.
+
+What NumPy alone has stays here, reusing the bodies where it can: nansum,
+nanmean, nanprod (prod's body with NaNs as ones), nanmax/nanmin (max/min's
+body choosing with a NaN-skipping argmax), ptp.  Averages (average, nanvar,
+nanstd) are in `averages.py`, the scans and the ufunc methods
 (`np.add.reduce` & co.) in `cumulative.py`.
-
-Conventions (ChainRules'):
-- The cotangent of a sum-like reduction is ȳ spread back over the input: a
-  read-only broadcast view (`unreduce`), so nothing of the input's size is
-  written; accumulate it with `add_inplace` or `+`.
-- prod and cumprod are exact with one or several zeros (no division by
-  zero: exclusive products where a slice holds a zero).
-- max/min give the whole cotangent to ONE maximal element per slice, the
-  one NumPy's argmax/argmin picks (the first), as an `InplaceableThunk`
-  that adds into an existing array without building the zeros.
-- std at a constant slice (Ω = 0) has cotangent 0 there.
-- `out=`, `where=` and the options that change the derivative in ways not
-  implemented (`initial=` of prod/max/min, `mean=` of var/std,
-  `returned=True` of average) raise a TypeError naming the argument.
-- The `axis`, `dtype`, `ddof`, `n` arguments get `NoTangent()`.
-
-Methods: the rules are registered on `np.ndarray.sum` & co. as well, so an
-AD that sees `x.sum(axis=0)` as `np.ndarray.sum(x, axis=0)` finds them: those
-methods take the same arguments as the functions after the array.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -44,6 +36,8 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
+from chainrules.rulesets.array_api import reductions as array_api
+from chainrules.rulesets.array_api._common import Projector, normalize_axes as axes_of
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -51,13 +45,14 @@ from chainrules.rulesets._arrays import (
     like as _like,
     methods as _methods,
     named_rule,
-    normalize_axes,
     register as _register,
     unreduce,
     seed,
     plain,
     scatter_tracked,
     array_or_tracked,
+    broadcast_view,
+    tracked_call,
 )
 
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
@@ -131,7 +126,7 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
         x = plain(x)
         project = ProjectTo(x)
         shape, dtype = _shape_dtype(x)
-        axes = normalize_axes(opts.get("axis"), len(shape))
+        axes = axes_of(name, opts.get("axis"), len(shape))
         keepdims = _keepdims(opts)
         rest = (NO,) * len(args)
 
@@ -145,30 +140,12 @@ def _linear_reduction(f: Any, name: str, names: Any, forward: Any, adjoint: Any,
     return named_rule(reduction_frule, name), named_rule(reduction_rrule, name)
 
 
-def _sum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
-    if axis is None and dtype is None and not keepdims:
-        return _sum(Δx)
-    return _sum(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _sum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
-    return unreduce(ȳ, shape, axes, keepdims, dtype)
-
-
 def _nansum_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
     return np.sum(np.where(np.isnan(x), 0, Δx), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _nansum_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
     return np.where(np.isnan(x), 0, unreduce(ȳ, shape, axes, keepdims, dtype))
-
-
-def _mean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
-    return np.mean(Δx, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def _mean_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any) -> Any:
-    return unreduce(ȳ / max(_count(shape, axes), 1), shape, axes, keepdims, dtype)
 
 
 def _nanmean_forward(Δx: Any, x: Any, axis: Any, dtype: Any, keepdims: Any) -> Any:
@@ -192,102 +169,248 @@ def _sum(x: Any, *args: Any, **kwargs: Any) -> Any:
     return np.sum(x, *args, **kwargs)
 
 
-sum_frule, sum_rrule = _linear_reduction(np.sum, "sum", _SUM_ARGS, _sum_forward, _sum_adjoint, _sum)
-_register([np.sum] + _methods("sum"), sum_frule, sum_rrule)
+# ----- the array-API bodies, registered on NumPy's functions and methods -------------------
+
+def _method_primal(m: Any) -> Any:
+    """The ndarray method `m` as a primal: on a value tracked by
+    chainrules.ad (a rule differentiated), the tracked value's method."""
+    def primal(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(x, Tracked):
+            return tracked_call(m, x, args, kwargs)
+        return m(x, *args, **kwargs)
+    return primal
+
+
+def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None) -> Any:
+    """The array-API body's frule and rrule (`factory`, array_api/reductions.py)
+    for NumPy's `f`: ndarrays, NumPy scalars and tracked values go to the body
+    as they are; an array-like (a list, a Python number) or an ndarray
+    subclass (a masked array) is read as a plain array, its cotangent
+    projected onto it (a list's is a structural tangent) and Ω is f's own."""
+    frule, rrule = factory(primal or f, name, names)
+    if factory in (array_api.sum_rules, array_api.mean_rules):
+        rrule = named_rule(_linear_fast(rrule, primal or f, name, factory is array_api.mean_rules), name)
+        frule = named_rule(_linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules), name)
+    elif factory in _BODIES:
+        rrule = named_rule(_body_fast(rrule, primal or f, name, _BODIES[factory]), name)
+    elif factory in (array_api.max_rules, array_api.min_rules):
+        argfn = np.argmax if factory is array_api.max_rules else np.argmin
+        rrule = named_rule(_chooser_fast(rrule, primal or f, name, argfn), name)
+        frule = named_rule(_chooser_fast_frule(frule, primal or f, name, argfn), name)
+
+    def np_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if type(Δx) is not np.ndarray:
+            Δx = dense(Δx)
+            if isinstance(Δx, (int, float, complex)):       # a Python number's tangent
+                Δx = np.asarray(Δx)
+            tangents = (tangents[0], Δx) + tuple(tangents[2:])
+        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = f(x, *args, **kwargs)
+        _, ΔΩ = frule(tangents, np.asarray(x), *args, **kwargs)
+        return Ω, _like(Ω, ΔΩ)
+
+    def np_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = f(x, *args, **kwargs)
+        _, pullback = rrule(np.asarray(x), *args, **kwargs)
+        project = ProjectTo(x)
+
+        def np_pullback(ȳ: Any) -> tuple[Any, ...]:
+            cts = pullback(ȳ)
+            return (cts[0], project(unthunk(cts[1]))) + tuple(cts[2:])
+        return Ω, np_pullback
+
+    return named_rule(np_frule, name), named_rule(np_rrule, name)
+
+
+_AXIS_ONLY = frozenset(("axis", "keepdims"))
+
+
+def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
+    """sum's and mean's rrule with a NumPy fast path inside: for a float
+    ndarray x called with `axis=`/`keepdims=` only and a seed of x's dtype,
+    the cotangent the body computes (ȳ, over n for mean, reshaped and
+    broadcast to x's shape: a read-only view) without the body's generic
+    layers (tests/rulesets/numpy/test_reductions.py checks them bit for bit);
+    every other call is the body's."""
+
+    def linear_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if (type(x) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = kwargs.get("keepdims", False)
+        if keepdims is _NOVALUE:
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        axis = kwargs.get("axis")
+        # np.sum of an ndarray is np.add.reduce (its Python layer costs more than a small sum)
+        Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]
+        shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
+        if axis is None:                    # the common call: every axis
+            kept = Ωshape if keepdims else (1,) * x.ndim
+            n = max(x.size, 1)
+        else:
+            axes = axes_of(name, axis, x.ndim)
+            kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
+            n = max(array_api._count(shape, axes), 1)
+
+        def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            if type(ȳ) is np.ndarray and ȳ.dtype == dtype and ȳ.shape == Ωshape:
+                return NO, broadcast_view((ȳ / n if mean else ȳ).reshape(kept), shape)
+            return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, linear_pullback
+    return linear_rrule
+
+
+def _linear_fast_frule(frule: Any, primal: Any, name: str, mean: bool) -> Any:
+    """sum's and mean's frule with the NumPy fast path of `_linear_fast`: for
+    a float ndarray x with a tangent of its dtype and shape, called with
+    `axis=`/`keepdims=` only, the body's pushforward (the reduction of Δx
+    over the same axes) without its generic layers."""
+
+    def linear_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if (type(x) is not np.ndarray or type(Δx) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or Δx.dtype != x.dtype or Δx.shape != x.shape
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = kwargs.get("keepdims", False)
+        if keepdims is _NOVALUE:
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims = bool(keepdims)
+        axis = kwargs.get("axis")
+        axes = axes_of(name, axis, x.ndim)
+        if mean:
+            Ω = primal(x, **kwargs)
+            ΔΩ = np.mean(Δx, axis=axes, keepdims=keepdims) if axes else Δx
+        else:
+            Ω = np.add.reduce(x, axis, keepdims=keepdims)  # type: ignore[call-overload]  # keepdims a bool
+            ΔΩ = np.add.reduce(Δx, axes, keepdims=keepdims) if axes else Δx  # type: ignore[call-overload]
+        if type(Ω) is not np.ndarray and type(ΔΩ) is np.ndarray:
+            ΔΩ = ΔΩ[()]
+        return Ω, ΔΩ
+    return linear_frule
+
+
+def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
+    """max's and min's rrule with a NumPy fast path inside: for a float
+    ndarray x called with `axis=`/`keepdims=` only, the body's cotangent (ȳ
+    at the first extreme element of each slice, zeros elsewhere) as an
+    InplaceableThunk that adds into an existing array without building the
+    zeros (tests/rulesets/numpy/test_reductions.py checks it against the body
+    bit for bit); every other call is the body's."""
+
+    def chooser_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if (type(x) is not np.ndarray or args or x.dtype.kind not in "fc" or x.size == 0
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = primal(x, **kwargs)
+        shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
+        axis = kwargs.get("axis")
+        axes = tuple(range(x.ndim)) if axis is None else axes_of(name, axis, x.ndim)
+        kept_shape = () if axis is None else tuple(n for i, n in enumerate(shape) if i not in axes)
+        project = Projector(np, x)
+
+        def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            if type(ȳ) is np.ndarray and ȳ.dtype.kind in "fc" and ȳ.shape == Ωshape:
+                return NO, _scatter_thunk(project, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
+            return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, chooser_pullback
+    return chooser_rrule
+
+
+def _chooser_fast_frule(frule: Any, primal: Any, name: str, argfn: Any) -> Any:
+    """max's and min's frule with the NumPy fast path of `_chooser_fast`: the
+    tangent at the first extreme element of each slice, gathered (the body
+    sums it with zeros: the same numbers, but for the sign of a zero)."""
+
+    def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        Δx = tangents[1]
+        if (type(x) is not np.ndarray or type(Δx) is not np.ndarray or args or x.dtype.kind not in "fc"
+                or x.size == 0 or Δx.dtype != x.dtype or Δx.shape != x.shape
+                or (kwargs and not _AXIS_ONLY.issuperset(kwargs)) or kwargs.get("keepdims") is _NOVALUE):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = primal(x, **kwargs)
+        axes = axes_of(name, kwargs.get("axis"), x.ndim)
+        ΔΩ = np.reshape(Δx[_arg_index(x, axes, argfn)], np.shape(Ω))
+        return Ω, (ΔΩ if type(Ω) is np.ndarray else ΔΩ[()])
+    return chooser_frule
+
+
+_BODY_FAST = frozenset(("axis", "keepdims", "ddof"))
+
+
+def _body_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
+    """prod's, var's and std's rrule with a NumPy fast path inside: for a
+    real float ndarray x called with `axis=`/`keepdims=` (and var's and
+    std's `ddof=`) only and a seed of x's dtype, the body itself (`body`,
+    array_api/reductions.py's) on NumPy, its cotangent returned when it is
+    already x's (what the body's projection would return), without the
+    generic layers (options, namespace, seed and projection objects); every
+    other call is the body's."""
+
+    def fast_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        if (type(x) is not np.ndarray or args or x.dtype.kind != "f"
+                or (kwargs and not _BODY_FAST.issuperset(kwargs))):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        keepdims, ddof = kwargs.get("keepdims", False), kwargs.get("ddof", 0)
+        if keepdims is _NOVALUE or ddof is _NOVALUE:
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        Ω = primal(x, **kwargs)
+        axis = kwargs.get("axis")
+        axes = tuple(range(x.ndim)) if axis is None else axes_of(name, axis, x.ndim)
+        _, adjoint = body(np, x, Ω, axes, {"keepdims": keepdims, "correction": ddof})
+        dtype, shape, Ωshape = x.dtype, x.shape, Ω.shape
+
+        def fast_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            if type(ȳ) is np.ndarray and ȳ.dtype == dtype and ȳ.shape == Ωshape:
+                dx = adjoint(ȳ)
+                if type(dx) is np.ndarray and dx.dtype == dtype and dx.shape == shape:
+                    return NO, dx
+            return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, fast_pullback
+    return fast_rrule
+
+
+# the rule factories served by `_body_fast`, and their bodies
+_BODIES = {array_api.prod_rules: array_api._prod_body, array_api.var_rules: array_api._var_body,
+           array_api.std_rules: array_api._std_body}
+
+
+def _register_body(factory: Any, fs: Any, name: str, names: Any, primal: Any = None) -> Any:
+    """Register the body's rules on NumPy's functions `fs` and the ndarray
+    method `name`; returns the rules of the first function."""
+    first = None
+    for f in fs:
+        rules = _numpy_rules(factory, f, name, names, primal if f is fs[0] else None)
+        first = first or rules
+        _register([f], *rules)
+    for m in _methods(name):
+        _register([m], *_numpy_rules(factory, m, name, names, _method_primal(m)))
+    return first
+
+
+sum_frule, sum_rrule = _register_body(array_api.sum_rules, [np.sum], "sum", _SUM_ARGS, _sum)
+_register_body(array_api.mean_rules, [np.mean], "mean", _MEAN_ARGS)
 _register([np.nansum], *_linear_reduction(np.nansum, "nansum", _SUM_ARGS, _nansum_forward, _nansum_adjoint))
-_register([np.mean] + _methods("mean"), *_linear_reduction(np.mean, "mean", _MEAN_ARGS, _mean_forward, _mean_adjoint))
 _register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _nanmean_forward,
                                            _nanmean_adjoint))
 
 
-# ----- prod, nanprod: exact with zeros ---------------------------------------------------
+# ----- prod (the array-API body: exact with zeros), nanprod ------------------------------
 
-def _to_last(x: Any, axes: Any) -> Any:
-    """x with `axes` moved to the end and flattened into one: (kept..., K)."""
-    nd = np.ndim(x)
-    keep = [a for a in range(nd) if a not in axes]
-    xt = np.transpose(x, keep + list(axes))
-    kept_shape = xt.shape[:len(keep)]
-    return xt.reshape(kept_shape + (-1,)), keep
-
-
-def _from_last(v: Any, shape: Any, axes: Any, keep: Any) -> Any:
-    """Undo `_to_last` for an array of the input's size."""
-    order = keep + list(axes)
-    v = v.reshape(tuple(shape[a] for a in order))
-    return np.transpose(v, np.argsort(order))
-
-
-def _exclusive_prod(x: Any, axes: Any) -> Any:
-    """∏_{j ≠ i} x_j over the slices along `axes`, for every element i, with
-    no division: the product of the cumulative products from both sides."""
-    shape = np.shape(x)
-    xt, keep = _to_last(x, axes)
-    ones = np.ones(xt.shape[:-1] + (1,), dtype=xt.dtype)
-    left = np.cumprod(np.concatenate([ones, xt[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, xt[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return _from_last(left * right, shape, axes, keep)
-
-
-def _prod_partials(x: Any, Ω: Any, axes: Any, keepdims: Any, initial: Any = None) -> Any:
-    """∂Ω/∂x as an array of x's shape: Ω/x without zeros, else exclusive
-    products (times `initial`, a constant factor, when given)."""
-    if isinstance(x, Tracked):          # the rule differentiated: x's values decide the branch
-        if np.all(_value(x) != 0):
-            return unreduce(Ω, x.shape, axes, keepdims) / x
-    else:
-        x = np.asarray(x)
-        if np.all(x != 0):
-            shape, _ = _shape_dtype(x)
-            return unreduce(Ω, shape, axes, keepdims) / x
-    # a zero in x: the exclusive products, no division (differentiable, so
-    # that they stay right at order 2, where Ω/x has no derivative at the zero)
-    d = _exclusive_prod(x, axes)
-    return d if initial is None else d * initial
-
-
-def _initial(opts: Any) -> Any:
-    c = opts.get("initial")
-    return None if c is _NOVALUE else c
-
-
-def prod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    opts = _options("prod", args, kwargs, _SUM_ARGS)
-    Ω = np.prod(x, *args, **kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    axes = normalize_axes(opts.get("axis"), np.ndim(x))
-    keepdims = _keepdims(opts)
-    d = _prod_partials(x, Ω, axes, keepdims, _initial(opts))
-    return Ω, _like(Ω, np.sum(d * dense(Δx), axis=axes, keepdims=keepdims))
-
-
-def prod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    opts = _options("prod", args, kwargs, _SUM_ARGS)
-    Ω = np.prod(x, *args, **kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
-    keepdims = _keepdims(opts)
-    initial = _initial(opts)
-    rest = (NO,) * len(args)
-
-    def prod_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'prod')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        ȳ = unthunk(ȳ)
-
-        def prod_dx() -> Any:
-            return project(unreduce(ȳ, shape, axes, keepdims) * np.conj(_prod_partials(x, Ω, axes, keepdims, initial)))
-        return (NO, Thunk(prod_dx)) + rest
-    return Ω, prod_pullback
-
-
-_register([np.prod] + _methods("prod"), prod_frule, prod_rrule)
+prod_frule, prod_rrule = _register_body(array_api.prod_rules, [np.prod], "prod", _SUM_ARGS)
 
 
 def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -297,7 +420,8 @@ def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any
     x1 = np.where(np.isnan(x), 1, x)
     if not isinstance(Δx, AbstractZero):
         Δx = np.where(np.isnan(x), 0, dense(Δx))
-    return prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
+    res: tuple[Any, Any] = prod_frule((NO, Δx) + tuple(tangents[2:]), x1, *args, **kwargs)
+    return res
 
 
 def nanprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
@@ -307,7 +431,7 @@ def nanprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     project = ProjectTo(x)
 
     def nanprod_pullback(ȳ: Any) -> tuple[Any, ...]:
-        cts = prod_pullback(ȳ)
+        cts: tuple[Any, ...] = prod_pullback(ȳ)
         if isinstance(cts[1], AbstractZero):
             return cts
         return (NO, project(np.where(nan, 0, unthunk(cts[1])))) + cts[2:]
@@ -336,7 +460,8 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     nd = x.ndim
     if nd == 0:
         return ()
-    xt, keep = _to_last(x, axes)
+    xt, order = array_api._to_last(np, x, axes)
+    keep = order[:nd - len(axes)]
     k = argfn(xt, axis=-1)
     red = np.unravel_index(k, tuple(x.shape[a] for a in axes))
     grid = np.indices(xt.shape[:-1], sparse=True)
@@ -373,55 +498,22 @@ def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
-def _wins(x: Any, idx: Any, Ω: Any, kept_shape: Any) -> Any:
-    """With initial=: where the chosen element of x is the result (ties go to
-    x); elsewhere the constant `initial` won and the derivative is zero."""
-    return np.reshape(_value(x)[idx], kept_shape) == np.reshape(_value(Ω), kept_shape)
+_register_body(array_api.var_rules, [np.var], "var", _VAR_ARGS)
+_register_body(array_api.std_rules, [np.std], "std", _VAR_ARGS)
+max_frule, max_rrule = _register_body(array_api.max_rules, [np.max, np.amax], "max", _MAX_ARGS)
+min_frule, min_rrule = _register_body(array_api.min_rules, [np.min, np.amin], "min", _MAX_ARGS)
 
 
-def _chooser(fname: str, f: Any, argfn: Any) -> Any:
-    def chooser_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        opts = _options(fname, args, kwargs, _MAX_ARGS)
-        Ω = f(x, *args, **kwargs)
-        x = plain(x)
-        Δx = tangents[1]
-        if isinstance(Δx, AbstractZero) or np.size(x) == 0:
-            return Ω, ZERO
-        idx = _arg_index(x, normalize_axes(opts.get("axis"), np.ndim(x)), argfn)
-        ΔΩ = np.reshape(array_or_tracked(dense(Δx))[idx], np.shape(Ω))
-        if _initial(opts) is not None:
-            ΔΩ = np.where(_wins(x, idx, Ω, np.shape(Ω)), ΔΩ, 0)
-        return Ω, _like(Ω, ΔΩ)
-
-    def chooser_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        opts = _options(fname, args, kwargs, _MAX_ARGS)
-        Ω = f(x, *args, **kwargs)
-        x = plain(x)
-        project = ProjectTo(x)
-        shape, dtype = _shape_dtype(x)
-        axes = normalize_axes(opts.get("axis"), len(shape))
-        kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-        initial = _initial(opts)
-        rest = (NO,) * len(args)
-
-        def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
-            ȳ = seed(ȳ, fname)
-            if isinstance(ȳ, AbstractZero) or project.kind == 0 or np.size(x) == 0:
-                return (NO, project(ZERO)) + rest
-            idx = _arg_index(x, axes, argfn)
-            ȳ = unthunk(ȳ)
-            if initial is not None:
-                ȳ = np.where(_wins(x, idx, Ω, kept_shape), np.reshape(ȳ, kept_shape), 0)
-            return (NO, _scatter_thunk(project, shape, dtype, idx, ȳ, kept_shape)) + rest
-        return Ω, chooser_pullback
-
-    return named_rule(chooser_frule, fname), named_rule(chooser_rrule, fname)
+def _nan_chooser(argfn: Any) -> Any:
+    """The factory of nanmax's or nanmin's rules: the body of max/min choosing
+    with `argfn` (NaNs never chosen unless a slice holds nothing else)."""
+    def factory(f: Any, name: str, names: Any) -> Any:
+        return array_api.chooser_rules(f, name, lambda xp: argfn, names)
+    return factory
 
 
-_register([np.max, np.amax] + _methods("max"), *_chooser("max", np.max, np.argmax))
-_register([np.min, np.amin] + _methods("min"), *_chooser("min", np.min, np.argmin))
-_register([np.nanmax], *_chooser("nanmax", np.nanmax, _nanargmax))
-_register([np.nanmin], *_chooser("nanmin", np.nanmin, _nanargmin))
+_register([np.nanmax], *_numpy_rules(_nan_chooser(_nanargmax), np.nanmax, "nanmax", _MAX_ARGS))
+_register([np.nanmin], *_numpy_rules(_nan_chooser(_nanargmin), np.nanmin, "nanmin", _MAX_ARGS))
 
 
 def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -431,7 +523,7 @@ def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, An
     Δx = tangents[1]
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
-    axes = normalize_axes(opts.get("axis"), np.ndim(x))
+    axes = axes_of("ptp", opts.get("axis"), np.ndim(x))
     Δx = array_or_tracked(dense(Δx))
     ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
@@ -443,7 +535,7 @@ def ptp_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
     x = plain(x)
     project = ProjectTo(x)
     shape, dtype = _shape_dtype(x)
-    axes = normalize_axes(opts.get("axis"), len(shape))
+    axes = axes_of("ptp", opts.get("axis"), len(shape))
     kept_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
     rest = (NO,) * len(args)
 

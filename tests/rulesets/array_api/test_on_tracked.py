@@ -37,8 +37,15 @@ def _fd_hessian(f, x):
     return fd_jacobian(FDM, lambda z: ad.gradient(f, z), x)[0].reshape(x.shape * 2)
 
 
+# NumPy's max/min are no longer routed here: their one registration is the array-API
+# body (numpy/reductions.py), which takes tracked values itself; their losses stay, checked
+# at order 2 through that registration.
+ONE_REGISTRATION = {np.max, np.amax, np.min, np.amin}
+
+
 def test_every_function_has_a_loss():
-    assert set(LOSSES) == set(NUMPY_FUNCTIONS)
+    assert set(LOSSES) == set(NUMPY_FUNCTIONS) | ONE_REGISTRATION
+    assert not ONE_REGISTRATION & set(NUMPY_FUNCTIONS)
 
 
 @pytest.mark.parametrize("f", list(LOSSES), ids=lambda f: f.__name__)

@@ -371,3 +371,113 @@ def test_cumprod_with_zeros_computes_the_same_on_plain_and_tracked_values():
     plain_jvp, plain_vjp = both(x)
     np.testing.assert_allclose(jvp, plain_jvp, atol=1e-15)
     np.testing.assert_allclose(vjp, plain_vjp, atol=1e-15)
+
+
+# ----- one rule body: NumPy's fast paths compute what the array-API body computes ------------
+
+def test_fast_paths_compute_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    from chainrules.rulesets.numpy import reductions as nprules
+    failures, fast = [], 0
+    cases = [((2, 5), {}), ((2, 5), {"axis": 1}), ((2, 5), {"axis": -2, "keepdims": True}),
+             ((3, 4, 5), {"axis": (0, 2)}), ((3, 4, 5), {"axis": (2, 0), "keepdims": True}), ((7,), {"axis": 0}),
+             ((), {}), ((0, 3), {"axis": 0}), ((1000,), {}), ((4, 3), {"keepdims": True})]
+    for f, factory in [(np.sum, body.sum_rules), (np.mean, body.mean_rules)]:
+        generic_frule, generic = factory(f, f.__name__, nprules._SUM_ARGS)
+        for dtype in (np.float64, np.float32, np.complex128):
+            for shape, kw in cases:
+                if f is np.mean and 0 in shape:
+                    continue
+                x = _array(shape, dtype)
+                Ω, pb = cr.rrule(f, x, **kw)
+                Ωb, pbb = generic(x, **kw)
+                ȳ = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
+                if dtype is np.float64 and np.ndim(Ω) == 0:
+                    ȳ = float(ȳ) if shape else ȳ[()]     # a number seeds the fast path too
+                dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                same = (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb) and type(dx) is type(dxb)
+                        and dx.dtype == dxb.dtype and dx.shape == dxb.shape and np.array_equal(dx, dxb))
+                Δx = _array(shape, dtype)
+                (Ω2, ΔΩ), (_, ΔΩb) = cr.frule((NoTangent(), Δx), f, x, **kw), generic_frule((NoTangent(), Δx), x, **kw)
+                same = (same and type(Ω2) is type(Ωb) and np.array_equal(Ω2, Ωb) and type(ΔΩ) is type(ΔΩb)
+                        and np.asarray(ΔΩ).dtype == np.asarray(ΔΩb).dtype and np.array_equal(ΔΩ, ΔΩb))
+                if not same:
+                    failures.append((f.__name__, dtype, shape, kw))
+                fast += pb.__name__ == f"{f.__name__}_pullback"     # the fast path's (the body's: reduction_pullback)
+    assert not failures, failures
+    assert fast == 57          # the fast path served every case (not vacuous)
+
+
+def test_prod_fast_partials_are_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    failures = []
+    for dtype in (np.float64, np.float32):
+        for shape, axes in [((5,), (0,)), ((3, 4), (1,)), ((3, 4), (0, 1)), ((2, 3, 4), (0, 2)), ((1000,), (0,))]:
+            x = _array(shape, dtype, lo=-1.5, hi=1.5)
+            x[np.abs(x) < 0.1] = 0.5                   # no zero: the fast path
+            fast, slow = body._prod_partials(np, x, axes), body._prod_partials_body(np, x, axes)
+            with_Ω = body._prod_partials(np, x, axes, np.prod(x, axis=axes))
+            if not (fast.dtype == slow.dtype == with_Ω.dtype and np.array_equal(fast, slow)
+                    and np.array_equal(with_Ω, slow)):
+                failures.append((dtype, shape, axes))
+    assert not failures, failures
+
+
+def test_max_min_fast_path_is_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    failures, fast = [], 0
+    cases = [((7,), {}), ((3, 4), {"axis": 1}), ((3, 4), {"axis": 0, "keepdims": True}), ((2, 3, 4), {"axis": (2, 0)}),
+             ((2, 3, 4), {}), ((), {})]
+    for f, factory in [(np.max, body.max_rules), (np.min, body.min_rules)]:
+        generic_frule, generic = factory(f, f.__name__, ("axis", "out", "keepdims", "initial", "where"))
+        for dtype in (np.float64, np.float32, np.complex128):
+            for shape, kw in cases:
+                if dtype is np.complex128:
+                    continue                                  # NumPy orders complex numbers lexicographically
+                x = np.asarray(np.round(_array(shape, dtype) * 4) / 4)    # ties
+                Ω, pb = cr.rrule(f, x, **kw)
+                Ωb, pbb = generic(x, **kw)
+                ȳ = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
+                Δx = _array(shape, dtype)
+                (_, ΔΩ), (_, ΔΩb) = cr.frule((NoTangent(), Δx), f, x, **kw), generic_frule((NoTangent(), Δx), x, **kw)
+                if not (type(ΔΩ) is type(ΔΩb) and np.asarray(ΔΩ).dtype == np.asarray(ΔΩb).dtype
+                        and np.array_equal(ΔΩ, ΔΩb)):
+                    failures.append(("frule", f.__name__, dtype, shape, kw))
+                for seed in (ȳ, ȳ.astype(np.complex128)):
+                    dx, dxb = pb(seed)[1], unthunk(pbb(seed)[1])
+                    fast += isinstance(dx, InplaceableThunk)
+                    dx = unthunk(dx)
+                    if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb) and dx.dtype == dxb.dtype
+                            and dx.shape == dxb.shape and np.array_equal(dx, dxb)):
+                        failures.append((f.__name__, dtype, shape, kw, seed.dtype))
+    assert not failures, failures
+    assert fast == 48          # the fast path served every case (not vacuous)
+
+
+def test_prod_var_std_fast_path_is_the_body_bit_for_bit():
+    from chainrules.rulesets.array_api import reductions as body
+    from chainrules.rulesets.numpy import reductions as nprules
+    failures, fast = [], 0
+    cases = [((7,), {}), ((3, 4), {"axis": 1}), ((3, 4), {"axis": 0, "keepdims": True, "ddof": 1}),
+             ((2, 3, 4), {"axis": (2, 0)}), ((), {})]
+    for f, factory in [(np.var, body.var_rules), (np.std, body.std_rules), (np.prod, body.prod_rules)]:
+        _, generic = factory(f, f.__name__, nprules._VAR_ARGS if f is not np.prod else nprules._SUM_ARGS)
+        for dtype in (np.float64, np.float32):
+            for shape, kw in cases:
+                if f is np.prod:
+                    kw = {k: v for k, v in kw.items() if k != "ddof"}
+                x = _array(shape, dtype)
+                if shape == (3, 4):
+                    x[0] = 1.0                                # a constant slice: std's zero cotangent
+                    x[1, :2] = 0.0 if f is np.prod else x[1, :2]     # two zeros in a slice: prod's exact rule
+                Ω, pb = cr.rrule(f, x, **kw)
+                Ωb, pbb = generic(x, **kw)
+                ȳ = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                fast += pb.__name__ == f"{f.__name__}_pullback"     # the fast path's (the body's: reduction_pullback)
+                if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb) and dx.dtype == dxb.dtype
+                        and dx.shape == dxb.shape and np.array_equal(dx, dxb, equal_nan=True)):
+                    failures.append((f.__name__, dtype, shape, kw))
+    assert not failures, failures
+    assert fast == 30          # the fast path served every case (not vacuous)
