@@ -73,16 +73,26 @@ def _field(t: Any, name: str) -> Any:
         return ZeroTangent()
 
 
-@register_frule(types.MethodType, object, ..., instances=True)
-def frozen_frule(tangents: Any, method: Any, *data: Any, **kw: Any) -> tuple[Any, Any] | None:
+def _frozen_call(method: Any, n: int, kw: Any) -> Any:
+    """(the method's rule entry, the frozen object, the frozen values, where each came
+    from) for a frozen distribution's method called with n data arguments; None for
+    any other bound method (the rule declines)."""
     m = _find(method)
     if m is None or kw:
         return None
     frozen = method.__self__
-    lay = _layout(m, frozen, len(data))
+    lay = _layout(m, frozen, n)
     if lay is None:
         return None
-    vals, where = lay
+    return (m, frozen) + tuple(lay)
+
+
+@register_frule(types.MethodType, object, ..., instances=True)
+def frozen_frule(tangents: Any, method: Any, *data: Any, **kw: Any) -> tuple[Any, Any] | None:
+    call = _frozen_call(method, len(data), kw)
+    if call is None:
+        return None
+    m, _, vals, where = call
     Δself = unthunk(tangents[0])
     Δobj = ZeroTangent() if is_zero(Δself) else unthunk(_field(Δself, "__self__"))
     Δargs = ZeroTangent() if is_zero(Δobj) else unthunk(_field(Δobj, "args"))
@@ -100,14 +110,10 @@ def frozen_frule(tangents: Any, method: Any, *data: Any, **kw: Any) -> tuple[Any
 
 @register_rrule(types.MethodType, object, ..., instances=True)
 def frozen_rrule(method: Any, *data: Any, **kw: Any) -> tuple[Any, Pullback] | None:
-    m = _find(method)
-    if m is None or kw:
+    call = _frozen_call(method, len(data), kw)
+    if call is None:
         return None
-    frozen = method.__self__
-    lay = _layout(m, frozen, len(data))
-    if lay is None:
-        return None
-    vals, where = lay
+    m, frozen, vals, where = call
     got = rrule(m.f, *data, *vals)
     if got is None:
         return None
