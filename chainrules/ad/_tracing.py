@@ -21,6 +21,7 @@ it instead of losing the derivative.
 import dataclasses
 import functools
 import operator
+import copy
 import types
 from typing import Any, Callable, TypeVar, cast
 
@@ -172,6 +173,14 @@ def rebuild(x: Any, parts: Any) -> Any:
     if t is dict:
         return dict(parts)
     raise TypeError(f"cannot rebuild a {t.__name__}")
+
+
+def copy_dict(x: Any, items: Any) -> Any:
+    """A copy of the dict subclass x (OptimizeResult…) holding `items`."""
+    out = copy.copy(x)
+    out.clear()
+    out.update(items)
+    return out
 
 
 def with_cells(fn: Any, values: Any) -> Any:

@@ -136,6 +136,9 @@ def wrap_output(tag: Any, omega: Any, domega: Any, f: Any) -> Any:
                                for i, o in enumerate(omega)])
     if t is dict:
         return {k: wrap_output(tag, v, index_tangent(domega, k), f) for k, v in omega.items()}
+    if isinstance(omega, dict):         # a dict subclass (scipy.optimize.OptimizeResult): a copy of its type
+        return _tracing.copy_dict(omega, {k: wrap_output(tag, v, index_tangent(domega, k), f)
+                                          for k, v in omega.items()})
     if isinstance(omega, StructuralTangent):
         return _tracing.map_structural(omega, lambda k, v: wrap_output(tag, v, index_tangent(domega, k), f))
     if _tracing.no_tangent_space(omega):

@@ -269,6 +269,12 @@ def attach(tape: Any, omega: Any, f: Any) -> Any:
         if all(p[1] is None for p in parts.values()):
             return omega, None
         return {k: p[0] for k, p in parts.items()}, ("dict", t, {k: p[1] for k, p in parts.items()})
+    if isinstance(omega, dict):         # a dict subclass (scipy.optimize.OptimizeResult): a copy of its type
+        parts = {k: attach(tape, v, f) for k, v in omega.items()}
+        if all(p[1] is None for p in parts.values()):
+            return omega, None
+        return (_tracing.copy_dict(omega, {k: p[0] for k, p in parts.items()}),
+                ("dict", t, {k: p[1] for k, p in parts.items()}))
     if isinstance(omega, StructuralTangent):
         parts = {}
         out = _tracing.map_structural(omega, lambda k, v: parts.setdefault(k, attach(tape, v, f))[0])

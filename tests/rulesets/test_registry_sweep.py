@@ -61,7 +61,10 @@ EXCLUDED = {
 # sample case without a RuleConfig cannot reach; tested with TestConfig and chainrules.ad there
 _VIA_AD = "a rule that calls back into the AD (config only): tests/rulesets/scipy/test_{}.py"
 for _mod, _fname, _file in (("scipy.integrate", "quad", "integrate"), ("scipy.integrate", "odeint", "integrate"),
-                            ("scipy.signal", "filtfilt", "signal")):
+                            ("scipy.signal", "filtfilt", "signal"),
+                            *(("scipy.optimize", _f, "optimize") for _f in (
+                                "root", "root_scalar", "brentq", "bisect", "ridder", "brenth", "toms748",
+                                "newton", "fixed_point", "minimize", "minimize_scalar", "least_squares"))):
     EXCLUDED[getattr(pytest.importorskip(_mod), _fname)] = _VIA_AD.format(_file)
 # array-api-strict's getitem and astype: their rules are the array-API bodies, run through
 # the kit with backend='array_api_strict' in their family tests

@@ -1,0 +1,670 @@
+"""Rules for `scipy.optimize` by the implicit function theorem: `root`,
+`root_scalar`, `brentq`, `bisect`, `ridder`, `brenth`, `toms748`, `newton`,
+`fixed_point`, `minimize`, `minimize_scalar`, `least_squares`.
+
+Each solver returns x* with F(x*, p) = 0 for a function F of x and the
+parameters p: the values passed in `args` (by position: keyword arguments
+never get tangents; `chainrules.ad.scipy.optimize` passes them on by position)
+and the variables captured by the user function's closure.  Then
+
+    ẋ = −(∂ₓF)⁻¹ ∂ₚF·ṗ,       p̄ = −(∂ₚF)ᵀ w  with  (∂ₓF)ᵀ w = x̄,
+
+one linear solve with ∂ₓF, whose columns (frule: pushforwards of the basis
+vectors, `frule_via_ad`) or rows (rrule: pullbacks, `rrule_via_ad`) come from
+the calling AD, then one more pushforward or pullback in the parameters.
+
+- root: F = fun (fun's first output with `jac=True`).
+- root_scalar, brentq, bisect, ridder, brenth, toms748, newton: F = f
+  (element-wise for newton on an array x0: ∂ₓF is diagonal).
+- fixed_point: F(x) = func(x) − x.
+- minimize, minimize_scalar: F = ∇ₓfun (the `jac` callable when given, fun's
+  second output with `jac=True`, else the calling AD's gradient of fun), at an
+  unconstrained optimum: ∂ₓF is the Hessian.  `constraints` are refused; with
+  `bounds` the optimum must lie strictly inside them.
+- least_squares: F = ∇ₓ ½‖r‖² = (∂ₓr)ᵀ r (the normal equations, with the
+  second-order terms of the residuals: the full Hessian), loss='linear' only;
+  an active bound is refused.
+
+The starting point (x0, x1, the bracket a, b, `bracket=`, `bounds=` of
+minimize_scalar) gets a zero tangent: the solution does not depend on it, as in
+JAX's `custom_root` and JAXopt.  A solver that reports no convergence
+(`success` False, `converged` False) makes the rule raise a RuntimeError naming
+the function: its x is no solution, and its derivative would be a wrong number.
+The result's tangent: a `Tangent[OptimizeResult]` with the field `x` (`root` for
+`RootResults`), the other fields without tangent; a float (array) for the
+functions returning one.  Real x only.  The rules are first order: the primal
+solve runs on plain values.
+"""
+
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.optimize as _optimize
+
+from chainrules._core import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    frule_via_ad,
+    register_frule,
+    register_rrule,
+    rrule_via_ad,
+    unthunk,
+)
+from chainrules.rulesets._arrays import NO, ZERO
+
+
+# =============================================================================
+# the implicit function theorem, once
+# =============================================================================
+
+def _vec(t: Any, n: int) -> Any:
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return np.zeros(n)
+    return np.ravel(np.asarray(t, dtype=float))
+
+
+def _seed_like(y: Any, v: Any) -> Any:
+    """The vector v shaped as F's output y (a number for a number)."""
+    if np.ndim(y) == 0 and not isinstance(y, np.ndarray):
+        return float(v[0])
+    return np.reshape(v, np.shape(y))
+
+
+def _shaped(v: Any, x: Any) -> Any:
+    return float(v[0]) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else np.reshape(v, np.shape(x))
+
+
+def _check_real(name: str, x: Any) -> None:
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name}: the rule takes a real x, got {np.asarray(x).dtype}")
+
+
+def _any_nonzero(ts: Any) -> bool:
+    return any(not isinstance(unthunk(t), AbstractZero) for t in ts)
+
+
+def implicit_pushforward(config: Any, F: Any, vals: Any, k: int, tangents: Any, diagonal: bool = False) -> Any:
+    """ẋ at the zero x* = vals[k] of F(*vals), given the tangents of F and of
+    every value (Δself first; the one at k is ignored): −(∂ₓF)⁻¹ ∂F·ṫ."""
+    x = vals[k]
+    n = int(np.size(x))
+    ts = list(tangents)
+    ts[k + 1] = ZERO
+    if not _any_nonzero(ts):
+        return ZERO
+    rhs = _vec(frule_via_ad(config, tuple(ts), F, *vals)[1], n)
+    base = [NO if isinstance(unthunk(t), NoTangent) else ZERO for t in ts]
+    if diagonal:
+        e = list(base)
+        e[k + 1] = _shaped(np.ones(n), x)
+        d = _vec(frule_via_ad(config, tuple(e), F, *vals)[1], n)
+        return _shaped(-rhs / d, x)
+    J = np.empty((n, n))
+    for j in range(n):
+        e = list(base)
+        u = np.zeros(n)
+        u[j] = 1.0
+        e[k + 1] = _shaped(u, x)
+        J[:, j] = _vec(frule_via_ad(config, tuple(e), F, *vals)[1], n)
+    return _shaped(-np.linalg.solve(J, rhs), x)
+
+
+def implicit_pullback(config: Any, F: Any, vals: Any, k: int, diagonal: bool = False) -> Any:
+    """The function x̄ ↦ the cotangents (∂F, ∂vals…) of F's arguments for the
+    zero x* = vals[k] of F(*vals): F's pullback at −w, (∂ₓF)ᵀ w = x̄; the entry
+    for x* itself is set to ZeroTangent() (the solution does not depend on the
+    starting point)."""
+    x = vals[k]
+    n = int(np.size(x))
+    y, pb = rrule_via_ad(config, F, *vals)
+    state: dict[str, Any] = {}
+
+    def jacobian_t() -> Any:
+        if "JT" not in state:
+            if diagonal:
+                state["JT"] = _vec(pb(_seed_like(y, np.ones(n)))[k + 1], n)
+            else:
+                JT = np.empty((n, n))
+                for i in range(n):
+                    u = np.zeros(n)
+                    u[i] = 1.0
+                    JT[:, i] = _vec(pb(_seed_like(y, u))[k + 1], n)
+                state["JT"] = JT
+        return state["JT"]
+
+    def back(x̄: Any) -> Any:
+        x̄ = unthunk(x̄)
+        if isinstance(x̄, AbstractZero):
+            return None
+        JT = jacobian_t()
+        v = _vec(x̄, n)
+        w = v / JT if diagonal else np.linalg.solve(JT, v)
+        g = list(pb(_seed_like(y, -w)))
+        g[k + 1] = ZERO
+        return g
+    return back
+
+
+# ----- results ------------------------------------------------------------------
+
+def _result_tangent(res: Any, field: str, value: Any) -> Any:
+    if isinstance(unthunk(value), AbstractZero):
+        return ZERO
+    if isinstance(res, dict):
+        return Tangent[type(res)]({field: value})  # type: ignore[misc]  # P known at run time
+    return Tangent[type(res)](**{field: value})  # type: ignore[misc]
+
+
+def _field(t: Any, field: str) -> Any:
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return t
+    if isinstance(t, dict):
+        return t.get(field, ZERO)
+    try:
+        return t[field]
+    except (KeyError, TypeError, IndexError):
+        return getattr(t, field, ZERO)
+
+
+def _not_converged(name: str, detail: Any) -> RuntimeError:
+    return RuntimeError(f"{name}: the solver did not converge ({detail}); its x is no solution, and the "
+                        "rule does not differentiate it")
+
+
+def _call(name: str, solver: Any, *args: Any, **kw: Any) -> Any:
+    """solver(*args, **kw), its failures to converge named as the function's."""
+    try:
+        return solver(*args, **kw)
+    except RuntimeError as e:
+        raise _not_converged(name, e) from e
+
+
+def _options(name: str, names: Any, defaults: Any, rest: Any, kw: Any) -> dict[str, Any]:
+    """The optional arguments after the fixed ones, by name."""
+    if len(rest) > len(names):
+        raise TypeError(f"{name}: too many positional arguments")
+    opts = dict(zip(names, defaults))
+    given = dict(zip(names, rest))
+    for key, v in kw.items():
+        if key not in names:
+            raise TypeError(f"{name}: unexpected argument {key}=")
+        if key in given:
+            raise TypeError(f"{name}: got multiple values for argument {key}")
+        given[key] = v
+    opts.update(given)
+    return opts
+
+
+def _add(a: Any, b: Any) -> Any:
+    a, b = unthunk(a), unthunk(b)
+    if isinstance(a, AbstractZero):
+        return b
+    return a if isinstance(b, AbstractZero) else a + b
+
+
+def _fn(t: Any) -> Any:
+    """The cotangent of a user function: its closure's (NoTangent() when zero)."""
+    t = unthunk(t)
+    return NO if isinstance(t, AbstractZero) else t
+
+
+def _args_of(a: Any) -> tuple[Any, ...]:
+    return a if isinstance(a, tuple) else (a,)
+
+
+def _args_tangents(tangents: Any, pos: int, rest_len: int, nargs: int) -> list[Any]:
+    """The tangents of the values of `args` (given by position at `pos` of the
+    optional arguments, else all zero)."""
+    if rest_len <= pos:
+        return [ZERO] * nargs
+    t = unthunk(tangents)
+    if isinstance(t, AbstractZero):
+        return [ZERO] * nargs
+    if nargs == 1 and not isinstance(t, Tangent):
+        return [t]
+    return [unthunk(v) for v in t]
+
+
+def _args_cotangent(parts: Any, args_given: Any, single: bool) -> Any:
+    if single:
+        return parts[0]
+    if not parts:
+        return NO
+    return Tangent[tuple](*parts)
+
+
+# =============================================================================
+# root(fun, x0, args=(), method='hybr', jac=None, ...)
+# =============================================================================
+
+_ROOT = ("args", "method", "jac", "tol", "callback", "options")
+
+
+def _first(fun: Any, x: Any, *a: Any) -> Any:
+    return fun(x, *a)[0]
+
+
+def _root_F(fun: Any, jac: Any) -> Any:
+    if jac is True:
+        return lambda x, *a: fun(x, *a)[0]
+    return fun
+
+
+def _root_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.root"
+    opts = _options(name, _ROOT, ((), "hybr", None, None, None, None), rest, kw)
+    args = _args_of(opts["args"])
+    res = _optimize.root(fun, x0, *rest, **kw)
+    if not res.success:
+        raise _not_converged(name, res.message)
+    _check_real(name, res.x)
+    return res, args, opts
+
+
+@register_frule(_optimize.root, config="forward")
+def root_frule(config: Any, tangents: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args, opts = _root_solve(fun, x0, rest, kw)
+    ṗ = _args_tangents(tangents[3] if rest else ZERO, 0, len(rest), len(args))
+    F = _root_F(fun, opts["jac"])
+    ẋ = implicit_pushforward(config, F, (res.x, *args), 0, (tangents[1] if opts["jac"] is not True else ZERO,
+                                                               ZERO, *ṗ))
+    return res, _result_tangent(res, "x", ẋ)
+
+
+@register_rrule(_optimize.root, config="reverse")
+def root_rrule(config: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args, opts = _root_solve(fun, x0, rest, kw)
+    F = _root_F(fun, opts["jac"])
+    back = implicit_pullback(config, F, (res.x, *args), 0)
+    single = bool(rest) and not isinstance(rest[0], tuple)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def root_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(_field(Ω̄, "x"))
+        if g is None:
+            return (NO, NO, ZERO) + ((ZERO,) if rest else ()) + extra
+        f̄ = _fn(g[0]) if opts["jac"] is not True else NO
+        return (NO, f̄, ZERO) + ((_args_cotangent(g[2:], args, single),) if rest else ()) + extra
+    return res, root_pullback
+
+
+# =============================================================================
+# scalar roots: brentq, bisect, ridder, brenth, toms748 (f, a, b, args=(), ...),
+# newton (func, x0, fprime=None, args=(), ...), root_scalar (f, args=(), ...)
+# =============================================================================
+
+_BRACKET = ("args", "xtol", "rtol", "maxiter", "full_output", "disp")
+_TOMS = ("args", "k", "xtol", "rtol", "maxiter", "full_output", "disp")
+
+
+def _bracket_rules(solver: Any, names: Any) -> None:
+    name = f"scipy.optimize.{solver.__name__}"
+    defaults = ((),) + (None,) * (len(names) - 1)
+
+    def solve(f: Any, a: Any, b: Any, rest: Any, kw: Any) -> Any:
+        opts = _options(name, names, defaults, rest, kw)
+        call = dict(zip(names, rest))
+        call.update(kw)
+        call["full_output"] = True
+        call["disp"] = False
+        x, r = _call(name, solver, f, a, b, **call)
+        if not r.converged:
+            raise _not_converged(name, r.flag)
+        Ω = (x, r) if opts["full_output"] else x
+        return Ω, x, _args_of(opts["args"]), bool(opts["full_output"])
+
+    def out_tangent(full: bool, Ω: Any, ẋ: Any) -> Any:
+        if not full or isinstance(ẋ, AbstractZero):
+            return ẋ
+        return Tangent[tuple](ẋ, _result_tangent(Ω[1], "root", ẋ))
+
+    def frule(config: Any, tangents: Any, f: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+        Ω, x, args, full = solve(f, a, b, rest, kw)
+        ṗ = _args_tangents(tangents[4] if rest else ZERO, 0, len(rest), len(args))
+        ẋ = implicit_pushforward(config, f, (x, *args), 0, (tangents[1], ZERO, *ṗ))
+        return Ω, out_tangent(full, Ω, ẋ)
+
+    def rrule(config: Any, f: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+        Ω, x, args, full = solve(f, a, b, rest, kw)
+        back = implicit_pullback(config, f, (x, *args), 0)
+        single = bool(rest) and not isinstance(rest[0], tuple)
+        extra = (NO,) * max(len(rest) - 1, 0)
+
+        def pullback(Ω̄: Any) -> tuple[Any, ...]:
+            x̄ = unthunk(Ω̄)
+            if full and not isinstance(x̄, AbstractZero):
+                x̄ = _add(unthunk(x̄[0]), _field(x̄[1], "root"))
+            g = back(x̄)
+            if g is None:
+                return (NO, NO, ZERO, ZERO) + ((ZERO,) if rest else ()) + extra
+            return (NO, _fn(g[0]), ZERO, ZERO) + ((_args_cotangent(g[2:], args, single),) if rest else ()) + extra
+        return Ω, pullback
+    frule.__name__ = f"{solver.__name__}_frule"
+    rrule.__name__ = f"{solver.__name__}_rrule"
+    register_frule(solver, config="forward")(frule)
+    register_rrule(solver, config="reverse")(rrule)
+
+
+for _solver in (_optimize.brentq, _optimize.bisect, _optimize.ridder, _optimize.brenth):
+    _bracket_rules(_solver, _BRACKET)
+_bracket_rules(_optimize.toms748, _TOMS)
+
+
+_NEWTON = ("fprime", "args", "tol", "maxiter", "fprime2", "x1", "rtol", "full_output", "disp")
+
+
+def _newton_solve(func: Any, x0: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.newton"
+    opts = _options(name, _NEWTON, (None, (), 1.48e-8, 50, None, None, 0.0, False, True), rest, kw)
+    call = dict(zip(_NEWTON, rest))
+    call.update(kw)
+    call["full_output"] = True
+    call["disp"] = False
+    out = _call(name, _optimize.newton, func, x0, **call)
+    if np.ndim(x0) == 0 and not isinstance(x0, np.ndarray) or np.size(x0) == 1 and len(out) == 2:
+        x, r = out
+        if not r.converged:
+            raise _not_converged(name, r.flag)
+    else:
+        x, converged = out[0], out[1]
+        if not np.all(converged):
+            raise _not_converged(name, f"{int(np.sum(~np.asarray(converged)))} of {np.size(x)} elements")
+    _check_real(name, x)
+    Ω = out if opts["full_output"] else x
+    return Ω, x, _args_of(opts["args"]), bool(opts["full_output"]), out
+
+
+def _newton_tangent(full: bool, out: Any, ẋ: Any) -> Any:
+    if not full or isinstance(ẋ, AbstractZero):
+        return ẋ
+    return Tangent[tuple](ẋ, *([NO] * (len(out) - 1)))
+
+
+@register_frule(_optimize.newton, config="forward")
+def newton_frule(config: Any, tangents: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    Ω, x, args, full, out = _newton_solve(func, x0, rest, kw)
+    ṗ = _args_tangents(tangents[4] if len(rest) > 1 else ZERO, 1, len(rest), len(args))
+    ẋ = implicit_pushforward(config, func, (x, *args), 0, (tangents[1], ZERO, *ṗ), diagonal=True)
+    return Ω, _newton_tangent(full, out, ẋ)
+
+
+@register_rrule(_optimize.newton, config="reverse")
+def newton_rrule(config: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    Ω, x, args, full, out = _newton_solve(func, x0, rest, kw)
+    back = implicit_pullback(config, func, (x, *args), 0, diagonal=True)
+    single = len(rest) > 1 and not isinstance(rest[1], tuple)
+    n_rest = len(rest)
+
+    def tail(p̄: Any) -> tuple[Any, ...]:
+        out_ = [NO] * n_rest
+        if n_rest > 1:
+            out_[1] = p̄
+        return tuple(out_)
+
+    def newton_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        x̄ = unthunk(Ω̄)
+        if full and not isinstance(x̄, AbstractZero):
+            x̄ = unthunk(x̄[0])
+        g = back(x̄)
+        if g is None:
+            return (NO, NO, ZERO) + tail(ZERO)
+        return (NO, _fn(g[0]), ZERO) + tail(_args_cotangent(g[2:], args, single))
+    return Ω, newton_pullback
+
+
+_ROOT_SCALAR = ("args", "method", "bracket", "fprime", "fprime2", "x0", "x1", "xtol", "rtol", "maxiter", "options")
+
+
+def _root_scalar_solve(f: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.root_scalar"
+    opts = _options(name, _ROOT_SCALAR, ((),) + (None,) * 10, rest, kw)
+    res = _call(name, _optimize.root_scalar, f, *rest, **kw)
+    if not res.converged:
+        raise _not_converged(name, res.flag)
+    return res, _args_of(opts["args"])
+
+
+@register_frule(_optimize.root_scalar, config="forward")
+def root_scalar_frule(config: Any, tangents: Any, f: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args = _root_scalar_solve(f, rest, kw)
+    ṗ = _args_tangents(tangents[2] if rest else ZERO, 0, len(rest), len(args))
+    ẋ = implicit_pushforward(config, f, (res.root, *args), 0, (tangents[1], ZERO, *ṗ))
+    return res, _result_tangent(res, "root", ẋ)
+
+
+@register_rrule(_optimize.root_scalar, config="reverse")
+def root_scalar_rrule(config: Any, f: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args = _root_scalar_solve(f, rest, kw)
+    back = implicit_pullback(config, f, (res.root, *args), 0)
+    single = bool(rest) and not isinstance(rest[0], tuple)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def root_scalar_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(_field(Ω̄, "root"))
+        if g is None:
+            return (NO, NO) + ((ZERO,) if rest else ()) + extra
+        return (NO, _fn(g[0])) + ((_args_cotangent(g[2:], args, single),) if rest else ()) + extra
+    return res, root_scalar_pullback
+
+
+# =============================================================================
+# fixed_point(func, x0, args=(), xtol=1e-08, maxiter=500, method='del2'): F = func(x) − x
+# =============================================================================
+
+_FIXED = ("args", "xtol", "maxiter", "method")
+
+
+def _residual(func: Any, x: Any, *a: Any) -> Any:
+    return func(x, *a) - x
+
+
+def _fixed_solve(func: Any, x0: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.fixed_point"
+    opts = _options(name, _FIXED, ((), 1e-8, 500, "del2"), rest, kw)
+    x = _call(name, _optimize.fixed_point, func, x0, *rest, **kw)
+    _check_real(name, x)
+    return x, _args_of(opts["args"])
+
+
+@register_frule(_optimize.fixed_point, config="forward")
+def fixed_point_frule(config: Any, tangents: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    x, args = _fixed_solve(func, x0, rest, kw)
+    ṗ = _args_tangents(tangents[3] if rest else ZERO, 0, len(rest), len(args))
+    return x, implicit_pushforward(config, _residual, (func, x, *args), 1, (NO, tangents[1], ZERO, *ṗ))
+
+
+@register_rrule(_optimize.fixed_point, config="reverse")
+def fixed_point_rrule(config: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    x, args = _fixed_solve(func, x0, rest, kw)
+    back = implicit_pullback(config, _residual, (func, x, *args), 1)
+    single = bool(rest) and not isinstance(rest[0], tuple)
+    extra = (NO,) * max(len(rest) - 1, 0)
+
+    def fixed_point_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(Ω̄)
+        if g is None:
+            return (NO, NO, ZERO) + ((ZERO,) if rest else ()) + extra
+        return (NO, _fn(g[1]), ZERO) + ((_args_cotangent(g[3:], args, single),) if rest else ()) + extra
+    return x, fixed_point_pullback
+
+
+# =============================================================================
+# minimize, minimize_scalar, least_squares: F = ∇ₓ objective
+# =============================================================================
+
+def _gradient(config: Any, fun: Any, x: Any, *a: Any) -> Any:
+    """∇ₓ fun(x, *a) from the calling AD (reverse: one pullback; forward: one
+    pushforward per entry of x)."""
+    if getattr(config, "has_reverse_mode", False):
+        _, pb = rrule_via_ad(config, fun, x, *a)
+        return pb(1.0)[1]
+    n = int(np.size(x))
+    zeros = (ZERO,) * len(a)
+    parts = []
+    for j in range(n):
+        u = np.zeros(n)
+        u[j] = 1.0
+        parts.append(frule_via_ad(config, (ZERO, _shaped(u, x), *zeros), fun, x, *a)[1])
+    if np.ndim(x) == 0 and not isinstance(x, np.ndarray):
+        return parts[0]
+    return np.reshape(np.stack([p * 1.0 for p in parts]), np.shape(x))
+
+
+def _second(fun: Any, x: Any, *a: Any) -> Any:
+    return fun(x, *a)[1]
+
+
+def _half_squares(x: Any, fun: Any, *a: Any) -> Any:
+    r = fun(x, *a)
+    return 0.5 * np.sum(r * r)
+
+
+def _stationary(config: Any, fun: Any, jac: Any, fun_t: Any, jac_t: Any) -> Any:
+    """(F, leading values, their tangents) with F(*leading, x, *args) = ∇ₓfun."""
+    if callable(jac):
+        return (lambda j, x, *a: j(x, *a)), (jac,), (jac_t,)
+    if jac is True:
+        return _second, (fun,), (fun_t,)
+    return _gradient, (config, fun), (NO, fun_t)
+
+
+_MINIMIZE = ("args", "method", "jac", "hess", "hessp", "bounds", "constraints", "tol", "callback", "options")
+
+
+def _minimize_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.minimize"
+    opts = _options(name, _MINIMIZE, ((), None, None, None, None, None, (), None, None, None), rest, kw)
+    if opts["constraints"] not in (None, (), []):
+        raise TypeError(f"{name}: the rule covers unconstrained optima only, not constraints=")
+    res = _optimize.minimize(fun, x0, *rest, **kw)
+    if not res.success:
+        raise _not_converged(name, res.message)
+    _check_real(name, res.x)
+    if opts["bounds"] is not None:
+        b = _optimize.Bounds(*zip(*opts["bounds"])) if not isinstance(opts["bounds"], _optimize.Bounds) \
+            else opts["bounds"]
+        lo, hi = np.broadcast_to(b.lb, np.shape(res.x)), np.broadcast_to(b.ub, np.shape(res.x))
+        if np.any(res.x <= lo + 1e-10 * (1 + abs(lo))) or np.any(res.x >= hi - 1e-10 * (1 + abs(hi))):
+            raise ValueError(f"{name}: the optimum lies on a bound (bounds=): the rule covers interior "
+                             "(unconstrained) optima only")
+    return res, _args_of(opts["args"]), opts
+
+
+@register_frule(_optimize.minimize, config="forward")
+def minimize_frule(config: Any, tangents: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args, opts = _minimize_solve(fun, x0, rest, kw)
+    ṗ = _args_tangents(tangents[3] if rest else ZERO, 0, len(rest), len(args))
+    jac_t = tangents[5] if len(rest) > 2 else ZERO
+    F, lead, lead_t = _stationary(config, fun, opts["jac"], tangents[1], jac_t)
+    k = len(lead)
+    ẋ = implicit_pushforward(config, F, (*lead, res.x, *args), k, (NO, *lead_t, ZERO, *ṗ))
+    return res, _result_tangent(res, "x", ẋ)
+
+
+@register_rrule(_optimize.minimize, config="reverse")
+def minimize_rrule(config: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args, opts = _minimize_solve(fun, x0, rest, kw)
+    F, lead, _ = _stationary(config, fun, opts["jac"], ZERO, ZERO)
+    k = len(lead)
+    back = implicit_pullback(config, F, (*lead, res.x, *args), k)
+    single = bool(rest) and not isinstance(rest[0], tuple)
+    n_rest = len(rest)
+
+    def minimize_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(_field(Ω̄, "x"))
+        out = [NO] * n_rest
+        if g is None:
+            if n_rest:
+                out[0] = ZERO
+            return (NO, NO, ZERO, *out)
+        f̄ = NO if callable(opts["jac"]) else _fn(g[k])
+        if n_rest:
+            out[0] = _args_cotangent(g[k + 2:], args, single)
+        if n_rest > 2 and callable(opts["jac"]):
+            out[2] = _fn(g[1])
+        return (NO, f̄, ZERO, *out)
+    return res, minimize_pullback
+
+
+_MINIMIZE_SCALAR = ("bracket", "bounds", "args", "method", "tol", "options")
+
+
+def _minimize_scalar_solve(fun: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.minimize_scalar"
+    opts = _options(name, _MINIMIZE_SCALAR, (None, None, (), None, None, None), rest, kw)
+    res = _optimize.minimize_scalar(fun, *rest, **kw)
+    if not res.success:
+        raise _not_converged(name, res.message)
+    return res, _args_of(opts["args"])
+
+
+@register_frule(_optimize.minimize_scalar, config="forward")
+def minimize_scalar_frule(config: Any, tangents: Any, fun: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args = _minimize_scalar_solve(fun, rest, kw)
+    ṗ = _args_tangents(tangents[4] if len(rest) > 2 else ZERO, 2, len(rest), len(args))
+    ẋ = implicit_pushforward(config, _gradient, (config, fun, float(res.x), *args), 2,
+                             (NO, NO, tangents[1], ZERO, *ṗ))
+    return res, _result_tangent(res, "x", ẋ)
+
+
+@register_rrule(_optimize.minimize_scalar, config="reverse")
+def minimize_scalar_rrule(config: Any, fun: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    res, args = _minimize_scalar_solve(fun, rest, kw)
+    back = implicit_pullback(config, _gradient, (config, fun, float(res.x), *args), 2)
+    single = len(rest) > 2 and not isinstance(rest[2], tuple)
+    n_rest = len(rest)
+
+    def minimize_scalar_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(_field(Ω̄, "x"))
+        out = [NO] * n_rest
+        if n_rest > 2:
+            out[2] = ZERO if g is None else _args_cotangent(g[4:], args, single)
+        return (NO, NO if g is None else _fn(g[2]), *out)
+    return res, minimize_scalar_pullback
+
+
+def _least_squares_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
+    name = "scipy.optimize.least_squares"
+    if rest:
+        raise TypeError(f"{name}: the rule takes the options by keyword (args= by keyword: the "
+                        "parameters of fun are its args or its closure's variables)")
+    if kw.get("loss", "linear") != "linear":
+        raise TypeError(f"{name}: the rule covers loss='linear' only, not loss={kw['loss']!r}")
+    res = _optimize.least_squares(fun, x0, **kw)
+    if not res.success:
+        raise _not_converged(name, res.message)
+    _check_real(name, res.x)
+    if np.any(res.active_mask != 0):
+        raise ValueError(f"{name}: a bound is active at the solution (bounds=): the rule covers "
+                         "interior optima only")
+    args = _args_of(kw.get("args", ()))
+    extra = kw.get("kwargs") or {}
+    return res, (lambda x, *a: fun(x, *a, **extra)) if extra else fun, args
+
+
+@register_frule(_optimize.least_squares, config="forward")
+def least_squares_frule(config: Any, tangents: Any, fun: Any, x0: Any, **kw: Any) -> tuple[Any, Any]:
+    res, f, args = _least_squares_solve(fun, x0, (), kw)
+    f_t = tangents[1] if f is fun else ZERO
+    ẋ = implicit_pushforward(config, _gradient, (config, _half_squares, res.x, f, *args), 2,
+                             (NO, NO, NO, ZERO, f_t, *[ZERO] * len(args)))
+    return res, _result_tangent(res, "x", ẋ)
+
+
+@register_rrule(_optimize.least_squares, config="reverse")
+def least_squares_rrule(config: Any, fun: Any, x0: Any, **kw: Any) -> tuple[Any, Any]:
+    res, f, args = _least_squares_solve(fun, x0, (), kw)
+    back = implicit_pullback(config, _gradient, (config, _half_squares, res.x, f, *args), 2)
+
+    def least_squares_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        g = back(_field(Ω̄, "x"))
+        return (NO, NO if g is None or f is not fun else _fn(g[4]), ZERO)
+    return res, least_squares_pullback
