@@ -63,6 +63,9 @@ from chainrules.rulesets._arrays import NO, ZERO
 # the implicit function theorem, once
 # =============================================================================
 
+# Tangent parametrized by run-time types (a result class, tuple): mypy reads Tangent[...] as a type
+_TANGENT: Any = Tangent
+
 def _vec(t: Any, n: int) -> Any:
     t = unthunk(t)
     if isinstance(t, AbstractZero):
@@ -158,8 +161,8 @@ def _result_tangent(res: Any, field: str, value: Any) -> Any:
     if isinstance(unthunk(value), AbstractZero):
         return ZERO
     if isinstance(res, dict):
-        return Tangent[type(res)]({field: value})  # type: ignore[misc]  # P known at run time
-    return Tangent[type(res)](**{field: value})  # type: ignore[misc]
+        return _TANGENT[type(res)]({field: value})      # P known at run time
+    return _TANGENT[type(res)](**{field: value})
 
 
 def _field(t: Any, field: str) -> Any:
@@ -238,7 +241,7 @@ def _args_cotangent(parts: Any, args_given: Any, single: bool) -> Any:
         return parts[0]
     if not parts:
         return NO
-    return Tangent[tuple](*parts)
+    return _TANGENT[tuple](*parts)
 
 
 # =============================================================================
@@ -324,7 +327,7 @@ def _bracket_rules(solver: Any, names: Any) -> None:
     def out_tangent(full: bool, Ω: Any, ẋ: Any) -> Any:
         if not full or isinstance(ẋ, AbstractZero):
             return ẋ
-        return Tangent[tuple](ẋ, _result_tangent(Ω[1], "root", ẋ))
+        return _TANGENT[tuple](ẋ, _result_tangent(Ω[1], "root", ẋ))
 
     def frule(config: Any, tangents: Any, f: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         Ω, x, args, full = solve(f, a, b, rest, kw)
@@ -385,7 +388,7 @@ def _newton_solve(func: Any, x0: Any, rest: Any, kw: Any) -> Any:
 def _newton_tangent(full: bool, out: Any, ẋ: Any) -> Any:
     if not full or isinstance(ẋ, AbstractZero):
         return ẋ
-    return Tangent[tuple](ẋ, *([NO] * (len(out) - 1)))
+    return _TANGENT[tuple](ẋ, *([NO] * (len(out) - 1)))
 
 
 @register_frule(_optimize.newton, config="forward")
@@ -580,7 +583,7 @@ def minimize_rrule(config: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tup
 
     def minimize_pullback(Ω̄: Any) -> tuple[Any, ...]:
         g = back(_field(Ω̄, "x"))
-        out = [NO] * n_rest
+        out: list[Any] = [NO] * n_rest
         if g is None:
             if n_rest:
                 out[0] = ZERO
@@ -624,7 +627,7 @@ def minimize_scalar_rrule(config: Any, fun: Any, *rest: Any, **kw: Any) -> tuple
 
     def minimize_scalar_pullback(Ω̄: Any) -> tuple[Any, ...]:
         g = back(_field(Ω̄, "x"))
-        out = [NO] * n_rest
+        out: list[Any] = [NO] * n_rest
         if n_rest > 2:
             out[2] = ZERO if g is None else _args_cotangent(g[4:], args, single)
         return (NO, NO if g is None else _fn(g[2]), *out)
