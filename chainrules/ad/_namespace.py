@@ -129,6 +129,35 @@ def populate_from_library(module: Any, namespace: dict[str, Any], rename: dict[s
     return names
 
 
+REQUIRED = object()     # a parameter of `by_position` without a default
+
+
+def by_position(namespace: dict[str, Any], name: str, leading: tuple[tuple[str, Any], ...]) -> None:
+    """Replace the library function namespace[name] by one that passes its
+    first parameters, `leading` ((name, default or REQUIRED), ...), by
+    position even when the caller names them: the engines differentiate the
+    positional arguments of a call (`odeint(f, y0, t, args=(a, b))` holds
+    tracked values in a keyword argument), which is where the rules read them."""
+    wrapped = namespace[name]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) < len(leading):
+            args = args + tuple(_take(kwargs, name, p, default) for p, default in leading[len(args):])
+        return wrapped(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"{getattr(wrapped, '__doc__', None) or name}\n\n(chainrules.ad: "
+                    f"{', '.join(p for p, _ in leading)} are passed on by position.)")
+    namespace[name] = call
+
+
+def _take(kwargs: dict[str, Any], fname: str, name: str, default: Any) -> Any:
+    value = kwargs.pop(name, default)
+    if value is REQUIRED:
+        raise TypeError(f"{fname}() missing required argument: {name!r}")
+    return value
+
+
 def _asarray(f: Any) -> Any:
     def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
         if isinstance(obj, Tracked) and dtype is None:

@@ -15,24 +15,12 @@ given by keyword (`odeint(f, y0, t, args=(a, b))`, as in autograd's examples):
 
 from __future__ import annotations
 
-from typing import Any
-
 import scipy.integrate as _integrate
 
 import chainrules.rulesets.scipy.integrate  # noqa: F401  (the rules)
-from chainrules.ad._namespace import populate_from_library
+from chainrules.ad._namespace import REQUIRED, by_position, populate_from_library
 
 __all__ = populate_from_library(_integrate, globals())
-_odeint, _quad = globals()["odeint"], globals()["quad"]     # wrapped by populate_from_library
-
-
-def odeint(func: Any, y0: Any, t: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.integrate.odeint(func, y0, t, args, **kwargs), differentiable in
-    y0, t and the values of args (their positions in the call: see above)."""
-    return _odeint(func, y0, t, args, **kwargs)
-
-
-def quad(func: Any, a: Any, b: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.integrate.quad(func, a, b, args, **kwargs), differentiable in
-    the limits and the values of args."""
-    return _quad(func, a, b, args, **kwargs)
+for _name in ("odeint", "quad"):
+    _first = ("func", "y0", "t") if _name == "odeint" else ("func", "a", "b")
+    by_position(globals(), _name, tuple((p, REQUIRED) for p in _first) + (("args", ()),))

@@ -19,54 +19,23 @@ from typing import Any
 import scipy.optimize as _optimize
 
 import chainrules.rulesets.scipy.optimize  # noqa: F401  (the rules)
-from chainrules.ad._namespace import populate_from_library
+from chainrules.ad._namespace import REQUIRED, by_position, populate_from_library
 
 __all__ = populate_from_library(_optimize, globals())
-_w = {k: globals()[k] for k in ("root", "root_scalar", "brentq", "bisect", "ridder", "brenth", "toms748",
-                                "newton", "fixed_point", "minimize", "minimize_scalar", "least_squares")}
-
-
-def root(fun: Any, x0: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.root, differentiable in args and fun's closure."""
-    return _w["root"](fun, x0, args, **kwargs)
-
-
-def root_scalar(f: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.root_scalar, differentiable in args and f's closure."""
-    return _w["root_scalar"](f, args, **kwargs)
-
-
-def _bracketing(name: str) -> Any:
-    def solve(f: Any, a: Any, b: Any, args: Any = (), **kwargs: Any) -> Any:
-        return _w[name](f, a, b, args, **kwargs)
-    solve.__name__ = solve.__qualname__ = name
-    solve.__doc__ = f"scipy.optimize.{name}, differentiable in args and f's closure."
-    return solve
-
-
-brentq, bisect, ridder, brenth, toms748 = (_bracketing(n) for n in ("brentq", "bisect", "ridder", "brenth",
-                                                                   "toms748"))
-
-
-def newton(func: Any, x0: Any, fprime: Any = None, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.newton, differentiable in args and func's closure."""
-    return _w["newton"](func, x0, fprime, args, **kwargs)
-
-
-def fixed_point(func: Any, x0: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.fixed_point, differentiable in args and func's closure."""
-    return _w["fixed_point"](func, x0, args, **kwargs)
-
-
-def minimize(fun: Any, x0: Any, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.minimize (unconstrained optima), differentiable in args and fun's closure."""
-    method, jac = kwargs.pop("method", None), kwargs.pop("jac", None)
-    return _w["minimize"](fun, x0, args, method, jac, **kwargs)       # jac by position: its closure is seen
-
-
-def minimize_scalar(fun: Any, bracket: Any = None, bounds: Any = None, args: Any = (), **kwargs: Any) -> Any:
-    """scipy.optimize.minimize_scalar, differentiable in args and fun's closure."""
-    return _w["minimize_scalar"](fun, bracket, bounds, args, **kwargs)
+# the parameters up to `args` (and minimize's `jac`, whose closure the rule reads) by position
+_LEADING: dict[str, tuple[tuple[str, Any], ...]] = {
+    "root": (("fun", REQUIRED), ("x0", REQUIRED), ("args", ())),
+    "root_scalar": (("f", REQUIRED), ("args", ())),
+    "newton": (("func", REQUIRED), ("x0", REQUIRED), ("fprime", None), ("args", ())),
+    "fixed_point": (("func", REQUIRED), ("x0", REQUIRED), ("args", ())),
+    "minimize": (("fun", REQUIRED), ("x0", REQUIRED), ("args", ()), ("method", None), ("jac", None)),
+    "minimize_scalar": (("fun", REQUIRED), ("bracket", None), ("bounds", None), ("args", ())),
+    **{n: (("f", REQUIRED), ("a", REQUIRED), ("b", REQUIRED), ("args", ()))
+       for n in ("brentq", "bisect", "ridder", "brenth", "toms748")},
+}
+for _name, _leading in _LEADING.items():
+    by_position(globals(), _name, _leading)
+_least_squares = globals()["least_squares"]
 
 
 def least_squares(fun: Any, x0: Any, args: Any = (), kwargs: Any = None, **options: Any) -> Any:
@@ -76,4 +45,4 @@ def least_squares(fun: Any, x0: Any, args: Any = (), kwargs: Any = None, **optio
 
     def residuals(x: Any) -> Any:
         return fun(x, *args, **extra)
-    return _w["least_squares"](residuals, x0, **options)
+    return _least_squares(residuals, x0, **options)
