@@ -67,10 +67,22 @@ def _reduce(fn: Any, v: Any, axes: Any, keepdims: Any, **kw: Any) -> Any:
     return fn(v, axis=axes, keepdims=keepdims, **kw)
 
 
+def _kept_shape(shape: Any, axes: Any) -> tuple[int, ...]:
+    """The shape of a reduction over `axes` with keepdims."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _kept(xp: Any, ȳ: Any, shape: Any, axes: Any, keepdims: Any) -> Any:
+    """The cotangent of a reduction over `axes` with the reduced axes kept
+    (of length 1): it broadcasts against the input."""
+    if not keepdims and axes:
+        return xp.reshape(ȳ, _kept_shape(shape, axes))
+    return ȳ
+
+
 def _unreduce(xp: Any, ȳ: Any, shape: Any, axes: Any, keepdims: Any) -> Any:
     """The cotangent of a reduction over `axes` spread over the input's shape."""
-    if not keepdims and axes:
-        ȳ = xp.reshape(ȳ, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    ȳ = _kept(xp, ȳ, shape, axes, keepdims)
     if type(ȳ) is np.ndarray:
         return broadcast_view(ȳ, tuple(shape))      # np.broadcast_to, compiled: a read-only view
     return xp.broadcast_to(ȳ, tuple(shape))
@@ -190,11 +202,10 @@ def mean_rules(f: Any, name: str = "mean", names: Any = None) -> Any:
 
 def _prod_partials(xp: Any, x: Any, axes: Any, Ω: Any = None) -> Any:
     """∂Ω/∂x; `Ω`, when given, is the product over `axes` (of x's dtype)."""
-    if type(x) is np.ndarray and x.dtype.kind == "f" and axes and not (x == 0).any():
+    if type(x) is np.ndarray and x.dtype.kind == "f" and axes and np.count_nonzero(x) == x.size:
         # NumPy's fast path: without a zero, Z = 1 and x1 = x, and Z·P/x1 is P/x, P the
         # product Ω when known (tests/rulesets/numpy/test_reductions.py checks it against the body)
-        p = np.prod(x, axis=axes, keepdims=True) if Ω is None else np.reshape(Ω, [
-            1 if i in axes else n for i, n in enumerate(x.shape)])
+        p = np.multiply.reduce(x, axes, keepdims=True) if Ω is None else Ω.reshape(_kept_shape(x.shape, axes))
         return p / x
     return _prod_partials_body(xp, x, axes)
 
@@ -226,7 +237,8 @@ def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         d = partials()
-        return xp.multiply(_unreduce(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
+        # ȳ broadcast against x by the product itself (d has x's shape)
+        return xp.multiply(_kept(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 
@@ -244,6 +256,10 @@ def _var_jvp(xp: Any, d: Any, Δx: Any, axes: Any, keepdims: Any, dof: Any) -> A
 
 
 def _deviation(xp: Any, x: Any, axes: Any) -> Any:
+    """x - mean(x) over `axes`."""
+    if type(x) is np.ndarray and x.dtype.kind in "fc" and x.dtype.itemsize > 2 and axes and x.size:
+        # np.mean's own arithmetic (the sum, divided by the count) without its Python layer
+        return x - np.add.reduce(x, axes, keepdims=True) / _count(x.shape, axes)
     return x - _reduce(xp.mean, x, axes, True)
 
 
@@ -256,24 +272,27 @@ def _var_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         scale = _real_if(xp, ȳ, True) * (2 / dof if dof else float("nan"))
-        return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
+        return _deviation(xp, x, axes) * _kept(xp, scale, x.shape, axes, keepdims)
     return forward, adjoint
 
 
 def _std_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
     keepdims = opts["keepdims"]
     dof = _count(x.shape, axes) - opts["correction"]
-    at0 = Ω == 0
-    safe = xp.where(at0, xp.ones_like(Ω), Ω)
+
+    def over(v: Any) -> Any:
+        """v / Ω, and 0 where Ω = 0 (a constant slice)."""
+        if type(Ω) is np.ndarray and np.count_nonzero(Ω) == Ω.size:
+            return v / Ω                    # no zero: what the where below gives, bit for bit
+        at0 = Ω == 0
+        return xp.where(at0, xp.zeros_like(v), xp.divide(v, xp.where(at0, xp.ones_like(Ω), Ω)))
 
     def forward(Δx: Any) -> Any:
-        v = _var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof)
-        return xp.where(at0, xp.zeros_like(v), v / (2 * safe))
+        return over(_var_jvp(xp, _deviation(xp, x, axes), Δx, axes, keepdims, dof) / 2)
 
     def adjoint(ȳ: Any) -> Any:
-        ȳ = _real_if(xp, ȳ, True)
-        scale = xp.where(at0, xp.zeros_like(ȳ), xp.divide(ȳ, safe)) * (1 / dof if dof else float("nan"))
-        return _deviation(xp, x, axes) * _unreduce(xp, scale, x.shape, axes, keepdims)
+        scale = over(_real_if(xp, ȳ, True)) * (1 / dof if dof else float("nan"))
+        return _deviation(xp, x, axes) * _kept(xp, scale, x.shape, axes, keepdims)
     return forward, adjoint
 
 

@@ -158,15 +158,25 @@ def _nanmean_adjoint(ȳ: Any, x: Any, shape: Any, axes: Any, keepdims: Any, dtyp
     return np.where(nan, 0, unreduce(ȳ, shape, axes, keepdims, dtype) / count)
 
 
-def _sum(x: Any, *args: Any, **kwargs: Any) -> Any:
-    """np.sum(x, ...): for an ndarray, np.add.reduce with the same arguments
-    (what np.sum calls, without its Python layer, which costs more than the
-    sum of a small array); axis=None is np.sum's default, not reduce's."""
-    if type(x) is np.ndarray and not (kwargs and any(v is _NOVALUE for v in kwargs.values())):
-        if not args and "axis" not in kwargs:
-            return np.add.reduce(x, None, **kwargs)
-        return np.add.reduce(x, *args, **kwargs)
-    return np.sum(x, *args, **kwargs)
+def _by_reduce(f: Any, ufunc: Any, positional: bool) -> Any:
+    """NumPy's reduction `f` (np.sum, np.prod, np.max, np.min) as a primal:
+    for an ndarray, `ufunc.reduce` with the same arguments (what `f` calls,
+    without its Python layer, which costs more than reducing a small array);
+    axis=None is f's default, not reduce's.  `positional`: f's positional
+    options after the array are reduce's (np.sum's and np.prod's are; np.max's
+    lack `dtype`, so they go to f)."""
+    def primal(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if (type(x) is np.ndarray and (positional or not args)
+                and not (kwargs and any(v is _NOVALUE for v in kwargs.values()))):
+            if not args and "axis" not in kwargs:
+                return ufunc.reduce(x, None, **kwargs)
+            return ufunc.reduce(x, *args, **kwargs)
+        return f(x, *args, **kwargs)
+    primal.__name__ = f.__name__
+    return primal
+
+
+_sum = _by_reduce(np.sum, np.add, True)
 
 
 # ----- the array-API bodies, registered on NumPy's functions and methods -------------------
@@ -188,15 +198,6 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
     subclass (a masked array) is read as a plain array, its cotangent
     projected onto it (a list's is a structural tangent) and Ω is f's own."""
     frule, rrule = factory(primal or f, name, names)
-    if factory in (array_api.sum_rules, array_api.mean_rules):
-        rrule = named_rule(_linear_fast(rrule, primal or f, name, factory is array_api.mean_rules), name)
-        frule = named_rule(_linear_fast_frule(frule, primal or f, name, factory is array_api.mean_rules), name)
-    elif factory in _BODIES:
-        rrule = named_rule(_body_fast(rrule, primal or f, name, _BODIES[factory]), name)
-    elif factory in (array_api.max_rules, array_api.min_rules):
-        argfn = np.argmax if factory is array_api.max_rules else np.argmin
-        rrule = named_rule(_chooser_fast(rrule, primal or f, name, argfn), name)
-        frule = named_rule(_chooser_fast_frule(frule, primal or f, name, argfn), name)
 
     def np_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Δx = tangents[1]
@@ -223,6 +224,19 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
             return (cts[0], project(unthunk(cts[1]))) + tuple(cts[2:])
         return Ω, np_pullback
 
+    # the NumPy fast paths come first: a float ndarray with the common options is served
+    # without the layers above; every other call falls through to them
+    p = primal or f
+    if factory in (array_api.sum_rules, array_api.mean_rules):
+        mean = factory is array_api.mean_rules
+        return (named_rule(_linear_fast_frule(np_frule, p, name, mean), name),
+                named_rule(_linear_fast(np_rrule, p, name, mean), name))
+    if factory in _BODIES:
+        return named_rule(np_frule, name), named_rule(_body_fast(np_rrule, p, name, _BODIES[factory]), name)
+    if factory in (array_api.max_rules, array_api.min_rules):
+        argfn = np.argmax if factory is array_api.max_rules else np.argmin
+        return (named_rule(_chooser_fast_frule(np_frule, p, name, argfn), name),
+                named_rule(_chooser_fast(np_rrule, p, name, argfn), name))
     return named_rule(np_frule, name), named_rule(np_rrule, name)
 
 
@@ -396,6 +410,7 @@ def _register_body(factory: Any, fs: Any, name: str, names: Any, primal: Any = N
         rules = _numpy_rules(factory, f, name, names, primal if f is fs[0] else None)
         first = first or rules
         _register([f], *rules)
+        _register([f], *rules, np.ndarray)       # an ndarray: no np.matrix guard on the hot path
     for m in _methods(name):
         _register([m], *_numpy_rules(factory, m, name, names, _method_primal(m)))
     return first
@@ -410,7 +425,8 @@ _register([np.nanmean], *_linear_reduction(np.nanmean, "nanmean", _MEAN_ARGS, _n
 
 # ----- prod (the array-API body: exact with zeros), nanprod ------------------------------
 
-prod_frule, prod_rrule = _register_body(array_api.prod_rules, [np.prod], "prod", _SUM_ARGS)
+prod_frule, prod_rrule = _register_body(array_api.prod_rules, [np.prod], "prod", _SUM_ARGS,
+                                        _by_reduce(np.prod, np.multiply, True))
 
 
 def nanprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -460,6 +476,16 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     nd = x.ndim
     if nd == 0:
         return ()
+    if len(axes) == nd:                     # every axis: one element
+        return np.unravel_index(argfn(x), x.shape)
+    if len(axes) == 1:                      # one axis: the choice there, a range along the others
+        a = axes[0]
+        k = argfn(x, axis=a)
+        kept = [i for i in range(nd) if i != a]
+        idx: list[Any] = [k] * nd
+        for j, i in enumerate(kept):
+            idx[i] = np.arange(x.shape[i]).reshape((1,) * j + (-1,) + (1,) * (nd - 2 - j))
+        return tuple(idx)
     xt, order = array_api._to_last(np, x, axes)
     keep = order[:nd - len(axes)]
     k = argfn(xt, axis=-1)
@@ -500,8 +526,10 @@ def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept
 
 _register_body(array_api.var_rules, [np.var], "var", _VAR_ARGS)
 _register_body(array_api.std_rules, [np.std], "std", _VAR_ARGS)
-max_frule, max_rrule = _register_body(array_api.max_rules, [np.max, np.amax], "max", _MAX_ARGS)
-min_frule, min_rrule = _register_body(array_api.min_rules, [np.min, np.amin], "min", _MAX_ARGS)
+max_frule, max_rrule = _register_body(array_api.max_rules, [np.max, np.amax], "max", _MAX_ARGS,
+                                      _by_reduce(np.max, np.maximum, False))
+min_frule, min_rrule = _register_body(array_api.min_rules, [np.min, np.amin], "min", _MAX_ARGS,
+                                      _by_reduce(np.min, np.minimum, False))
 
 
 def _nan_chooser(argfn: Any) -> Any:
