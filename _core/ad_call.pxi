@@ -307,6 +307,12 @@ cdef class Wrapped:
             return _ad_generic(AK_CALL, self, (a, b), None)
         return self.f(a, b)
 
+    def __getattr__(self, str name):
+        # attributes the wrapper does not have are f's (a wrapped ufunc's reduce, outer, nin…)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.f, name)
+
     def __repr__(self):
         return f"chainrules.ad.wrap({_fname(self.f)})"
 

@@ -301,12 +301,21 @@ cdef class Tape:
         cdef Py_ssize_t k
         cdef _ADNode* node
         cdef double g, c, r
-        cdef double* a = <double*>PyMem_RawCalloc(self.nslots, sizeof(double))
-        cdef char* ft = <char*>PyMem_RawCalloc(self.nslots, sizeof(char))
-        if a == NULL or ft == NULL:
-            PyMem_RawFree(a)
-            PyMem_RawFree(ft)
-            raise MemoryError()
+        cdef double abuf[64]
+        cdef char fbuf[64]
+        cdef double* a = abuf
+        cdef char* ft = fbuf
+        if self.nslots > 64:
+            a = <double*>PyMem_RawCalloc(self.nslots, sizeof(double))
+            ft = <char*>PyMem_RawCalloc(self.nslots, sizeof(char))
+            if a == NULL or ft == NULL:
+                PyMem_RawFree(a)
+                PyMem_RawFree(ft)
+                raise MemoryError()
+        else:
+            for k in range(self.nslots):
+                a[k] = 0.0
+                ft[k] = 0
         a[out] = 1.0
         ft[out] = 1
         for k in range(self.n - 1, -1, -1):
@@ -327,8 +336,9 @@ cdef class Tape:
                     a[node.in1] += node.d1 * g
                     ft[node.in1] = 1
         r = a[inp]
-        PyMem_RawFree(a)
-        PyMem_RawFree(ft)
+        if a != abuf:
+            PyMem_RawFree(a)
+            PyMem_RawFree(ft)
         return r
 
     def __len__(self):

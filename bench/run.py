@@ -108,6 +108,11 @@ TARGETS = [
     # chainrules.ad's own paths (issue 13)
     dict(label="NumPy on scalars ≤ 1.3× chainrules.ad.math", module="ad_scalar",
          benchmark=r"NumpyScalar(Gradient|Derivative)", variant="numpy", versus="admath", at_least=1 / 1.3),
+    dict(label="chainrules.ad.numpy on tracked floats ≤ 1.3× chainrules.ad.math (issue 25)", module="ad_scalar",
+         benchmark=r"NumpyScalar(Gradient|Derivative)", variant="adnumpy", versus="admath", at_least=1 / 1.3),
+    dict(label="np.sin on tracked floats ≤ 1.15× the dispatch floor (issue 25)", module="ad_scalar",
+         benchmark=r"NumpyScalar(Gradient|Derivative)", variant="numpy", versus="dispatch_floor",
+         at_least=1 / 1.15),
     dict(label="ad.jvp ≤ 1.0× ad.gradient at 10 elements", module="ad_arrays",
          benchmark=r"ForwardVersusReverse\(size=10\)", variant="jvp", versus="gradient", at_least=1.0),
     dict(label="≤ 48 bytes of tape per recorded scalar operation (tracemalloc peak)", module="ad_memory",

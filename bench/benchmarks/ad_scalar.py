@@ -157,7 +157,9 @@ class _NumpyFoo:
     the same run, as the ad.math version plus the two ufunc calls foo makes,
     each on an object whose `__array_ufunc__` returns at once.  No
     implementation of the NumPy path can be faster than that floor, so a
-    floor above 1.3× shows the target out of reach from chainrules' side."""
+    floor above 1.3× shows the target out of reach from chainrules' side.
+    `adnumpy` is foo written with the drop-in `chainrules.ad.numpy` (issue 25
+    item 3: ≤ 1.3× the ad.math version), whose ufuncs skip NumPy's dispatch."""
     n = 1000
     x = 3.0
     baseline = "admath"
@@ -165,6 +167,7 @@ class _NumpyFoo:
     def setup(self):
         import numpy as np
         from chainrules import ad
+        import chainrules.ad.numpy as anp
         from chainrules.ad import math as admath
 
         def foo_admath(x):
@@ -172,11 +175,14 @@ class _NumpyFoo:
 
         def foo_numpy(x):
             return np.arcsin(0.2 + np.sin(x))
-        self.foo = {"admath": foo_admath, "numpy": foo_numpy}
+
+        def foo_adnumpy(x):
+            return anp.arcsin(0.2 + anp.sin(x))
+        self.foo = {"admath": foo_admath, "numpy": foo_numpy, "adnumpy": foo_adnumpy}
         self.engine = getattr(ad, self.engine_name)
-        a, b = (self.engine(f, self.x) for f in self.foo.values())
-        if a != b:
-            raise AssertionError(f"{self.engine_name}: ad.math gives {a}, NumPy {b}")
+        a, b, c = (self.engine(f, self.x) for f in self.foo.values())
+        if not a == b == c:
+            raise AssertionError(f"{self.engine_name}: ad.math gives {a}, NumPy {b}, chainrules.ad.numpy {c}")
 
     def _time(self, which):
         engine, f, x = self.engine, self.foo[which], self.x
@@ -188,6 +194,9 @@ class _NumpyFoo:
 
     def time_numpy(self):
         self._time("numpy")
+
+    def time_adnumpy(self):
+        self._time("adnumpy")
 
     def time_dispatch_floor(self):
         import numpy as np

@@ -27,8 +27,50 @@ X = onp.array([0.3, -0.7, 1.1])
 def test_the_namespace_is_numpy():
     names = {n for n in dir(onp) if not n.startswith("_")}
     assert set(cnp.__all__) == names
-    assert cnp.sin is onp.sin and cnp.linalg is onp.linalg and cnp.random is onp.random
+    assert cnp.sum is onp.sum and cnp.linalg is onp.linalg and cnp.random is onp.random
     assert cnp.pi == onp.pi and cnp.float64 is onp.float64
+    # the ufuncs are wrapped (no NumPy dispatch on tracked values), every other name is NumPy's
+    for n in names:
+        v = getattr(onp, n)
+        if isinstance(v, onp.ufunc):
+            assert getattr(cnp, n).f is v, n
+        elif n not in ("array", "asarray", "asanyarray", "r_", "c_"):      # chainrules.ad.numpy's own
+            assert getattr(cnp, n) is v, n
+
+
+def test_wrapped_ufuncs_are_the_ufuncs_on_plain_values():
+    x = onp.array([0.25, -1.5, 2.0])
+    for name in ("sin", "exp", "add", "maximum", "arctan2", "logaddexp", "isfinite", "sign"):
+        w, u = getattr(cnp, name), getattr(onp, name)
+        args = (x,) * u.nin
+        a, b = w(*args), u(*args)
+        assert type(a) is type(b) and a.dtype == b.dtype
+        onp.testing.assert_array_equal(a, b)
+        a, b = w(*(0.5,) * u.nin), u(*(0.5,) * u.nin)        # a Python float: NumPy's scalar type
+        assert type(a) is type(b) and a == b
+        assert w.nin == u.nin and w.nout == u.nout and w.__name__ == u.__name__
+    assert cnp.add.reduce(x) == onp.add.reduce(x)
+    onp.testing.assert_array_equal(cnp.multiply.outer(x, x), onp.multiply.outer(x, x))
+    onp.testing.assert_array_equal(cnp.add.accumulate(x), onp.add.accumulate(x))
+    out = onp.empty(3)
+    assert cnp.sin(x, out=out) is out
+    with pytest.raises(AttributeError):
+        cnp.sin.no_such_attribute
+
+
+def test_wrapped_ufuncs_differentiate_as_numpys():
+    from chainrules import ad
+    x = onp.array([0.3, -0.7, 0.5])
+    for f, g in ((lambda t: cnp.sum(cnp.arcsin(0.2 + cnp.sin(t))), lambda t: onp.sum(onp.arcsin(0.2 + onp.sin(t)))),
+                 (lambda t: cnp.sum(cnp.exp(t) * t), lambda t: onp.sum(onp.exp(t) * t)),
+                 (lambda t: cnp.add.reduce(cnp.tanh(t)), lambda t: onp.add.reduce(onp.tanh(t)))):
+        for point in (0.3, onp.float64(0.3), onp.float32(0.3), x):
+            for engine in (ad.gradient, ad.derivative, ad.hessian):
+                if engine is ad.derivative and onp.ndim(point):
+                    continue
+                a, b = engine(f, point), engine(g, point)
+                assert type(a) is type(b), (engine, point)
+                onp.testing.assert_array_equal(a, b)
 
 
 def test_numpys_subpackages_import_as_modules():

@@ -1,9 +1,13 @@
 """chainrules.ad.numpy: NumPy for autograd programs (a drop-in for `autograd.numpy`).
 
-Every public name of NumPy is here, NumPy's own object (`np.sin`, `np.linalg`,
+Every public name of NumPy is here, NumPy's own object (`np.sum`, `np.linalg`,
 `np.random`, dtypes, constants): NumPy's functions and ufuncs already
 differentiate values tracked by chainrules.ad through `__array_ufunc__` and
-`__array_function__`.  What `autograd.numpy` does on its boxed values that
+`__array_function__`.  The ufuncs are wrapped (`chainrules.ad.wrap(np.sin)`):
+the same function on plain values, with the ufunc's attributes (`.reduce`,
+`.outer`, `.nin`…), and on a tracked value the rule called directly, without
+NumPy's dispatch (on tracked numbers, the C table's kernels, as
+`chainrules.ad.math`).  What `autograd.numpy` does on its boxed values that
 NumPy does not do on tracked values is added:
 
 - `array`, `asarray`, `asanyarray` of (nested) lists and tuples holding
@@ -35,7 +39,7 @@ import sys as _sys
 
 import numpy as _np
 
-from chainrules._core import Tracked
+from chainrules._core import Tracked, Wrapped
 
 _OURS = ("array", "asarray", "asanyarray", "r_", "c_")
 
@@ -45,7 +49,10 @@ def _populate(namespace: dict[str, Any]) -> list[str]:
     for name in dir(_np):
         if name.startswith("_") or name in _OURS:
             continue
-        namespace[name] = getattr(_np, name)
+        value = getattr(_np, name)
+        # a ufunc is wrapped: on a tracked number it goes to the rule (the C table's
+        # kernels) without NumPy's __array_ufunc__ dispatch; its attributes are the ufunc's
+        namespace[name] = Wrapped(value) if isinstance(value, _np.ufunc) else value
         names.append(name)
     return names + list(_OURS)
 
