@@ -252,6 +252,8 @@ cdef class Wrapped:
     cdef readonly object f
     cdef _ScalarRow row
     cdef bint holder          # f may hold tracked values (a closure, an object)
+    cdef object gf            # what the generic engine is called with: self, or (ufunc, "__call__")
+    cdef int gkind            # and how: AK_CALL, or AK_UFUNC as NumPy's own dispatch would
     cdef dict __dict__
 
     def __cinit__(self, f):
@@ -261,6 +263,10 @@ cdef class Wrapped:
         self.f = f
         self.row = _ad_row_of(f)
         self.holder = not isinstance(f, (_ad_builtin_function, _np.ufunc, type))
+        if isinstance(f, _np.ufunc):        # a wrapped ufunc: the engine sees NumPy's ufunc call
+            self.gf, self.gkind = (f, "__call__"), AK_UFUNC
+        else:
+            self.gf, self.gkind = self, AK_CALL
 
     def __init__(self, f):
         object.__setattr__(self, "__wrapped__", f)
@@ -281,11 +287,11 @@ cdef class Wrapped:
                 return self._call2(args[0], args[1])
         for a in args:
             if _ad_holds_tracked(a, 0):
-                return _ad_generic(AK_CALL, self, args, kwargs)
+                return _ad_generic(self.gkind, self.gf, args, kwargs)
         if kwargs:
             for a in kwargs.values():
                 if _ad_holds_tracked(a, 0):
-                    return _ad_generic(AK_CALL, self, args, kwargs)
+                    return _ad_generic(self.gkind, self.gf, args, kwargs)
         if self.holder:
             # the engine looks into f for values it captures
             return _ad_generic(AK_CALL, self, args, kwargs)
@@ -295,16 +301,16 @@ cdef class Wrapped:
         if type(a) is float and not self.holder:
             return self.f(a)
         if isinstance(a, Tracked):
-            return _ad_call1(self.row, self, a, AK_CALL)
+            return _ad_call1(self.row, self.gf, a, self.gkind)
         if self.holder or _ad_holds_tracked(a, 0):
-            return _ad_generic(AK_CALL, self, (a,), None)
+            return _ad_generic(self.gkind, self.gf, (a,), None)
         return self.f(a)
 
     cdef inline object _call2(self, object a, object b):
         if isinstance(a, Tracked) or isinstance(b, Tracked):
-            return _ad_call2(self.row, self, a, b, AK_CALL)
+            return _ad_call2(self.row, self.gf, a, b, self.gkind)
         if self.holder or _ad_holds_tracked(a, 0) or _ad_holds_tracked(b, 0):
-            return _ad_generic(AK_CALL, self, (a, b), None)
+            return _ad_generic(self.gkind, self.gf, (a, b), None)
         return self.f(a, b)
 
     def __getattr__(self, str name):
