@@ -167,6 +167,14 @@ def test_make_vjp_and_make_jvp():
     same(lambda ag, np: ag.make_jvp(f(np))(X, 0.7)(u[0]))
     same(lambda ag, np: ag.make_jvp(f(np), 1)(X, 0.7)(1.0))
     same(lambda ag, np: ag.deriv(lambda x, y: x * y ** 2, (0, 1))(2.0, 3.0))
+    # a tuple output's tangent is a tuple, as autograd's check_grads reads it (autograd itself
+    # sees no boxes in a plain tuple an function returns: its tangent there is zeros)
+    v = u[0]
+    ans, t = cag.make_jvp(lambda x: (cnp.sin(x), [x * 2.0, {"a": x ** 2}]))(X)(v)
+    _same(ans, (onp.sin(X), [X * 2.0, {"a": X ** 2}]))
+    _same(t, (onp.cos(X) * v, [2.0 * v, {"a": 2 * X * v}]))
+    ans, t = cag.make_jvp(lambda x: (x[0], 3.0))(X)(v)
+    _same(t, (v[0], 0.0))
 
 
 def test_grad_named_and_multigrad_dict():

@@ -323,8 +323,23 @@ def make_jvp(fun: Callable[[Any], Any], x: Any) -> Any:
     """make_jvp(fun, argnum=0): the function of fun's arguments returning
     `jvp(v) -> (ans, J·v)` (forward mode, one run of fun per call of jvp)."""
     def jvp(v: Any) -> Any:
-        return _jvp(fun, (x,), (v,))
+        ans, t = _jvp(fun, (x,), (v,))
+        return ans, _containers_like(ans, t)
     return jvp
+
+
+def _containers_like(y: Any, t: Any) -> Any:
+    """The tangent t of a value y in autograd's form: y's container type
+    (a tuple output's tangent a tuple, not a `Tangent[tuple]`), zeros for a
+    zero; no conjugation (a tangent, not a gradient)."""
+    ty = type(y)
+    if ty is tuple or ty is list:
+        return ty(_containers_like(yi, index_tangent(t, i)) for i, yi in enumerate(y))
+    if ty is dict or ty is OrderedDict:
+        return ty((k, _containers_like(v, index_tangent(t, k))) for k, v in y.items())
+    if isinstance(t, AbstractZero):
+        return _zeros(y)
+    return t
 
 
 @_unary_to_nary
