@@ -29,6 +29,7 @@ from chainrules.rulesets._arrays import (
     ZERO,
     dense,
     named_rule,
+    project_to,
     reject_out,
     seed,
 )
@@ -76,7 +77,8 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
         Ω = f(arrays, *args, **kwargs)
         projects = [ProjectTo(a) for a in arrays]
         # one array is a valid sequence (its rows are joined): its cotangent is one array
-        whole = ProjectTo(arrays) if isinstance(arrays, np.ndarray) else None
+        # (an array an enclosing differentiation traces too)
+        whole = project_to(arrays) if not isinstance(arrays, (list, tuple)) else None
         originals = [np.shape(a) for a in arrays]
         axis, shapes = layout(arrays, args, kwargs)
         bounds = np.cumsum([s[axis] for s in shapes])[:-1]

@@ -228,3 +228,15 @@ def test_pad_second_derivatives_complex():
         got = ad.gradient(lambda u: np.sum(np.real(np.conj(ad.gradient(f, u)) * w)), z)
         want = fd_jvp(central_fdm(5, 1, max_range=1e-3), lambda u: ad.gradient(f, u), (z, w))
         np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8, err_msg=mode)
+
+
+# The joining functions take one array as the sequence of its rows; a tracked array
+# (the rule differentiated) is one too: its cotangent is one array, not a sequence's
+# (autograd's own test_vstack_1d found it).
+@pytest.mark.parametrize("how", NESTED_WAYS)
+def test_joining_one_array_nested(how):
+    x = spread((3, 2), lo=0.3, hi=1.7)
+    v = np.cos(np.arange(6.0)).reshape(3, 2)
+    for join in (np.vstack, np.hstack, np.column_stack, np.stack, np.concatenate, np.dstack):
+        w = np.sin(np.arange(1.0, 1.0 + join(x).size)).reshape(join(x).shape)
+        nested_second_derivative(lambda z: np.sum(np.sin(join(z * z)) * w), x, v, how, 1e-6, 1e-8)
