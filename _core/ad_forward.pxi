@@ -157,6 +157,9 @@ cdef class Tracked:
                         "use int(x) for the (non-differentiable) integer value")
 
     def __array__(self, dtype=None, copy=None):
+        if dtype is not None and _np.dtype(dtype).kind in "biu":
+            # integers (or booleans): the non-differentiable values, as int(x) gives
+            return _np.asarray(_ad_strip(self), dtype=dtype)
         raise TypeError(f"converting a tracked {type(self).__name__} to a NumPy array would lose its "
                         f"derivative: {_AD_ADVICE}; a NumPy function without a rule cannot be "
                         "differentiated")

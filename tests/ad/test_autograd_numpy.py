@@ -4,6 +4,8 @@ scipy.special with its rules; stats.norm), compared with autograd."""
 
 import numpy as onp
 import pytest
+
+from chainrules import ad
 import scipy.special
 import scipy.stats
 
@@ -26,7 +28,8 @@ X = onp.array([0.3, -0.7, 1.1])
 
 def test_the_namespace_is_numpy():
     names = {n for n in dir(onp) if not n.startswith("_")}
-    assert set(cnp.__all__) == names
+    assert set(cnp.__all__) == names | {"make_diagonal"}          # autograd.numpy's own addition
+    assert cnp.__version__ == onp.__version__
     assert cnp.sum is onp.sum and cnp.linalg is onp.linalg and cnp.random is onp.random
     assert cnp.pi == onp.pi and cnp.float64 is onp.float64
     # the ufuncs are wrapped (no NumPy dispatch on tracked values), every other name is NumPy's
@@ -138,10 +141,27 @@ def test_array_of_tracked_values_with_a_dtype(dtype):
 def test_arrays_of_tracked_values_errors():
     with pytest.raises(ValueError, match="array: the elements of the list have different shapes"):
         cag.grad(lambda x: cnp.sum(cnp.array([x, x[0]])))(X)
-    with pytest.raises(TypeError, match="array: dtype=int64 of tracked values would lose their derivative"):
-        cag.grad(lambda x: cnp.sum(cnp.array([x[0], x[1]], dtype=onp.int64)))(X)
-    with pytest.raises(TypeError, match=r"r_\[...\]: slices and string directives"):
-        cag.grad(lambda x: cnp.sum(cnp.r_[x, 0:2]))(X)
+    with pytest.raises(TypeError, match="array: dtype=<U1 of tracked values would lose their derivative"):
+        cag.grad(lambda x: cnp.sum(cnp.array([x[0], x[1]], dtype="U1")))(X)
+
+
+def test_integer_casts_of_tracked_values_are_their_values():
+    # as int(x), and as autograd, JAX and PyTorch: an integer array of tracked values is
+    # their (non-differentiable) values; indices made this way select as usual
+    W = onp.arange(12.0).reshape(3, 4) / 4
+
+    def f(w):
+        idx = onp.int64(w[:, -1] * 2)                   # NumPy's scalar type called on an array
+        also = cnp.array([w[0, 0], w[1, 0]], dtype=onp.int32)
+        assert idx.dtype == onp.int64 and also.dtype == onp.int32 and type(idx) is onp.ndarray
+        return cnp.sum(w[:, :-1][idx % 3]) + cnp.sum(w * also[0])
+
+    g = cag.grad(f)(W)
+    want = onp.zeros_like(W)
+    for i in onp.int64(W[:, -1] * 2) % 3:
+        want[i, :-1] += 1
+    onp.testing.assert_array_equal(g, want)          # also[0] is 0 here: no term through it
+    assert ad.gradient(lambda x: onp.asarray(x, dtype=bool).sum() + x[0], onp.array([0.0, 2.0]))[0] == 1.0
 
 
 def test_special_is_scipy_special_with_its_rules():
@@ -169,3 +189,24 @@ def test_stats_norm(name):
     args = (X, 0.2, 1.7)
     for argnum in (0, 1, 2):
         test_approx(cag.jacobian(ours, argnum)(*args), autograd.jacobian(theirs, argnum)(*args), rtol=1e-10)
+
+
+def test_make_diagonal_and_r_with_ranges():
+    from chainrules import ad
+    from chainrules.testing import test_rrule
+    D = onp.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+    A = cnp.make_diagonal(D, axis1=-1, axis2=-2)
+    assert A.shape == (2, 3, 3)
+    onp.testing.assert_array_equal(onp.diagonal(A, axis1=-1, axis2=-2), D)
+    assert onp.count_nonzero(A) == 6
+    W = onp.arange(18.0).reshape(2, 3, 3)
+    onp.testing.assert_array_equal(ad.gradient(lambda d: cnp.sum(cnp.make_diagonal(d, axis1=-1, axis2=-2) * W), D),
+                                   onp.diagonal(W, axis1=-1, axis2=-2))
+    with pytest.raises(NotImplementedError, match="make_diagonal"):
+        cnp.make_diagonal(D)
+    x = onp.array([0.3, -0.7])
+    f = lambda t: cnp.sum(cnp.r_[t, 1:4, t * 2, 0:1:3j] ** 2)
+    assert f(x) == onp.sum(onp.r_[x, 1:4, x * 2, 0:1:3j] ** 2)
+    onp.testing.assert_allclose(ad.gradient(f, x), 2 * x + 8 * x)
+    with pytest.raises(TypeError, match="string directives"):
+        ad.gradient(lambda t: cnp.sum(cnp.r_["0,2", t, t]), x)

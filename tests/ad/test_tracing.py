@@ -249,6 +249,8 @@ def test_conversions_that_would_lose_the_derivative_raise(engine):
         D(lambda x: complex(x), 1.0)
     with pytest.raises(TypeError, match="NumPy array would lose its derivative"):
         D(lambda x: np.asarray(x), 1.0)
+    with pytest.raises(TypeError, match="NumPy array would lose its derivative"):
+        D(lambda x: np.asarray(x, dtype=np.float32), 1.0)
     with pytest.raises(TypeError, match="cannot be used as an index"):
         D(lambda x: [1.0, 2.0][x], 1.0)
     with pytest.raises(TypeError, match=r"\.item\(\)"):

@@ -112,6 +112,8 @@ def _conj(v: Any) -> Any:
         return type(v)(_conj(e) for e in v)
     if type(v) is dict:
         return {k: _conj(e) for k, e in v.items()}
+    if type(v) is complex:          # a Python number stays one
+        return v.conjugate()
     return np.conj(v) if _is_complex(v) else v
 
 

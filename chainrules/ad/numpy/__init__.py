@@ -13,7 +13,10 @@ NumPy does not do on tracked values is added:
 - `array`, `asarray`, `asanyarray` of (nested) lists and tuples holding
   tracked numbers or arrays stack them differentiably (NumPy would convert
   the tracked values to floats and lose the derivative, so it raises);
-- `r_[...]` and `c_[...]` of tracked values concatenate them.
+- `r_[...]` and `c_[...]` of tracked values concatenate them (with ranges
+  given as slices, `r_[x, 1:10]`);
+- `make_diagonal(D, axis1=-1, axis2=-2)`, autograd's complement of
+  `diagonal`; `__version__` is NumPy's.
 
 NumPy's subpackages are importable by autograd's spelling,
 `import chainrules.ad.numpy.random as npr` (also `.linalg`, `.fft`): they are
@@ -41,7 +44,7 @@ import numpy as _np
 
 from chainrules._core import Tracked, Wrapped
 
-_OURS = ("array", "asarray", "asanyarray", "r_", "c_")
+_OURS = ("array", "asarray", "asanyarray", "r_", "c_", "make_diagonal")
 
 
 def _populate(namespace: dict[str, Any]) -> list[str]:
@@ -84,9 +87,12 @@ def _tracked_array(who: str, obj: Any, dtype: Any, ndmin: int) -> Any:
     out = _stacked(who, obj)
     if dtype is not None:
         dtype = _np.dtype(dtype)
+        if dtype.kind in "biu":         # integers: the values, which have no derivative (as int(x))
+            return _np.asarray(out, dtype=dtype, copy=None) if ndmin <= _np.ndim(out) else _np.array(
+                out, dtype=dtype, ndmin=ndmin)
         if dtype.kind not in "fc":
             raise TypeError(f"{who}: dtype={dtype} of tracked values would lose their derivative; "
-                            "give a float or complex dtype")
+                            "give a float, complex or integer dtype")
         if dtype != _np.result_type(out):
             out = _np.astype(out, dtype)
     if ndmin > _np.ndim(out):
@@ -133,9 +139,11 @@ class _Concatenator:
             return self._plain[key]
         parts = []
         for e in items:
-            if isinstance(e, (str, slice)):
-                raise TypeError(f"{self._name}[...]: slices and string directives cannot be combined "
+            if isinstance(e, str):
+                raise TypeError(f"{self._name}[...]: string directives cannot be combined "
                                 "with tracked values; use concatenate")
+            if isinstance(e, slice):            # a range, as NumPy reads it (1:10, 0:1:5j)
+                e = _np.r_[e]
             e = _stacked(self._name, e) if _holds_tracked(e) else _np.asarray(e)
             parts.append(_np.atleast_1d(e) if self._name == "r_" else _column(e))
         return _np.concatenate(parts, axis=0 if self._name == "r_" else 1)
@@ -147,6 +155,19 @@ class _Concatenator:
 def _column(e: Any) -> Any:
     return _np.reshape(e, (-1, 1)) if _np.ndim(e) < 2 else e
 
+
+def make_diagonal(D: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """autograd.numpy's complement of `diagonal`: the array of D's last axis
+    laid on the diagonal of two new last axes, `make_diagonal(D, axis1=-1,
+    axis2=-2)[..., i, i] == D[..., i]`, zeros elsewhere; differentiable (D
+    times an identity).  As autograd's, only offset=0, axis1=-1, axis2=-2."""
+    if not (offset == 0 and axis1 == -1 and axis2 == -2):
+        raise NotImplementedError("make_diagonal: only offset=0, axis1=-1, axis2=-2 (as autograd's)")
+    n = _np.shape(D)[-1]
+    return _np.expand_dims(D, -1) * _np.eye(n)
+
+
+__version__ = _np.__version__
 
 r_ = _Concatenator(_np.r_, "r_")
 c_ = _Concatenator(_np.c_, "c_")

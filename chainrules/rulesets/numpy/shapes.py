@@ -548,6 +548,10 @@ def _copy_like(f: Any, name: str) -> None:
 
     register_for_arrays(f, named_rule(copy_frule, name), named_rule(copy_rrule, name), ..., either=False,
                         name=name.replace(".", "_"))
+    if f is np.real_if_close:       # it takes numbers too (its value a 0-d array)
+        for t in (int, float, complex, np.generic):
+            register_frule(f, t, ...)(named_rule(copy_frule, name))
+            register_rrule(f, t, ...)(named_rule(copy_rrule, name))
 
 
 _COPIES: list[Any] = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),
