@@ -124,7 +124,7 @@ def _cotangent(shape: Any, values: Any, primal: Any) -> Any:
 class _Labels:
     """f applied to labels: which input element each output element is."""
 
-    def __init__(self, f: Any, args: Any, kwargs: Any, diff: Any) -> None:
+    def __init__(self, f: Any, args: Any, kwargs: Any, diff: Any, constants: Any = ()) -> None:
         self.diff = [i for i in diff if i < len(args)]
         leaves: list[Any] = []
         self.shapes = {i: _leaves(args[i], leaves) for i in self.diff}
@@ -137,7 +137,9 @@ class _Labels:
         largs = list(args)
         for i in self.diff:
             largs[i] = _rebuild(self.shapes[i], labelled)
-        self.labels = f(*largs, **kwargs)
+        # keyword constants (select's default=) get label 0: no tangent, no cotangent
+        self.labels = f(*largs, **(kwargs if not constants else
+                                   {k: (0 if k in constants else v) for k, v in kwargs.items()}))
         self.sequence = isinstance(self.labels, (list, tuple))
         self.total = int(self.offsets[-1])
         self.projects = [project_to(v) for v in leaves]
@@ -179,16 +181,17 @@ class _Labels:
         return _rebuild(self.shapes[i], self.leaves)
 
 
-def gather_rules(f: Any, name: str, diff: Any, check: Any = None) -> None:
+def gather_rules(f: Any, name: str, diff: Any, check: Any = None, constants: Any = ()) -> None:
     """frule and rrule of f, which only moves the elements of its positional arguments
-    at the indices `diff` (arrays, or nested lists of arrays)."""
+    at the indices `diff` (arrays, or nested lists of arrays); the keyword
+    arguments named in `constants` are values with no tangent."""
 
     def gather_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         reject_out(name, kwargs)
         if check is not None:
             check(args, kwargs)
         Ω = f(*args, **kwargs)
-        L = _Labels(f, args, kwargs, diff)
+        L = _Labels(f, args, kwargs, diff, constants)
         return Ω, L.push(tangents, Ω)
 
     def gather_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
@@ -196,7 +199,7 @@ def gather_rules(f: Any, name: str, diff: Any, check: Any = None) -> None:
         if check is not None:
             check(args, kwargs)
         Ω = f(*args, **kwargs)
-        L = _Labels(f, args, kwargs, diff)
+        L = _Labels(f, args, kwargs, diff, constants)
 
         def gather_pullback(Ω̄: Any) -> tuple[Any, ...]:
             Ω̄ = seed(Ω̄, name)        # a tuple or list of cotangents passes (a sequence output)
@@ -209,12 +212,6 @@ def gather_rules(f: Any, name: str, diff: Any, check: Any = None) -> None:
     register_rrule(f)(named_rule(gather_rrule, short))
 
 
-def _select_check(args: Any, kwargs: Any) -> None:
-    if kwargs.get("default", 0) != 0 and not isinstance(kwargs.get("default"), np.ndarray):
-        raise TypeError("numpy.select: the rule takes a nonzero default positionally "
-                        "(a keyword argument gets no tangent and the rule cannot tell it from the choices)")
-
-
 def _choose_check(args: Any, kwargs: Any) -> None:
     if kwargs.get("mode", "raise") not in ("raise", "wrap", "clip"):
         raise ValueError(f"numpy.choose: invalid mode {kwargs['mode']!r}")
@@ -223,7 +220,8 @@ def _choose_check(args: Any, kwargs: Any) -> None:
 gather_rules(np.fft.fftshift, "numpy.fft.fftshift", (0,))
 gather_rules(np.fft.ifftshift, "numpy.fft.ifftshift", (0,))
 gather_rules(np.choose, "numpy.choose", (1,), _choose_check)
-gather_rules(np.select, "numpy.select", (1, 2), _select_check)
+# select's default: positional, it has a tangent; by keyword, a constant (an option)
+gather_rules(np.select, "numpy.select", (1, 2), constants=("default",))
 gather_rules(np.compress, "numpy.compress", (1,))
 gather_rules(np.extract, "numpy.extract", (1,))
 gather_rules(np.insert, "numpy.insert", (0, 2))

@@ -71,6 +71,9 @@ def test_gathers():
         (np.choose, np.array([0, 3]), [r(2), r(2)], {"fkwargs": {"mode": "clip"}}),
         (np.select, [np.array([True, False, False]), np.array([True, True, False])], [r(3), r(3)]),
         (np.select, [np.array([True, False, False])], [r(3)], r(3)),
+        # a default by keyword is a constant: where it is chosen, no derivative
+        (np.select, [np.array([True, False, False]), np.array([False, True, False])], [r(3), c(3)],
+         {"fkwargs": {"default": 2.5}}),
         (np.compress, np.array([True, False, True]), r(3, 2), {"fkwargs": {"axis": 0}}),
         (np.compress, np.array([False, False]), r(2)),                 # empty result
         (np.extract, np.array([True, False, True, True]), c(4)),
@@ -173,7 +176,6 @@ def test_bad_input():
            (lambda: cr.rrule(np.polyval, np.poly1d([1.0, 2.0]), 0.5), TypeError, "np.poly1d"),
            (lambda: cr.rrule(np.poly, r(2, 2)), ValueError, "numpy.poly"),
            (lambda: cr.rrule(np.linspace, 0.0, 1.0, 3, retstep=True), TypeError, "retstep"),
-           (lambda: cr.rrule(np.select, [np.array([True])], [r(1)], default=2.0), TypeError, "numpy.select"),
            (lambda: cr.rrule(np.gradient, r(4), 1.0, 2.0), TypeError, "numpy.gradient")]
     for call, error, words in bad:
         with pytest.raises(error, match=words.replace(".", r"\.").replace("(", r"\(")):
