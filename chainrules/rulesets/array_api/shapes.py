@@ -421,18 +421,19 @@ def take_rules(f: Any, name: str = "take") -> Any:
                 x̄ = scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(g, (-1,)), _size(x.shape))
                 return (NO, project(xp.reshape(x̄, tuple(x.shape))), NO) + rest
             a = normalize_axes(name, axis, x.ndim)[0]
-            # the axis a first, the rest flattened: one scatter-add of the flat
-            # positions index·r + j (r the length of the rest)
+            # the indices' axes (a, ..., a + m - 1 of the result; m = 1 in the standard,
+            # any m for NumPy's take) first, the rest flattened: one scatter-add of the
+            # flat positions index·r + j (r the length of the rest)
             ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
-            n, k = x.shape[a], _size(ids.shape)
+            n, k, m = x.shape[a], _size(ids.shape), ids.ndim
             rest_axes = [i for i in range(x.ndim) if i != a]
-            front = xp.permute_dims(g, (a, *rest_axes))
-            r = _size(front.shape[1:])
+            front = xp.permute_dims(g, (*range(a, a + m), *range(a), *range(a + m, g.ndim)))
+            r = _size(front.shape[m:])
             ids = xp.reshape(ids, (-1,))
             ids = xp.where(ids < 0, ids + n, ids)
             flat = xp.reshape(xp.reshape(ids, (k, 1)) * r + xp.reshape(xp.arange(r, dtype=ids.dtype,
                                                                                  **device_kw(xp, ids)), (1, r)), (-1,))
-            x̄ = xp.reshape(scatter_add(xp, flat, xp.reshape(front, (-1,)), n * r), (n,) + tuple(front.shape[1:]))
+            x̄ = xp.reshape(scatter_add(xp, flat, xp.reshape(front, (-1,)), n * r), (n,) + tuple(front.shape[m:]))
             order = [0] * x.ndim
             for j, i in enumerate(rest_axes):
                 order[i] = j + 1
