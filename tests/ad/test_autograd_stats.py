@@ -62,8 +62,19 @@ def test_entropy_and_supports():
     assert onp.array_equal(cstats.gamma.logpdf(x, 2.0), scipy.stats.gamma.logpdf(x, 2.0))
     g = cag.grad(lambda a: onp.sum(onp.where(x > 0, cstats.gamma.logpdf(onp.abs(x), a), 0.0)))(2.0)
     test_approx(g, autograd.grad(lambda a: onp.sum(astats.gamma.logpdf(onp.abs(x[1:]), a)))(2.0), rtol=1e-10)
-    with pytest.raises(NotImplementedError, match="allow_singular"):
-        cstats.multivariate_normal.logpdf(X, X, L, allow_singular=True)
+
+def test_mvn_allow_singular_as_autograds():
+    # a covariance of rank 2 in 4 dimensions: SciPy's pseudo-inverse and pseudo-determinant
+    cov = onp.diag([1.0, 2.0, 0.0, 0.0])
+    x, m = onp.array([0.3, -0.2, 0.0, 0.0]), onp.array([0.1, 0.5, 0.0, 0.0])
+    for f in (cstats.multivariate_normal.logpdf, cstats.multivariate_normal.pdf):
+        g = {"logpdf": astats.multivariate_normal.logpdf, "pdf": astats.multivariate_normal.pdf}[f.__name__]
+        test_approx(f(x, m, cov, allow_singular=True), g(x, m, cov, allow_singular=True), rtol=1e-12)
+        for argnum in (0, 1):
+            test_approx(cag.grad(f, argnum)(x, m, cov, True), autograd.grad(g, argnum)(x, m, cov, True),
+                        rtol=1e-10, atol=1e-14)
+        test_approx(cag.hessian(f)(x, m, cov, True), autograd.hessian(g)(x, m, cov, True),
+                    rtol=1e-8, atol=1e-12)
 
 
 # ----- the distributions with rules (chainrules.rulesets.scipy.stats) and the frozen spelling ------

@@ -1,7 +1,9 @@
 """chainrules.ad.scipy.stats.multivariate_normal: `logpdf`, `pdf` and `entropy`
 of the multivariate normal distribution (as
 autograd.scipy.stats.multivariate_normal, differentiable in x, mean and cov),
-by `np.linalg.slogdet` and `np.linalg.solve` and their rules."""
+by `np.linalg.slogdet` and `np.linalg.solve` and their rules; with
+`allow_singular=True`, SciPy's own function by its rule (chainrules.rulesets.scipy.stats:
+the pseudo-inverse and the pseudo-determinant)."""
 
 from __future__ import annotations
 
@@ -9,18 +11,21 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import stats as _stats
+
+from chainrules._core import Wrapped
 
 __all__ = ["logpdf", "pdf", "entropy"]
 
 _LOG_2PI = math.log(2 * math.pi)
+_singular_logpdf = Wrapped(_stats.multivariate_normal.logpdf)
 
 
 def logpdf(x: Any, mean: Any, cov: Any, allow_singular: bool = False) -> Any:
     """log of the multivariate normal density at x: one point (shape (n,)) or
     one per row (shape (m, n), giving shape (m,))."""
-    if allow_singular:
-        raise NotImplementedError("multivariate_normal.logpdf: allow_singular=True is not supported "
-                                  "(the pseudo-inverse has no rule here)")
+    if allow_singular:          # SciPy's own, by its rule (the pseudo-inverse and pseudo-determinant)
+        return _singular_logpdf(x, mean, cov, allow_singular=True)
     n = np.shape(cov)[-1]
     diff = x - mean
     solved = np.linalg.solve(cov, np.reshape(diff, (-1, n)).T).T
