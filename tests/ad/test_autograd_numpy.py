@@ -30,14 +30,18 @@ def test_the_namespace_is_numpy():
     names = {n for n in dir(onp) if not n.startswith("_")}
     assert set(cnp.__all__) == names | {"make_diagonal"}          # autograd.numpy's own addition
     assert cnp.__version__ == onp.__version__
-    assert cnp.sum is onp.sum and cnp.linalg is onp.linalg and cnp.random is onp.random
+    assert cnp.sum.__wrapped__ is onp.sum and cnp.linalg is onp.linalg and cnp.random is onp.random
     assert cnp.pi == onp.pi and cnp.float64 is onp.float64
     # the ufuncs are wrapped (no NumPy dispatch on tracked values), every other name is NumPy's
     for n in names:
         v = getattr(onp, n)
+        if n in ("array", "asarray", "asanyarray", "r_", "c_"):            # chainrules.ad.numpy's own
+            continue
         if isinstance(v, onp.ufunc):
             assert getattr(cnp, n).f is v, n
-        elif n not in ("array", "asarray", "asanyarray", "r_", "c_"):      # chainrules.ad.numpy's own
+        elif type(v).__name__ in ("_ArrayFunctionDispatcher", "function", "builtin_function_or_method"):
+            assert getattr(cnp, n).__wrapped__ is v, n      # stacks lists of tracked numbers first
+        else:
             assert getattr(cnp, n) is v, n
 
 
@@ -210,3 +214,18 @@ def test_make_diagonal_and_r_with_ranges():
     onp.testing.assert_allclose(ad.gradient(f, x), 2 * x + 8 * x)
     with pytest.raises(TypeError, match="string directives"):
         ad.gradient(lambda t: cnp.sum(cnp.r_["0,2", t, t]), x)
+
+
+def test_lists_of_tracked_numbers_are_stacked_as_autograds():
+    # NumPy converts a list to an array before dispatching: its tracked numbers would
+    # lose their derivative; chainrules.ad.numpy's functions stack them first
+    assert cag.grad(lambda x: cnp.mean([x, x + 2]))(0.0) == 1.0
+    assert cag.grad(lambda x: cnp.mean((x, x + 2)))(0.0) == 1.0
+    assert cag.grad(lambda x: cnp.std([x, x + 2]))(0.0) == 0.0
+    assert cag.grad(lambda x: cnp.var(((x, 1.0), (x + 2, 3.0))))(0.5) == -0.25      # (6/4) - 2·1.75·(2/4)
+    assert cag.grad(lambda x: cnp.sum(cnp.append([x, 2.0 * x], x)))(1.0) == 4.0
+    assert cag.grad(lambda x: cnp.sum(cnp.append([[x, 2.0]], [[3.0, x]], axis=0)))(1.0) == 2.0
+    # sequences of arrays are NumPy's to read (concatenate's), plain lists too
+    x = onp.array([0.5, 1.5])
+    onp.testing.assert_array_equal(cag.grad(lambda t: cnp.sum(cnp.concatenate((t, t * 2))))(x), [3.0, 3.0])
+    assert cnp.mean([1.0, 2.0]) == 1.5 and cnp.sum.__name__ == "sum"

@@ -38,6 +38,7 @@ from __future__ import annotations
 from typing import Any
 
 import builtins as _builtins
+import functools as _functools
 import sys as _sys
 
 import numpy as _np
@@ -54,10 +55,59 @@ def _populate(namespace: dict[str, Any]) -> list[str]:
             continue
         value = getattr(_np, name)
         # a ufunc is wrapped: on a tracked number it goes to the rule (the C table's
-        # kernels) without NumPy's __array_ufunc__ dispatch; its attributes are the ufunc's
-        namespace[name] = Wrapped(value) if isinstance(value, _np.ufunc) else value
+        # kernels) without NumPy's __array_ufunc__ dispatch; its attributes are the ufunc's.
+        # A function stacks lists of tracked numbers given to it (as autograd's do)
+        if isinstance(value, _np.ufunc):
+            value = Wrapped(value)
+        elif _is_function(value):
+            value = _stacking(value)
+        namespace[name] = value
         names.append(name)
     return names + list(_OURS)
+
+
+def _is_function(v: Any) -> bool:
+    return type(v).__name__ in ("_ArrayFunctionDispatcher", "function", "builtin_function_or_method")
+
+
+def _numbers_tracked(a: Any) -> int:
+    """For a (nested) list or tuple of numbers: 2 when some are tracked, 1 when
+    none are, 0 when it holds anything else (arrays, strings…)."""
+    found = 1
+    for e in a:
+        t = type(e)
+        if t is float or t is int:
+            continue
+        if t is _np.ndarray:            # a sequence of arrays (concatenate's): NumPy's to read
+            return 0
+        if t is list or t is tuple:
+            k = _numbers_tracked(e)
+            if not k:
+                return 0
+            found = _builtins.max(found, k)
+        elif isinstance(e, Tracked):
+            if _np.ndim(e) != 0:
+                return 0
+            found = 2
+        elif not isinstance(e, (complex, _np.generic)):
+            return 0
+    return found
+
+
+def _stacking(f: Any) -> Any:
+    """NumPy's function f, which first turns (nested) lists and tuples of
+    numbers holding tracked ones into arrays (NumPy would convert the tracked
+    numbers to floats and lose the derivative, so it raises)."""
+    def stacking(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            t = type(a)
+            if (t is list or t is tuple) and _numbers_tracked(a) == 2:
+                args = tuple(_stacked(f.__name__, b) if type(b) in (list, tuple) and _numbers_tracked(b) == 2
+                             else b for b in args)
+                break
+        return f(*args, **kwargs)
+    _functools.update_wrapper(stacking, f)
+    return stacking
 
 
 def _holds_tracked(a: Any) -> bool:
