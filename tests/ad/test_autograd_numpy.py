@@ -30,12 +30,14 @@ def test_the_namespace_is_numpy():
     names = {n for n in dir(onp) if not n.startswith("_")}
     assert set(cnp.__all__) == names | {"make_diagonal"}          # autograd.numpy's own addition
     assert cnp.__version__ == onp.__version__
-    assert cnp.sum.__wrapped__ is onp.sum and cnp.linalg is onp.linalg and cnp.random is onp.random
+    assert cnp.sum.__wrapped__ is onp.sum and cnp.random is onp.random
+    assert cnp.linalg.norm.__wrapped__ is onp.linalg.norm and cnp.fft.fft.__wrapped__ is onp.fft.fft
+    assert cnp.linalg.LinAlgError is onp.linalg.LinAlgError and set(cnp.linalg.__all__) >= {"norm", "svd"}
     assert cnp.pi == onp.pi and cnp.float64 is onp.float64
     # the ufuncs are wrapped (no NumPy dispatch on tracked values), every other name is NumPy's
     for n in names:
         v = getattr(onp, n)
-        if n in ("array", "asarray", "asanyarray", "r_", "c_"):            # chainrules.ad.numpy's own
+        if n in ("array", "asarray", "asanyarray", "r_", "c_", "linalg", "fft"):    # chainrules.ad.numpy's own
             continue
         if isinstance(v, onp.ufunc):
             assert getattr(cnp, n).f is v, n
@@ -87,7 +89,7 @@ def test_numpys_subpackages_import_as_modules():
     import sys
     code = ("import chainrules.ad.numpy.random as npr, chainrules.ad.numpy.linalg as la, numpy; "
             "from chainrules.ad.numpy.fft import fft; import chainrules.ad.numpy as cnp; "
-            "assert npr is numpy.random is cnp.random and la is numpy.linalg and fft is numpy.fft.fft; "
+            "assert npr is numpy.random is cnp.random and la is cnp.linalg and fft.__wrapped__ is numpy.fft.fft; "
             "print(npr.default_rng(0).standard_normal(2).shape)")
     out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "(2,)"
@@ -229,3 +231,8 @@ def test_lists_of_tracked_numbers_are_stacked_as_autograds():
     x = onp.array([0.5, 1.5])
     onp.testing.assert_array_equal(cag.grad(lambda t: cnp.sum(cnp.concatenate((t, t * 2))))(x), [3.0, 3.0])
     assert cnp.mean([1.0, 2.0]) == 1.5 and cnp.sum.__name__ == "sum"
+    # and so do linalg's and fft's (autograd's test_norm_list_of_boxes)
+    assert cag.grad(lambda x: cnp.linalg.norm([x, x + 2]))(0.0) == 1.0
+    assert cag.grad(lambda x: cnp.linalg.norm((x, x + 2)))(0.0) == 1.0
+    import chainrules.ad.numpy.linalg as la
+    assert la is cnp.linalg

@@ -18,9 +18,14 @@ NumPy does not do on tracked values is added:
 - `make_diagonal(D, axis1=-1, axis2=-2)`, autograd's complement of
   `diagonal`; `__version__` is NumPy's.
 
+- NumPy's functions (`np.mean`, `np.linalg.norm`, …) stack (nested) lists and
+  tuples of numbers holding tracked ones before NumPy reads them
+  (`np.linalg.norm([x, x + 2])`, as autograd's do).
+
 NumPy's subpackages are importable by autograd's spelling,
-`import chainrules.ad.numpy.random as npr` (also `.linalg`, `.fft`): they are
-NumPy's own modules, as the attributes `chainrules.ad.numpy.random`… are.
+`import chainrules.ad.numpy.random as npr` (also `.linalg`, `.fft`): `random`
+is NumPy's own module, `linalg` and `fft` hold NumPy's names with the
+functions stacking as above.
 
 Example::
 
@@ -40,6 +45,7 @@ from typing import Any
 import builtins as _builtins
 import functools as _functools
 import sys as _sys
+import types as _types
 
 import numpy as _np
 
@@ -224,7 +230,25 @@ c_ = _Concatenator(_np.c_, "c_")
 
 __all__ = _populate(globals())
 
-# `import chainrules.ad.numpy.random` finds NumPy's module here (the import system looks in
-# sys.modules once the package is imported), so that module import and attribute agree
+
+
+def _subpackage(name: str) -> Any:
+    """chainrules.ad.numpy.linalg / .fft: NumPy's module's names, its functions
+    stacking lists of tracked numbers first (`np.linalg.norm([x, x + 2])`)."""
+    plain = getattr(_np, name)
+    module = _types.ModuleType(f"{__name__}.{name}", plain.__doc__)
+    names = [n for n in dir(plain) if not n.startswith("_")]
+    for n in names:
+        value = getattr(plain, n)
+        setattr(module, n, _stacking(value) if _is_function(value) else value)
+    module.__all__ = names      # type: ignore[attr-defined]
+    return module
+
+
+linalg = _subpackage("linalg")
+fft = _subpackage("fft")
+# `import chainrules.ad.numpy.random` finds the module here (the import system looks in
+# sys.modules once the package is imported), so that module import and attribute agree;
+# random is NumPy's own (nothing in it is differentiated)
 for _name in ("random", "linalg", "fft"):
-    _sys.modules[f"{__name__}.{_name}"] = getattr(_np, _name)
+    _sys.modules[f"{__name__}.{_name}"] = globals()[_name]
