@@ -10,11 +10,18 @@
   through a custom_vjp).
 - scipy.special functions, and NumPy functions whose `jax.numpy` counterpart
   has no rule (`np.dot`, `np.median`, `np.fft.fft`: their rules compute with
-  NumPy): a custom_vjp whose passes run on the host with `jax.pure_callback`
-  (reverse mode at any order, `jit` and `vmap`).  No forward mode: `jax.jvp`,
-  `jacfwd` and `hessian` raise JAX's "can't apply forward-mode autodiff (jvp)
-  to a custom_vjp function" while tracing, where `to_jax` cannot catch it to
-  name the function; `jax.jacrev(jax.jacrev(f))` gives the Hessian.
+  NumPy) run on the host with `jax.pure_callback`, `jit` and `vmap` included:
+  - element-wise ones on real values (scipy.special's ufuncs and its
+    element-wise functions, `polygamma`, `zeta`, `jvp`…): a custom_jvp whose
+    JVP is Σⱼ ∂ⱼf(x)·ẋⱼ, each partial again such a host function computed
+    by chainrules.ad's forward mode (the frule at first order): every
+    transformation at every order, forward and reverse (`jax.grad`, `jvp`,
+    `jacfwd`, `hessian`);
+  - the others (and complex values): a custom_vjp, reverse mode at any order.
+    No forward mode: `jax.jvp`, `jacfwd` and `hessian` raise JAX's "can't
+    apply forward-mode autodiff (jvp) to a custom_vjp function" while
+    tracing, where `to_jax` cannot catch it to name the function;
+    `jax.jacrev(jax.jacrev(f))` gives the Hessian.
 
 A NumPy function (`np.sin`, `np.sum`) means `jax.numpy`'s function of the same
 name, whose rules issue 12 registers when `jax.numpy` is imported.  Arguments:
@@ -41,7 +48,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from chainrules import NoTangent, RuleConfig, ZeroTangent
+from chainrules import NoTangent, NotImplementedTangent, RuleConfig, ZeroTangent
 from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
 from chainrules.interop._common import (
@@ -60,7 +67,7 @@ from chainrules.interop._common import (
     wrap_name,
 )
 
-__all__ = ["to_jax", "JaxConfig", "runs_on_host"]
+__all__ = ["to_jax", "JaxConfig", "runs_on_host", "forward_on_host"]
 
 
 
@@ -174,9 +181,10 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     for f (see the module docstring).  A call with no rule for its arguments
     raises TypeError naming f and the argument types.  A function run on the
     host (scipy.special; a NumPy function whose rules compute with NumPy only,
-    such as `np.dot`) has reverse mode only: forward mode (`jax.jvp`,
-    `jacfwd`, `hessian`) raises JAX's TypeError "can't apply forward-mode
-    autodiff (jvp) to a custom_vjp function"."""
+    such as `np.dot`) has forward and reverse mode when it is element-wise
+    and its values real (`forward_on_host`), else reverse mode only: forward
+    mode (`jax.jvp`, `jacfwd`, `hessian`) raises JAX's TypeError "can't apply
+    forward-mode autodiff (jvp) to a custom_vjp function"."""
     if not callable(f):
         raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
     # the custom_jvp made for each signature of a call (`_signature`), made once: an
@@ -203,6 +211,11 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
                 # no transformation: f itself on the host, without the rule or a callback
                 y = f(*leaves.rebuild([np.asarray(v) for v in leaves.values]), **kwargs)
                 return jax.tree_util.tree_map(jnp.asarray, y)
+            if _elementwise_real(f, leaves, kwargs):
+                # a Python function (polygamma) reaches its rule on chainrules.ad's values wrapped
+                from chainrules.ad import wrap
+                h = f if isinstance(f, np.ufunc) else wrap(f)
+                return _host_elementwise(jax, lambda v: h(*leaves.rebuild(v)), who)(*leaves.values)
             return _host(jax, f, leaves, kwargs, who)(*leaves.values)
         key = _signature(leaves, kwargs)
         made = jvp_functions.get(key) if key is not None else None
@@ -237,6 +250,16 @@ def runs_on_host(f: Any) -> bool:
     module docstring): scipy.special, and NumPy functions whose `jax.numpy`
     counterpart has no rule."""
     return _on_host(f, resolve(f, [_jax().numpy]))
+
+
+def forward_on_host(f: Any) -> bool:
+    """Whether `to_jax(f)`, run on the host, has forward mode too (on real
+    values): f is element-wise (a ufunc with one output, or one of
+    scipy.special's element-wise Python functions)."""
+    if isinstance(f, np.ufunc):
+        return f.nout == 1
+    return getattr(f, "__name__", None) in _ELEMENTWISE_SPECIAL and \
+        (getattr(f, "__module__", None) or "").startswith("scipy.special")
 
 
 def _on_host(f: Any, g: Any) -> bool:
@@ -388,6 +411,71 @@ def _host(jax: Any, f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) ->
         return y, f_pullback
 
     return _host_function(jax, f_host, who)
+
+
+# An element-wise function of real values (a ufunc of scipy.special on real arrays) on
+# the host has a forward mode too: its JVP is Σⱼ ∂ⱼh(values)·ẋⱼ, element by element, each
+# partial ∂ⱼh again such a host function (computed on the host by chainrules.ad's forward
+# mode, which uses the rules: the frule of h at first order, the frules of what the frule
+# calls at the next).  JAX transposes that sum for reverse mode, so `jax.grad`, `jvp`,
+# `jacfwd`, `hessian`, `jit` and `vmap` all work, at every order.
+
+# scipy.special's element-wise functions that are Python functions, not ufuncs
+_ELEMENTWISE_SPECIAL = frozenset({
+    "diric", "h1vp", "h2vp", "ivp", "jvp", "kvp", "yvp", "lambertw", "polygamma", "sinc", "softplus",
+    "sph_harm_y", "spherical_in", "spherical_jn", "spherical_kn", "spherical_yn", "zeta"})
+
+
+def _elementwise_real(f: Any, leaves: Leaves, kwargs: dict[str, Any]) -> bool:
+    return forward_on_host(f) and not kwargs and not any(np.iscomplexobj(v) for v in leaves.values)
+
+
+def _host_elementwise(jax: Any, h: Callable[[list[Any]], Any], who: str) -> Any:
+    """h (values ↦ an array, element-wise and real) as a custom_jvp running on the host."""
+    def primal(*values: Any) -> Any:
+        values = _arrays(jax, values)
+        shape = np.broadcast_shapes(*(v.shape for v in values))
+        probe = h([np.full(v.shape, 0.5).astype(v.dtype) for v in values])
+        dtype = np.asarray(probe).dtype
+        if dtype.kind not in "biufc":       # a tangent not implemented (a rule's NotImplemented)
+            raise TypeError(f"{who}: {probe}")
+        like = jax.ShapeDtypeStruct(shape, dtype)
+
+        def on_host(*v: Any) -> Any:
+            # under vmap the values come batched (vmap_method="broadcast_all"): h is element-wise
+            a = [np.asarray(e) for e in v]
+            return np.asarray(np.broadcast_to(h(a), np.broadcast_shapes(*(e.shape for e in a))), dtype=dtype)
+        return jax.pure_callback(on_host, like, *values, vmap_method="broadcast_all")
+    call: Any = jax.custom_jvp(primal)
+
+    def jvp(primals: Any, tangents: Any) -> Any:
+        y = call(*primals)
+        ẏ = jax.numpy.zeros_like(y)
+        for j, (p, t) in enumerate(zip(primals, tangents)):
+            if _inexact(jax.numpy.asarray(p)) and getattr(t, "dtype", None) != jax.dtypes.float0:
+                ẏ = ẏ + _host_elementwise(jax, _partial(h, j, who), who)(*primals) * t
+        return y, ẏ
+    call.defjvp(jvp)
+    return call
+
+
+def _partial(h: Callable[[list[Any]], Any], j: int, who: str) -> Callable[[list[Any]], Any]:
+    """values ↦ ∂h/∂(values[j]), element by element (h element-wise): h's JVP with
+    ones for values[j], by chainrules.ad's forward mode."""
+    def partial(values: list[Any]) -> Any:
+        from chainrules.ad import jvp
+        # (of the values' shapes: at higher orders they are chainrules.ad's tracked values)
+        ones = tuple(np.ones(np.shape(v)) if i == j else np.zeros(np.shape(v)) for i, v in enumerate(values))
+        try:
+            ẏ = jvp(lambda *v: h(list(v)), tuple(values), ones)[1]
+        except Exception as e:
+            # JAX shows a callback's error deep in its own: name the function and the argument
+            raise TypeError(f"{who}: no derivative on the host in argument {j} "
+                            f"({type(e).__name__}: {e})") from e
+        if isinstance(ẏ, NotImplementedTangent):
+            return f"no derivative in argument {j}: {ẏ}"      # primal raises it, naming the function
+        return ẏ
+    return partial
 
 
 def _host_zeros(p: Any) -> Any:

@@ -43,7 +43,7 @@ CASES = [
 Z = np.array([0.3 + 0.4j, 1.0 - 0.5j, -0.7 + 0.2j])
 COMPLEX = [("sin", np.sin, (Z,)), ("exp", np.exp, (Z,)), ("abs", np.abs, (Z,))]
 
-HOST_ONLY = {"gamma"}                       # scipy.special: first order, reverse mode
+HOST_ONLY = {"gamma"}                       # scipy.special: run on the host by to_jax
 
 
 def params(cases=CASES):

@@ -120,13 +120,47 @@ def test_scipy_special_runs_on_the_host_under_jit_and_vmap():
     x = jnp.asarray(X)
     g = jax.jit(jax.vmap(jax.grad(to_jax(sp.gamma))))(x)
     np.testing.assert_allclose(g, sp.gamma(X) * sp.digamma(X), rtol=1e-12)
-    assert "gamma" in HOST_ONLY                               # test_adapter checks it first order only
+    assert "gamma" in HOST_ONLY
     # second order in reverse mode: chainrules.ad differentiates the rule's pullback on the host
     g = lambda v: jax.grad(lambda u: to_jax(sp.gamma)(u).sum())(v)
     np.testing.assert_allclose(jax.jacrev(g)(x).diagonal(),
                                sp.gamma(X) * (sp.digamma(X) ** 2 + sp.polygamma(1, X)), rtol=1e-10)
-    with pytest.raises(TypeError, match="forward-mode"):     # JAX's own: no jvp of a custom_vjp
-        jax.hessian(lambda v: to_jax(sp.gamma)(v).sum())(x)
+    # forward mode too (an element-wise function: a custom_jvp whose partials run on the host)
+    h = jax.hessian(lambda v: to_jax(sp.gamma)(v).sum())(x)
+    np.testing.assert_allclose(h, np.diag(sp.gamma(X) * (sp.digamma(X) ** 2 + sp.polygamma(1, X))), rtol=1e-10)
+
+
+def test_host_elementwise_functions_in_every_transformation():
+    # issue 23 item 3: Python floats, jvp, jacfwd, hessian, jit, vmap, third order,
+    # parameters of scipy.special's functions; against mpmath's values
+    import mpmath
+    import scipy.special as sp
+    g = to_jax(sp.gammaln)
+    assert jax.grad(g)(1.3) == pytest.approx(float(mpmath.digamma(1.3)), rel=1e-13)
+    y, ẏ = jax.jvp(g, (1.3,), (2.0,))
+    assert (y, ẏ) == (pytest.approx(sp.gammaln(1.3)), pytest.approx(2 * float(mpmath.digamma(1.3))))
+    assert jax.grad(jax.grad(jax.grad(g)))(1.3) == pytest.approx(float(mpmath.polygamma(2, 1.3)), rel=1e-12)
+    x = jnp.asarray(X)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(g))(x), np.diag(sp.digamma(X)), rtol=1e-13)
+    np.testing.assert_allclose(jax.vmap(jax.hessian(g))(x), sp.polygamma(1, X), rtol=1e-13)
+    kv = to_jax(sp.kv)
+    # d/dx K_ν(x) = -(K_{ν-1} + K_{ν+1})/2, and in ν by the rule's own series
+    assert jax.grad(kv, argnums=1)(0.5, 1.3) == pytest.approx(-(sp.kv(-0.5, 1.3) + sp.kv(1.5, 1.3)) / 2)
+    dν = float(mpmath.diff(lambda n: mpmath.besselk(n, 1.3), 0.5))
+    assert jax.jvp(lambda n: kv(n, 1.3), (0.5,), (1.0,))[1] == pytest.approx(dν, rel=1e-8)
+    hν = jax.hessian(kv, argnums=(0, 1))(0.5, 1.3)
+    assert hν[0][1] == pytest.approx(hν[1][0]) and hν[0][1] == pytest.approx(
+        float(mpmath.diff(lambda n, t: mpmath.besselk(n, t), (0.5, 1.3), (1, 1))), rel=1e-6)
+    # integer arguments are constants; broadcasting; float32 stays float32
+    assert jax.jacfwd(lambda t: to_jax(sp.polygamma)(1, t))(1.3) == pytest.approx(float(mpmath.polygamma(2, 1.3)))
+    bc = jax.jacfwd(lambda t: to_jax(sp.kv)(jnp.array([0.5, 1.5]), t))(1.3)
+    np.testing.assert_allclose(bc, -(sp.kv([-0.5, 0.5], 1.3) + sp.kv([1.5, 2.5], 1.3)) / 2)
+    assert jax.grad(lambda t: g(t).sum())(x.astype(jnp.float32)).dtype == jnp.float32
+    # a derivative the rule does not implement: a TypeError naming the function and the argument
+    with pytest.raises(TypeError, match=r"zeta.*argument 0"):
+        jax.jvp(lambda s: to_jax(sp.zeta)(s, 2.0), (3.3,), (1.0,))
+    # complex values keep the reverse-mode path (no forward mode: JAX's own error)
+    assert jax.grad(lambda z: jnp.real(to_jax(sp.wofz)(z)))(1.0 + 0.5j) != 0
 
 
 def test_numpy_arrays_and_floats_are_converted():
