@@ -215,3 +215,19 @@ def test_odeint_and_quad_with_tracked_args_by_keyword():
     onp.testing.assert_allclose(grad(area)(0.5), _fd(area, 0.5), rtol=1e-7)
     # and every other function of scipy.integrate is SciPy's, wrapped
     assert "trapezoid" in cintegrate.__all__ and "solve_ivp" in cintegrate.__all__
+
+
+def test_const_graph_gives_autograds_values_and_differentiates():
+    from autograd.misc import const_graph as ag_const_graph
+    from chainrules.ad.autograd.misc import const_graph
+
+    def f(scale, x):
+        return scale * anp.sum(anp.sin(x) ** 2)
+
+    x = onp.array([0.3, -1.2, 2.0])
+    ours, theirs = const_graph(f, 2.5), ag_const_graph(f, 2.5)
+    for v in (x, 2 * x, x[::-1].copy()):          # later calls: autograd's replays its cached trace
+        assert ours(v) == pytest.approx(theirs(v), rel=1e-15)
+    assert const_graph(f).__name__ == "f"
+    ours = const_graph(lambda s, v: s * cnp.sum(cnp.sin(v) ** 2), 2.5)
+    onp.testing.assert_allclose(grad(ours)(x), 2.5 * 2 * onp.sin(x) * onp.cos(x), rtol=1e-14)
