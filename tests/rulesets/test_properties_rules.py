@@ -366,7 +366,7 @@ RECIPES = [
     *unary([sp.psi, sp.ndtr, sp.log_ndtr, sp.softmax, sp.log_softmax], declines={"complex64"}),
     Recipe(sp.polygamma, lambda A: (np.ones(A.shape(S), int), A(S))),
     *binary([sp.xlogy, sp.xlog1py]),
-    # zeta(s, q) in q (s an integer order here: its derivative in s is not implemented)
+    # zeta(s, q) (s an integer order here)
     *[Recipe(f, lambda A: (np.full(A.shape(S), 3), A(S) + 0.5), declines={"complex64"})
       for f in (sp.zeta, sp._ufuncs._zeta)],
 ]

@@ -39,10 +39,11 @@ SWEEP_CASES = [
     Case("linalg.matrix_norm", np.linalg.matrix_norm, M),
     Case("ndarray.__getitem__", np.ndarray.__getitem__, M, PrimalAndTangent((slice(0, 2), 1), NT)),
     Case("math.gamma", math.gamma, 1.7), Case("math.lgamma", math.lgamma, 2.3),
-    # ζ(s, q) in q (its derivative in s is not implemented: a NotImplementedTangent, tested in
-    # scipy/test_special.py)
-    Case("special.zeta", sp.zeta, PrimalAndTangent(np.array([2.5, 3.5]), NT), np.array([1.5, 2.0])),
-    Case("special._zeta", sp._ufuncs._zeta, PrimalAndTangent(np.array([2.5, 3.5]), NT), np.array([1.5, 2.0])),
+    # ζ(s, q) in s and q (against mpmath in scipy/test_special.py), Riemann's ζ and zetac
+    Case("special.zeta", sp.zeta, np.array([2.5, 3.5]), np.array([1.5, 2.0])),
+    Case("special._zeta", sp._ufuncs._zeta, np.array([2.5, 3.5]), np.array([1.5, 2.0])),
+    Case("special._riemann_zeta", sp._ufuncs._riemann_zeta, np.array([-2.5, 0.5, 3.5])),
+    Case("special.zetac", sp.zetac, np.array([-2.5, 0.5, 3.5])),
     Case("heaviside.outer", np.heaviside.outer, np.array([-0.5, 1.5]), np.array([0.3, 0.6, 0.9])),
 ]
 

@@ -1,7 +1,8 @@
 """Rules for `scipy.special` (imported by `chainrules.rulesets` when
 `scipy.special` is imported, see there): gammaln, gamma, digamma/psi,
 polygamma, erf, erfc, erfinv, erfcinv, ndtr, log_ndtr, ndtri, expit,
-log_expit, logit, entr, xlogy, xlog1py (ufuncs, with broadcasting), and
+log_expit, logit, entr, zetac, zeta (Hurwitz's in s and q, Riemann's), xlogy,
+xlog1py (ufuncs, with broadcasting), and
 logsumexp, softmax, log_softmax (with axis).
 
 Conventions:
@@ -38,12 +39,12 @@ from chainrules._core import (
     Tangent,
     Tracked,
     _ad_strip_all,
-    not_implemented,
     register_frule,
     register_rrule,
     unthunk,
 )
 from chainrules._protocols import Pullback
+from chainrules.rulesets.scipy.special_series import dzeta_ds
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
@@ -159,6 +160,7 @@ _UNARY = [
     ("log_expit", sp.log_expit, lambda x, y: sp.expit(-x), False),
     ("logit", sp.logit, lambda x, y: 1 / (x * (1 - x)), False),
     ("entr", sp.entr, lambda x, y: -(np.log(x) + 1), False),
+    ("zetac", sp.zetac, lambda x, y: dzeta_ds(x, 1.0), False),
 ]
 
 # =============================================================================
@@ -204,12 +206,14 @@ def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
 
 
 # =============================================================================
-# zeta(s, q), the Hurwitz zeta ufunc: ∂/∂q = −s·ζ(s + 1, q).  ∂/∂s is not implemented: a
-# tangent for s gives a NotImplementedTangent, and so does the pullback for s (never a silent
-# zero: s is real and ζ depends on it; an s held fixed, as the order of a polygamma, ignores it)
+# zeta(s, q), the Hurwitz zeta ufunc, and scipy.special.zeta(x, q=None), Riemann's for q None:
+# ∂/∂q = −s·ζ(s + 1, q), ∂/∂s by its own series (special_series.dzeta_ds: Euler–Maclaurin,
+# the functional equation below 0).  zetac(x) = ζ(x) − 1 has ζ′(x).  A keyword q is a constant.
 # =============================================================================
 
-_ZETA_S = not_implemented("scipy.special.zeta: the derivative in s")
+def _zeta_partials(s: Any, q: Any) -> tuple[Any, Any]:
+    s, q = _value(s), _value(q)
+    return dzeta_ds(s, q), -s * _zeta(s + 1.0, q)
 
 
 def _zeta_frule(tangents: Any, s: Any, q: Any, **kw: Any) -> tuple[Any, Any] | None:
@@ -218,11 +222,12 @@ def _zeta_frule(tangents: Any, s: Any, q: Any, **kw: Any) -> tuple[Any, Any] | N
         return None
     y = _zeta(s, q, **kw)
     ṡ, q̇ = unthunk(tangents[1]), unthunk(tangents[2])
-    if not _zero(ṡ) and not isinstance(ṡ, NoTangent):
-        return y, _ZETA_S
-    if _zero(q̇):
+    ṡ = ZERO if isinstance(ṡ, NoTangent) else ṡ
+    if _zero(ṡ) and _zero(q̇):
         return y, ZERO
-    return y, ProjectTo(y)(-_value(s) * _zeta(_value(s) + 1.0, _value(q)) * q̇)
+    ds, dq = _zeta_partials(s, q)
+    ẏ = (0.0 if _zero(ṡ) else ds * ṡ) + (0.0 if _zero(q̇) else dq * q̇)
+    return y, ProjectTo(y)(ẏ)
 
 
 def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
@@ -237,11 +242,10 @@ def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(ps), _zero_for(pq)
-        s̄ = _ZETA_S if ps.kind else NO
-        if not pq.kind:
-            return NO, s̄, _zero_for(pq)
-        q̄ = -_value(s) * _zeta(_value(s) + 1.0, _value(q)) * ȳ
-        return NO, s̄, pq(unbroadcast(np.asarray(_ad_strip_all(q)), q̄))
+        ds, dq = _zeta_partials(s, q)
+        s̄ = ps(unbroadcast(np.asarray(_ad_strip_all(s)), ds * ȳ)) if ps.kind else _zero_for(ps)
+        q̄ = pq(unbroadcast(np.asarray(_ad_strip_all(q)), dq * ȳ)) if pq.kind else _zero_for(pq)
+        return NO, s̄, q̄
 
     return y, zeta_pullback
 
@@ -249,6 +253,50 @@ def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
 for _f in (_zeta, sp.zeta):
     register_frule(_f, object, object)(_zeta_frule)
     register_rrule(_f, object, object)(_zeta_rrule)
+del _f
+
+
+_riemann_zeta = sp._ufuncs._riemann_zeta      # sp.zeta(x) calls it: its rules are the same
+
+
+def _riemann_zeta_frule(tangents: Any, x: Any, q: Any = None, **kw: Any) -> tuple[Any, Any] | None:
+    if q is not None:               # a keyword q: a constant
+        return _zeta_frule((NO, tangents[1], ZERO), x, q, **kw)
+    _ufunc_kw("scipy.special.zeta", kw)
+    if _is_complex(x):
+        return None
+    y = _riemann_zeta(x, **kw)
+    ẋ = unthunk(tangents[1])
+    if _zero(ẋ):
+        return y, ZERO
+    return y, ProjectTo(y)(dzeta_ds(_value(x), 1.0) * ẋ)
+
+
+def _riemann_zeta_rrule(x: Any, q: Any = None, **kw: Any) -> tuple[Any, Pullback] | None:
+    if q is not None:
+        res = _zeta_rrule(x, q, **kw)
+        if res is None:
+            return None
+        y, pb = res
+        return y, lambda ȳ: pb(ȳ)[:2]
+    _ufunc_kw("scipy.special.zeta", kw)
+    if _is_complex(x):
+        return None
+    px = ProjectTo(x)
+    y = _riemann_zeta(x, **kw)
+
+    def zeta_pullback(ȳ: Any) -> tuple[Any, ...]:
+        ȳ = unthunk(seed(ȳ, "zeta"))
+        if _zero(ȳ) or not px.kind:
+            return NO, _zero_for(px)
+        return NO, px(unbroadcast(np.asarray(_ad_strip_all(x)), dzeta_ds(_value(x), 1.0) * ȳ))
+
+    return y, zeta_pullback
+
+
+for _f in (_riemann_zeta, sp.zeta):
+    register_frule(_f, object)(_riemann_zeta_frule)
+    register_rrule(_f, object)(_riemann_zeta_rrule)
 del _f
 
 

@@ -8,7 +8,8 @@ domains named in each docstring (tests/rulesets/scipy/test_special_table.py).
 - `dgammainc_da(a, x)`: ∂/∂a of the regularized lower incomplete gamma P(a, x)
   (∂/∂a Q = −∂/∂a P);
 - `dkv_dv(v, x)`, `div_dv(v, x)`: ∂/∂ν of the modified Bessel functions K_ν(x), I_ν(x);
-- `dbetainc_dab(a, b, x)`: ∂/∂a and ∂/∂b of the regularized incomplete beta function.
+- `dbetainc_dab(a, b, x)`: ∂/∂a and ∂/∂b of the regularized incomplete beta function;
+- `dzeta_ds(s, q)`: ∂/∂s of the Hurwitz zeta function ζ(s, q) (and of Riemann's, q = 1).
 """
 
 from __future__ import annotations
@@ -130,3 +131,61 @@ def div_dv(v: Any, x: Any) -> Any:
     series = np.where(at0, 0.0, np.sum(t * (lh - sp.digamma(z)), axis=0))
     # at ν = 0 the derivative is −K₀(x) (DLMF 10.38.4), exponentially smaller than the terms
     return np.where(v == 0, -sp.k0(x), series)
+
+
+# B₂ⱼ/(2j)!, j = 1…10: the Euler–Maclaurin coefficients
+_EM = [b / math.factorial(2 * j) for j, b in enumerate(
+    (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330),
+    start=1)]
+_EM_N = 16
+
+
+def _dzeta_em(s: Any, q: Any, shape: Any) -> Any:
+    """∂ζ(s, q)/∂s by Euler–Maclaurin (see dzeta_ds), q > 0."""
+    k = np.arange(_EM_N, dtype=float).reshape((_EM_N,) + (1,) * len(shape))
+    qk = q + k
+    head = -np.sum(np.log(qk) * qk ** (-s), axis=0)
+    a = q + _EM_N
+    la = np.log(a)
+    s1 = s - 1
+    tail = a ** (-s1) * (-la / s1 - 1 / (s1 * s1)) - la * a ** (-s) / 2
+    P, dP = s, 1.0                              # s(s+1)…(s+2j−2) and its s-derivative
+    power = a ** (-s - 1)                       # a^{−s−2j+1}
+    corrections = 0.0
+    for j, c in enumerate(_EM, start=1):
+        corrections = corrections + c * power * (dP - la * P)
+        f1, f2 = s + (2 * j - 1), s + 2 * j
+        P, dP = P * f1 * f2, dP * f1 * f2 + P * (f1 + f2)
+        power = power / (a * a)
+    return head + tail + corrections
+
+
+def dzeta_ds(s: Any, q: Any) -> Any:
+    """∂ζ(s, q)/∂s.  For s ≥ 0 by the Euler–Maclaurin formula with N = 16
+    terms summed and 10 Bernoulli corrections, ζ(s, q) = Σₖ₌₀^{N−1} (q+k)^{−s}
+    + a^{1−s}/(s−1) + a^{−s}/2 + Σⱼ B₂ⱼ/(2j)!·s(s+1)…(s+2j−2)·a^{−s−2j+1}
+    (a = q + N), differentiated term by term in s (the formula continues ζ
+    analytically below s = 1).  For Riemann's ζ (q = 1) at s < 0, where the
+    sum's terms would cancel, by the functional equation ζ(s) = χ(s)ζ(1−s),
+    χ(s) = 2^s π^{s−1} sin(πs/2) Γ(1−s): ζ′(s) = χ′(s)ζ(1−s) − χ(s)ζ′(1−s),
+    χ′(s) = 2^s π^{s−1} Γ(1−s)·((log 2π − ψ(1−s)) sin(πs/2) + (π/2) cos(πs/2)).
+    Made of functions with rules, so its own derivative is taken the same way.
+    Tested to 1e-9 relative against mpmath (40 digits) for −60 ≤ s ≤ 60
+    (s ≠ 1) at q = 1 and 1.05 ≤ s ≤ 60, 0.05 ≤ q ≤ 100.  NaN where SciPy's
+    ζ(s, q) is NaN: q ≤ 0, or s < 1 with q ≠ 1."""
+    s = s * 1.0                                 # integer orders as floats (no int overflow)
+    sp_, qp = _plain(s), _plain(q)
+    shape = np.broadcast_shapes(np.shape(sp_), np.shape(qp))
+    riemann = qp == 1
+    reflect = riemann & (sp_ < 0)
+    ok = (qp > 0) & ((sp_ >= 1) | riemann)
+    qs = np.where(ok, q, 1.0)
+    em = _dzeta_em(np.where(reflect, 2.0, s), qs, shape)
+    # the functional equation at s < 0 (elsewhere at s = −1, a point where it is regular)
+    r = np.where(reflect, s, -1.0)
+    half = np.pi * r / 2
+    scale = 2.0 ** r * np.pi ** (r - 1) * sp.gamma(1 - r)
+    chi, dchi = scale * np.sin(half), scale * ((np.log(2 * np.pi) - sp.digamma(1 - r)) * np.sin(half)
+                                               + np.pi / 2 * np.cos(half))
+    reflected = dchi * sp._ufuncs._zeta(1 - r, 1.0) - chi * _dzeta_em(1 - r, 1.0, shape)
+    return np.where(ok, np.where(reflect, reflected, em), np.nan)
