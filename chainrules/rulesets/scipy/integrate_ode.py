@@ -42,9 +42,11 @@ odeint(func, y0, t, args=(), ..., tfirst=False): the same two functions
 `full_output` are refused.
 
 Real systems, y0 one-dimensional; first order (the solvers run on plain
-values: no second derivatives).  The values fun's closure holds are pushed
-forward by the frule; the adjoint covers `args` only (a closure's cotangent
-is a NotImplementedTangent saying so: pass them in `args=`).
+values: no second derivatives).  The values passed in `args` and the real
+numbers and arrays fun's closure holds are parameters of both rules (a
+closure's cotangent is a `Tangent` of its cells; any other value of the
+closure that the pullback of f gives a cotangent for makes it a
+NotImplementedTangent saying so: pass it in `args=`).
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -96,6 +98,23 @@ def _number(t: Any) -> float:
     return 0.0 if isinstance(t, AbstractZero) else float(np.ravel(np.asarray(t, dtype=float))[0])
 
 
+def _closure_values(fun: Any) -> dict[str, Any]:
+    """The real numbers and arrays in the closure cells of a Python function
+    (the values its pullback gives a cotangent for), by name."""
+    code, cells = getattr(fun, "__code__", None), getattr(fun, "__closure__", None)
+    if code is None or not cells:
+        return {}
+    out = {}
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            v = cell.cell_contents
+        except ValueError:          # an empty cell
+            continue
+        if isinstance(v, (float, np.floating)) or isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            out[name] = v
+    return out
+
+
 def _seed_like(y: Any, v: Any) -> Any:
     """The vector v shaped as fun's output y (a list for a list)."""
     if isinstance(y, list):
@@ -117,8 +136,11 @@ class System:
 
     def __init__(self, name: str, fun: Any, args: tuple[Any, ...], tfirst: bool, n: int) -> None:
         self.name, self.fun, self.args, self.tfirst, self.n = name, fun, args, tfirst, n
-        self.projections = [project_to(p) for p in args]
-        self.shapes = [np.shape(p) for p in args]
+        # the parameters: args, then the real numbers and arrays fun's closure holds
+        self.cells = _closure_values(fun)
+        values = [*args, *self.cells.values()]
+        self.projections = [project_to(p) for p in values]
+        self.shapes = [np.shape(p) for p in values]
         self.sizes = [int(np.prod(s)) if p.kind else 0 for s, p in zip(self.shapes, self.projections)]
         self.P = sum(self.sizes)
         self.closure_seen = False
@@ -139,10 +161,14 @@ class System:
         """(f(s, y), J_yᵀλ, J_pᵀλ flat)."""
         fy, pb = rrule_via_ad(config, self.fun, *self._call_args(s, y))
         g = pb(_seed_like(fy, λ))
-        if not _zero(g[0]):
-            self.closure_seen = True
+        f̄ = unthunk(g[0])
+        cells = [ZERO] * len(self.cells)
+        if not isinstance(f̄, AbstractZero):
+            fields = dict(f̄.items()) if hasattr(f̄, "items") else {}
+            self.closure_seen |= not fields or any(k not in self.cells for k in fields)
+            cells = [fields.get(k, ZERO) for k in self.cells]
         return (np.asarray(fy, dtype=float).reshape(self.n), _vec(g[2 if self.tfirst else 1], self.n),
-                self.flat(g[3:]))
+                self.flat([*g[3:], *cells]))
 
     def flat(self, parts: Any) -> Any:
         if not self.P:
@@ -154,10 +180,18 @@ class System:
         return [p(np.reshape(u, s)[()]) if m else NO
                 for p, u, s, m in zip(self.projections, pieces, self.shapes, self.sizes)]
 
-    def closure_cotangent(self) -> Any:
-        if not self.closure_seen:
-            return NO
-        return not_implemented(f"{self.name}: the adjoint in the values fun's closure holds (pass them in args=)")
+    def args_cotangent(self, μ: Any) -> list[Any]:
+        return self.unflat(μ)[:len(self.args)]
+
+    def fun_cotangent(self, μ: Any) -> Any:
+        """fun's cotangent: a Tangent of its closure's numbers and arrays (what
+        the pullbacks of f gave), NotImplementedTangent for any other value."""
+        if self.closure_seen:
+            return not_implemented(f"{self.name}: the adjoint in a value fun's closure holds that is no "
+                                   "real number or array (pass it in args=)")
+        parts = dict(zip(self.cells, self.unflat(μ)[len(self.args):]))
+        parts = {k: v for k, v in parts.items() if not _zero(v) and np.any(v != 0)}
+        return _TANGENT[type(self.fun)](**parts) if parts else NO
 
 
 # =============================================================================
@@ -363,12 +397,12 @@ def solve_ivp_rrule(config: Any, fun: Any, t_span: Any, y0: Any, *rest: Any, **k
         if not t_eval_given:
             t̄0, t̄f = t̄0 + t̄s[0], t̄s[-1]
         span̄ = pspan(type(t_span)((t̄0, t̄f)) if isinstance(t_span, (tuple, list)) else np.array([t̄0, t̄f]))
-        out = [NO, ivp.system.closure_cotangent(), span̄, py0(np.reshape(ȳ0, np.shape(y0)))]
+        out = [NO, ivp.system.fun_cotangent(μ), span̄, py0(np.reshape(ȳ0, np.shape(y0)))]
         for k in range(len(rest)):
             if k == 1:
                 out.append(pt_eval(t̄s) if pt_eval is not None else NO)
             elif k == 5 and ivp.args:
-                p̄ = ivp.system.unflat(μ)
+                p̄ = ivp.system.args_cotangent(μ)
                 out.append(p̄ if isinstance(rest[5], list) else _TANGENT[tuple](*p̄))
             else:
                 out.append(NO)
@@ -449,10 +483,10 @@ def odeint_rrule(config: Any, func: Any, y0: Any, t: Any, *rest: Any, **kw: Any)
         ȳs = np.reshape(np.asarray(Ω̄, dtype=float), (len(ode.ts), ode.n))
         ȳ0, μ, t̄s, t̄0 = adjoint(config, ode.system, ode.solve, ode.ts, ode.ys, ȳs, ode.ts[0], ode.y0)
         t̄s[0] += t̄0
-        out = (NO, ode.system.closure_cotangent(), py0(np.reshape(ȳ0, np.shape(y0))) if py0.kind else NO,
+        out = (NO, ode.system.fun_cotangent(μ), py0(np.reshape(ȳ0, np.shape(y0))) if py0.kind else NO,
                pt(np.reshape(t̄s, np.shape(t))) if pt.kind else NO)
         if not rest:
             return out
-        p̄ = ode.system.unflat(μ)
+        p̄ = ode.system.args_cotangent(μ)
         return out + (_TANGENT[tuple](*p̄) if p̄ else NO,) + extra
     return ode.Ω, odeint_pullback
