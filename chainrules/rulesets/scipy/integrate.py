@@ -55,7 +55,7 @@ from chainrules.rulesets._arrays import (
 )
 from chainrules.rulesets.numpy.convolution import on_any
 # the ODE solvers' rules (solve_ivp, odeint), registered with these
-from chainrules.rulesets.scipy.integrate_ode import _args_tangent
+from chainrules.rulesets.scipy.integrate_ode import _args_tangent, named_options
 from chainrules.rulesets.numpy.calculus import (
     _Trapezoid,
     _along,
@@ -223,18 +223,8 @@ _QUAD_OPTIONS = ("full_output", "epsabs", "epsrel", "limit", "points", "weight",
 
 
 def _quad_options(rest: Any, kw: Any) -> Any:
-    name = "scipy.integrate.quad"
-    names = ("args",) + _QUAD_OPTIONS
-    if len(rest) > len(names):
-        raise TypeError(f"{name}: too many positional arguments")
-    opts = dict(zip(names, rest))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
-    for k in ("full_output", "weight", "complex_func"):
-        if opts.get(k):
-            raise TypeError(f"{name}: the rule does not cover {k}={opts[k]!r}")
+    opts = named_options("scipy.integrate.quad", ("args",) + _QUAD_OPTIONS, rest, kw,
+                         ("full_output", "weight", "complex_func"))
     args = opts.get("args", ())
     if not isinstance(args, tuple):
         args = (args,)

@@ -256,12 +256,32 @@ def _check_y0(name: str, y0: Any) -> Any:
     return np.atleast_1d(np.asarray(y0, dtype=float))
 
 
-def _atol(atol: Any, n: int, total: int) -> Any:
-    """atol for an augmented system of `total` equations whose first n are y's."""
-    if np.ndim(atol) == 0:
-        return atol
-    a = np.asarray(atol, dtype=float)
-    return np.concatenate([a, np.full(total - n, float(np.min(a)))])
+def _augmented(kw: dict[str, Any], n: int, total: int) -> dict[str, Any]:
+    """The solver's options for an augmented system of `total` equations whose
+    first n are y's: a vector atol extended (its smallest entry for the rest)."""
+    kw = dict(kw)
+    atol = kw.get("atol")
+    if atol is not None and np.ndim(atol) != 0:
+        a = np.asarray(atol, dtype=float)
+        kw["atol"] = np.concatenate([a, np.full(total - n, float(np.min(a)))])
+    return kw
+
+
+def named_options(name: str, names: tuple[str, ...], rest: Any, kw: Any, refused: tuple[str, ...]) -> dict[str, Any]:
+    """The optional arguments after the fixed ones (`rest` by position, then
+    `kw`) by name; an unknown one, or one of `refused` given a true value, is
+    a TypeError naming the function."""
+    if len(rest) > len(names):
+        raise TypeError(f"{name}: too many positional arguments")
+    opts = dict(zip(names, rest))
+    for k, v in kw.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{name}: unexpected argument {k}=")
+        opts[k] = v
+    for k in refused:
+        if opts.get(k):
+            raise TypeError(f"{name}: the rule does not cover the argument {k}={opts[k]!r}")
+    return opts
 
 
 # =============================================================================
@@ -320,10 +340,7 @@ class _Ivp:
                                "not differentiate it")
 
     def kw_for(self, total: int) -> dict[str, Any]:
-        kw = dict(self.solver_kw)
-        if "atol" in kw:
-            kw["atol"] = _atol(kw["atol"], self.n, total)
-        return kw
+        return _augmented(self.solver_kw, self.n, total)
 
     def solve_grid(self, rhs: Any, z0: Any) -> Any:
         r = _integrate.solve_ivp(rhs, (self.t0, self.tf), z0, t_eval=self.ts, **self.kw_for(len(z0)))
@@ -421,16 +438,7 @@ _ODEINT_OPTIONS = ("args", "Dfun", "col_deriv", "full_output", "ml", "mu", "rtol
 
 class _Odeint:
     def __init__(self, func: Any, y0: Any, t: Any, rest: Any, kw: Any) -> None:
-        if len(rest) > len(_ODEINT_OPTIONS):
-            raise TypeError(f"{_ODEINT}: too many positional arguments")
-        opts = dict(zip(_ODEINT_OPTIONS, rest))
-        for k, v in kw.items():
-            if k not in _ODEINT_OPTIONS or k in opts:
-                raise TypeError(f"{_ODEINT}: unexpected argument {k}=")
-            opts[k] = v
-        for k in ("Dfun", "full_output"):
-            if opts.get(k):
-                raise TypeError(f"{_ODEINT}: the rule does not cover the argument {k}=")
+        opts = named_options(_ODEINT, _ODEINT_OPTIONS, rest, kw, ("Dfun", "full_output"))
         args = opts.pop("args", ())
         self.args = args if isinstance(args, tuple) else (args,)
         tfirst = bool(opts.pop("tfirst", False))
@@ -443,10 +451,7 @@ class _Odeint:
         self.system = System(_ODEINT, func, self.args, tfirst, self.n)
 
     def kw_for(self, total: int) -> dict[str, Any]:
-        kw = dict(self.opts)
-        if "atol" in kw:
-            kw["atol"] = _atol(kw["atol"], self.n, total)
-        return kw
+        return _augmented(self.opts, self.n, total)
 
     def solve_grid(self, rhs: Any, z0: Any) -> Any:
         return _integrate.odeint(rhs, z0, self.ts, tfirst=True, **self.kw_for(len(z0)))
