@@ -83,6 +83,13 @@ def test_odeint_kit():
     cases = [(si.odeint, (lv, np.array([1.0, 0.5]), t, (1.1, 0.4)), TIGHT),
              (si.odeint, (decay, np.array([2.0]), t, (np.array([0.7]),)), {"tfirst": True, **TIGHT}),
              (si.odeint, (decay, np.array([2.0, -1.0]), t[::-1], (0.3,)), {"tfirst": True, **TIGHT})]
+    # autograd's own test_odeint (tests/test_scipy.py): its func, y0 and the two args random, t on [0.1, 0.2]
+    rng = np.random.default_rng(0)
+
+    def autograd_func(y, t, arg1, arg2):
+        return -np.sqrt(t) - y + arg1 - np.mean((y + arg2) ** 2)
+    cases.append((si.odeint, (autograd_func, rng.standard_normal(3), np.linspace(0.1, 0.2, 4),
+                              (rng.standard_normal(3), rng.standard_normal(3))), TIGHT))
     run(cases)
     # TestConfig: the right-hand side's derivatives by finite differences
     f, args, kw = cases[1]
