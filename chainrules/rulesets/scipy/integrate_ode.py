@@ -132,7 +132,8 @@ class System:
     """fun with its args as f(s, y) in the (time, state) order, whatever
     fun's order (`tfirst`), with J·(δ, ṗ) and (J_yᵀλ, J_pᵀλ) from the
     calling AD.  The parameters' cotangents are flat (`flat`, `unflat`):
-    the values of args with a tangent space, in order."""
+    the values of args with a tangent space, then the real numbers and
+    arrays of fun's closure (`cells`), in order."""
 
     def __init__(self, name: str, fun: Any, args: tuple[Any, ...], tfirst: bool, n: int) -> None:
         self.name, self.fun, self.args, self.tfirst, self.n = name, fun, args, tfirst, n
