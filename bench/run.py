@@ -150,6 +150,11 @@ TARGETS = [
     dict(label="t log-likelihood + gradient (rrule of st.t.logpdf) ≤ 1.0× JAX jit at 1e5 samples",
          module="stats_likelihood", benchmark=r"StudentTLikelihood", variant="chainrules_rrule",
          versus="jax_jit", at_least=1.0),
+    # issue 24: the gradient of a Lotka–Volterra fit loss through solve_ivp, the adjoint's memory
+    dict(label="solve_ivp gradient in 3 parameters: the adjoint ≥ 1× forward sensitivities", module="scientific",
+         benchmark=r"LotkaVolterraGradient", variant="adjoint", versus="forward_sensitivities", at_least=1.0),
+    dict(label="solve_ivp adjoint's peak memory with checkpoints ≤ 0.5× keeping the dense solution",
+         module="scientific", benchmark=r"AdjointMemory", variant="checkpointed", versus="dense", at_least=2.0),
     # higher order and the generic rule bodies (issue 12)
     dict(label="second derivative ≤ 3× the gradient at 10 elements", module="ad_nested",
          benchmark=r"SecondDerivative", variant="hvp", versus="gradient", at_least=1 / 3),

@@ -32,6 +32,7 @@ from chainrules._core import (
     AbstractTangent,
     AbstractZero,
     NoTangent,
+    NotImplementedTangent,
     StructuralTangent,
     Tangent,
     Tracked,
@@ -304,6 +305,8 @@ def index_tangent(g: Any, key: Any) -> Any:
         return g[key]
     if isinstance(g, dict):
         return g.get(key, ZERO)
+    if isinstance(g, NotImplementedTangent):     # every part of it is not implemented either
+        return g
     return g[key]
 
 

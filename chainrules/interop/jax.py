@@ -176,7 +176,7 @@ def _is_leaf(x: Any) -> bool:
 CONFIG = JaxConfig()
 
 
-def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
+def to_jax(f: Callable[..., Any], *, via_ad: bool = False) -> Callable[..., Any]:
     """f as a function of JAX arrays whose derivatives are chainrules' rules
     for f (see the module docstring).  A call with no rule for its arguments
     raises TypeError naming f and the argument types.  A function run on the
@@ -184,7 +184,23 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
     such as `np.dot`) has forward and reverse mode when it is element-wise
     and its values real (`forward_on_host`), else reverse mode only: forward
     mode (`jax.jvp`, `jacfwd`, `hessian`) raises JAX's TypeError "can't apply
-    forward-mode autodiff (jvp) to a custom_vjp function"."""
+    forward-mode autodiff (jvp) to a custom_vjp function".
+
+    `via_ad=True`: f is any function of NumPy arrays that `chainrules.ad`
+    differentiates (a program made of functions with rules: an ODE solve of
+    `chainrules.ad.scipy.integrate`, a root of `chainrules.ad.scipy.optimize`),
+    not itself a rule: it runs on the host (`jax.pure_callback`) and its VJP is
+    `chainrules.ad.vjp`'s, so `jax.grad`, `vjp`, `jacrev`, `jit` and `vmap`
+    work (reverse mode, as for the host functions above).
+
+    Example::
+
+        >>> import jax, numpy as np
+        >>> from chainrules.ad import numpy as anp
+        >>> g = to_jax(lambda x: anp.sum(anp.sin(x) * x), via_ad=True)
+        >>> round(float(jax.grad(g)(np.array([0.5, 1.0]))[0]), 5)  # sin(x) + x·cos(x)
+        0.91822
+    """
     if not callable(f):
         raise TypeError(f"to_jax: expected a function, got {type(f).__name__}")
     # the custom_jvp made for each signature of a call (`_signature`), made once: an
@@ -206,6 +222,11 @@ def to_jax(f: Callable[..., Any]) -> Callable[..., Any]:
         if f is np.transpose and g is not f:
             args, kwargs = _permute_dims_args(args, kwargs)
         leaves = Leaves(args, _is_leaf)
+        if via_ad:
+            if not any(isinstance(v, jax.core.Tracer) for v in leaves.values):
+                y = f(*leaves.rebuild([np.asarray(v) for v in leaves.values]), **kwargs)
+                return jax.tree_util.tree_map(jnp.asarray, y)
+            return _host_function(jax, _via_ad(f, leaves, kwargs, who), who)(*leaves.values)
         if _on_host(f, g):
             if not any(isinstance(v, jax.core.Tracer) for v in leaves.values):
                 # no transformation: f itself on the host, without the rule or a callback
@@ -476,6 +497,22 @@ def _partial(h: Callable[[list[Any]], Any], j: int, who: str) -> Callable[[list[
             return f"no derivative in argument {j}: {ẏ}"      # primal raises it, naming the function
         return ẏ
     return partial
+
+
+def _via_ad(f: Any, leaves: Leaves, kwargs: dict[str, Any], who: str) -> HostFunction:
+    """The host function of `to_jax(f, via_ad=True)`: f, its pullback
+    chainrules.ad's (`vjp` of f on the values)."""
+    def f_host(values: list[Any], with_pullback: bool) -> tuple[Any, Any]:
+        if not with_pullback:
+            return f(*leaves.rebuild(values), **kwargs), None
+        from chainrules.ad import vjp
+        y, pullback = vjp(lambda *v: f(*leaves.rebuild(list(v)), **kwargs), *values)
+
+        def f_pullback(ȳ: Any) -> list[Any]:
+            return [from_cr(c, p, _host_zeros, lambda t, q: t, who)
+                    for c, p in zip(pullback(to_cr(ȳ, lambda t: t)), values)]
+        return y, f_pullback
+    return f_host
 
 
 def _host_zeros(p: Any) -> Any:

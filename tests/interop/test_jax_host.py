@@ -126,3 +126,25 @@ def test_numpy_only_rules_under_grad_jit_vmap_match_jax_own():
                                    err_msg=f"{name}: grad")
         np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(ours)))(batch), jax.vmap(jax.grad(own))(batch),
                                    rtol=1e-10, atol=1e-12, err_msg=f"{name}: jit(vmap(grad))")
+
+
+def test_via_ad_a_function_without_a_rule():
+    """to_jax(f, via_ad=True): f is no rule but a program chainrules.ad differentiates; it runs
+    on the host, its VJP chainrules.ad's, under grad, jit, jacrev and vmap."""
+    from chainrules.ad import numpy as anp
+
+    def f(x, y):
+        return anp.sin(x) * anp.sum(x * y)
+    g = to_jax(f, via_ad=True)
+    want = jax.jacrev(lambda x, y: jnp.sin(x) * jnp.sum(x * y), argnums=(0, 1))(X, Y)
+    for got in (jax.jacrev(g, argnums=(0, 1))(X, Y), jax.jit(jax.jacrev(g, argnums=(0, 1)))(X, Y)):
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(jax.grad(lambda x: g(x, Y).sum())(X), jax.grad(
+        lambda x: (jnp.sin(x) * jnp.sum(x * Y)).sum())(X), rtol=1e-12)
+    np.testing.assert_allclose(jax.vmap(jax.grad(lambda x: g(x, Y).sum()))(np.stack([X, 2 * X])),
+                               np.stack([jax.grad(lambda x: (jnp.sin(x) * jnp.sum(x * Y)).sum())(x) for x in (X, 2 * X)]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(g(X, Y), np.sin(X) * np.sum(X * Y), rtol=1e-12)     # no transformation
+    with pytest.raises(TypeError, match="no rule"):     # without via_ad: a function without a rule
+        to_jax(f)(jnp.asarray(X), jnp.asarray(Y))

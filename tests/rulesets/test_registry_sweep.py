@@ -60,7 +60,8 @@ EXCLUDED = {
 # rules with a config only (they call back into the AD: frule_via_ad / rrule_via_ad), which a
 # sample case without a RuleConfig cannot reach; tested with TestConfig and chainrules.ad there
 _VIA_AD = "a rule that calls back into the AD (config only): tests/rulesets/scipy/test_{}.py"
-for _mod, _fname, _file in (("scipy.integrate", "quad", "integrate"), ("scipy.integrate", "odeint", "integrate"),
+for _mod, _fname, _file in (("scipy.integrate", "quad", "integrate"), ("scipy.integrate", "odeint", "integrate_ode"),
+                            ("scipy.integrate", "solve_ivp", "integrate_ode"),
                             ("scipy.signal", "filtfilt", "signal"),
                             *(("scipy.optimize", _f, "optimize") for _f in (
                                 "root", "root_scalar", "brentq", "bisect", "ridder", "brenth", "toms748",

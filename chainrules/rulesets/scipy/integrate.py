@@ -1,6 +1,7 @@
 """Rules for `scipy.integrate`: `trapezoid` (also NumPy's `np.trapezoid`) and
 `cumulative_trapezoid` in y, x and dx; `simpson` in y; `quad` in the limits
-and in the integrand's `args` (a rule that calls back into the AD).
+and in the integrand's `args` (a rule that calls back into the AD).  The ODE
+solvers `solve_ivp` and `odeint` are in `integrate_ode.py`.
 
 The trapezoid rules (`chainrules/rulesets/numpy/calculus.py`, shared with
 np.trapezoid) are sums (cumulative sums) of the terms
@@ -53,6 +54,8 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy.convolution import on_any
+# the ODE solvers' rules (solve_ivp, odeint), registered with these
+from chainrules.rulesets.scipy.integrate_ode import _args_tangent, named_options
 from chainrules.rulesets.numpy.calculus import (
     _Trapezoid,
     _along,
@@ -220,31 +223,13 @@ _QUAD_OPTIONS = ("full_output", "epsabs", "epsrel", "limit", "points", "weight",
 
 
 def _quad_options(rest: Any, kw: Any) -> Any:
-    name = "scipy.integrate.quad"
-    names = ("args",) + _QUAD_OPTIONS
-    if len(rest) > len(names):
-        raise TypeError(f"{name}: too many positional arguments")
-    opts = dict(zip(names, rest))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
-    for k in ("full_output", "weight", "complex_func"):
-        if opts.get(k):
-            raise TypeError(f"{name}: the rule does not cover {k}={opts[k]!r}")
+    opts = named_options("scipy.integrate.quad", ("args",) + _QUAD_OPTIONS, rest, kw,
+                         ("full_output", "weight", "complex_func"))
     args = opts.get("args", ())
     if not isinstance(args, tuple):
         args = (args,)
     quad_kw = {k: v for k, v in opts.items() if k != "args"}
     return args, quad_kw
-
-
-def _args_tangent(t: Any, n: int) -> Any:
-    """The tangents of quad's args tuple, one per element."""
-    t = unthunk(t)
-    if isinstance(t, AbstractZero):
-        return [ZERO] * n
-    return [unthunk(v) for v in t]
 
 
 def _float(v: Any) -> float:
@@ -306,137 +291,3 @@ def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) ->
         p̄ = [p(np.reshape(v, s) * Ī) if k else NO for p, v, s, k in zip(pargs, pieces, shapes, kinds)]
         return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra  # type: ignore[type-arg]
     return Ω, quad_pullback
-
-
-# =============================================================================
-# odeint(func, y0, t, args=(), ..., tfirst=False): forward sensitivities.  With y′ = f(y, t, p):
-# the tangent δ = ∂y·(ẏ0, ṗ) solves δ′ = J_y·δ + J_p·ṗ, δ(t0) = ẏ0 − f(y0, t0)·ṫ0, and the
-# output's tangent at tᵢ is δ(tᵢ) + f(yᵢ, tᵢ)·ṫᵢ.  The frule integrates [y, δ] with f's
-# pushforward from the calling AD (frule_via_ad); the rrule integrates the full sensitivity
-# matrix S = ∂y/∂(y0, p), S′ = J_y·S + [0, J_p], with J's rows from f's pullback (rrule_via_ad),
-# then ȳ0 = Σᵢ Sᵢᵀȳᵢ (its y0 columns), p̄ likewise, t̄ᵢ = f(yᵢ, tᵢ)·ȳᵢ and t̄0 −= f(y0, t0)·ȳ0.
-# Real systems, y0 a vector; Dfun and full_output are refused.
-# =============================================================================
-
-_ODEINT_OPTIONS = ("args", "Dfun", "col_deriv", "full_output", "ml", "mu", "rtol", "atol", "tcrit", "h0",
-                   "hmax", "hmin", "ixpr", "mxstep", "mxhnil", "mxordn", "mxords", "printmessg", "tfirst")
-
-
-def _odeint_options(rest: Any, kw: Any) -> Any:
-    name = "scipy.integrate.odeint"
-    if len(rest) > len(_ODEINT_OPTIONS):
-        raise TypeError(f"{name}: too many positional arguments")
-    opts = dict(zip(_ODEINT_OPTIONS, rest))
-    for k, v in kw.items():
-        if k not in _ODEINT_OPTIONS or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
-    for k in ("Dfun", "full_output"):
-        if opts.get(k):
-            raise TypeError(f"{name}: the rule does not cover the argument {k}=")
-    args = opts.pop("args", ())
-    args = args if isinstance(args, tuple) else (args,)
-    tfirst = bool(opts.pop("tfirst", False))
-    return args, tfirst, opts
-
-
-def _odeint_check(y0: Any) -> None:
-    if np.ndim(y0) > 1 or np.iscomplexobj(y0):
-        raise ValueError("scipy.integrate.odeint: the rule takes a real y0 of at most one dimension, "
-                         f"got shape {np.shape(y0)}")
-
-
-@register_frule(_integrate.odeint, config="forward")
-def odeint_frule(config: Any, tangents: Any, func: Any, y0: Any, t: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    args, tfirst, opts = _odeint_options(rest, kw)
-    _odeint_check(y0)
-    Ω = _integrate.odeint(func, y0, t, *rest, **kw)
-    ẏ0, ṫ = unthunk(tangents[2]), unthunk(tangents[3])
-    ṗ = _args_tangent(tangents[4], len(args)) if rest else [ZERO] * len(args)
-    if all(isinstance(v, AbstractZero) for v in (ẏ0, ṫ, *ṗ)):
-        return Ω, ZERO
-    y0v = np.atleast_1d(np.asarray(y0, dtype=float))
-    tv = np.asarray(t, dtype=float)
-    n = y0v.shape[0]
-
-    def rhs(y: Any, s: Any) -> Any:
-        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=float).reshape(n)
-
-    def aug(z: Any, s: float) -> Any:
-        y, δ = z[:n], z[n:]
-        ts = (NO, ZERO, δ) if tfirst else (NO, δ, ZERO)
-        _, d = frule_via_ad(config, ts + tuple(ṗ), func, *((s, y) if tfirst else (y, s)), *args)
-        d = unthunk(d)
-        d = np.zeros(n) if isinstance(d, AbstractZero) else np.asarray(d, dtype=float).reshape(n)
-        return np.concatenate([rhs(y, s), d])
-    δ0 = np.zeros(n) if isinstance(ẏ0, AbstractZero) else np.atleast_1d(np.asarray(ẏ0, dtype=float))
-    if not isinstance(ṫ, AbstractZero):
-        δ0 = δ0 - rhs(y0v, tv[0]) * float(np.ravel(ṫ)[0])
-    Z = _integrate.odeint(aug, np.concatenate([y0v, δ0]), tv, **opts)
-    Δ = Z[:, n:]
-    if not isinstance(ṫ, AbstractZero):
-        Δ = Δ + np.stack([rhs(Ω[i], tv[i]) for i in range(len(tv))]) * np.reshape(ṫ, (-1, 1))
-    return Ω, Δ
-
-
-@register_rrule(_integrate.odeint, config="reverse")
-def odeint_rrule(config: Any, func: Any, y0: Any, t: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    args, tfirst, opts = _odeint_options(rest, kw)
-    _odeint_check(y0)
-    Ω = _integrate.odeint(func, y0, t, *rest, **kw)
-    py0, pt = project_to(y0), project_to(t)
-    pargs = [project_to(p) for p in args]
-    y0v = np.atleast_1d(np.asarray(y0, dtype=float))
-    tv = np.asarray(t, dtype=float)
-    n = y0v.shape[0]
-    shapes = [np.shape(p) for p in args]
-    sizes = [int(np.prod(s)) for s in shapes]
-    P = sum(sizes)
-    extra = (NO,) * max(len(rest) - 1, 0)
-
-    def rhs(y: Any, s: Any) -> Any:
-        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=float).reshape(n)
-
-    def jacobians(y: Any, s: float) -> Any:
-        _, pb = rrule_via_ad(config, func, *((s, y) if tfirst else (y, s)), *args)
-        Jy, Jp = np.zeros((n, n)), np.zeros((n, P))
-        for i in range(n):
-            e = np.zeros(n)
-            e[i] = 1.0
-            g = pb(e if np.ndim(Ω) > 1 or n > 1 else e)
-            gy = unthunk(g[2] if tfirst else g[1])
-            if not isinstance(gy, AbstractZero):
-                Jy[i] = np.ravel(gy)
-            parts = [unthunk(v) for v in g[3:]]
-            flat = [np.zeros(m) if isinstance(v, AbstractZero) else np.ravel(np.real(v)) for v, m in zip(parts, sizes)]
-            if flat:
-                Jp[i] = np.concatenate(flat)
-        return Jy, Jp
-
-    def aug(z: Any, s: float) -> Any:
-        y, S = z[:n], z[n:].reshape(n, n + P)
-        Jy, Jp = jacobians(y, s)
-        dS = Jy @ S
-        dS[:, n:] += Jp
-        return np.concatenate([rhs(y, s), dS.ravel()])
-
-    def odeint_pullback(Ω̄: Any) -> tuple[Any, ...]:
-        Ω̄ = seed(Ω̄, "scipy.integrate.odeint")
-        if isinstance(Ω̄, AbstractZero):
-            return (NO, NO, py0(ZERO), pt(ZERO)) + ((ZERO,) if rest else ()) + extra
-        Ω̄ = np.reshape(np.asarray(Ω̄, dtype=float), (len(tv), n))
-        S0 = np.concatenate([np.eye(n), np.zeros((n, P))], axis=1)
-        Z = _integrate.odeint(aug, np.concatenate([y0v, S0.ravel()]), tv, **opts)
-        S = Z[:, n:].reshape(len(tv), n, n + P)
-        total = np.einsum("tij,ti->j", S, Ω̄)
-        ȳ0 = total[:n]
-        t̄ = np.array([rhs(Ω[i], tv[i]) @ Ω̄[i] for i in range(len(tv))])
-        t̄[0] -= rhs(y0v, tv[0]) @ ȳ0
-        out = (NO, NO, py0(np.reshape(ȳ0, np.shape(y0))) if py0.kind else NO,
-               pt(np.reshape(t̄, np.shape(t))) if pt.kind else NO)
-        if not rest:
-            return out
-        pieces = np.split(total[n:], np.cumsum(sizes)[:-1]) if sizes else []
-        p̄ = [p(np.reshape(v, s)) if p.kind else NO for p, v, s in zip(pargs, pieces, shapes)]
-        return out + (Tangent[tuple](*p̄) if p̄ else NO,) + extra  # type: ignore[type-arg]
-    return Ω, odeint_pullback

@@ -1,7 +1,7 @@
 """Tests of chainrules/rulesets/scipy/integrate.py: trapezoid (SciPy's and NumPy's),
 cumulative_trapezoid and simpson with chainrules.testing at order 1 and 2, complex, float32,
-x given or not, 1-d or full x, axes; quad in its limits and args, odeint in y0, t and args
-(order 1, TestConfig and chainrules.ad); against JAX; bad input."""
+x given or not, 1-d or full x, axes; quad in its limits and args (order 1, TestConfig and
+chainrules.ad); against JAX; bad input.  odeint and solve_ivp: test_integrate_ode.py."""
 
 import numpy as np
 import pytest
@@ -99,34 +99,6 @@ def test_quad():
     np.testing.assert_allclose(ad.derivative(lambda b: integral(p, b), b), g(b, p, 0.5), rtol=1e-10)
 
 
-def lotka_volterra(y, t, a, b):
-    return np.stack([a * y[0] - b * y[0] * y[1], -y[1] + 0.5 * y[0] * y[1]])
-
-
-def decay(t, y, k):
-    return -k * y
-
-
-def test_odeint():
-    y0, t = np.array([1.0, 0.5]), np.array([0.0, 0.3, 0.7, 1.0])
-    tight = {"rtol": 1e-11, "atol": 1e-12}
-    tol = {"rtol": 1e-5, "atol": 1e-6}
-    run([(integrate.odeint, (lotka_volterra, y0, t, (1.1, 0.4)), tight, (1,), tol),
-         (integrate.odeint, (decay, np.array([2.0]), t, (np.array([0.7]),)), {"tfirst": True, **tight}, (1,), tol),
-         (integrate.odeint, (decay, np.array([2.0, -1.0]), t[::-1], (0.3,)), {"tfirst": True, **tight}, (1,), tol)],
-        config=True)
-    # through chainrules.ad (reverse mode: the rrule's sensitivities) against finite differences
-    odeint = ad.wrap(integrate.odeint)
-
-    def final(a):
-        return np.sum(odeint(lotka_volterra, y0, t, (a, 0.4), **tight)[-1])
-
-    def plain(a):
-        return np.sum(integrate.odeint(lotka_volterra, y0, t, (a, 0.4), **tight)[-1])
-    np.testing.assert_allclose(ad.gradient(final, 1.1), (plain(1.1 + 1e-5) - plain(1.1 - 1e-5)) / 2e-5, rtol=1e-6)
-    np.testing.assert_allclose(ad.derivative(final, 1.1), ad.gradient(final, 1.1), rtol=1e-7)
-
-
 def test_against_jax(jax_x64):
     jint = pytest.importorskip("jax.scipy.integrate")
     y, x = r(3, 5), np.sort(r(5))
@@ -145,10 +117,7 @@ def test_bad_input():
            (lambda: cr.rrule(TestConfig(), integrate.quad, np.sin, 0.0, 1.0, full_output=1), TypeError, "full_output"),
            (lambda: cr.rrule(TestConfig(), integrate.quad, np.sin, 0.0, 1.0, weight="cos", wvar=2.0), TypeError, "weight"),
            (lambda: cr.rrule(integrate.trapezoid, r(4), bogus=1), TypeError, "bogus"),
-           (lambda: cr.rrule(TestConfig(), integrate.odeint, decay, np.ones(1), np.arange(3.0), Dfun=decay),
-            TypeError, "Dfun"),
-           (lambda: cr.rrule(TestConfig(), integrate.odeint, decay, np.ones((2, 2)), np.arange(3.0)),
-            ValueError, "scipy.integrate.odeint")]
+]
     for call, error, words in bad:
         with pytest.raises(error, match=words):
             call()
