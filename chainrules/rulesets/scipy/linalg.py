@@ -587,3 +587,5 @@ _linalg_factor.register()
 
 # expm's fast path, registered on import (it reads EXPM_RULES: imported last)
 from chainrules.rulesets.scipy import linalg_expm  # noqa: E402,F401
+# funm's rules (the eigendecomposition's divided differences), in their own file
+from chainrules.rulesets.scipy import linalg_funm  # noqa: E402,F401
