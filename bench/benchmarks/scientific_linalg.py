@@ -107,3 +107,73 @@ class ExpmGradient:
 
     def time_expm_frechet(self, size):
         self._time("expm_frechet")
+
+
+class ImplicitRoot:
+    baseline = "unrolled"
+    n = 20
+    size = 100
+
+    def setup(self):
+        import chainrules.ad.scipy.optimize as copt
+        import chainrules.rulesets.scipy.optimize as rules
+        from chainrules import ad
+        self.rules = rules
+        n = self.size
+        rng = np.random.default_rng(24)
+        W = rng.standard_normal((n, n))
+        W *= 0.5 / np.linalg.norm(W, 2)
+        self.θ = rng.standard_normal(n)
+        w = rng.standard_normal(n)
+
+        def g(z, th):
+            return z - np.tanh(W @ z + th)
+
+        def implicit(th):
+            return np.sum(copt.root(g, np.zeros(n), (th,), tol=1e-12).x * w)
+        # as many iterations as reach the root's accuracy (a contraction by 1/2 at most)
+        z, steps = np.zeros(n), 0
+        while True:
+            z_next = np.tanh(W @ z + self.θ)
+            steps += 1
+            if np.max(np.abs(z_next - z)) <= 1e-13:
+                break
+            z = z_next
+        self.steps = steps
+
+        def unrolled(th):
+            z = np.zeros(n)
+            for _ in range(steps):
+                z = np.tanh(W @ z + th)
+            return np.sum(z * w)
+        self.fs = {"implicit": lambda th: ad.gradient(implicit, th),
+                   "implicit_dense": self._dense(lambda th: ad.gradient(implicit, th)),
+                   "unrolled": lambda th: ad.gradient(unrolled, th)}
+        want = self.fs["implicit_dense"](self.θ)
+        for name, f in self.fs.items():
+            if not np.allclose(f(self.θ), want, rtol=1e-9, atol=1e-11):
+                raise AssertionError(f"{name}: the gradient disagrees with the dense implicit one")
+
+    def _dense(self, f):
+        def dense(th):
+            saved = self.rules.MATRIX_FREE_ABOVE
+            self.rules.MATRIX_FREE_ABOVE = 10 ** 9
+            try:
+                return f(th)
+            finally:
+                self.rules.MATRIX_FREE_ABOVE = saved
+        return dense
+
+    def _time(self, name):
+        f, θ = self.fs[name], self.θ
+        for _ in range(self.n):
+            f(θ)
+
+    def time_unrolled(self):
+        self._time("unrolled")
+
+    def time_implicit(self):
+        self._time("implicit")
+
+    def time_implicit_dense(self):
+        self._time("implicit_dense")
