@@ -397,7 +397,7 @@ def _matrix_check_of(name: str) -> Any:
 
 # a square float64/complex128 ndarray takes linalg_expm's fast path (the Padé pieces reused),
 # which falls back on these
-EXPM_RULES = define(sl.expm, "scipy.linalg.expm", ("A",), _frechet_body(sl.expm), _matrix_check_of("scipy.linalg.expm"))
+EXPM_RULES: tuple[Any, Any] = define(sl.expm, "scipy.linalg.expm", ("A",), _frechet_body(sl.expm), _matrix_check_of("scipy.linalg.expm"))
 define(sl.logm, "scipy.linalg.logm", ("A",), _frechet_body(sl.logm), _matrix_check_of("scipy.linalg.logm"))
 for _f in (sl.cosm, sl.sinm, sl.tanm, sl.coshm, sl.sinhm, sl.tanhm):
     define(_f, f"scipy.linalg.{_f.__name__}", ("A",), _frechet_body(_f), _matrix_check_of(f"scipy.linalg.{_f.__name__}"))

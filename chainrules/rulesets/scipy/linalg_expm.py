@@ -56,6 +56,10 @@ _THETA = {3: 1.495585217958292e-2, 5: 2.539398330063230e-1, 7: 9.504178996162932
 _LAPACK = {np.dtype(t): sl.get_lapack_funcs(("getrf", "getrs"), dtype=t) for t in (np.float64, np.complex128)}
 
 
+def _norm1(X: Any) -> float:
+    return float(np.abs(X).sum(axis=0).max()) if X.size else 0.0
+
+
 def _lu_solve(lu: Any, B: Any, adjoint: bool = False) -> Any:
     x, info = _LAPACK[lu[0].dtype][1](lu[0], lu[1], B, trans=(2 if lu[0].dtype.kind == "c" else 1) if adjoint else 0)
     return x
@@ -69,20 +73,29 @@ class ExpmPade:
     def __init__(self, A: Any) -> None:
         n = A.shape[-1]
         self.n = n
-        norm = float(np.abs(A).sum(axis=0).max()) if n else 0.0
+        norm = _norm1(A)
         self.m = next((m for m in (3, 5, 7, 9) if norm <= _THETA[m]), 13)
-        self.s = max(0, math.ceil(math.log2(norm / _THETA[13]))) if self.m == 13 and norm > 0 else 0
-        A = A / 2.0 ** self.s if self.s else A
-        self.A = A
-        b = _PADE[self.m]
-        eye = np.eye(n, dtype=A.dtype)
         A2 = A @ A
         powers = {2: A2, 4: A2 @ A2}
         if self.m >= 7:
             powers[6] = powers[4] @ A2
         if self.m == 9:
             powers[8] = powers[4] @ powers[4]
+        self.s = 0
+        if self.m == 13 and norm > _THETA[13]:
+            # the squarings by ‖A^k‖^(1/k) rather than ‖A‖ (Al-Mohy and Higham 2009, alg. 5.1, with
+            # the bounds ‖A⁸‖ ≤ ‖A⁴‖², ‖A¹⁰‖ ≤ ‖A⁴‖·‖A⁶‖): often fewer than ‖A‖ asks for
+            n4, n6 = _norm1(powers[4]), _norm1(powers[6])
+            eta = min(max(n6 ** (1 / 6), n4 ** (1 / 4)), max(n4 ** (1 / 4), (n4 * n6) ** (1 / 10)), norm)
+            self.s = max(0, math.ceil(math.log2(eta / _THETA[13]))) if eta > 0 else 0
+            if self.s:
+                A = A / 2.0 ** self.s
+                powers = {k: P / 2.0 ** (k * self.s) for k, P in powers.items()}
+                A2 = powers[2]
+        self.A = A
         self.powers = powers
+        b = _PADE[self.m]
+        eye = np.eye(n, dtype=A.dtype)
         if self.m == 13:
             A4, A6 = powers[4], powers[6]
             self.W1 = b[13] * A6 + b[11] * A4 + b[9] * A2
@@ -111,8 +124,10 @@ class ExpmPade:
     def frechet(self, E: Any, adjoint: bool = False) -> Any:
         """L(A, E), the derivative of the approximant at A in the direction E;
         with `adjoint`, L(Aᴴ, E) (its adjoint), from A's pieces transposed."""
+        real = self.A.dtype.kind != "c"
+
         def h(X: Any) -> Any:
-            return X.conj().T if adjoint else X
+            return X if not adjoint else X.T if real else X.conj().T
         b, m = _PADE[self.m], self.m
         A = h(self.A)
         E = E / 2.0 ** self.s if self.s else E
@@ -162,13 +177,15 @@ def _register(generic_frule: Any, generic_rrule: Any) -> None:
     def expm_frule(tangents: Any, A: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         ΔA = unthunk(tangents[1])
         if args or not _plain(A, kwargs) or isinstance(ΔA, AbstractZero) or type(ΔA) is not np.ndarray:
-            return generic_frule(tangents, A, *args, **kwargs)
+            out: tuple[Any, Any] = generic_frule(tangents, A, *args, **kwargs)
+            return out
         pade = ExpmPade(A)
         return pade.value, pade.frechet(_direction(A, ΔA))
 
     def expm_rrule(A: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if args or not _plain(A, kwargs):
-            return generic_rrule(A, *args, **kwargs)
+            generic: tuple[Any, Pullback] = generic_rrule(A, *args, **kwargs)
+            return generic
         pade = ExpmPade(A)
         project = ProjectTo(A)
 
@@ -178,7 +195,8 @@ def _register(generic_frule: Any, generic_rrule: Any) -> None:
                 return NO, project(ȳ)
             ȳ = unthunk(ȳ)
             if type(ȳ) is not np.ndarray:           # a tracked seed (the pullback differentiated)
-                return generic_rrule(A)[1](ȳ)
+                cotangents: tuple[Any, ...] = generic_rrule(A)[1](ȳ)
+                return cotangents
             return NO, project(pade.frechet(_direction(A, ȳ), adjoint=True))
         return pade.value, expm_pullback
 

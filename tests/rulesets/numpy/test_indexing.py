@@ -15,16 +15,9 @@ from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 
 from .._order2 import F32, Case
 
+from .test_more import c, r
+
 NT = cr.NoTangent()
-RNG = np.random.default_rng(2024)
-
-
-def r(*shape, dtype=np.float64):
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def c(*shape):
-    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
 
 
 def both(f, *args, orders=(1, 2), **kw):
