@@ -12,7 +12,7 @@ and the variables captured by the user function's closure.  Then
 one linear solve with ∂ₓF, whose columns (frule: pushforwards of the basis
 vectors, `frule_via_ad`) or rows (rrule: pullbacks, `rrule_via_ad`) come from
 the calling AD, then one more pushforward or pullback in the parameters.  Above
-`MATRIX_FREE_ABOVE` (25) unknowns the solve is matrix-free: GMRES whose
+`MATRIX_FREE_ABOVE` (40) unknowns the solve is matrix-free: GMRES whose
 products are those pushforwards or pullbacks (a dense Jacobian when GMRES does
 not converge, or once a pullback has spent n products).
 
@@ -131,8 +131,10 @@ def implicit_pushforward(config: Any, F: Any, vals: Any, k: int, tangents: Any, 
 # Above this many unknowns the linear solve with ∂ₓF is matrix-free: GMRES on the calling AD's
 # pushforwards (or pullbacks) of F, a few dozen for a well-conditioned ∂ₓF where the dense
 # Jacobian takes n (bench/benchmarks/scientific_linalg.py ImplicitRoot, 100 unknowns: GMRES
-# about 4× fewer pullbacks).  A solve GMRES does not finish falls back on the dense Jacobian.
-MATRIX_FREE_ABOVE = 25
+# 16 pullbacks instead of 100).  A solve GMRES does not finish falls back on the dense Jacobian.
+# Measured on the tanh system (‖W‖ = 1/2), gradient by chainrules.ad: dense faster at 10, 20 and
+# 30 unknowns (0.63 vs 1.01 ms, 0.97 vs 1.59, 1.27 vs 1.41), matrix-free from 50 (1.74 vs 2.17 ms).
+MATRIX_FREE_ABOVE = 40
 
 
 def matrix_free_solve(apply: Any, v: Any, n: int, rtol: float = 1e-12) -> Any:

@@ -250,9 +250,9 @@ def test_bad_input():
 
 def test_matrix_free_solve_agrees_with_the_dense_jacobian(monkeypatch):
     # above MATRIX_FREE_ABOVE unknowns the implicit solve is GMRES on the AD's products (issue 24):
-    # root of z = tanh(W z + θ) in 40 unknowns, reverse and forward, against the dense Jacobian's
+    # root of z = tanh(W z + θ) in 60 unknowns, reverse and forward, against the dense Jacobian's
     import chainrules.rulesets.scipy.optimize as rules
-    n = 40
+    n = 60
     rng = np.random.default_rng(24)
     W = rng.standard_normal((n, n))
     W *= 0.6 / np.linalg.norm(W, 2)
