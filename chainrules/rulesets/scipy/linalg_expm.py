@@ -78,7 +78,7 @@ def _lu_solve(lu: Any, B: Any, adjoint: bool = False) -> Any:
 class ExpmPade:
     """expm(A) by scaling and squaring, keeping what its Fréchet derivative reuses."""
 
-    __slots__ = ("n", "m", "s", "A", "powers", "W", "W1", "Z1", "lu", "squares", "value")
+    __slots__ = ("n", "m", "s", "A", "powers", "W", "WZ1", "lu", "squares", "value")
 
     def __init__(self, A: Any) -> None:
         n = A.shape[-1]
@@ -109,10 +109,9 @@ class ExpmPade:
         if self.m == 13:
             # W₁, Z₁, W₂, Z₂: the four combinations of A⁶, A⁴, A², I in one contraction (at 10×10
             # the calls, not the flops, are the cost)
-            W1, Z1, W2, Z2 = _combine(_C13, [powers[6], powers[4], A2, eye])
-            self.W1, self.Z1 = W1, Z1
-            W = powers[6] @ W1 + W2
-            V = powers[6] @ Z1 + Z2
+            WZ = _combine(_C13, [powers[6], powers[4], A2, eye])
+            self.WZ1 = WZ[:2]                    # (W₁, Z₁), stacked: one batched product below
+            W, V = powers[6] @ self.WZ1 + WZ[2:]
         else:
             W, V = b[1] * eye, b[0] * eye
             for k, Pk in powers.items():
@@ -138,7 +137,7 @@ class ExpmPade:
         real = self.A.dtype.kind != "c"
 
         def h(X: Any) -> Any:
-            return X if not adjoint else X.T if real else X.conj().T
+            return X if not adjoint else X.mT if real else X.conj().mT
         b, m = _PADE[self.m], self.m
         A = h(self.A)
         E = E / 2.0 ** self.s if self.s else E
@@ -150,9 +149,8 @@ class ExpmPade:
         if m == 9:
             M[8] = P[4] @ M[4] + M[4] @ P[4]
         if m == 13:
-            Lw1, Lz1, Lw2, Lz2 = _combine(_C13[:, :3], [M[6], M[4], M[2]])
-            Lw = P[6] @ Lw1 + M[6] @ h(self.W1) + Lw2
-            Lv = P[6] @ Lz1 + M[6] @ h(self.Z1) + Lz2
+            L = _combine(_C13[:, :3], [M[6], M[4], M[2]])      # (Lw₁, Lz₁, Lw₂, Lz₂)
+            Lw, Lv = P[6] @ L[:2] + M[6] @ h(self.WZ1) + L[2:]
         else:
             Lw, Lv = b[3] * M[2], b[2] * M[2]
             for k in range(4, m, 2):
