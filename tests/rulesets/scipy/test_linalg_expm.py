@@ -56,12 +56,11 @@ def test_the_fast_path_computes_what_the_generic_body_computes():
 
 def test_expm_with_the_kit_on_ndarrays():
     # order 2 runs the rule on tracked values: the generic body, differentiated
-    for norm in (0.05, 1.0, 7.0):
-        for complex_ in (False, True):
-            A = _matrix(3, norm, complex_)
-            for order in (1, 2):
-                test_frule(sl.expm, A, order=order, rtol=1e-7, atol=1e-9)
-                test_rrule(sl.expm, A, order=order, rtol=1e-7, atol=1e-9)
+    for norm, complex_ in ((0.05, False), (7.0, False), (1.0, True)):      # degrees 3 and 13 (scaled)
+        A = _matrix(3, norm, complex_)
+        for order in (1, 2):
+            test_frule(sl.expm, A, order=order, rtol=1e-7, atol=1e-9)
+            test_rrule(sl.expm, A, order=order, rtol=1e-7, atol=1e-9)
 
 
 def test_other_arguments_take_the_generic_body():
