@@ -155,6 +155,13 @@ TARGETS = [
          benchmark=r"LotkaVolterraGradient", variant="adjoint", versus="forward_sensitivities", at_least=1.0),
     dict(label="solve_ivp adjoint's peak memory with checkpoints ≤ 0.5× keeping the dense solution",
          module="scientific", benchmark=r"AdjointMemory", variant="checkpointed", versus="dense", at_least=2.0),
+    # issue 24: expm and its gradient against JAX jit; the implicit root's linear solve
+    dict(label="expm + gradient (rrule + pullback) ≤ 1.0× JAX jit at 10×10 and 100×100",
+         module="scientific_linalg", benchmark=r"ExpmGradient\(size=(10|100)\)", variant="chainrules_rrule",
+         versus="jax_jit", at_least=1.0),
+    dict(label="implicit root of 100 unknowns: matrix-free IFT solve ≤ 1.0× the dense Jacobian's",
+         module="scientific_linalg", benchmark=r"ImplicitRoot", variant="implicit", versus="implicit_dense",
+         at_least=1.0),
     # higher order and the generic rule bodies (issue 12)
     dict(label="second derivative ≤ 3× the gradient at 10 elements", module="ad_nested",
          benchmark=r"SecondDerivative", variant="hvp", versus="gradient", at_least=1 / 3),

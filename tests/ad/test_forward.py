@@ -213,8 +213,8 @@ def test_forward_config_passes_itself_to_config_rules():
 # ----- operators without a rule ---------------------------------------------------
 
 def test_a_numpy_function_without_a_rule_names_itself_and_the_arguments():
-    with pytest.raises(ad.NoRuleError, match=r"numpy\.trim_zeros\(ndarray\[float64, \(3,\)\]\) has no frule"):
-        ad.jvp(np.trim_zeros, (np.ones(3),), (np.ones(3),))
+    with pytest.raises(ad.NoRuleError, match=r"numpy\.histogram\(ndarray\[float64, \(3,\)\]\) has no frule"):
+        ad.jvp(np.histogram, (np.ones(3),), (np.ones(3),))
 
 
 def test_a_builtin_without_a_rule_is_not_traced():

@@ -142,6 +142,7 @@ EXCLUDED = {
     **{f"numpy.{n}": "makes an array whose values do not depend on x (derivative zero): nothing to check"
        for n in ["zeros_like", "ones_like", "empty_like"]},
     "numpy.asarray": "a conversion: to_torch(np.asarray) of a tensor is the identity of array_api_compat",
+    "numpy.row_stack": "vstack's rules (NumPy 2 deprecates row_stack, every call warns): swept as numpy.vstack",
     **{f"numpy.{n}": _MULTI for n in ["frexp", "split", "hsplit", "vsplit", "dsplit"]},
     **{f"numpy.linalg.{n}": _MULTI for n in ["qr", "svd", "eigh", "slogdet", "lstsq"]},
 }

@@ -52,6 +52,9 @@ import numpy as _np
 from chainrules._core import Tracked, Wrapped
 
 _OURS = ("array", "asarray", "asanyarray", "r_", "c_", "make_diagonal")
+# NumPy functions with rules that NumPy's __array_function__ does not dispatch (plain Python
+# functions converting their argument): wrapped, so that a tracked value reaches the rule
+_NOT_DISPATCHED = ("asarray_chkfinite",)
 
 
 def _populate(namespace: dict[str, Any]) -> list[str]:
@@ -63,7 +66,7 @@ def _populate(namespace: dict[str, Any]) -> list[str]:
         # a ufunc is wrapped: on a tracked number it goes to the rule (the C table's
         # kernels) without NumPy's __array_ufunc__ dispatch; its attributes are the ufunc's.
         # A function stacks lists of tracked numbers given to it (as autograd's do)
-        if isinstance(value, _np.ufunc):
+        if isinstance(value, _np.ufunc) or name in _NOT_DISPATCHED:
             value = Wrapped(value)
         elif _is_function(value):
             value = _stacking(value)

@@ -1,5 +1,5 @@
 """Rules for NumPy's selection, sorting and indexing: where, clip, sort,
-partition, take, take_along_axis, `operator.getitem` and
+partition, sort_complex, trim_zeros, take, take_along_axis, `operator.getitem` and
 `np.ndarray.__getitem__` with basic, advanced and boolean indices, and
 `x.item(...)`.
 
@@ -49,6 +49,7 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
     seed,
     scatter_tracked,
+    array_or_tracked,
 )
 from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.reductions import _value
@@ -213,8 +214,88 @@ def _permuting(name: str, setup: Any) -> Any:
     return named_rule(permute_frule, name), named_rule(permute_rrule, name)
 
 
+def _sort_complex_setup(x: Any, args: Any, kwargs: Any) -> Any:
+    if args or kwargs:
+        raise TypeError(f"sort_complex: takes one array, not the arguments {list(kwargs) or args}")
+    xs = array_or_tracked(x)
+    perm = np.argsort(_value(xs), axis=-1, kind="stable")   # complex: by real part, then imaginary
+    Ω = np.take_along_axis(xs, perm, -1)
+    dt = _dtype(xs)
+    if dt.kind == "c":
+        return xs, -1, perm, Ω
+    # NumPy's result dtype: complex64 for the small integers, complex128 for float32 and float64
+    to = np.complex64 if dt.char in "bhBH" else np.clongdouble if dt.char == "g" else np.complex128
+    return xs, -1, perm, Ω + np.zeros((), to)
+
+
 _register([np.sort], *_permuting("sort", _sort_setup))
 _register([np.partition], *_permuting("partition", _partition_setup))
+_sort_complex_frule, _sort_complex_rrule = _permuting("sort_complex", _sort_complex_setup)
+
+
+def sort_complex_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    Ω, ΔΩ = _sort_complex_frule(tangents, x, *args, **kwargs)
+    # a real x's tangent, moved, is complex as Ω is
+    return Ω, ΔΩ if isinstance(ΔΩ, AbstractZero) or _dtype(ΔΩ).kind == "c" else ΔΩ + np.zeros((), _dtype(Ω))
+
+
+_register([np.sort_complex], sort_complex_frule, _sort_complex_rrule)
+
+
+# ----- trim_zeros: a slice of its input (the zeros' positions have no derivative) -----------------
+
+def _trim_slices(x: Any, args: Any, kwargs: Any) -> Any:
+    """The slices of x that np.trim_zeros(x, trim, axis) keeps: the bounding
+    box of x's nonzero values along the trimmed axes (empty when all are
+    zero), None when no axis is trimmed (the result is x)."""
+    unknown = set(kwargs) - {"trim", "axis"}
+    if unknown or len(args) > 2:
+        raise TypeError(f"trim_zeros: unexpected arguments {sorted(unknown) or args[2:]}")
+    trim = str(_arg(args, kwargs, 0, "trim", "fb")).lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"numpy.trim_zeros: unexpected character(s) in `trim`: {trim!r}")
+    v = _value(x)
+    axis = _arg(args, kwargs, 1, "axis")
+    axes = range(v.ndim) if axis is None else np.lib.array_utils.normalize_axis_tuple(axis, v.ndim, "axis")
+    if not axes:
+        return None
+    nz = np.argwhere(v != 0)
+    start, stop = (nz.min(axis=0), nz.max(axis=0) + 1) if len(nz) else ([0] * v.ndim, [0] * v.ndim)
+    keep_all = len(nz) and "f" not in trim, len(nz) and "b" not in trim
+    return tuple(slice(None if keep_all[0] else int(start[a]), None if keep_all[1] else int(stop[a]))
+                 if a in axes else slice(None) for a in range(v.ndim))
+
+
+def trim_zeros_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    sl = _trim_slices(x, args, kwargs)
+    Ω = x if sl is None else x[sl]
+    Δx = tangents[1]
+    if isinstance(Δx, AbstractZero) or sl is None:
+        return Ω, Δx
+    return Ω, np.broadcast_to(dense(Δx), np.shape(x))[sl]
+
+
+def trim_zeros_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    sl = _trim_slices(x, args, kwargs)
+    Ω = x if sl is None else x[sl]
+    project = ProjectTo(x)
+    shape = np.shape(x)
+    # the cotangent padded with zeros back to x's shape (np.pad: differentiable at order 2)
+    widths = None if sl is None else [(s.indices(n)[0], n - max(s.indices(n)[1], s.indices(n)[0]))
+                                      for s, n in zip(sl, shape)]
+    rest = (NO,) * len(args)
+
+    def trim_zeros_pullback(ȳ: Any) -> tuple[Any, ...]:
+        ȳ = seed(ȳ, "trim_zeros")
+        if isinstance(ȳ, AbstractZero) or project.kind == 0:
+            return (NO, project(ZERO)) + rest
+        ȳ = np.broadcast_to(_real_for(_dtype(x), unthunk(ȳ)), np.shape(Ω))
+        return (NO, project(ȳ if widths is None else np.pad(ȳ, widths))) + rest
+    return Ω, trim_zeros_pullback
+
+
+register_for_arrays(np.trim_zeros, named_rule(trim_zeros_frule, "trim_zeros"),
+                    named_rule(trim_zeros_rrule, "trim_zeros"), ..., either=False)
 
 
 # ----- take, take_along_axis, getitem: scatter back, repeated indices accumulate -------------------

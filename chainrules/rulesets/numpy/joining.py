@@ -1,5 +1,5 @@
 """Rules for NumPy's joining and splitting functions: concatenate, stack,
-h/v/dstack, column_stack, append, split and friends.  Sequences of arrays
+h/v/dstack (and row_stack, vstack's alias), column_stack, append, split and friends.  Sequences of arrays
 (concatenate's argument, split's result) have as tangent a `Tangent[tuple]`
 or a `Tangent[list]` (lists and tuples of tangents are accepted as
 cotangents too).
@@ -56,10 +56,11 @@ def _stand_in(shape: Any) -> Any:
     return np.broadcast_to(np.empty(()), shape)
 
 
-def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
+def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",), aliases: Any = ()) -> None:
     """Rules for a function joining a sequence of arrays along one axis.
     `layout(arrays, args, kwargs)` gives (axis, shapes): each array, reshaped
-    to its shape in `shapes`, is concatenated along `axis`."""
+    to its shape in `shapes`, is concatenated along `axis`.  The same rules
+    (computing with f) are registered on the `aliases` of f."""
 
     def join_frule(tangents: Any, arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
@@ -98,8 +99,9 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",)) -> None:
             return (NO, _sequence_tangent(arrays, parts)) + rest
         return Ω, join_pullback
 
-    register_frule(f)(named_rule(join_frule, name))
-    register_rrule(f)(named_rule(join_rrule, name))
+    for g in (f, *aliases):
+        register_frule(g)(named_rule(join_frule, name))
+        register_rrule(g)(named_rule(join_rrule, name))
 
 
 def _concatenate_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
@@ -131,7 +133,10 @@ def _column_stack_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
 _joiner(np.concatenate, "concatenate", _concatenate_layout)
 _joiner(np.stack, "stack", _stack_layout)
 _joiner(np.hstack, "hstack", _atleast_layout(np.atleast_1d, lambda s: 0 if len(s[0]) == 1 else 1))
-_joiner(np.vstack, "vstack", _atleast_layout(np.atleast_2d, lambda s: 0))
+# row_stack: vstack's alias, deprecated by NumPy 2.0 (its rules compute with vstack: no warning
+# beyond the one the caller's own np.row_stack gives)
+_joiner(np.vstack, "vstack", _atleast_layout(np.atleast_2d, lambda s: 0),
+        aliases=[np.row_stack] if hasattr(np, "row_stack") else [])
 _joiner(np.dstack, "dstack", _atleast_layout(np.atleast_3d, lambda s: 2))
 _joiner(np.column_stack, "column_stack", _column_stack_layout)
 

@@ -1,7 +1,7 @@
 """Rules for NumPy's shape functions: reshape, ravel, transpose, swapaxes,
 moveaxis, rollaxis, squeeze, expand_dims, atleast_Nd, broadcast_to,
 broadcast_arrays, tile, repeat, flip, rot90, roll, diagonal, diag, triu,
-tril and the copying functions (copy, asarray, astype...); padding is in
+tril and the copying functions (copy, asarray, asarray_chkfinite, astype...); padding is in
 `padding.py`, joining and splitting in `joining.py`, selection, sorting and
 indexing in `indexing.py`, all built on the `_linear` factory here.
 
@@ -519,6 +519,10 @@ _AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfor
 def _copy_primal(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
     if not isinstance(x, Tracked):
         return f(x, *args, **kwargs)
+    if f is np.asarray_chkfinite:
+        if not np.all(np.isfinite(x)):
+            raise ValueError("array must not contain infs or NaNs")     # NumPy's words
+        f = np.asarray
     if f in _AS_ARRAY:
         dtype = args[0] if args else kwargs.get("dtype")
         return x if dtype is None else tracked_call(np.ndarray.astype, x, (dtype,), {})
@@ -548,7 +552,7 @@ def _copy_like(f: Any, name: str) -> None:
 
     register_for_arrays(f, named_rule(copy_frule, name), named_rule(copy_rrule, name), ..., either=False,
                         name=name.replace(".", "_"))
-    if f is np.real_if_close:       # it takes numbers too (its value a 0-d array)
+    if f in (np.real_if_close, np.asarray_chkfinite):       # they take numbers too (their value a 0-d array)
         for t in (int, float, complex, np.generic):
             register_frule(f, t, ...)(named_rule(copy_frule, name))
             register_rrule(f, t, ...)(named_rule(copy_rrule, name))
@@ -557,7 +561,9 @@ def _copy_like(f: Any, name: str) -> None:
 _COPIES: list[Any] = [(np.copy, "copy"), (np.array, "array"), (np.asarray, "asarray"),
                  (np.asanyarray, "asanyarray"), (np.ascontiguousarray, "ascontiguousarray"),
                  (np.asfortranarray, "asfortranarray"), (np.real_if_close, "real_if_close"),
-                 (np.ndarray.copy, "ndarray.copy"), (np.ndarray.astype, "ndarray.astype")]
+                 (np.ndarray.copy, "ndarray.copy"), (np.ndarray.astype, "ndarray.astype"),
+                 # the identity, raising (NumPy's ValueError) on inf and nan as NumPy does
+                 (np.asarray_chkfinite, "asarray_chkfinite")]
 for _f, _name in _COPIES:
     _copy_like(_f, _name)
 

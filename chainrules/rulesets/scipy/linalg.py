@@ -395,7 +395,9 @@ def _matrix_check_of(name: str) -> Any:
     return check
 
 
-define(sl.expm, "scipy.linalg.expm", ("A",), _frechet_body(sl.expm), _matrix_check_of("scipy.linalg.expm"))
+# a square float64/complex128 ndarray takes linalg_expm's fast path (the Padé pieces reused),
+# which falls back on these
+EXPM_RULES: tuple[Any, Any] = define(sl.expm, "scipy.linalg.expm", ("A",), _frechet_body(sl.expm), _matrix_check_of("scipy.linalg.expm"))
 define(sl.logm, "scipy.linalg.logm", ("A",), _frechet_body(sl.logm), _matrix_check_of("scipy.linalg.logm"))
 for _f in (sl.cosm, sl.sinm, sl.tanm, sl.coshm, sl.sinhm, sl.tanhm):
     define(_f, f"scipy.linalg.{_f.__name__}", ("A",), _frechet_body(_f), _matrix_check_of(f"scipy.linalg.{_f.__name__}"))
@@ -582,3 +584,8 @@ define(sl.solve_discrete_lyapunov, "scipy.linalg.solve_discrete_lyapunov", ("a",
 
 
 _linalg_factor.register()
+
+# expm's fast path, registered on import (it reads EXPM_RULES: imported last)
+from chainrules.rulesets.scipy import linalg_expm  # noqa: E402,F401
+# funm's rules (the eigendecomposition's divided differences), in their own file
+from chainrules.rulesets.scipy import linalg_funm  # noqa: E402,F401

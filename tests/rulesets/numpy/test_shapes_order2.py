@@ -117,6 +117,7 @@ CASES = [
     Case("hstack", np.hstack, [X, Y]),
     Case("vstack", np.vstack, [X, Y]),
     Case("dstack", np.dstack, [X, Y]),
+    *([Case("row_stack", np.row_stack, [X, Y])] if hasattr(np, "row_stack") else []),   # vstack's rules
     Case("column_stack", np.column_stack, [V, V + 1]),
     Case("append", np.append, X, Y),
     Case("split", np.split, X, 3, fkwargs={"axis": 1}),
@@ -135,6 +136,9 @@ CASES = [
     Case("sort-axis0", np.sort, X, fkwargs={"axis": 0}),
     Case("sort-float32", np.sort, X32, tol=F32),
     Case("partition", np.partition, spread((5,)), 2),
+    Case("sort_complex", np.sort_complex, XC),
+    Case("trim_zeros", np.trim_zeros, X),                 # no zero: finite differences keep its shape
+    Case("asarray_chkfinite", np.asarray_chkfinite, XC),
     Case("take", np.take, X, [0, 4, 4, 2]),
     Case("take-axis", np.take, X, [2, 0], fkwargs={"axis": 1}),
     Case("ndarray.take", method("take"), X, [1, 1], fkwargs={"axis": 0}),
@@ -167,6 +171,7 @@ CASES = [
 ]
 
 @pytest.mark.parametrize("case", params(CASES, {}))
+@pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 def test_order_two(case):
     case.run()
 

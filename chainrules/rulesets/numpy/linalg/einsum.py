@@ -1,5 +1,6 @@
 """Rules for `np.einsum` (the subscripts form) and the traces (`np.trace`,
-`np.ndarray.trace`, `np.linalg.trace`)."""
+`np.ndarray.trace`, `np.linalg.trace`); `np.einsum_path` (a contraction
+order and a report: no value to differentiate) is declared non-differentiable."""
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
 # static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
@@ -16,6 +17,7 @@ import numpy as np
 from chainrules._core import (
     Thunk,
     Tracked,
+    non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
@@ -245,3 +247,7 @@ if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axe
     @register_rrule(np.linalg.trace, object)
     def linalg_trace_rrule(x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Pullback]:
         return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+# einsum_path returns the contraction order (a list of index tuples) and a text report
+non_differentiable(np.einsum_path)
