@@ -460,6 +460,7 @@ def _host_elementwise(jax: Any, h: Callable[[list[Any]], Any], who: str) -> Any:
         dtype = np.asarray(probe).dtype
         if dtype.kind not in "biufc":       # a tangent not implemented (a rule's NotImplemented)
             raise TypeError(f"{who}: {probe}")
+        dtype = jax.dtypes.canonicalize_dtype(dtype)        # float32 without jax_enable_x64
         like = jax.ShapeDtypeStruct(shape, dtype)
 
         def on_host(*v: Any) -> Any:
