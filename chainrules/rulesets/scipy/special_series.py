@@ -173,6 +173,11 @@ def dzeta_ds(s: Any, q: Any) -> Any:
     Tested to 1e-9 relative against mpmath (40 digits) for −60 ≤ s ≤ 60
     (s ≠ 1) at q = 1 and 1.05 ≤ s ≤ 60, 0.05 ≤ q ≤ 100.  NaN where SciPy's
     ζ(s, q) is NaN: q ≤ 0, or s < 1 with q ≠ 1."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # at the pole s = 1: inf
+        return _dzeta_ds(s, q)
+
+
+def _dzeta_ds(s: Any, q: Any) -> Any:
     s = s * 1.0                                 # integer orders as floats (no int overflow)
     sp_, qp = _plain(s), _plain(q)
     shape = np.broadcast_shapes(np.shape(sp_), np.shape(qp))
