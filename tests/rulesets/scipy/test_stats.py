@@ -76,6 +76,8 @@ def _args(m, table=None):
         shapes, ks = DISCRETE[dist]
         if method == "entropy":
             return (*shapes,)
+        if method in ("ppf", "isf"):    # a step function of q: 0 between the steps
+            return (np.array(QS), *shapes)
         if dist == "bernoulli" and method in ("sf", "logsf"):
             ks = [-1, 0, 0]         # sf = 0 at k = 1: logsf = −inf, no derivative
         return (PrimalAndTangent(np.array(ks), NT), *shapes)

@@ -29,7 +29,7 @@ import scipy.stats as st
 from chainrules._core import _ad_strip_all
 from chainrules.rulesets.scipy.special import _dpolygamma
 from chainrules.rulesets.scipy.special_rows_basic import _f_df, _t_df
-from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da
+from chainrules.rulesets.scipy.special_series import _plain, dbetainc_dab, dgammainc_da
 from chainrules.rulesets.scipy.stats._build import Method, register_methods
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -341,10 +341,22 @@ def _f_dlogpdf(z: Any, n: Any, m: Any) -> Any:
     return (n / 2 - 1) / z - (n + m) / 2 * n / w, [dn, dm]
 
 
+def _f_entropy(n: Any, m: Any) -> Any:
+    h, s = n / 2, (n + m) / 2
+    return (np.log(m / n) + sp.betaln(h, m / 2) + (1 - h) * sp.digamma(h) - (1 + m / 2) * sp.digamma(m / 2)
+            + s * sp.digamma(s))
+
+
+def _f_dentropy(n: Any, m: Any) -> Any:
+    t = (n + m) / 4 * _trigamma((n + m) / 2)
+    return [-1 / n + (1 - n / 2) / 2 * _trigamma(n / 2) + t, 1 / m - (1 + m / 2) / 2 * _trigamma(m / 2) + t]
+
+
 F = Std(st.f, _f_logpdf, _f_dlogpdf, cdf=lambda z, n, m: sp.fdtr(n, m, z),
         sf=lambda z, n, m: sp.fdtrc(n, m, z),
         dcdf=lambda z, n, m: [_f_df(n, m, z, 0), _f_df(n, m, z, 1)],
-        ppf=lambda q, n, m: sp.fdtri(n, m, q), isf=lambda q, n, m: sp.fdtri(n, m, 1 - q))
+        ppf=lambda q, n, m: sp.fdtri(n, m, q), isf=lambda q, n, m: sp.fdtri(n, m, 1 - q),
+        entropy=_f_entropy, dentropy=_f_dentropy)
 
 
 # =============================================================================
@@ -460,15 +472,37 @@ WEIBULL_MIN = Std(st.weibull_min, lambda y, c: np.log(c) + (c - 1) * np.log(y) -
 
 
 # =============================================================================
-# vonmises (kappa): log I₀(κ) = log i0e(κ) + κ (κ ≥ 0); the cdf has no closed form
+# vonmises (kappa): log I₀(κ) = log i0e(κ) + κ (κ ≥ 0); the cdf has no closed form: a quadrature
 # =============================================================================
 
 def _vm_ratio(k: Any) -> Any:
     return sp.i1e(k) / sp.i0e(k)
 
 
+# the cdf by 96-point Gauss–Legendre quadrature of the density over [−π, z] (z wrapped into
+# [−π, π), a whole number of turns added, as SciPy's), its κ-derivative the quadrature of
+# (cos t − I₁/I₀)·p(t); tested against SciPy's cdf and mpmath's quadrature to 1e-10 for κ ≤ 50
+_GL_U, _GL_W = np.polynomial.legendre.leggauss(96)
+
+
+def _vm_quadrature(z: Any, k: Any, with_kappa: bool) -> Any:
+    turns = np.round(_plain(z) / (2 * math.pi))
+    zw = z - 2 * math.pi * turns
+    shape = np.broadcast_shapes(np.shape(_plain(z)), np.shape(_plain(k)))
+    u = _GL_U.reshape((-1,) + (1,) * len(shape))
+    w = _GL_W.reshape((-1,) + (1,) * len(shape))
+    half = (zw + math.pi) / 2
+    t = half * u + (half - math.pi)
+    p = np.exp(k * (np.cos(t) - 1)) / (2 * math.pi * sp.i0e(k))
+    if with_kappa:
+        return half * np.sum(w * (np.cos(t) - _vm_ratio(k)) * p, axis=0)
+    return turns + half * np.sum(w * p, axis=0)
+
+
 VONMISES = Std(st.vonmises, lambda z, k: k * np.cos(z) - np.log(2 * math.pi * sp.i0e(k)) - k,
                lambda z, k: (-k * np.sin(z), [np.cos(z) - _vm_ratio(k)]),
+               cdf=lambda z, k: _vm_quadrature(z, k, False),
+               dcdf=lambda z, k: [_vm_quadrature(z, k, True)],
                entropy=lambda k: -k * _vm_ratio(k) + np.log(2 * math.pi * sp.i0e(k)) + k,
                dentropy=lambda k: [-k + _vm_ratio(k) + k * _vm_ratio(k) ** 2])
 

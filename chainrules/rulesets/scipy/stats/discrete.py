@@ -3,7 +3,10 @@
 a closed form) of poisson, binom, nbinom, geom, bernoulli, betabinom,
 differentiable in their continuous parameters.  The count k, `loc` (an
 integer shift) and binom's and betabinom's n get `NoTangent()`, also when
-passed as floats.  (ppf/isf are integer-valued: no rule.)
+passed as floats.  The entropy without a closed form (poisson, binom,
+nbinom, betabinom) and betabinom's cdf/sf are sums over the support of
+the pmf, whose rules differentiate them.  ppf/isf are integer-valued step
+functions: their derivative in q and θ is 0 (between the steps).
 
 A distribution is its form at loc = 0 (`Disc`): log p(k; θ) and its
 partials in θ, the distribution function and its partials in θ, written with
@@ -24,7 +27,7 @@ import scipy.special as sp
 import scipy.stats as st
 
 from chainrules.rulesets.scipy.special_rows_basic import _beta_density
-from chainrules.rulesets.scipy.special_series import dbetainc_dab
+from chainrules.rulesets.scipy.special_series import _plain, dbetainc_dab
 from chainrules.rulesets.scipy.stats._build import Method, register_methods
 
 
@@ -82,13 +85,85 @@ def _methods(d: Disc) -> list[Method]:
         method("sf", std(d.sf), scaled(-1.0, False))
         method("logcdf", lambda *v: np.log(std(d.cdf)(*v)), scaled(1.0, True))
         method("logsf", lambda *v: np.log(std(d.sf)(*v)), scaled(-1.0, True))
-    if d.entropy is not None:
-        def entropy_value(*v: Any) -> Any:
-            return d.entropy(*v[:k])
+    shape_ints = [d.shapes.index(n) for n in d.ints]
+    entropy, dentropy = (d.entropy, d.dentropy) if d.entropy is not None else _summed_entropy(d)
 
-        out.append(Method(d.dist.entropy, f"{d.name}.entropy", [*d.shapes, "loc"], {"loc": 0.0},
-                          [k], entropy_value, lambda *v: [*d.dentropy(*v[:k]), None]))
+    def entropy_value(*v: Any) -> Any:
+        return entropy(*v[:k])
+
+    out.append(Method(d.dist.entropy, f"{d.name}.entropy", [*d.shapes, "loc"], {"loc": 0.0},
+                      [k, *shape_ints], entropy_value, lambda *v: [*dentropy(*v[:k]), None]))
+    # ppf, isf: integer-valued, a step function of q and θ: its derivative is 0 between the steps
+    for name in ("ppf", "isf"):
+        f = getattr(d.dist, name)
+
+        def steps(*v: Any, f: Any = f) -> Any:
+            return f(*(_plain(e) for e in v))
+
+        def flat(*v: Any) -> list[Any]:
+            zero = np.zeros(np.shape(v[-1]))
+            return [None if i in ints[1:] else zero for i in range(len(params))]
+
+        # q at 0 is continuous; loc and the integer shapes are integers, as for the pmf
+        out.append(Method(f, f"{d.name}.{name}", ["q", *d.shapes, "loc"], {"loc": 0.0}, ints[1:],
+                          steps, flat))
     return out
+
+
+def _summed_entropy(d: Disc) -> tuple[Any, Any]:
+    """(entropy, dentropy) of d as sums over its support, −Σ p log p and
+    −Σ p log p ∂log p (Σ p ∂log p = 0), the support cut where SciPy's
+    ppf/isf leave less than 1e-16 on either side (plus a margin); written with d's logpmf and
+    its partials, which have rules (every order works)."""
+    def grid(th: Any) -> tuple[Any, Any, Any]:
+        plain = [_plain(t) for t in th]
+        shape = np.broadcast_shapes(*(np.shape(p) for p in plain))
+        lo = int(np.nanmin(d.dist.ppf(1e-16, *plain), initial=0.0))
+        hi = int(np.nanmax(d.dist.isf(1e-16, *plain), initial=0.0))
+        hi += 10 + hi // 10             # beyond: a mass far below 1e-16 (SciPy's isf is NaN below 1e-16)
+        j = np.arange(max(lo, 0), hi + 1, dtype=float).reshape((-1,) + (1,) * len(shape))
+        inside = np.isfinite(d.logpmf(j, *plain))
+        return j, inside, shape
+
+    def weighted(th: Any) -> tuple[Any, Any, Any]:
+        j, inside, shape = grid(th)
+        lp = d.logpmf(np.where(inside, j, 0.0), *th)
+        return j, inside, np.where(inside, np.exp(lp) * lp, 0.0)
+
+    def entropy(*th: Any) -> Any:
+        return -np.sum(weighted(th)[2], axis=0)
+
+    def dentropy(*th: Any) -> list[Any]:
+        j, inside, w = weighted(th)
+        ds = d.dlogpmf(np.where(inside, j, 0.0), *th)
+        return [None if dθ is None else -np.sum(w * dθ, axis=0) for dθ in ds]
+    return entropy, dentropy
+
+
+def _summed_cdf(d: Disc) -> tuple[Any, Any, Any]:
+    """(cdf, sf, dcdf) of a distribution on 0…n (n its first shape) as sums of its pmf."""
+    def terms(k: Any, th: Any) -> tuple[Any, Any, Any]:
+        n = _plain(th[0])
+        shape = np.broadcast_shapes(np.shape(_plain(k)), *(np.shape(_plain(t)) for t in th))
+        j = np.arange(int(np.max(n, initial=0.0)) + 1, dtype=float).reshape((-1,) + (1,) * len(shape))
+        upto = (j <= np.floor(_plain(k))) & (j <= n)
+        valid = j <= n
+        jj = np.where(valid, j, 0.0)
+        return jj, np.where(valid, np.exp(d.logpmf(jj, *th)), 0.0), upto
+
+    def cdf(k: Any, *th: Any) -> Any:
+        _, p, upto = terms(k, th)
+        return np.sum(np.where(upto, p, 0.0), axis=0)
+
+    def sf(k: Any, *th: Any) -> Any:
+        _, p, upto = terms(k, th)
+        return np.sum(np.where(upto, 0.0, p), axis=0)
+
+    def dcdf(k: Any, *th: Any) -> list[Any]:
+        jj, p, upto = terms(k, th)
+        ds = d.dlogpmf(jj, *th)
+        return [None if dθ is None else np.sum(np.where(upto, p * dθ, 0.0), axis=0) for dθ in ds]
+    return cdf, sf, dcdf
 
 
 def _safe_ratio(k: Any, p: Any) -> Any:
@@ -188,6 +263,7 @@ def _betabinom_dlogpmf(k: Any, n: Any, a: Any, b: Any) -> Any:
 
 
 BETABINOM = Disc(st.betabinom, _betabinom_logpmf, _betabinom_dlogpmf, ints=("n",))
+BETABINOM.cdf, BETABINOM.sf, BETABINOM.dcdf = _summed_cdf(BETABINOM)
 
 
 DISTRIBUTIONS = [POISSON, BINOM, NBINOM, GEOM, BERNOULLI, BETABINOM]
