@@ -1,0 +1,136 @@
+"""How the array-API linear-algebra bodies (array_api/linalg*.py) are
+registered on NumPy's functions: the arguments NumPy takes and the bodies do
+not (array-likes, ndarray subclasses) read as plain arrays, and NumPy's
+spellings that are a body composed with linear maps of its arguments and
+result (np.cross's axisa/axisb/axisc, np.trace's axis1/axis2, np.vdot's and
+np.outer's flattening) as the body between those maps.
+
+A body computes with `xp`, the namespace of its arguments: on a value traced
+by an AD (the rule differentiated) it runs as it is, so the one body serves
+every order.  Only ndarrays' fast paths (in the family modules) look at
+types; everything else is the body's.
+"""
+
+# Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
+# static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
+# None to decline.  Annotations are not evaluated (closures are made per call).
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from chainrules._core import ProjectTo, unthunk
+from chainrules._protocols import Pullback
+from chainrules.rulesets._arrays import NO, ZERO, dense, is_zero, like, named_rule, register, seed
+
+__all__ = ["as_array", "on_numpy", "composed", "register_body"]
+
+
+def as_array(x: Any) -> Any:
+    """x as a body reads it: an ndarray, a NumPy scalar or any other array
+    (a value traced by an AD has a shape and a dtype) as it is; an ndarray
+    subclass (a masked array) viewed as a plain ndarray; an array-like (a
+    list, a Python number) made an ndarray."""
+    if type(x) is np.ndarray:
+        return x
+    if isinstance(x, np.ndarray):
+        return np.asarray(x)
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return x
+    return np.asarray(x)
+
+
+def _tangent(t: Any) -> Any:
+    """A tangent as a body reads it: zeros as they are, a list's structural
+    tangent stacked, a number a 0-d array."""
+    if type(t) is np.ndarray:
+        return t
+    t = dense(t)
+    if isinstance(t, (int, float, complex)):
+        return np.asarray(t)
+    return t
+
+
+def on_numpy(frule: Any, rrule: Any, f: Any, n: int, name: str) -> Any:
+    """The body's rules (`frule`, `rrule`, made for NumPy's `f` of `n` array
+    arguments) taking what NumPy takes: array-likes and ndarray subclasses
+    are read as plain arrays (`as_array`), Ω is f's own, and each such
+    argument's cotangent is projected onto it (a list's is a structural
+    tangent)."""
+
+    def np_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        arrays = tuple(as_array(a) for a in args[:n])
+        ts = tangents[:1] + tuple(_tangent(t) for t in tangents[1:n + 1]) + tuple(tangents[n + 1:])
+        if all(p is a for p, a in zip(arrays, args)):
+            return frule(ts, *args, **kwargs)
+        Ω = f(*args, **kwargs)
+        res = frule(ts, *arrays, *args[n:], **kwargs)
+        return None if res is None else (Ω, like(Ω, res[1]))
+
+    def np_rrule(*args: Any, **kwargs: Any) -> Any:
+        arrays = tuple(as_array(a) for a in args[:n])
+        if all(p is a for p, a in zip(arrays, args)):
+            return rrule(*args, **kwargs)
+        Ω = f(*args, **kwargs)
+        res = rrule(*arrays, *args[n:], **kwargs)
+        if res is None:
+            return None
+        pullback = res[1]
+        projects = [None if p is a else ProjectTo(a) for p, a in zip(arrays, args)]
+
+        def np_pullback(ȳ: Any) -> tuple[Any, ...]:
+            cts = pullback(ȳ)
+            out = [p(unthunk(c)) if p is not None and not is_zero(c) else c
+                   for p, c in zip(projects, cts[1:n + 1])]
+            return (cts[0], *out) + tuple(cts[n + 1:])
+        return Ω, np_pullback
+
+    return named_rule(np_frule, name), named_rule(np_rrule, name)
+
+
+def composed(frule: Any, rrule: Any, prepare: Any, name: str) -> Any:
+    """Rules for a NumPy function that is a body between linear maps:
+    `prepare(args, kwargs)` gives (arrays, options, ins, ins_adjoint, out,
+    out_adjoint) -- the body's array arguments and keyword options, and per
+    array argument the map of its tangent to the body's argument's and its
+    adjoint, and the map of the body's result to the function's and its
+    adjoint -- or None when there is no rule.  The options after the arrays
+    get no cotangent."""
+
+    def composed_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        plan = prepare(args, kwargs)
+        if plan is None:
+            return None
+        arrays, opts, ins, _, out, _ = plan
+        ts = tuple(t if is_zero(t) else m(_tangent(t)) for t, m in zip(tangents[1:], ins))
+        res = frule((tangents[0],) + ts, *arrays, **opts)
+        Ω, ΔΩ = res
+        return out(Ω), ΔΩ if is_zero(ΔΩ) else out(ΔΩ)
+
+    def composed_rrule(*args: Any, **kwargs: Any) -> Any:
+        plan = prepare(args, kwargs)
+        if plan is None:
+            return None
+        arrays, opts, _, ins_adjoint, out, out_adjoint = plan
+        Ω, pullback = rrule(*arrays, **opts)
+        rest = (NO,) * (len(args) - len(arrays))
+
+        def composed_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if is_zero(ȳ):
+                return (NO,) + tuple(ZERO for _ in arrays) + rest
+            cts = pullback(out_adjoint(ȳ))
+            return (NO,) + tuple(c if is_zero(c) else m(unthunk(c)) for c, m in zip(cts[1:], ins_adjoint)) + rest
+        return out(Ω), composed_pullback
+
+    return named_rule(composed_frule, name), named_rule(composed_rrule, name)
+
+
+def register_body(fs: Any, frule: Any, rrule: Any, f: Any, n: int, name: str) -> Any:
+    """Register the body's rules on NumPy's functions `fs` (f the first,
+    whose Ω an array-like call returns), through `on_numpy`, np.matrix
+    arguments guarded (`_arrays.register`); returns the rules."""
+    rules = on_numpy(frule, rrule, f, n, name)
+    register(list(fs), *rules)
+    return rules
