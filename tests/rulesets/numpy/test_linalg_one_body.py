@@ -193,7 +193,7 @@ def test_second_derivatives_through_pinv_lstsq_matrix_power(loss):
     test_approx(ad.jacobian(lambda z: ad.gradient(loss, z), X, mode="reverse"), want, rtol=1e-5, atol=1e-6)
 
 
-DONE = ["_on_numpy.py", "products.py", "solve.py"]
+DONE = ["_common.py", "_on_numpy.py", "products.py", "solve.py", "norms.py"]
 
 
 def test_the_linear_algebra_rules_name_no_ad_type():

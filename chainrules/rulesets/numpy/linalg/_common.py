@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import Tracked
 from chainrules.rulesets._arrays import (
     ZERO,
     is_zero as _zero,
@@ -24,7 +23,7 @@ from chainrules.rulesets._arrays import (
 
 def _diff(x: Any) -> bool:
     """Is `x` an array or number with a tangent space (float or complex)?"""
-    dtype = x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
+    dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
     return dtype.kind in "fc"
 
 
@@ -48,10 +47,11 @@ def _diag(x: Any) -> Any:
 
 def _diag_embed(d: Any, dtype: Any = None) -> Any:
     """Matrices (..., k, k) of `dtype` (d's by default) with d on the diagonal.
-    A d tracked by chainrules.ad (a rule differentiated) cannot be written
-    into an array: it is multiplied by the identity instead."""
+    A d that is not an ndarray (a value traced by an AD: the rule
+    differentiated) is not written into an array: it is multiplied by the
+    identity instead."""
     k = d.shape[-1]
-    if isinstance(d, Tracked):
+    if type(d) is not np.ndarray:
         return d[..., :, None] * np.eye(k, dtype=dtype or d.dtype)
     out = np.zeros(d.shape + (k,), dtype=dtype or d.dtype)
     i = np.arange(k)
