@@ -193,12 +193,9 @@ def test_second_derivatives_through_pinv_lstsq_matrix_power(loss):
     test_approx(ad.jacobian(lambda z: ad.gradient(loss, z), X, mode="reverse"), want, rtol=1e-5, atol=1e-6)
 
 
-DONE = ["_common.py", "_on_numpy.py", "products.py", "solve.py", "norms.py"]
-
-
 def test_the_linear_algebra_rules_name_no_ad_type():
     root = pathlib.Path(cr.__file__).parent / "rulesets"
-    files = [root / "numpy" / "linalg" / n for n in DONE] + list((root / "array_api").glob("*linalg*.py"))
+    files = list((root / "numpy" / "linalg").glob("*.py")) + list((root / "array_api").glob("*linalg*.py"))
     for p in files:
         text = p.read_text(encoding="utf-8")
         assert "Tracked" not in text and "chainrules.ad" not in text, p.name

@@ -15,7 +15,6 @@ import numpy as np
 
 from chainrules._core import (
     Thunk,
-    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -29,9 +28,9 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
-    array_or_tracked,
     project_to,
 )
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array
 from chainrules.rulesets.numpy.linalg._common import (
     _sum_tangents,
     _opts,
@@ -103,10 +102,10 @@ class _EinsumPlan:
         if shrink:
             g = np.sum(g, axis=shrink, keepdims=True)
         if missing:
-            g = np.broadcast_to(g, ushape) if isinstance(g, Tracked) else np.array(np.broadcast_to(g, ushape))
+            g = np.array(np.broadcast_to(g, ushape)) if type(g) is np.ndarray else np.broadcast_to(g, ushape)
         if diagonal is None:
             return g
-        if isinstance(g, Tracked):      # the rule differentiated: no writes into an array
+        if type(g) is not np.ndarray:      # a traced value (the rule differentiated): no writes
             return self._on_diagonal(sub, uniq, g, op.shape)
         full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
         np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
@@ -163,7 +162,7 @@ def einsum_frule(tangents: Any, subscripts: Any, *operands: Any, **kw: Any) -> t
 def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullback]:
     optimize = _einsum_kw(kw)
     projs = [project_to(op) for op in operands]
-    ops = [array_or_tracked(op) for op in operands]
+    ops = [as_array(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
     parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
@@ -172,7 +171,7 @@ def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullb
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, NO) + tuple(_zero_for(p) for p in projs)
-        ȳ = array_or_tracked(ȳ)
+        ȳ = as_array(ȳ)
 
         def operand_cotangent(k: Any) -> Any:
             p = projs[k]
