@@ -77,7 +77,7 @@ def test_inv_and_solve_fast_paths_are_the_body_bit_for_bit():
             (Ωf, ΔΩ), (_, ΔΩb) = cr.frule((NT, Δa), np.linalg.inv, a), inv_f((NT, Δa), a)
             if not (_same(Ω, Ωb) and _same(unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])) and _same(ΔΩ, ΔΩb)):
                 failures.append(("inv", dtype, shape))
-            fast += pb.__qualname__ == "_inv_rrule.<locals>.inv_pullback"
+            fast += pb.__qualname__ == "_inv_fast_rrule.<locals>.inv_pullback"
             if len(shape) == 2:
                 for b in (_r(shape[0], dtype=dtype), _r(shape[0], 2, dtype=dtype)):
                     Ω, pb = cr.rrule(np.linalg.solve, a, b)
@@ -86,7 +86,7 @@ def test_inv_and_solve_fast_paths_are_the_body_bit_for_bit():
                     (_, ā, b̄), (_, āb, b̄b) = pb(ȳ), pbb(ȳ)
                     if not (_same(Ω, Ωb) and _same(unthunk(ā), unthunk(āb)) and _same(unthunk(b̄), unthunk(b̄b))):
                         failures.append(("solve", dtype, shape, b.shape))
-                    fast += pb.__qualname__ == "_solve_rrule.<locals>.solve_pullback"
+                    fast += pb.__qualname__ == "_solve_fast_rrule.<locals>.solve_pullback"
     assert not failures, failures
     assert fast == 9 + 12       # the fast paths served every case (not vacuous)
 

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import ProjectTo, unthunk
+from chainrules._core import ProjectTo, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, dense, is_zero, like, named_rule, register, seed
 
-__all__ = ["as_array", "on_numpy", "composed", "register_body"]
+__all__ = ["as_array", "on_numpy", "composed", "register_body", "register_fast"]
 
 
 def as_array(x: Any) -> Any:
@@ -89,14 +89,16 @@ def on_numpy(frule: Any, rrule: Any, f: Any, n: int, name: str) -> Any:
     return named_rule(np_frule, name), named_rule(np_rrule, name)
 
 
-def composed(frule: Any, rrule: Any, prepare: Any, name: str) -> Any:
-    """Rules for a NumPy function that is a body between linear maps:
+def composed(rules: Any, prepare: Any, name: str) -> Any:
+    """Rules for a NumPy function that is a body (`rules`: its frule and
+    rrule) between linear maps:
     `prepare(args, kwargs)` gives (arrays, options, ins, ins_adjoint, out,
     out_adjoint) -- the body's array arguments and keyword options, and per
     array argument the map of its tangent to the body's argument's and its
     adjoint, and the map of the body's result to the function's and its
     adjoint -- or None when there is no rule.  The options after the arrays
     get no cotangent."""
+    frule, rrule = rules
 
     def composed_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         plan = prepare(args, kwargs)
@@ -127,10 +129,31 @@ def composed(frule: Any, rrule: Any, prepare: Any, name: str) -> Any:
     return named_rule(composed_frule, name), named_rule(composed_rrule, name)
 
 
-def register_body(fs: Any, frule: Any, rrule: Any, f: Any, n: int, name: str) -> Any:
-    """Register the body's rules on NumPy's functions `fs` (f the first,
+def register_body(fs: Any, rules: Any, f: Any, n: int, name: str) -> Any:
+    """Register the body's rules (frule, rrule) on NumPy's functions `fs` (f the first,
     whose Ω an array-like call returns), through `on_numpy`, np.matrix
     arguments guarded (`_arrays.register`); returns the rules."""
-    rules = on_numpy(frule, rrule, f, n, name)
-    register(list(fs), *rules)
-    return rules
+    np_rules = on_numpy(rules[0], rules[1], f, n, name)
+    register(list(fs), *np_rules)
+    return np_rules
+
+
+def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int, name: str) -> None:
+    """Register NumPy fast paths on `fs` for `n` ndarray arguments (the most
+    specific signature: no other layer in the way).  A fast rule returns
+    None when the call is not its own (an np.matrix, another dtype, an
+    option); that call goes to `rules`, the body's registered ones."""
+    frule, rrule = rules
+
+    def fast_or_body_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        res = None if kwargs else fast_frule(tangents, *args)
+        return frule(tangents, *args, **kwargs) if res is None else res
+
+    def fast_or_body_rrule(*args: Any, **kwargs: Any) -> Any:
+        res = None if kwargs else fast_rrule(*args)
+        return rrule(*args, **kwargs) if res is None else res
+
+    types = (np.ndarray,) * n
+    for f in fs:
+        register_frule(f, *types)(named_rule(fast_or_body_frule, name))
+        register_rrule(f, *types)(named_rule(fast_or_body_rrule, name))

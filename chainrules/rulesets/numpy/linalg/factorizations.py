@@ -29,7 +29,7 @@ for _name, _rules in (("cholesky", cholesky_rules), ("qr", body.qr_rules), ("svd
                       ("eigvalsh", body.eigvalsh_rules)):
     _f = getattr(np.linalg, _name, None)
     if _f is not None:
-        register_body([_f], *_rules(_f), _f, 1, _name)
+        register_body([_f], _rules(_f), _f, 1, _name)
 
 
 # ----- the bodies' pieces on NumPy (scipy.linalg's rules use them) ----------------------------------------

@@ -23,9 +23,9 @@ from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, regis
 
 __all__ = ["norm_frule", "norm_rrule"]
 
-register_body([np.linalg.vector_norm], *vector_norm_rules(np.linalg.vector_norm), np.linalg.vector_norm, 1,
+register_body([np.linalg.vector_norm], vector_norm_rules(np.linalg.vector_norm), np.linalg.vector_norm, 1,
               "vector_norm")
-register_body([np.linalg.matrix_norm], *matrix_norm_rules(np.linalg.matrix_norm), np.linalg.matrix_norm, 1,
+register_body([np.linalg.matrix_norm], matrix_norm_rules(np.linalg.matrix_norm), np.linalg.matrix_norm, 1,
               "matrix_norm")
 
 
@@ -85,8 +85,8 @@ def _composed_plan(args: Any, kwargs: Any) -> Any:
     return (np.moveaxis(x, axes, last),), opts, (_moved(axes, last),), (_moved(last, axes),), out, out_adjoint
 
 
-_vector_composed = composed(*_vector, _composed_plan, "norm")
-_matrix_composed = composed(*_matrix_rules, _composed_plan, "norm")
+_vector_composed = composed(_vector, _composed_plan, "norm")
+_matrix_composed = composed(_matrix_rules, _composed_plan, "norm")
 
 
 def norm_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -101,4 +101,4 @@ def norm_rrule(x: Any, *args: Any, **kwargs: Any) -> Any:
 
 norm_frule = named_rule(norm_frule, "norm")
 norm_rrule = named_rule(norm_rrule, "norm")
-register_body([np.linalg.norm], norm_frule, norm_rrule, np.linalg.norm, 1, "norm")
+register_body([np.linalg.norm], (norm_frule, norm_rrule), np.linalg.norm, 1, "norm")

@@ -51,44 +51,40 @@ from chainrules.rulesets._arrays import (
 from chainrules.rulesets.array_api import linalg as body, linalg_ext as body_ext
 from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, on_numpy, register_body
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body, register_fast
 
 __all__ = ["matmul_frule", "matmul_rrule", "dot_frule", "dot_rrule"]
 
 
 # ----- matmul, @ ------------------------------------------------------------------------------------
 
-_matmul_body_frule, _matmul_body_rrule = body.matmul_rules(np.matmul, "matmul")
+(_matmul_body_frule, _matmul_body_rrule) = body.matmul_rules(np.matmul, "matmul")
 
 
-def _fast(a: Any, b: Any, args: Any, kwargs: Any) -> bool:
+def _fast(a: Any, b: Any) -> bool:
     """The common call the fast path serves: two float ndarrays of one
-    dtype, of at least 2 dimensions, no options."""
-    return (type(a) is np.ndarray and type(b) is np.ndarray and not args and not kwargs
-            and a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype and a.dtype.kind in "fc")
+    dtype, of at least 2 dimensions (no options: register_fast)."""
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim >= 2 and b.ndim >= 2
+            and a.dtype == b.dtype and a.dtype.kind in "fc")
 
 
-def _matmul_frule(tangents: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
     Δa, Δb = tangents[1], tangents[2]
-    if (_fast(a, b, args, kwargs) and type(Δa) is np.ndarray and type(Δb) is np.ndarray
+    if (_fast(a, b) and type(Δa) is np.ndarray and type(Δb) is np.ndarray
             and Δa.dtype == a.dtype and Δb.dtype == b.dtype):
         # the body's pushforward: matmul(Δa, b) + matmul(a, Δb)
         return a @ b, np.matmul(Δa, b) + np.matmul(a, Δb)
-    return _matmul_body_frule(tangents, a, b, *args, **kwargs)
+    return None
 
 
-def _matmul_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-    if _fast(a, b, args, kwargs):
-        return _matmul_rrule_arrays(a, b)
-    return _matmul_body_rrule(a, b, *args, **kwargs)
-
-
-def _matmul_rrule_arrays(a: Any, b: Any) -> tuple[Any, Pullback]:
+def _matmul_rrule_arrays(a: Any, b: Any) -> Any:
     """matmul's rrule for two float ndarrays of one dtype and at least 2
     dimensions: the body's cotangents ȳ·bᴴ and aᴴ·ȳ summed over broadcast
     batch dimensions, for a seed of y's dtype and shape (any other seed: the
-    body's pullback).  The reference AD's compile step recognises this
-    pullback by its name and fuses it."""
+    body's pullback); None for another call.  The reference AD's compile
+    step recognises this pullback by its name and fuses it."""
+    if not _fast(a, b):
+        return None
     y = a @ b
     dtype = y.dtype
 
@@ -96,14 +92,18 @@ def _matmul_rrule_arrays(a: Any, b: Any) -> tuple[Any, Pullback]:
         ȳ = seed(ȳ, "matmul")
         if type(ȳ) is not np.ndarray or ȳ.dtype != dtype or ȳ.shape != y.shape:
             return _matmul_body_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
-        ā = unbroadcast(np, np.matmul(ȳ, _H(b) if dtype.kind == "c" else b.mT), a.shape)
-        b̄ = unbroadcast(np, np.matmul(_H(a) if dtype.kind == "c" else a.mT, ȳ), b.shape)
-        return NO, ā, b̄
+        ā = np.matmul(ȳ, _H(b) if dtype.kind == "c" else b.mT)
+        b̄ = np.matmul(_H(a) if dtype.kind == "c" else a.mT, ȳ)
+        return (NO, ā if ā.shape == a.shape else unbroadcast(np, ā, a.shape),
+                b̄ if b̄.shape == b.shape else unbroadcast(np, b̄, b.shape))
     return y, matmul_pullback
 
 
-matmul_frule, matmul_rrule = register_body([np.matmul, np.linalg.matmul], _matmul_frule, _matmul_rrule,
-                                           np.matmul, 2, "matmul")
+_MATMULS = [np.matmul, np.linalg.matmul]
+matmul_frule, matmul_rrule = register_body(_MATMULS, (_matmul_body_frule, _matmul_body_rrule), np.matmul, 2,
+                                           "matmul")
+register_fast(_MATMULS + [operator.matmul, np.ndarray.__matmul__], _matmul_fast_frule, _matmul_rrule_arrays,
+              (matmul_frule, matmul_rrule), 2, "matmul")
 
 
 def _operator_matmul_rrule(a: Any, b: Any) -> Any:
@@ -158,7 +158,7 @@ register_rrule(np.ndarray.__rmatmul__, object, object)(rmatmul_rrule)
 # ----- tensordot, dot, inner --------------------------------------------------------------------------
 
 tensordot_frule, tensordot_rrule = register_body(
-    [np.tensordot, np.linalg.tensordot], *body.tensordot_rules(np.tensordot), np.tensordot, 2, "tensordot")
+    [np.tensordot, np.linalg.tensordot], body.tensordot_rules(np.tensordot), np.tensordot, 2, "tensordot")
 
 
 def _dot(a: Any, b: Any, axes: Any) -> Any:
@@ -201,7 +201,7 @@ def _dot_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     return Ω, dot_pullback
 
 
-dot_frule, dot_rrule = register_body([np.dot], _dot_frule, _dot_rrule, np.dot, 2, "dot")
+dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot, 2, "dot")
 register(methods("dot"), dot_frule, dot_rrule)
 
 
@@ -217,14 +217,14 @@ def _inner_rrule(a: Any, b: Any) -> Any:
     return _inner_tensordot[1](a, b, axes=_inner_axes(a, b))
 
 
-register_body([np.inner], _inner_frule, _inner_rrule, np.inner, 2, "inner")
+register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
 
 
 # ----- vecdot, vdot -----------------------------------------------------------------------------------
 
 for _f in (getattr(np, "vecdot", None), np.linalg.vecdot):
     if _f is not None:
-        register_body([_f], *body.vecdot_rules(_f), _f, 2, "vecdot")
+        register_body([_f], body.vecdot_rules(_f), _f, 2, "vecdot")
 
 
 def _flat(x: Any) -> Any:
@@ -252,7 +252,7 @@ def _vdot_plan(args: Any, kwargs: Any) -> Any:
     return _flattened(*args)
 
 
-register([np.vdot], *composed(*body.vecdot_rules(np.vdot, "vdot"), _vdot_plan, "vdot"))
+register([np.vdot], *composed(body.vecdot_rules(np.vdot, "vdot"), _vdot_plan, "vdot"))
 
 
 # ----- outer, cross -------------------------------------------------------------------------------------
@@ -262,8 +262,8 @@ def _outer_plan(args: Any, kwargs: Any) -> Any:
     return _flattened(*args[:2])
 
 
-register([np.outer], *composed(*body_ext.outer_rules(np.outer), _outer_plan, "outer"))
-register_body([np.linalg.outer], *body_ext.outer_rules(np.linalg.outer), np.linalg.outer, 2, "outer")
+register([np.outer], *composed(body_ext.outer_rules(np.outer), _outer_plan, "outer"))
+register_body([np.linalg.outer], body_ext.outer_rules(np.linalg.outer), np.linalg.outer, 2, "outer")
 
 _CROSS_NAMES = ("axisa", "axisb", "axisc", "axis")
 
@@ -279,7 +279,7 @@ def _cross_plan(args: Any, kwargs: Any) -> Any:
     and b's vector axes moved last, its result's last axis moved to axisc;
     no rule for 2-vectors (deprecated by NumPy 2)."""
     a, b = as_array(args[0]), as_array(args[1])
-    opts = {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None}
+    opts: dict[str, Any] = {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None}
     opts.update(zip(_CROSS_NAMES, args[2:]))
     for k, v in kwargs.items():
         if k not in opts:
@@ -296,8 +296,8 @@ def _cross_plan(args: Any, kwargs: Any) -> Any:
             _moved(-1, axisc), _moved(axisc, -1))
 
 
-register([np.cross], *composed(*body_ext.cross_rules(np.linalg.cross), _cross_plan, "cross"))
-register_body([np.linalg.cross], *body_ext.cross_rules(np.linalg.cross), np.linalg.cross, 2, "cross")
+register([np.cross], *composed(body_ext.cross_rules(np.linalg.cross), _cross_plan, "cross"))
+register_body([np.linalg.cross], body_ext.cross_rules(np.linalg.cross), np.linalg.cross, 2, "cross")
 
 
 # ----- trace ---------------------------------------------------------------------------------------
@@ -328,8 +328,8 @@ def _trace_plan(args: Any, kwargs: Any) -> Any:
 
 
 _trace_rules = body_ext.trace_rules(np.linalg.trace)
-register([np.trace] + methods("trace"), *composed(*_trace_rules, _trace_plan, "trace"))
-register_body([np.linalg.trace], *_trace_rules, np.linalg.trace, 1, "trace")
+register([np.trace] + methods("trace"), *composed(_trace_rules, _trace_plan, "trace"))
+register_body([np.linalg.trace], _trace_rules, np.linalg.trace, 1, "trace")
 
 
 # ----- kron (NumPy's alone) ------------------------------------------------------------------------------
@@ -344,7 +344,7 @@ def _kron_shapes(a: Any, b: Any) -> Any:
 def kron_frule(tangents: Any, a: Any, b: Any) -> tuple[Any, Any]:
     Δa, Δb = unthunk(tangents[1]), unthunk(tangents[2])
     a, b = as_array(a), as_array(b)
-    ΔΩ = ZERO
+    ΔΩ: Any = ZERO
     if not _zero(Δa):
         ΔΩ = np.kron(as_array(Δa), b)
     if not _zero(Δb):

@@ -26,7 +26,7 @@ from chainrules.rulesets._arrays import NO, ZERO, is_zero as _zero, output_parts
 from chainrules.rulesets.array_api import linalg_ext as body
 from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H, _opts
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, register_body
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array, register_body, register_fast
 
 __all__ = ["inv_frule", "inv_rrule", "solve_frule", "solve_rrule", "lstsq_frule", "lstsq_rrule"]
 
@@ -44,58 +44,53 @@ def _fits(ȳ: Any, y: Any) -> bool:
 
 # ----- inv --------------------------------------------------------------------------------------------
 
-_inv_body_frule, _inv_body_rrule = body.inv_rules(np.linalg.inv)
-
-
-def _inv_frule(tangents: Any, a: Any) -> Any:
+def _inv_fast_frule(tangents: Any, a: Any) -> Any:
     Δa = tangents[1]
-    if _fast(a, Δa) and a.ndim >= 2:
-        y = np.linalg.inv(a)
-        return y, -np.matmul(np.matmul(y, Δa), y)          # the body's pushforward
-    return _inv_body_frule(tangents, a)
+    if not (_fast(a, Δa) and a.ndim >= 2):
+        return None
+    y = np.linalg.inv(a)
+    return y, -np.matmul(np.matmul(y, Δa), y)          # the body's pushforward
 
 
-def _inv_rrule(a: Any) -> Any:
+def _inv_fast_rrule(a: Any) -> Any:
     if not (_fast(a) and a.ndim >= 2):
-        return _inv_body_rrule(a)
+        return None
     y = np.linalg.inv(a)
 
     def inv_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "inv")
         if not _fits(ȳ, y):
-            return _inv_body_rrule(a)[1](ȳ)  # type: ignore[no-any-return]
+            return inv_rrule(a)[1](ȳ)  # type: ignore[no-any-return]
         yh = _H(y) if y.dtype.kind == "c" else y.mT
         return NO, -np.matmul(np.matmul(yh, ȳ), yh)        # the body's adjoint
     return y, inv_pullback
 
 
-inv_frule, inv_rrule = register_body([np.linalg.inv], _inv_frule, _inv_rrule, np.linalg.inv, 1, "inv")
+inv_frule, inv_rrule = register_body([np.linalg.inv], body.inv_rules(np.linalg.inv), np.linalg.inv, 1, "inv")
+register_fast([np.linalg.inv], _inv_fast_frule, _inv_fast_rrule, (inv_frule, inv_rrule), 1, "inv")
 
 # ----- det, slogdet, pinv, matrix_power: the bodies as they are ------------------------------------------
 
-register_body([np.linalg.det], *body.det_rules(np.linalg.det), np.linalg.det, 1, "det")
-register_body([np.linalg.slogdet], *body.slogdet_rules(np.linalg.slogdet), np.linalg.slogdet, 1, "slogdet")
-pinv_frule, pinv_rrule = register_body([np.linalg.pinv], *body.pinv_rules(np.linalg.pinv), np.linalg.pinv, 1,
+register_body([np.linalg.det], body.det_rules(np.linalg.det), np.linalg.det, 1, "det")
+register_body([np.linalg.slogdet], body.slogdet_rules(np.linalg.slogdet), np.linalg.slogdet, 1, "slogdet")
+pinv_frule, pinv_rrule = register_body([np.linalg.pinv], body.pinv_rules(np.linalg.pinv), np.linalg.pinv, 1,
                                        "pinv")
-register_body([np.linalg.matrix_power], *body.matrix_power_rules(np.linalg.matrix_power),
+register_body([np.linalg.matrix_power], body.matrix_power_rules(np.linalg.matrix_power),
               np.linalg.matrix_power, 1, "matrix_power")
 
 
 # ----- solve ------------------------------------------------------------------------------------------
 
-_solve_body_frule, _solve_body_rrule = body.solve_rules(np.linalg.solve)
-
-
-def _solve_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or kwargs or not _fast(a, b) or a.ndim != 2 or b.ndim > 2:
-        return _solve_body_rrule(a, b, *args, **kwargs)
+def _solve_fast_rrule(a: Any, b: Any) -> Any:
+    if not _fast(a, b) or a.ndim != 2 or b.ndim > 2:
+        return None
     y = np.linalg.solve(a, b)
     vec = b.ndim == 1
 
     def solve_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, "solve")
         if not _fits(ȳ, y):
-            return _solve_body_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
+            return solve_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
         # the body's adjoints: g = a⁻ᴴ ȳ, ā = −g yᴴ, b̄ = g
         ah = _H(a) if a.dtype.kind == "c" else a.mT
         if vec:
@@ -107,8 +102,13 @@ def _solve_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     return y, solve_pullback
 
 
-solve_frule, solve_rrule = register_body([np.linalg.solve], _solve_body_frule, _solve_rrule, np.linalg.solve, 2,
+def _decline(tangents: Any, a: Any, b: Any) -> None:
+    return None
+
+
+solve_frule, solve_rrule = register_body([np.linalg.solve], body.solve_rules(np.linalg.solve), np.linalg.solve, 2,
                                          "solve")
+register_fast([np.linalg.solve], _decline, _solve_fast_rrule, (solve_frule, solve_rrule), 2, "solve")
 
 
 # ----- lstsq  ->  (x, residuals, rank, s): NumPy's alone, with pinv's body --------------------------------
@@ -141,8 +141,8 @@ def lstsq_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[A
         return y, ZERO
     vec = b.ndim == 1
     x2, b2 = _col(x, vec), _col(b, vec)
-    Δb2 = ZERO if _zero(Δb) else _col(as_array(Δb), vec)
-    ẋ = ZERO if _zero(Δb2) else np.matmul(X, Δb2)
+    Δb2: Any = ZERO if _zero(Δb) else _col(as_array(Δb), vec)
+    ẋ: Any = ZERO if _zero(Δb2) else np.matmul(X, Δb2)
     if not _zero(Δa):
         t = np.matmul(pinv_forward(as_array(Δa)), b2)
         ẋ = t if _zero(ẋ) else ẋ + t
@@ -174,12 +174,12 @@ def lstsq_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         if _zero(ȳ):
             return (NO, _zero_for(pa), _zero_for(pb)) + nrest
         x̄, r̄, _, s̄ = output_parts(ȳ, 4, "lstsq")
-        x̄2 = ZERO if _zero(x̄) else _col(as_array(x̄), vec)
+        x̄2: Any = ZERO if _zero(x̄) else _col(as_array(x̄), vec)
         # residuals: r̄ₖ·2eₖ for b, −r̄ₖ·2eₖ xₖᴴ for a (e = b − a x)
-        er = ZERO if _zero(r̄) or not res.size else 2 * (b2 - np.matmul(a, x2)) * np.real(as_array(r̄))
+        er: Any = ZERO if _zero(r̄) or not res.size else 2 * (b2 - np.matmul(a, x2)) * np.real(as_array(r̄))
 
         def lstsq_ā() -> Any:
-            ā = ZERO if _zero(x̄2) else pinv_adjoint(np.matmul(x̄2, _H(b2)))
+            ā: Any = ZERO if _zero(x̄2) else pinv_adjoint(np.matmul(x̄2, _H(b2)))
             if not _zero(er):
                 t = -np.matmul(er, _H(x2))
                 ā = t if _zero(ā) else ā + t
@@ -190,7 +190,7 @@ def lstsq_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
             return pa(ā)
 
         def lstsq_b̄() -> Any:
-            b̄ = ZERO if _zero(x̄2) else np.matmul(_H(X), x̄2)
+            b̄: Any = ZERO if _zero(x̄2) else np.matmul(_H(X), x̄2)
             b̄ = er if _zero(b̄) else (b̄ if _zero(er) else b̄ + er)
             return pb(np.reshape(b̄, b.shape))
 
