@@ -134,6 +134,12 @@ def test_array_likes_get_their_cotangent_projected():
     assert np.allclose(unthunk(b̄), np.asarray(a).T @ [1.0, 2.0])
 
 
+def test_matrix_rank_is_not_differentiable():
+    Ω, pb = cr.rrule(np.linalg.matrix_rank, _r(3, 3))
+    assert Ω == 3 and all(isinstance(c, NoTangent) for c in pb(1.0))
+    assert isinstance(cr.frule((NT, _r(3, 3)), np.linalg.matrix_rank, _r(3, 3))[1], NoTangent)
+
+
 def test_trace_dtype_is_the_result_dtype():
     x = _r(3, 3)
     Ω, ΔΩ = cr.frule((NT, np.ones((3, 3))), np.trace, x, dtype=np.float32)

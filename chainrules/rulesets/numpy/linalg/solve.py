@@ -2,10 +2,10 @@
 rule body (array_api/linalg_ext.py) registered here with NumPy's spelling:
 inv, det (adj(a)ᵀ: exact at singular matrices), slogdet, solve (a vector b
 when b is 1-d, NumPy 2's rule), pinv (rcond=, rtol=; hermitian=True a
-TypeError naming it), matrix_power.  Inside inv's and solve's
-registrations a NumPy fast path serves float ndarrays (the common call):
-what the body computes without its generic layers (checked bit for bit by
-tests/rulesets/numpy/test_linalg_one_body.py).
+TypeError naming it), matrix_power; matrix_rank has no derivative.
+Inside inv's and solve's registrations a NumPy fast path serves float
+ndarrays (the common call): what the body computes without its generic
+layers (checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py).
 
 lstsq is NumPy's alone: its rule is written here with pinv's body (the
 solution is pinv(a)·b at constant rank), so that its derivatives of every
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import ProjectTo, Tangent, Thunk, register_frule, register_rrule, unthunk
+from chainrules._core import ProjectTo, Tangent, Thunk, non_differentiable, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, is_zero as _zero, output_parts, seed, zero_for as _zero_for
 from chainrules.rulesets.array_api import linalg_ext as body
@@ -75,6 +75,7 @@ register_body([np.linalg.det], body.det_rules(np.linalg.det), np.linalg.det, 1, 
 register_body([np.linalg.slogdet], body.slogdet_rules(np.linalg.slogdet), np.linalg.slogdet, 1, "slogdet")
 pinv_frule, pinv_rrule = register_body([np.linalg.pinv], body.pinv_rules(np.linalg.pinv), np.linalg.pinv, 1,
                                        "pinv")
+non_differentiable(np.linalg.matrix_rank)       # an integer: no derivative
 register_body([np.linalg.matrix_power], body.matrix_power_rules(np.linalg.matrix_power),
               np.linalg.matrix_power, 1, "matrix_power")
 
