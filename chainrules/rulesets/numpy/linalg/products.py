@@ -92,10 +92,14 @@ def _matmul_rrule_arrays(a: Any, b: Any) -> Any:
         ȳ = seed(ȳ, "matmul")
         if type(ȳ) is not np.ndarray or ȳ.dtype != dtype or ȳ.shape != y.shape:
             return _matmul_body_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
-        ā = np.matmul(ȳ, _H(b) if dtype.kind == "c" else b.mT)
-        b̄ = np.matmul(_H(a) if dtype.kind == "c" else a.mT, ȳ)
-        return (NO, ā if ā.shape == a.shape else unbroadcast(np, ā, a.shape),
-                b̄ if b̄.shape == b.shape else unbroadcast(np, b̄, b.shape))
+        def matmul_ā() -> Any:
+            ā = np.matmul(ȳ, _H(b) if dtype.kind == "c" else b.mT)
+            return ā if ā.shape == a.shape else unbroadcast(np, ā, a.shape)
+
+        def matmul_b̄() -> Any:
+            b̄ = np.matmul(_H(a) if dtype.kind == "c" else a.mT, ȳ)
+            return b̄ if b̄.shape == b.shape else unbroadcast(np, b̄, b.shape)
+        return NO, Thunk(matmul_ā), Thunk(matmul_b̄)     # as the body's: one product per cotangent used
     return y, matmul_pullback
 
 
