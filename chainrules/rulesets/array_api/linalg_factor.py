@@ -249,10 +249,12 @@ def svd_rules(f: Any, name: str = "svd") -> Any:
                   {"full_matrices": True, "compute_uv": True}, _svd_body)
 
 
+def _svdvals_body(xp: Any, a: Any, s: Any, opts: Any) -> Any:
+    return _svd_body(xp, a, s, {"compute_uv": False})
+
+
 def svdvals_rules(f: Any, name: str = "svdvals") -> Any:
-    def svdvals_body(xp: Any, a: Any, s: Any, opts: Any) -> Any:
-        return _svd_body(xp, a, s, {"compute_uv": False})
-    return _unary(name, f, (), (), {}, svdvals_body)
+    return _unary(name, f, (), (), {}, _svdvals_body)
 
 
 # ----- eigh, eigvalsh (one triangle read) --------------------------------------------------------------------

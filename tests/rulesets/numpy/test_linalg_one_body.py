@@ -91,6 +91,36 @@ def test_inv_and_solve_fast_paths_are_the_body_bit_for_bit():
     assert fast == 9 + 12       # the fast paths served every case (not vacuous)
 
 
+def test_unary_fast_paths_are_the_body_bit_for_bit():
+    """det, pinv, matrix_power, norm, cholesky, svdvals, eigvalsh: the body's
+    adjoint on NumPy, without the generic layers (the body's rules: the
+    array-API factories called on NumPy's function)."""
+    from chainrules.rulesets.array_api import linalg_ext, linalg_factor
+    from chainrules.rulesets.numpy.linalg import norms
+    la = np.linalg
+    m = _r(3, 3)
+    spd = m @ m.T + 3 * np.eye(3)
+    cases = [(la.det, linalg_ext.det_rules(la.det), _r(3, 3), ()), (la.det, linalg_ext.det_rules(la.det), _r(6, 6), ()),
+             (la.pinv, linalg_ext.pinv_rules(la.pinv), _r(4, 3), ()),
+             (la.matrix_power, linalg_ext.matrix_power_rules(la.matrix_power), _r(3, 3), (3,)),
+             (la.norm, norms._vector, _r(3, 4), ()),
+             (la.cholesky, linalg_ext.cholesky_rules(la.cholesky), spd, ()),
+             (la.svdvals, linalg_factor.svdvals_rules(la.svdvals), _r(4, 3), ()),
+             (la.eigvalsh, linalg_factor.eigvalsh_rules(la.eigvalsh), spd, ("U",))]
+    failures, fast = [], 0
+    for f, (_, rrule_b), x, args in cases:
+        Ω, pb = cr.rrule(f, x, *args)
+        Ωb, pbb = rrule_b(x, *args)
+        ȳ = _r(*np.shape(Ω)) if np.ndim(Ω) else 0.7
+        if not (np.array_equal(Ω, Ωb) and _same(unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1]))):
+            failures.append(f.__name__)
+        fast += pb.__name__ == "unary_fast_pullback"
+    assert not failures, failures
+    assert fast == len(cases)
+    Ω, pb = cr.rrule(np.dot, _r(3, 4), _r(4, 2))          # np.dot of matrices: matmul's fast path
+    assert pb.__qualname__ == "_matmul_rrule_arrays.<locals>.matmul_pullback"
+
+
 # ----- NumPy's spellings of the bodies -------------------------------------------------------------------
 
 SPELLINGS = [

@@ -24,7 +24,7 @@ from chainrules._core import ProjectTo, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, dense, is_zero, like, named_rule, register, seed
 
-__all__ = ["as_array", "on_numpy", "composed", "register_body", "register_fast"]
+__all__ = ["as_array", "on_numpy", "composed", "register_body", "register_fast", "register_unary_fast"]
 
 
 def as_array(x: Any) -> Any:
@@ -138,9 +138,10 @@ def register_body(fs: Any, rules: Any, f: Any, n: int, name: str) -> Any:
     return np_rules
 
 
-def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int, name: str) -> None:
-    """Register NumPy fast paths on `fs` for `n` ndarray arguments (the most
-    specific signature: no other layer in the way).  A fast rule returns
+def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int, name: str, more: bool = False) -> None:
+    """Register NumPy fast paths on `fs` for `n` ndarray arguments (`more`:
+    and any options after them; the most specific signature: no other layer
+    in the way).  A fast rule returns
     None when the call is not its own (an np.matrix, another dtype, an
     option); that call goes to `rules`, the body's registered ones."""
     frule, rrule = rules
@@ -153,7 +154,47 @@ def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int,
         res = None if kwargs else fast_rrule(*args)
         return rrule(*args, **kwargs) if res is None else res
 
-    types = (np.ndarray,) * n
+    types = (np.ndarray,) * n + ((...,) if more else ())
     for f in fs:
         register_frule(f, *types)(named_rule(fast_or_body_frule, name))
         register_rrule(f, *types)(named_rule(fast_or_body_rrule, name))
+
+
+def _decline(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def register_unary_fast(fs: Any, body: Any, f: Any, rules: Any, name: str, names: Any = ()) -> None:
+    """A NumPy fast path for the rrule of a one-array body (`body(xp, x, Ω,
+    opts) -> (pushforward, adjoint)`, `_linalg_common._unary`'s): for a float
+    ndarray x, options only positional ones named by `names`, an array or
+    NumPy-scalar Ω, it is the body itself on NumPy without the generic layers
+    (options, namespace, seed and projection objects): its adjoint's result
+    is returned when it is already x's dtype and shape, as the projection
+    would return it.  Any other call or seed: `rules`, the body's."""
+    rrule = rules[1]
+
+    def unary_fast_rrule(x: Any, *args: Any) -> Any:
+        if x.dtype.kind not in "fc" or len(args) > len(names):
+            return None
+        Ω = f(x, *args)
+        if type(Ω) is not np.ndarray and not isinstance(Ω, np.generic):
+            return None
+        adjoint = body(np, x, Ω, dict(zip(names, args)))[1]
+        if adjoint is None:
+            return None
+        dtype, shape, Ωdtype, Ωshape = x.dtype, x.shape, Ω.dtype, np.shape(Ω)
+        rest = (NO,) * len(args)
+
+        def unary_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
+            ȳ = seed(ȳ, name)
+            if type(ȳ) is not np.ndarray and isinstance(ȳ, (float, np.generic)):
+                ȳ = np.asarray(ȳ)           # a number: the body's seed is a 0-d array
+            if type(ȳ) is np.ndarray and ȳ.dtype == Ωdtype and ȳ.shape == Ωshape:
+                x̄ = adjoint(ȳ)
+                if type(x̄) is np.ndarray and x̄.dtype == dtype and x̄.shape == shape:
+                    return (NO, x̄) + rest
+            return rrule(x, *args)[1](ȳ)  # type: ignore[no-any-return]
+        return Ω, unary_fast_pullback
+
+    register_fast(fs, _decline, unary_fast_rrule, rules, 1, name, more=bool(names))

@@ -21,15 +21,23 @@ import numpy as np
 
 from chainrules.rulesets._arrays import is_zero
 from chainrules.rulesets.array_api import linalg_factor as body
-from chainrules.rulesets.array_api.linalg_ext import cholesky_rules
-from chainrules.rulesets.numpy.linalg._on_numpy import register_body
+from chainrules.rulesets.array_api.linalg_ext import _cholesky_body_of, cholesky_rules
+from chainrules.rulesets.numpy.linalg._on_numpy import register_body, register_unary_fast
 
+def _cholesky_lower_body(xp: Any, a: Any, L: Any, opts: Any) -> Any:
+    """cholesky's body for NumPy's default call (the lower factor)."""
+    return _cholesky_body_of("upper")(xp, a, L, {"upper": False})
+
+
+_FAST = {"cholesky": _cholesky_lower_body, "svdvals": body._svdvals_body, "eigvalsh": body._eigvalsh_body}
 for _name, _rules in (("cholesky", cholesky_rules), ("qr", body.qr_rules), ("svd", body.svd_rules),
                       ("svdvals", body.svdvals_rules), ("eigh", body.eigh_rules),
                       ("eigvalsh", body.eigvalsh_rules)):
     _f = getattr(np.linalg, _name, None)
     if _f is not None:
-        register_body([_f], _rules(_f), _f, 1, _name)
+        _np_rules = register_body([_f], _rules(_f), _f, 1, _name)
+        if _name in _FAST:          # an array result: the body itself on float ndarrays (the common call)
+            register_unary_fast([_f], _FAST[_name], _f, _np_rules, _name, ("UPLO",) if _name == "eigvalsh" else ())
 
 
 # ----- the bodies' pieces on NumPy (scipy.linalg's rules use them) ----------------------------------------

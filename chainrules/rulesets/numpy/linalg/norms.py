@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from chainrules.rulesets._arrays import named_rule
-from chainrules.rulesets.array_api.linalg_norms import matrix_norm_rules, vector_norm_rules
+from chainrules.rulesets.array_api.linalg_norms import _vector_norm_body, matrix_norm_rules, vector_norm_rules
 from chainrules.rulesets.numpy.linalg._common import _opts
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body, register_unary_fast
 
 __all__ = ["norm_frule", "norm_rrule"]
 
@@ -101,4 +101,12 @@ def norm_rrule(x: Any, *args: Any, **kwargs: Any) -> Any:
 
 norm_frule = named_rule(norm_frule, "norm")
 norm_rrule = named_rule(norm_rrule, "norm")
-register_body([np.linalg.norm], (norm_frule, norm_rrule), np.linalg.norm, 1, "norm")
+_norm_rules = register_body([np.linalg.norm], (norm_frule, norm_rrule), np.linalg.norm, 1, "norm")
+
+
+def _flat_norm_body(xp: Any, x: Any, Ω: Any, opts: Any) -> Any:
+    """np.linalg.norm(x) without options: vector_norm's body, the 2-norm of every element."""
+    return _vector_norm_body(xp, x, Ω, {"ord": 2, "axis": None, "keepdims": False})
+
+
+register_unary_fast([np.linalg.norm], _flat_norm_body, np.linalg.norm, _norm_rules, "norm")

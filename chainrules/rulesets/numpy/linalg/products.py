@@ -68,6 +68,10 @@ def _fast(a: Any, b: Any) -> bool:
             and a.dtype == b.dtype and a.dtype.kind in "fc")
 
 
+def _decline(*args: Any) -> None:
+    return None
+
+
 def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
     Δa, Δb = tangents[1], tangents[2]
     if (_fast(a, b) and type(Δa) is np.ndarray and type(Δb) is np.ndarray
@@ -77,7 +81,7 @@ def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
     return None
 
 
-def _matmul_rrule_arrays(a: Any, b: Any) -> Any:
+def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None) -> Any:
     """matmul's rrule for two float ndarrays of one dtype and at least 2
     dimensions: the body's cotangents ȳ·bᴴ and aᴴ·ȳ summed over broadcast
     batch dimensions, for a seed of y's dtype and shape (any other seed: the
@@ -85,7 +89,7 @@ def _matmul_rrule_arrays(a: Any, b: Any) -> Any:
     step recognises this pullback by its name and fuses it."""
     if not _fast(a, b):
         return None
-    y = a @ b
+    y = a @ b if f is None else f(a, b)
     dtype = y.dtype
 
     def matmul_pullback(ȳ: Any) -> tuple[Any, ...]:
@@ -206,6 +210,14 @@ def _dot_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot, 2, "dot")
+
+
+def _dot_fast_rrule(a: Any, b: Any) -> Any:
+    """np.dot of two float matrices: matmul's fast path (its body's, Ω np.dot's)."""
+    return _matmul_rrule_arrays(a, b, np.dot) if a.ndim == 2 and b.ndim == 2 else None
+
+
+register_fast([np.dot], _decline, _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
 register(methods("dot"), dot_frule, dot_rrule)
 
 

@@ -3,9 +3,9 @@ rule body (array_api/linalg_ext.py) registered here with NumPy's spelling:
 inv, det (adj(a)ᵀ: exact at singular matrices), slogdet, solve (a vector b
 when b is 1-d, NumPy 2's rule), pinv (rcond=, rtol=; hermitian=True a
 TypeError naming it), matrix_power; matrix_rank has no derivative.
-Inside inv's and solve's registrations a NumPy fast path serves float
-ndarrays (the common call): what the body computes without its generic
-layers (checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py).
+Inside inv's, solve's, det's, pinv's and matrix_power's registrations a
+NumPy fast path serves float ndarrays (the common call): what the body
+computes without its generic layers (checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py).
 
 lstsq is NumPy's alone: its rule is written here with pinv's body (the
 solution is pinv(a)·b at constant rank), so that its derivatives of every
@@ -26,7 +26,7 @@ from chainrules.rulesets._arrays import NO, ZERO, is_zero as _zero, output_parts
 from chainrules.rulesets.array_api import linalg_ext as body
 from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H, _opts
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, register_body, register_fast
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array, register_body, register_fast, register_unary_fast
 
 __all__ = ["inv_frule", "inv_rrule", "solve_frule", "solve_rrule", "lstsq_frule", "lstsq_rrule"]
 
@@ -71,13 +71,17 @@ register_fast([np.linalg.inv], _inv_fast_frule, _inv_fast_rrule, (inv_frule, inv
 
 # ----- det, slogdet, pinv, matrix_power: the bodies as they are ------------------------------------------
 
-register_body([np.linalg.det], body.det_rules(np.linalg.det), np.linalg.det, 1, "det")
+_det_rules = register_body([np.linalg.det], body.det_rules(np.linalg.det), np.linalg.det, 1, "det")
+register_unary_fast([np.linalg.det], body._det_body, np.linalg.det, _det_rules, "det")
 register_body([np.linalg.slogdet], body.slogdet_rules(np.linalg.slogdet), np.linalg.slogdet, 1, "slogdet")
 pinv_frule, pinv_rrule = register_body([np.linalg.pinv], body.pinv_rules(np.linalg.pinv), np.linalg.pinv, 1,
                                        "pinv")
+register_unary_fast([np.linalg.pinv], body._pinv_body, np.linalg.pinv, (pinv_frule, pinv_rrule), "pinv")
 non_differentiable(np.linalg.matrix_rank)       # an integer: no derivative
-register_body([np.linalg.matrix_power], body.matrix_power_rules(np.linalg.matrix_power),
-              np.linalg.matrix_power, 1, "matrix_power")
+_matrix_power_rules = register_body([np.linalg.matrix_power], body.matrix_power_rules(np.linalg.matrix_power),
+                                    np.linalg.matrix_power, 1, "matrix_power")
+register_unary_fast([np.linalg.matrix_power], body._matrix_power_body, np.linalg.matrix_power, _matrix_power_rules,
+                    "matrix_power", ("n",))
 
 
 # ----- solve ------------------------------------------------------------------------------------------
