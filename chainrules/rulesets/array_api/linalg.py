@@ -83,7 +83,8 @@ def _bilinear(fname: str, f: Any, n_opts_fallback: Any, known: Any, defaults: An
             ȳ = as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ):
                 return (NO, pa(ZERO), pb(ZERO)) + rest
-            ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            if tuple(ȳ.shape) != tuple(Ω.shape):
+                ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
             ā, b̄ = adjoints(xp, ȳ, a, b, opts)
             # each cotangent a Thunk: an AD that needs one (the other argument a
             # constant, as a data matrix is) computes no product for the other

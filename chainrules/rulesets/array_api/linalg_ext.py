@@ -74,7 +74,7 @@ def _adjugate(xp: Any, a: Any) -> Any:
     n = a.shape[-1]
     eye = _eye(xp, n, n, 0, a)
     if n <= _SMALL:
-        m = cast(xp, xp.broadcast_to(eye, tuple(a.shape)), a)
+        m = cast(xp, eye if a.ndim == 2 else xp.broadcast_to(eye, tuple(a.shape)), a)
         for k in range(2, n + 1):
             am = xp.matmul(a, m)
             m = am - _mat(xp, xp.linalg.trace(am)) * eye / (k - 1)
