@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chainrules._core import Thunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api._common import (
     NO,
@@ -51,7 +52,8 @@ def _add(t: Any, u: Any) -> Any:
 def _bilinear(fname: str, f: Any, n_opts_fallback: Any, known: Any, defaults: Any, forward_f: Any, adjoints: Any) -> Any:
     """Rules for a bilinear f(a, b, *options): the pushforward calls
     `forward_f(a, b, opts)` with a tangent in place of one argument,
-    `adjoints(xp, ȳ, a, b, opts)` gives (ā, b̄) before projection (a thunk each)."""
+    `adjoints(xp, ȳ, a, b, opts)` gives (ā, b̄) before projection (a function
+    each); the pullback returns them projected, as Thunks."""
     names = positional_names(f, 2, n_opts_fallback)
 
     def setup(a: Any, b: Any, args: Any, kwargs: Any) -> Any:
@@ -81,9 +83,18 @@ def _bilinear(fname: str, f: Any, n_opts_fallback: Any, known: Any, defaults: An
             ȳ = as_seed(xp, ȳ, fname, Ω)
             if is_zero(ȳ):
                 return (NO, pa(ZERO), pb(ZERO)) + rest
-            ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
+            if tuple(ȳ.shape) != tuple(Ω.shape):
+                ȳ = xp.broadcast_to(ȳ, tuple(Ω.shape))
             ā, b̄ = adjoints(xp, ȳ, a, b, opts)
-            return (NO, pa(ā()) if pa.kind else NO, pb(b̄()) if pb.kind else NO) + rest
+            # each cotangent a Thunk: an AD that needs one (the other argument a
+            # constant, as a data matrix is) computes no product for the other
+
+            def bilinear_ā() -> Any:
+                return pa(ā())
+
+            def bilinear_b̄() -> Any:
+                return pb(b̄())
+            return (NO, Thunk(bilinear_ā) if pa.kind else NO, Thunk(bilinear_b̄) if pb.kind else NO) + rest
         return Ω, bilinear_pullback
 
     return bilinear_frule, bilinear_rrule

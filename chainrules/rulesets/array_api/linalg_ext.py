@@ -11,11 +11,10 @@ cotangent of a holomorphic map is conj(∂)·ȳ), a real argument gets a real
 cotangent, float32 stays float32; the norms' subgradients give ∞-type norms'
 derivative to the first extreme element, the 2-norm at zero has derivative
 0, ord=0 has none.  The bodies write into no array and branch on no value:
-they run on chainrules.ad's tracked values for second derivatives (a
+they run on an AD's traced values for second derivatives (a
 product of a plain seed or tangent with a tracked value is xp.multiply: some
 libraries' operators refuse a tracked right operand).  det's
-derivative is det(a)·a⁻ᵀ (the NumPy rule's adjugate at a singular matrix
-needs the SVD of a value: not here).
+derivative is adj(a)ᵀ, exact at singular matrices (`_adjugate`).
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -61,9 +60,34 @@ def _inv_body(xp: Any, a: Any, y: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
+# the largest matrices whose adjugate is Faddeev–LeVerrier's polynomial (exact, any order)
+_SMALL = 4
+
+
+def _adjugate(xp: Any, a: Any) -> Any:
+    """adj(a), exact at singular matrices too (where det(a)·a⁻¹ fails).  Up
+    to _SMALL×_SMALL, Faddeev–LeVerrier's recursion M₁ = I, M_k = a·M_{k−1} −
+    tr(a·M_{k−1})/(k−1)·I, adj(a) = (−1)^{n+1}·M_n: products and traces only,
+    a polynomial in a, so that its derivatives of every order are exact
+    there as well.  Larger: by the SVD a = U S Vᴴ, adj(a) = det(U)·det(Vᴴ)·V
+    diag(Π_{j≠i} s_j) Uᴴ (a branch on the shape, never on a value)."""
+    n = a.shape[-1]
+    eye = _eye(xp, n, n, 0, a)
+    if n <= _SMALL:
+        m = cast(xp, eye if a.ndim == 2 else xp.broadcast_to(eye, tuple(a.shape)), a)
+        for k in range(2, n + 1):
+            am = xp.matmul(a, m)
+            m = am - _mat(xp, xp.linalg.trace(am)) * eye / (k - 1)
+        return m if n % 2 else -m
+    U, s, Vh = xp.linalg.svd(a, full_matrices=False)
+    others = xp.prod(xp.where(eye == 1, xp.ones_like(eye), xp.expand_dims(s, axis=-2)), axis=-1)
+    phase = xp.multiply(xp.linalg.det(U), xp.linalg.det(Vh))
+    return _mat(xp, phase) * xp.matmul(_H(xp, Vh) * xp.expand_dims(others, axis=-2), _H(xp, U))
+
+
 def _det_body(xp: Any, a: Any, d: Any, opts: Any) -> Any:
-    def cofactor() -> Any:                      # ∂det/∂a = det(a)·a⁻ᵀ
-        return _mat(xp, d) * xp.matrix_transpose(xp.linalg.inv(a))
+    def cofactor() -> Any:                      # ∂det/∂a = adj(a)ᵀ
+        return xp.matrix_transpose(_adjugate(xp, a))
 
     def forward(Δa: Any) -> Any:
         return xp.sum(cofactor() * Δa, axis=(-2, -1))
@@ -396,8 +420,17 @@ def _pinv_body(xp: Any, a: Any, X: Any, opts: Any) -> Any:
     return forward, adjoint
 
 
+def _pinv_checked_body(xp: Any, a: Any, X: Any, opts: Any) -> Any:
+    """pinv's body; the cutoff (rtol, NumPy's rcond) changes X, not its
+    derivative at constant rank; hermitian=True (a triangle read as the
+    matrix) is a TypeError naming it."""
+    if opts.get("hermitian"):
+        raise TypeError("pinv: the rule cannot honour the argument hermitian=True; call the primal without it")
+    return _pinv_body(xp, a, X, opts)
+
+
 def pinv_rules(f: Any, name: str = "pinv") -> Any:
-    return _unary(name, f, ("rtol",), ("rtol",), {"rtol": None}, _pinv_body)
+    return _unary(name, f, ("rtol",), ("rtol", "rcond", "hermitian"), {"rtol": None}, _pinv_checked_body)
 
 
 # ----- the table --------------------------------------------------------------------------------------

@@ -15,8 +15,7 @@ their compiled fast paths.
 
 The NumPy names and signatures read by the bodies: np.sort(a, axis, kind,
 order) (a stable sort: `kind` does not change the derivative), np.clip(a,
-a_min, a_max), np.take(a, indices, axis), np.matmul (and the @ operator), np.tensordot(a, b, axes); an option the
-body does not know is a TypeError naming it.
+a_min, a_max), np.take(a, indices, axis); an option the body does not know is a TypeError naming it.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -24,7 +23,6 @@ body does not know is a TypeError naming it.
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -32,7 +30,7 @@ import numpy as np
 from chainrules._core import register_frule, register_rrule
 from chainrules._xp import through_engines
 from chainrules.rulesets._arrays import named_rule
-from chainrules.rulesets.array_api import linalg, shapes
+from chainrules.rulesets.array_api import shapes
 
 __all__ = ["register_numpy_on_tracked", "NUMPY_FUNCTIONS"]
 
@@ -41,9 +39,6 @@ NUMPY_FUNCTIONS: dict[Any, Any] = {
     np.sort: (shapes.sort_rules, "sort", 1),
     np.clip: (shapes.clip_rules, "clip", 1),
     np.take: (shapes.take_rules, "take", 1),
-    np.matmul: (linalg.matmul_rules, "matmul", 2),
-    operator.matmul: (linalg.matmul_rules, "matmul", 2),
-    np.tensordot: (linalg.tensordot_rules, "tensordot", 2),
 }
 
 _DONE: set[Any] = set()

@@ -37,10 +37,10 @@ def _fd_hessian(f, x):
     return fd_jacobian(FDM, lambda z: ad.gradient(f, z), x)[0].reshape(x.shape * 2)
 
 
-# NumPy's max/min are no longer routed here: their one registration is the array-API
-# body (numpy/reductions.py), which takes tracked values itself; their losses stay, checked
-# at order 2 through that registration.
-ONE_REGISTRATION = {np.max, np.amax, np.min, np.amin}
+# NumPy's max/min, matmul (and @) and tensordot are no longer routed here: their one
+# registration is the array-API body (numpy/reductions.py, numpy/linalg/products.py), which
+# takes tracked values itself; their losses stay, checked at order 2 through that registration.
+ONE_REGISTRATION = {np.max, np.amax, np.min, np.amin, np.matmul, operator.matmul, np.tensordot}
 
 
 def test_every_function_has_a_loss():

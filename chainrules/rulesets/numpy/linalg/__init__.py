@@ -1,12 +1,16 @@
-"""Rules for NumPy's linear algebra, one module per family: products (dot,
-vdot, vecdot, inner, outer, matmul and `@` on arrays, tensordot, einsum,
-kron, trace, cross, and the ndarray methods dot and trace) and `numpy.linalg` (inv, det, slogdet, solve,
-cholesky, qr, svd, svdvals, eigh, eigvalsh, norm, vector_norm, matrix_norm,
-pinv, lstsq, matrix_power, eig, eigvals, cond, multi_dot, tensorinv,
-tensorsolve, and the NumPy 2 spellings matmul, tensordot, cross, vecdot).  `products.py`: the products; `einsum.py`: einsum and
-trace; `solve.py`: inverses and solvers; `factorizations.py`: cholesky, qr,
-svd, eigh; `norms.py`: the norms; `spectral.py`: eig, eigvals, cond;
-`tensor.py`: multi_dot, tensorinv, tensorsolve.
+"""Rules for NumPy's linear algebra.  Every function the array API standard
+names is served by its ONE array-API rule body (array_api/linalg.py,
+linalg_ext.py, linalg_norms.py, linalg_factor.py) registered on NumPy's
+spelling with NumPy's options (`_on_numpy.py`: array-likes, subclasses, and
+the spellings that are a body between linear maps): `products.py` (matmul
+and `@`, tensordot, dot, inner, vecdot, vdot, outer, cross, trace; kron,
+NumPy's alone), `solve.py` (inv, det, slogdet, solve, pinv, matrix_power;
+lstsq, NumPy's alone, built on pinv's body), `norms.py` (norm, vector_norm,
+matrix_norm), `factorizations.py` (cholesky, qr, svd, svdvals, eigh,
+eigvalsh).  NumPy fast paths for float ndarrays (matmul, inv, solve) sit
+inside those registrations and compute what the body computes.  What NumPy
+alone has: `einsum.py`, `spectral.py` (eig, eigvals, cond), `tensor.py`
+(multi_dot, tensorinv, tensorsolve).
 
 Conventions (ChainRules'; docs/conventions.md gathers them for every rule set):
 
@@ -42,8 +46,9 @@ Conventions (ChainRules'; docs/conventions.md gathers them for every rule set):
 - qr differentiates the reduced factorisation of a full-rank matrix (tall,
   square or wide); svd needs ``full_matrices=False`` (or a square matrix, or
   ``compute_uv=False``).
-- `det` at a singular matrix uses the adjugate (computed by SVD), so the
-  gradient stays exact; `norm`'s subgradients: max/min-type norms give the
+- `det`'s derivative is adj(a)ᵀ (Faddeev–LeVerrier's polynomial up to 4×4,
+  the SVD beyond), so the gradient stays exact at singular matrices;
+  `norm`'s subgradients: max/min-type norms give the
   derivative to one extremal element (the first), `ord=0` is
   non-differentiable.
 - `einsum` takes the subscripts form (a str first); the interleaved

@@ -1,6 +1,6 @@
-"""Rules for `np.einsum` (the subscripts form) and the traces (`np.trace`,
-`np.ndarray.trace`, `np.linalg.trace`); `np.einsum_path` (a contraction
-order and a report: no value to differentiate) is declared non-differentiable."""
+"""The rule for `np.einsum` (the subscripts form; NumPy's alone); `np.einsum_path`
+(a contraction order and a report: no value to differentiate) is declared
+non-differentiable.  The traces are trace's array-API body: products.py."""
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
 # static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
@@ -16,7 +16,6 @@ import numpy as np
 
 from chainrules._core import (
     Thunk,
-    Tracked,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -31,9 +30,9 @@ from chainrules.rulesets._arrays import (
     zero_for as _zero_for,
     seed,
     plain,
-    array_or_tracked,
     project_to,
 )
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array
 from chainrules.rulesets.numpy.linalg._common import (
     _sum_tangents,
     _opts,
@@ -105,10 +104,10 @@ class _EinsumPlan:
         if shrink:
             g = np.sum(g, axis=shrink, keepdims=True)
         if missing:
-            g = np.broadcast_to(g, ushape) if isinstance(g, Tracked) else np.array(np.broadcast_to(g, ushape))
+            g = np.array(np.broadcast_to(g, ushape)) if type(g) is np.ndarray else np.broadcast_to(g, ushape)
         if diagonal is None:
             return g
-        if isinstance(g, Tracked):      # the rule differentiated: no writes into an array
+        if type(g) is not np.ndarray:      # a traced value (the rule differentiated): no writes
             return self._on_diagonal(sub, uniq, g, op.shape)
         full = np.zeros(op.shape, dtype=np.result_type(g.dtype, op.dtype))
         np.einsum(diagonal, full)[...] = g       # einsum gives a writeable view of the diagonal
@@ -165,7 +164,7 @@ def einsum_frule(tangents: Any, subscripts: Any, *operands: Any, **kw: Any) -> t
 def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullback]:
     optimize = _einsum_kw(kw)
     projs = [project_to(op) for op in operands]
-    ops = [array_or_tracked(op) for op in operands]
+    ops = [as_array(op) for op in operands]
     y = np.einsum(subscripts, *ops, **kw)
     parsed = _einsum_plan(subscripts, tuple(op.ndim for op in ops))
 
@@ -174,7 +173,7 @@ def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullb
         ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return (NO, NO) + tuple(_zero_for(p) for p in projs)
-        ȳ = array_or_tracked(ȳ)
+        ȳ = as_array(ȳ)
 
         def operand_cotangent(k: Any) -> Any:
             p = projs[k]
@@ -185,68 +184,6 @@ def einsum_rrule(subscripts: Any, *operands: Any, **kw: Any) -> tuple[Any, Pullb
         return (NO, NO) + tuple(operand_cotangent(k) for k in range(len(ops)))
 
     return y, einsum_pullback
-
-
-# =============================================================================
-# trace
-# =============================================================================
-
-_TRACE_SPEC = (("offset", 0), ("axis1", 0), ("axis2", 1), ("dtype", None))
-
-
-@register_frule(np.trace, object, ...)
-@register_frule(np.ndarray.trace, object, ...)
-def trace_frule(tangents: Any, a: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    reject_out("numpy.trace", kw)
-    offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
-    y = np.trace(a, offset, axis1, axis2, dtype)
-    ȧ = plain(unthunk(tangents[1]))
-    if _zero(ȧ):
-        return y, ZERO
-    return y, np.trace(ȧ, offset, axis1, axis2)
-
-
-@register_rrule(np.trace, object, ...)
-@register_rrule(np.ndarray.trace, object, ...)
-def trace_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
-    reject_out("numpy.trace", kw)
-    offset, axis1, axis2, dtype = _opts("numpy.trace", rest, kw, _TRACE_SPEC)
-    pa = project_to(a)
-    a = array_or_tracked(a)
-    y = np.trace(a, offset, axis1, axis2, dtype)
-    nrest = (NO,) * len(rest)
-
-    def trace_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'trace')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ) or not pa.kind:
-            return (NO, _zero_for(pa)) + nrest
-
-        def trace_ā() -> Any:
-            if isinstance(ȳ, Tracked) or isinstance(a, Tracked):     # the rule differentiated: no writes
-                nd = a.ndim
-                ā = np.reshape(ȳ, np.shape(ȳ) + (1, 1)) * np.eye(a.shape[axis1], a.shape[axis2], k=offset)
-                return pa(np.moveaxis(ā, (nd - 2, nd - 1), (axis1 % nd, axis2 % nd)))
-            ā = np.zeros(a.shape, dtype=np.result_type(a.dtype, np.asarray(ȳ).dtype))
-            m = np.moveaxis(ā, (axis1, axis2), (-2, -1))   # a view
-            r, c = m.shape[-2:]
-            i = np.arange(max(0, min(r + min(offset, 0), c - max(offset, 0))))
-            m[..., i - min(offset, 0), i + max(offset, 0)] = np.asarray(ȳ)[..., None]
-            return pa(ā)
-
-        return (NO, Thunk(trace_ā)) + nrest
-
-    return y, trace_pullback
-
-
-if hasattr(np.linalg, "trace"):      # NumPy >= 2: the trace of the last two axes
-    @register_frule(np.linalg.trace, object)
-    def linalg_trace_frule(tangents: Any, x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Any]:
-        return trace_frule(tangents[:2], x, offset, -2, -1, dtype)
-
-    @register_rrule(np.linalg.trace, object)
-    def linalg_trace_rrule(x: Any, *, offset: Any = 0, dtype: Any = None) -> tuple[Any, Pullback]:
-        return trace_rrule(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 # einsum_path returns the contraction order (a list of index tuples) and a text report

@@ -1,7 +1,27 @@
-"""Rules for NumPy's products of arrays: matmul and `@` on arrays (and the
-ndarray methods), tensordot, dot, inner, vdot, vecdot, outer, kron, cross, and
-the NumPy 2 spellings in `numpy.linalg` (matmul, tensordot, vecdot, outer,
-cross)."""
+"""NumPy's products of arrays, each served by the ONE array-API rule body
+(array_api/linalg.py, linalg_ext.py) registered here with NumPy's spelling:
+
+- np.matmul, np.linalg.matmul, the @ operator on ndarrays and the ndarray
+  methods __matmul__/__rmatmul__: matmul's body;
+- np.tensordot, np.linalg.tensordot: tensordot's; np.dot and ndarray.dot:
+  matmul's for 1- and 2-d arguments, tensordot's over (a's last axis, b's
+  second to last) for others, axes=0 for a 0-d one; np.inner: tensordot's
+  over both last axes;
+- np.vecdot, np.linalg.vecdot: vecdot's; np.vdot: vecdot's of the flattened
+  arguments;
+- np.outer (flattening), np.linalg.outer: outer's; np.cross (axisa, axisb,
+  axisc, axis: its arguments' vector axes moved last), np.linalg.cross:
+  cross's;
+- np.trace, ndarray.trace (offset, axis1, axis2, dtype), np.linalg.trace:
+  trace's.
+
+`out=` and the ufunc options (np.matmul's axes=, signature=, ...) are a
+TypeError naming them.  Inside matmul's registration a NumPy fast path
+serves two float ndarrays of at least 2 dimensions (the common call):
+what the body computes, without its generic layers (checked bit for bit by
+tests/rulesets/numpy/test_linalg.py).  np.kron is NumPy's alone: its rule
+is here.
+"""
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
 # static type); rules return (Ω, ΔΩ) or (Ω, pullback) as chainrules._protocols says, or
@@ -13,163 +33,120 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import (
-    ProjectTo,
-    Thunk,
-    register_frule,
-    register_rrule,
-    unthunk,
-)
-from chainrules._protocols import FruleFunction, Pullback, RruleFunction
+from chainrules._core import Thunk, register_frule, register_rrule, unthunk
+from chainrules._protocols import Pullback
+from chainrules._xp import NamespaceError, is_numpy, namespace
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
     is_zero as _zero,
+    methods,
     named_rule,
-    reject_out,
-    unbroadcast,
-    zero_for as _zero_for,
-    seed,
-    plain,
-    array_or_tracked,
     project_to,
+    register,
+    reject_out,
+    seed,
+    zero_for as _zero_for,
 )
-from chainrules.rulesets.numpy._tracked import register_for_arrays
-from chainrules.rulesets.numpy.linalg._common import (
-    _fit,
-    _H,
-    _add,
-    _opts,
-)
+from chainrules.rulesets.array_api import linalg as body, linalg_ext as body_ext
+from chainrules.rulesets.array_api._common import unbroadcast
+from chainrules.rulesets.numpy.linalg._common import _H
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body, register_fast
+
+__all__ = ["matmul_frule", "matmul_rrule", "dot_frule", "dot_rrule"]
 
 
-# ----- the frule of a bilinear product --------------------------------------------
+# ----- matmul, @ ------------------------------------------------------------------------------------
 
-def _bilinear_tangent(f: Any, a: Any, b: Any, ȧ: Any, ḃ: Any, *args: Any, **kw: Any) -> Any:
-    """The pushforward of a bilinear f: f(ȧ, b) + f(a, ḃ), zeros skipped."""
-    ȧ, ḃ = plain(unthunk(ȧ)), plain(unthunk(ḃ))
-    a, b = plain(a), plain(b)
-    ẏ = ZERO
-    if not _zero(ȧ):
-        ẏ = f(ȧ, b, *args, **kw)
-    if not _zero(ḃ):
-        ẏ = _add(ẏ, f(a, ḃ, *args, **kw))
-    return ẏ
+(_matmul_body_frule, _matmul_body_rrule) = body.matmul_rules(np.matmul, "matmul")
 
 
-def _bilinear_frule(f: Any, fname: str) -> FruleFunction:
-    """The frule of a bilinear f(a, b) without options: ẏ = f(ȧ, b) + f(a, ḃ)."""
-    def bilinear_frule(tangents: Any, a: Any, b: Any, **kw: Any) -> tuple[Any, Any]:
-        if kw:
-            reject_out(fname, kw)
-        return f(a, b, **kw), _bilinear_tangent(f, a, b, tangents[1], tangents[2])
-    return named_rule(bilinear_frule, fname.rsplit(".", 1)[1])
+def _fast(a: Any, b: Any) -> bool:
+    """The common call the fast path serves: two float ndarrays of one
+    dtype, of at least 2 dimensions (no options: register_fast)."""
+    return (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim >= 2 and b.ndim >= 2
+            and a.dtype == b.dtype and a.dtype.kind in "fc")
 
 
-
-# =============================================================================
-# matmul, operator.matmul
-# =============================================================================
-
-def _matmul_cotangents(ȳ: Any, a: Any, b: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
-    """(ā, b̄) for y = a @ b (NumPy's 1-d promotion and batch broadcasting)."""
-    if type(ȳ) is not np.ndarray:
-        ȳ = array_or_tracked(ȳ)
-    if a.ndim == 1 or b.ndim == 1:
-        return _matmul_vector_cotangents(ȳ, a, b, pa, pb)
-
-    def matmul_ā() -> Any:
-        return _fit(a, ȳ @ _H(b), pa)
-
-    def matmul_b̄() -> Any:
-        return _fit(b, _H(a) @ ȳ, pb)
-
-    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
+def _decline(*args: Any) -> None:
+    return None
 
 
-def _matmul_vector_cotangents(ȳ: Any, a: Any, b: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    ȳ2 = ȳ
-    if b.ndim == 1:
-        ȳ2 = np.expand_dims(ȳ2, -1)
-    if a.ndim == 1:
-        ȳ2 = np.expand_dims(ȳ2, -2)
-
-    def matmul_ā() -> Any:
-        return pa(unbroadcast(a2, ȳ2 @ _H(b2)).reshape(a.shape))
-
-    def matmul_b̄() -> Any:
-        return pb(unbroadcast(b2, _H(a2) @ ȳ2).reshape(b.shape))
-
-    return (Thunk(matmul_ā) if pa.kind else NO), (Thunk(matmul_b̄) if pb.kind else NO)
+def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
+    Δa, Δb = tangents[1], tangents[2]
+    if (_fast(a, b) and type(Δa) is np.ndarray and type(Δb) is np.ndarray
+            and Δa.dtype == a.dtype and Δb.dtype == b.dtype):
+        # the body's pushforward: matmul(Δa, b) + matmul(a, Δb)
+        return a @ b, np.matmul(Δa, b) + np.matmul(a, Δb)
+    return None
 
 
-def _matmul_kw(fname: str, kw: Any) -> None:
-    if kw:
-        reject_out(fname, kw, "axes", "axis", "signature", "where")
-
-
-@register_frule(np.matmul, object, object)
-@register_frule(np.linalg.matmul, object, object)
-def matmul_frule(tangents: Any, a: Any, b: Any, **kw: Any) -> tuple[Any, Any]:
-    _matmul_kw("numpy.matmul", kw)
-    _, ȧ, ḃ = tangents
-    y = np.matmul(a, b, **kw)
-    return y, _bilinear_tangent(np.matmul, a, b, ȧ, ḃ)
-
-
-@register_rrule(np.matmul, object, object)
-@register_rrule(np.linalg.matmul, object, object)
-def matmul_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
-    if not kw and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim >= 2 and b.ndim >= 2:
-        return _matmul_rrule_arrays(a, b)
-    _matmul_kw("numpy.matmul", kw)
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.matmul(a, b, **kw) if kw else a @ b
+def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None) -> Any:
+    """matmul's rrule for two float ndarrays of one dtype and at least 2
+    dimensions: the body's cotangents ȳ·bᴴ and aᴴ·ȳ summed over broadcast
+    batch dimensions, for a seed of y's dtype and shape (any other seed: the
+    body's pullback); None for another call.  The reference AD's compile
+    step recognises this pullback by its name and fuses it."""
+    if not _fast(a, b):
+        return None
+    y = a @ b if f is None else f(a, b)
+    dtype = y.dtype
 
     def matmul_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'matmul')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(pa), _zero_for(pb)
-        return (NO,) + _matmul_cotangents(ȳ, a, b, pa, pb)
+        ȳ = seed(ȳ, "matmul")
+        if type(ȳ) is not np.ndarray or ȳ.dtype != dtype or ȳ.shape != y.shape:
+            return _matmul_body_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
+        def matmul_ā() -> Any:
+            ā = np.matmul(ȳ, _H(b) if dtype.kind == "c" else b.mT)
+            return ā if ā.shape == a.shape else unbroadcast(np, ā, a.shape)
 
+        def matmul_b̄() -> Any:
+            b̄ = np.matmul(_H(a) if dtype.kind == "c" else a.mT, ȳ)
+            return b̄ if b̄.shape == b.shape else unbroadcast(np, b̄, b.shape)
+        return NO, Thunk(matmul_ā), Thunk(matmul_b̄)     # as the body's: one product per cotangent used
     return y, matmul_pullback
 
 
-def _matmul_rrule_arrays(a: Any, b: Any) -> tuple[Any, Pullback]:
-    """matmul_rrule of two plain ndarrays of at least 2 dimensions, no options:
-    the common call, with no conversions (a 3 × 3 product costs about as much
-    as the Python around it)."""
-    pa, pb = ProjectTo(a), ProjectTo(b)
-    y = a @ b
-
-    def matmul_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'matmul')
-        if type(ȳ) is not np.ndarray:
-            if _zero(ȳ):
-                return NO, _zero_for(pa), _zero_for(pb)
-            ȳ = array_or_tracked(ȳ)
-        return (NO,) + _matmul_cotangents(ȳ, a, b, pa, pb)
-
-    return y, matmul_pullback
+_MATMULS = [np.matmul, np.linalg.matmul]
+matmul_frule, matmul_rrule = register_body(_MATMULS, (_matmul_body_frule, _matmul_body_rrule), np.matmul, 2,
+                                           "matmul")
+register_fast(_MATMULS + [operator.matmul, np.ndarray.__matmul__], _matmul_fast_frule, _matmul_rrule_arrays,
+              (matmul_frule, matmul_rrule), 2, "matmul")
 
 
-def operator_matmul_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
+def _operator_matmul_rrule(a: Any, b: Any) -> Any:
     return matmul_rrule(a, b)
 
 
-# operator.matmul on arrays (either argument) and x.__matmul__(y), which is
-# x @ y; the reflected x.__rmatmul__(y) is y @ x (the methods for ndarrays and
-# tracked NumPy values: _tracked.py; operator.matmul on tracked values of any
-# library has the array-API rule: array_api/on_tracked.py)
-register_for_arrays(operator.matmul, matmul_frule, operator_matmul_rrule, object, arrays=(np.ndarray,))
-register_for_arrays(np.ndarray.__matmul__, matmul_frule, operator_matmul_rrule, object, either=False)
+def _numpy_operands(a: Any, b: Any) -> bool:
+    """a @ b computes with NumPy: their namespace is NumPy's (a value traced
+    by an AD holding NumPy arrays too); another library's @ is its own."""
+    try:
+        return is_numpy(namespace(a, b))
+    except NamespaceError:
+        return False
 
 
-def rmatmul_frule(tangents: Any, x: Any, y: Any) -> tuple[Any, Any]:
+def _operator_matmul_any_frule(tangents: Any, a: Any, b: Any) -> Any:
+    return matmul_frule(tangents, a, b) if _numpy_operands(a, b) else None
+
+
+def _operator_matmul_any_rrule(a: Any, b: Any) -> Any:
+    return matmul_rrule(a, b) if _numpy_operands(a, b) else None
+
+
+# the @ operator where an argument is an ndarray, on any other NumPy values (a traced
+# value, at order 2), and ndarray.__matmul__ (x @ y)
+for _types in ((np.ndarray, object), (object, np.ndarray)):
+    register_frule(operator.matmul, *_types)(matmul_frule)
+    register_rrule(operator.matmul, *_types)(named_rule(_operator_matmul_rrule, "matmul"))
+register_frule(operator.matmul, object, object)(named_rule(_operator_matmul_any_frule, "matmul"))
+register_rrule(operator.matmul, object, object)(named_rule(_operator_matmul_any_rrule, "matmul"))
+register_frule(np.ndarray.__matmul__, object, object)(matmul_frule)
+register_rrule(np.ndarray.__matmul__, object, object)(named_rule(_operator_matmul_rrule, "matmul"))
+
+
+def rmatmul_frule(tangents: Any, x: Any, y: Any) -> Any:
     return matmul_frule((tangents[0], tangents[2], tangents[1]), y, x)
 
 
@@ -177,270 +154,201 @@ def rmatmul_rrule(x: Any, y: Any) -> tuple[Any, Pullback]:
     Ω, matmul_pullback = matmul_rrule(y, x)
 
     def rmatmul_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'rmatmul')
         s, ȳ_y, x̄ = matmul_pullback(ȳ)
         return s, x̄, ȳ_y
     return Ω, rmatmul_pullback
 
 
-register_for_arrays(np.ndarray.__rmatmul__, rmatmul_frule, rmatmul_rrule, object, either=False)
+register_frule(np.ndarray.__rmatmul__, object, object)(rmatmul_frule)
+register_rrule(np.ndarray.__rmatmul__, object, object)(rmatmul_rrule)
 
 
-# =============================================================================
-# tensordot (and the contractions built on it: dot, inner)
-# =============================================================================
+# ----- tensordot, dot, inner --------------------------------------------------------------------------
 
-def _tensordot_axes(a: Any, b: Any, axes: Any) -> Any:
-    """Normalised (ia, ib) lists of contracted axes."""
-    try:
-        n = operator.index(axes)
-    except TypeError:
-        ia, ib = axes
-        ia = [ia] if np.ndim(ia) == 0 else list(ia)
-        ib = [ib] if np.ndim(ib) == 0 else list(ib)
-    else:
-        ia = list(range(a.ndim - n, a.ndim))
-        ib = list(range(n))
-    ia = [int(i) % a.ndim if a.ndim else int(i) for i in ia]
-    ib = [int(i) % b.ndim if b.ndim else int(i) for i in ib]
-    return ia, ib
+tensordot_frule, tensordot_rrule = register_body(
+    [np.tensordot, np.linalg.tensordot], body.tensordot_rules(np.tensordot), np.tensordot, 2, "tensordot")
 
 
-def _tensordot_ā(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any) -> Any:
-    fa = [i for i in range(a.ndim) if i not in ia]
-    fb = [j for j in range(b.ndim) if j not in ib]
-    nfa = len(fa)
-    g = np.tensordot(ȳ, b.conj(), axes=(list(range(nfa, nfa + len(fb))), fb))
-    src = fa + [ia[ib.index(j)] for j in sorted(ib)]
-    return np.transpose(g, np.argsort(src)) if src != sorted(src) else g
+def _dot(a: Any, b: Any, axes: Any) -> Any:
+    return np.dot(a, b)
 
 
-def _tensordot_b̄(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any) -> Any:
-    fa = [i for i in range(a.ndim) if i not in ia]
-    fb = [j for j in range(b.ndim) if j not in ib]
-    g = np.tensordot(a.conj(), ȳ, axes=(fa, list(range(len(fa)))))
-    src = [ib[ia.index(i)] for i in sorted(ia)] + fb
-    return np.transpose(g, np.argsort(src)) if src != sorted(src) else g
+def _inner(a: Any, b: Any, axes: Any) -> Any:
+    return np.inner(a, b)
 
 
-def _tensordot_pullback_parts(ȳ: Any, a: Any, b: Any, ia: Any, ib: Any, pa: Any, pb: Any) -> tuple[Any, Any]:
-    ȳ = array_or_tracked(ȳ)
-
-    def tensordot_ā() -> Any:
-        return pa(_tensordot_ā(ȳ, a, b, ia, ib))
-
-    def tensordot_b̄() -> Any:
-        return pb(_tensordot_b̄(ȳ, a, b, ia, ib))
-
-    return (Thunk(tensordot_ā) if pa.kind else NO), (Thunk(tensordot_b̄) if pb.kind else NO)
+_dot_matmul = body.matmul_rules(np.dot, "dot")
+_dot_tensordot = body.tensordot_rules(_dot, "dot")
+_inner_tensordot = body.tensordot_rules(_inner, "inner")
 
 
-@register_frule(np.tensordot, object, object, ...)
-@register_frule(np.linalg.tensordot, object, object)
-def tensordot_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
-    _, ȧ, ḃ = tangents[:3]
-    y = np.tensordot(a, b, axes)
-    return y, _bilinear_tangent(np.tensordot, a, b, ȧ, ḃ, axes)
-
-
-@register_rrule(np.tensordot, object, object, ...)
-@register_rrule(np.linalg.tensordot, object, object)
-def tensordot_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
-    axes, = _opts("numpy.tensordot", rest, kw, (("axes", 2),))
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.tensordot(a, b, axes)
-    ia, ib = _tensordot_axes(a, b, axes)
-    nrest = (NO,) * len(rest)
-
-    def tensordot_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'tensordot')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return (NO, _zero_for(pa), _zero_for(pb)) + nrest
-        return (NO,) + _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb) + nrest
-
-    return y, tensordot_pullback
-
-
-# =============================================================================
-# dot
-# =============================================================================
-
-def _dot_axes(a: Any, b: Any) -> Any:
+def _dot_plan(a: Any, b: Any, args: Any, kwargs: Any) -> Any:
+    """(the body's rules, its options) for np.dot(a, b): matmul's for 1-
+    and 2-d arguments, else tensordot's over a's last axis and b's second to
+    last (its only one for a vector), axes=0 for a 0-d argument."""
+    reject_out("dot", dict(zip(("out",), args)) | kwargs)
+    if 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2:
+        return _dot_matmul, {}
     if a.ndim == 0 or b.ndim == 0:
-        return [], []
-    return [a.ndim - 1], [max(b.ndim - 2, 0)]
+        return _dot_tensordot, {"axes": 0}
+    return _dot_tensordot, {"axes": ([a.ndim - 1], [max(b.ndim - 2, 0)])}
 
 
-dot_frule = _bilinear_frule(np.dot, "numpy.dot")
-register_frule(np.dot, object, object)(dot_frule)
+def _dot_frule(tangents: Any, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    (frule, _), opts = _dot_plan(a, b, args, kwargs)
+    return frule(tangents[:3], a, b, **opts)
 
 
-@register_rrule(np.dot, object, object)
-def dot_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
-    reject_out("numpy.dot", kw)
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.dot(a, b)
-    as_matmul = 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
-    ia, ib = _dot_axes(a, b)
+def _dot_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    (_, rrule), opts = _dot_plan(a, b, args, kwargs)
+    Ω, pullback = rrule(a, b, **opts)
+    rest = (NO,) * len(args)
 
     def dot_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'dot')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(pa), _zero_for(pb)
-        if as_matmul:
-            return (NO,) + _matmul_cotangents(ȳ, a, b, pa, pb)
-        return (NO,) + _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb)
-
-    return y, dot_pullback
+        return pullback(ȳ) + rest  # type: ignore[no-any-return]
+    return Ω, dot_pullback
 
 
-register_for_arrays(np.ndarray.dot, dot_frule, dot_rrule, object, either=False)
+dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot, 2, "dot")
 
 
-# =============================================================================
-# inner
-# =============================================================================
-
-inner_frule = _bilinear_frule(np.inner, "numpy.inner")
-register_frule(np.inner, object, object)(inner_frule)
+def _dot_fast_rrule(a: Any, b: Any) -> Any:
+    """np.dot of two float matrices: matmul's fast path (its body's, Ω np.dot's)."""
+    return _matmul_rrule_arrays(a, b, np.dot) if a.ndim == 2 and b.ndim == 2 else None
 
 
-@register_rrule(np.inner, object, object)
-def inner_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.inner(a, b)
-    if a.ndim == 0 or b.ndim == 0:
-        ia, ib = [], []
-    else:
-        ia, ib = [a.ndim - 1], [b.ndim - 1]
-
-    def inner_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'inner')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(pa), _zero_for(pb)
-        return (NO,) + _tensordot_pullback_parts(ȳ, a, b, ia, ib, pa, pb)
-
-    return y, inner_pullback
+register_fast([np.dot], _decline, _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
+register(methods("dot"), dot_frule, dot_rrule)
 
 
-# =============================================================================
-# vdot: conj(a)·b over the flattened arrays (antilinear in a)
-# =============================================================================
-
-vdot_frule = _bilinear_frule(np.vdot, "numpy.vdot")
-register_frule(np.vdot, object, object)(vdot_frule)
+def _inner_axes(a: Any, b: Any) -> Any:
+    return 0 if a.ndim == 0 or b.ndim == 0 else ([a.ndim - 1], [b.ndim - 1])
 
 
-@register_rrule(np.vdot, object, object)
-def vdot_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.vdot(a, b)
-
-    def vdot_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'vdot')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(pa), _zero_for(pb)
-        # y = Σ conj(a)·b:  ā = b·conj(ȳ),  b̄ = a·ȳ
-        ā = Thunk(lambda: pa((b * np.conj(ȳ)).reshape(a.shape))) if pa.kind else NO
-        b̄ = Thunk(lambda: pb((a * ȳ).reshape(b.shape))) if pb.kind else NO
-        return NO, ā, b̄
-
-    return y, vdot_pullback
+def _inner_frule(tangents: Any, a: Any, b: Any) -> Any:
+    return _inner_tensordot[0](tangents, a, b, axes=_inner_axes(a, b))
 
 
-# =============================================================================
-# vecdot (numpy.vecdot, numpy.linalg.vecdot): Σ conj(x1)·x2 along an axis
-# =============================================================================
-
-def _vecdot_axis(kw: Any) -> Any:
-    reject_out("numpy.vecdot", kw, "axes", "keepdims", "signature", "where")
-    return kw.get("axis", -1)
+def _inner_rrule(a: Any, b: Any) -> Any:
+    return _inner_tensordot[1](a, b, axes=_inner_axes(a, b))
 
 
-@register_frule(np.linalg.vecdot, object, object)
-def vecdot_frule(tangents: Any, x1: Any, x2: Any, **kw: Any) -> tuple[Any, Any]:
-    _vecdot_axis(kw)
-    y = np.linalg.vecdot(x1, x2, **kw)
-    return y, _bilinear_tangent(np.linalg.vecdot, x1, x2, tangents[1], tangents[2], **kw)
+register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
 
 
-@register_rrule(np.linalg.vecdot, object, object)
-def vecdot_rrule(x1: Any, x2: Any, **kw: Any) -> tuple[Any, Pullback]:
-    axis = _vecdot_axis(kw)
-    p1, p2 = project_to(x1), project_to(x2)
-    x1, x2 = array_or_tracked(x1), array_or_tracked(x2)
-    y = np.linalg.vecdot(x1, x2, **kw)
+# ----- vecdot, vdot -----------------------------------------------------------------------------------
 
-    def vecdot_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'vecdot')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(p1), _zero_for(p2)
-        # y = Σ conj(x1)·x2:  x̄1 = x2·conj(ȳ),  x̄2 = x1·ȳ  (ȳ spread along the axis)
-        nd = max(x1.ndim, x2.ndim)
-        ȳe = np.expand_dims(array_or_tracked(ȳ), axis % nd if nd else axis)
-        x̄1 = Thunk(lambda: p1(unbroadcast(x1, x2 * ȳe.conj()))) if p1.kind else NO
-        x̄2 = Thunk(lambda: p2(unbroadcast(x2, x1 * ȳe))) if p2.kind else NO
-        return NO, x̄1, x̄2
-
-    return y, vecdot_pullback
+for _f in (getattr(np, "vecdot", None), np.linalg.vecdot):
+    if _f is not None:
+        register_body([_f], body.vecdot_rules(_f), _f, 2, "vecdot")
 
 
-if isinstance(getattr(np, "vecdot", None), np.ufunc):      # NumPy >= 2.0
-    register_frule(np.vecdot, object, object)(vecdot_frule)
-    register_rrule(np.vecdot, object, object)(vecdot_rrule)
+def _flat(x: Any) -> Any:
+    return np.reshape(x, (-1,))
 
 
-# =============================================================================
-# outer (flattens its arguments)
-# =============================================================================
-
-def _outer_rrule(f: Any, fname: str) -> RruleFunction:
-    """The rrule of np.outer, or of np.linalg.outer (the same for 1-d
-    arguments, an error for others): f computes Ω."""
-    def outer_rrule(a: Any, b: Any, **kw: Any) -> tuple[Any, Pullback]:
-        reject_out(fname, kw)
-        pa, pb = project_to(a), project_to(b)
-        a, b = array_or_tracked(a), array_or_tracked(b)
-        y = f(a, b)
-        return y, _outer_pullback(pa, pb, a, b)
-    return named_rule(outer_rrule, "outer")
+def _shaped(shape: Any) -> Any:
+    def reshape_back(t: Any) -> Any:
+        return np.reshape(t, shape)
+    return reshape_back
 
 
-def _outer_pullback(pa: Any, pb: Any, a: Any, b: Any) -> Pullback:
-
-    def outer_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'outer')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return NO, _zero_for(pa), _zero_for(pb)
-        ȳ = array_or_tracked(ȳ)
-        ā = Thunk(lambda: pa((ȳ @ b.ravel().conj()).reshape(a.shape))) if pa.kind else NO
-        b̄ = Thunk(lambda: pb((a.ravel().conj() @ ȳ).reshape(b.shape))) if pb.kind else NO
-        return NO, ā, b̄
-
-    return outer_pullback
+def _identity(t: Any) -> Any:
+    return t
 
 
-register_frule(np.outer, object, object)(_bilinear_frule(np.outer, "numpy.outer"))
-register_rrule(np.outer, object, object)(_outer_rrule(np.outer, "numpy.outer"))
-if hasattr(np.linalg, "outer"):      # NumPy >= 2
-    register_frule(np.linalg.outer, object, object)(_bilinear_frule(np.linalg.outer, "numpy.linalg.outer"))
-    register_rrule(np.linalg.outer, object, object)(_outer_rrule(np.linalg.outer, "numpy.linalg.outer"))
+def _flattened(a: Any, b: Any) -> Any:
+    """The plan of a body of two vectors called with NumPy's flattened
+    arguments (np.vdot, np.outer)."""
+    a, b = as_array(a), as_array(b)
+    return (_flat(a), _flat(b)), {}, (_flat, _flat), (_shaped(a.shape), _shaped(b.shape)), _identity, _identity
 
 
-# =============================================================================
-# kron
-# =============================================================================
+def _vdot_plan(args: Any, kwargs: Any) -> Any:
+    return _flattened(*args)
+
+
+register([np.vdot], *composed(body.vecdot_rules(np.vdot, "vdot"), _vdot_plan, "vdot"))
+
+
+# ----- outer, cross -------------------------------------------------------------------------------------
+
+def _outer_plan(args: Any, kwargs: Any) -> Any:
+    reject_out("outer", dict(zip(("out",), args[2:])) | kwargs)
+    return _flattened(*args[:2])
+
+
+register([np.outer], *composed(body_ext.outer_rules(np.outer), _outer_plan, "outer"))
+register_body([np.linalg.outer], body_ext.outer_rules(np.linalg.outer), np.linalg.outer, 2, "outer")
+
+_CROSS_NAMES = ("axisa", "axisb", "axisc", "axis")
+
+
+def _moved(src: Any, dst: Any) -> Any:
+    def move(t: Any) -> Any:
+        return np.moveaxis(t, src, dst)
+    return move
+
+
+def _cross_plan(args: Any, kwargs: Any) -> Any:
+    """np.cross(a, b, axisa, axisb, axisc, axis): the body's cross of a's
+    and b's vector axes moved last, its result's last axis moved to axisc;
+    no rule for 2-vectors (deprecated by NumPy 2)."""
+    a, b = as_array(args[0]), as_array(args[1])
+    opts: dict[str, Any] = {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None}
+    opts.update(zip(_CROSS_NAMES, args[2:]))
+    for k, v in kwargs.items():
+        if k not in opts:
+            raise TypeError(f"cross: the rule cannot honour the argument {k}=; call the primal without it")
+        opts[k] = v
+    axisa, axisb, axisc = (opts["axisa"], opts["axisb"], opts["axisc"]) if opts["axis"] is None else (opts["axis"],) * 3
+    try:
+        if a.shape[axisa] != 3 or b.shape[axisb] != 3:
+            return None
+    except IndexError:          # no such axis (a 0-d argument): no rule; the primal raises
+        return None
+    return ((np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)), {"axis": -1},
+            (_moved(axisa, -1), _moved(axisb, -1)), (_moved(-1, axisa), _moved(-1, axisb)),
+            _moved(-1, axisc), _moved(axisc, -1))
+
+
+register([np.cross], *composed(body_ext.cross_rules(np.linalg.cross), _cross_plan, "cross"))
+register_body([np.linalg.cross], body_ext.cross_rules(np.linalg.cross), np.linalg.cross, 2, "cross")
+
+
+# ----- trace ---------------------------------------------------------------------------------------
+
+_TRACE_NAMES = ("offset", "axis1", "axis2", "dtype", "out")
+
+
+def _trace_plan(args: Any, kwargs: Any) -> Any:
+    """np.trace(a, offset, axis1, axis2, dtype): the body's trace of the
+    last two axes, axis1 and axis2 moved there; its result in `dtype`."""
+    a = as_array(args[0])
+    opts = {"offset": 0, "axis1": 0, "axis2": 1, "dtype": None}
+    opts.update(zip(_TRACE_NAMES, args[1:]))
+    opts.update(kwargs)
+    reject_out("trace", opts)
+    unknown = set(opts) - set(_TRACE_NAMES)
+    if unknown:
+        raise TypeError(f"trace: the rule cannot honour the argument {sorted(unknown)[0]}=; "
+                        "call the primal without it")
+    nd = a.ndim
+    src = (opts["axis1"] % nd, opts["axis2"] % nd) if nd else (0, 1)
+    dtype = opts["dtype"]
+
+    def as_dtype(t: Any) -> Any:
+        return t if dtype is None else t.astype(dtype)
+    return ((np.moveaxis(a, src, (-2, -1)),), {"offset": opts["offset"]},
+            (_moved(src, (-2, -1)),), (_moved((-2, -1), src),), as_dtype, _identity)
+
+
+_trace_rules = body_ext.trace_rules(np.linalg.trace)
+register([np.trace] + methods("trace"), *composed(_trace_rules, _trace_plan, "trace"))
+register_body([np.linalg.trace], _trace_rules, np.linalg.trace, 1, "trace")
+
+
+# ----- kron (NumPy's alone) ------------------------------------------------------------------------------
 
 def _kron_shapes(a: Any, b: Any) -> Any:
     nd = max(a.ndim, b.ndim)
@@ -449,20 +357,26 @@ def _kron_shapes(a: Any, b: Any) -> Any:
     return nd, sa, sb
 
 
-kron_frule = _bilinear_frule(np.kron, "numpy.kron")
-register_frule(np.kron, object, object)(kron_frule)
+def kron_frule(tangents: Any, a: Any, b: Any) -> tuple[Any, Any]:
+    Δa, Δb = unthunk(tangents[1]), unthunk(tangents[2])
+    a, b = as_array(a), as_array(b)
+    ΔΩ: Any = ZERO
+    if not _zero(Δa):
+        ΔΩ = np.kron(as_array(Δa), b)
+    if not _zero(Δb):
+        t = np.kron(a, as_array(Δb))
+        ΔΩ = t if _zero(ΔΩ) else ΔΩ + t
+    return np.kron(a, b), ΔΩ
 
 
-@register_rrule(np.kron, object, object)
 def kron_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
     pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
+    a, b = as_array(a), as_array(b)
     y = np.kron(a, b)
     nd, sa, sb = _kron_shapes(a, b)
 
     def kron_pullback(ȳ: Any) -> tuple[Any, ...]:
         ȳ = seed(ȳ, 'kron')
-        ȳ = unthunk(ȳ)
         if _zero(ȳ):
             return NO, _zero_for(pa), _zero_for(pb)
         # y[i0*p0+k0, …] = a[i0, …]·b[k0, …]: view ȳ as (a0, b0, a1, b1, …)
@@ -470,74 +384,14 @@ def kron_rrule(a: Any, b: Any) -> tuple[Any, Pullback]:
         ev, od = list(range(0, 2 * nd, 2)), list(range(1, 2 * nd, 2))
 
         def kron_ā() -> Any:
-            return pa(np.tensordot(ȳ4, b.reshape(sb).conj(), axes=(od, list(range(nd)))).reshape(a.shape))
+            return pa(np.reshape(np.tensordot(ȳ4, np.conj(np.reshape(b, sb)), axes=(od, list(range(nd)))), a.shape))
 
         def kron_b̄() -> Any:
-            return pb(np.tensordot(a.reshape(sa).conj(), ȳ4, axes=(list(range(nd)), ev)).reshape(b.shape))
+            return pb(np.reshape(np.tensordot(np.conj(np.reshape(a, sa)), ȳ4, axes=(list(range(nd)), ev)), b.shape))
 
         return NO, (Thunk(kron_ā) if pa.kind else NO), (Thunk(kron_b̄) if pb.kind else NO)
 
     return y, kron_pullback
 
 
-# =============================================================================
-# cross (3-vectors; NumPy 2 deprecates 2-vectors, which get no rule)
-# =============================================================================
-
-_CROSS_SPEC = (("axisa", -1), ("axisb", -1), ("axisc", -1), ("axis", None))
-
-
-def _cross_axes(a: Any, b: Any, rest: Any, kw: Any) -> Any:
-    axisa, axisb, axisc, axis = _opts("numpy.cross", rest, kw, _CROSS_SPEC)
-    if axis is not None:
-        axisa = axisb = axisc = axis
-    try:
-        three = np.shape(a)[axisa] == 3 and np.shape(b)[axisb] == 3
-    except IndexError:          # no such axis (a 0-d argument): no rule; the primal raises
-        return None
-    if not three:
-        return None
-    return axisa, axisb, axisc
-
-
-@register_frule(np.cross, object, object, ...)
-@register_frule(np.linalg.cross, object, object)
-def cross_frule(tangents: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
-    axes = _cross_axes(a, b, rest, kw)
-    if axes is None:
-        return None
-    axisa, axisb, axisc = axes
-    y = np.cross(a, b, axisa, axisb, axisc)
-    return y, _bilinear_tangent(np.cross, a, b, tangents[1], tangents[2], axisa, axisb, axisc)
-
-
-@register_rrule(np.cross, object, object, ...)
-@register_rrule(np.linalg.cross, object, object)
-def cross_rrule(a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | None:
-    axes = _cross_axes(a, b, rest, kw)
-    if axes is None:
-        return None
-    axisa, axisb, axisc = axes
-    pa, pb = project_to(a), project_to(b)
-    a, b = array_or_tracked(a), array_or_tracked(b)
-    y = np.cross(a, b, axisa, axisb, axisc)
-    nrest = (NO,) * len(rest)
-    a3, b3 = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
-
-    def cross_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'cross')
-        ȳ = unthunk(ȳ)
-        if _zero(ȳ):
-            return (NO, _zero_for(pa), _zero_for(pb)) + nrest
-        ȳ3 = np.moveaxis(array_or_tracked(ȳ), axisc, -1)
-
-        # Jᵀ of a ↦ a × b is c̄ ↦ conj(b) × c̄;  of b ↦ a × b: c̄ ↦ c̄ × conj(a)
-        def cross_ā() -> Any:
-            return pa(np.moveaxis(unbroadcast(a3, np.cross(b3.conj(), ȳ3)), -1, axisa))
-
-        def cross_b̄() -> Any:
-            return pb(np.moveaxis(unbroadcast(b3, np.cross(ȳ3, a3.conj())), -1, axisb))
-
-        return (NO, (Thunk(cross_ā) if pa.kind else NO), (Thunk(cross_b̄) if pb.kind else NO)) + nrest
-
-    return y, cross_pullback
+register([np.kron], kron_frule, kron_rrule)

@@ -19,7 +19,8 @@ import numpy as np
 
 from chainrules._core import register_frule, register_rrule
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, is_zero, like, project_to, reject_out, seed
+from chainrules.rulesets.numpy.linalg._on_numpy import as_array
+from chainrules.rulesets._arrays import NO, ZERO, is_zero, like, project_to, reject_out, seed
 from chainrules.rulesets._by_signature import H, define, value
 from chainrules.rulesets.array_api._common import sequence_parts, sequence_tangent
 
@@ -27,7 +28,7 @@ from chainrules.rulesets.array_api._common import sequence_parts, sequence_tange
 # ----- multi_dot --------------------------------------------------------------------------------
 
 def _as_matrices(arrays: Any) -> Any:
-    out = [array_or_tracked(a) for a in arrays]
+    out = [as_array(a) for a in arrays]
     if np.ndim(value(out[0])) == 1:
         out[0] = out[0][None, :]
     if np.ndim(value(out[-1])) == 1:
@@ -72,7 +73,7 @@ def multi_dot_rrule(arrays: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if is_zero(ȳ):
             return NO, sequence_tangent(arrays, [p(ZERO) for p in projects])
         n = len(ms)
-        g = np.reshape(array_or_tracked(ȳ), (ms[0].shape[0], ms[-1].shape[1]))
+        g = np.reshape(as_array(ȳ), (ms[0].shape[0], ms[-1].shape[1]))
         left: list[Any] = [None] * n                   # (A₁…Aᵢ₋₁)ᴴ·Ȳ
         right: list[Any] = [None] * n                  # (Aᵢ₊₁…Aₙ)ᴴ
         acc = g
