@@ -115,6 +115,11 @@ def _ad_strip_all(x):
     return _ad_strip(x)
 
 
+def _tracked_primal(x):
+    """A tracked value's primal, one level down (register_traced_type's primal)."""
+    return (<Tracked>x)._primal()
+
+
 cdef object _ad_namespace_of = None       # chainrules.ad._namespace.tracked_namespace
 
 
@@ -528,3 +533,8 @@ cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by
     if type(y) is Dual and (<Dual>y).fast and (<Dual>y).tag == tag:
         return (<Dual>y).tangent
     return finish(tag, y)
+
+
+# The reference AD's values are traced values to the rules (traced.pxi): every
+# subclass of Tracked (Dual, Var, ad.compile's traced values).
+register_traced_type(Tracked, _tracked_primal)

@@ -587,7 +587,7 @@ cdef class _GetitemPullback(_CompiledPullback):
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO, NO_TANGENT
             ȳ = _seed(ȳ, "getitem")
-            if isinstance(ȳ, Tracked) and _getitem_tracked_pullback is not None:
+            if _is_traced(ȳ) and _getitem_tracked_pullback is not None:
                 # a cotangent an enclosing differentiation tracks (a mixed partial: the
                 # indexed array is plain here): scattered back by the array-API rule,
                 # whose body that differentiation records (no writes into arrays)

@@ -106,7 +106,7 @@ cdef class ProjectTo:
             return dx
         if isinstance(dx, AbstractThunk):
             return self.project(_unthunk(dx))
-        if isinstance(dx, Tracked) and self.kind != K_TUPLE and self.kind != K_ANY:
+        if _is_traced(dx) and self.kind != K_TUPLE and self.kind != K_ANY:
             return self._tracked(dx)
         if self.kind == K_FLOAT:
             return self._scalar(dx, False, float)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import AbstractZero, ProjectTo, Tracked, Wrapped, _ad_strip_all
+from chainrules._core import AbstractZero, ProjectTo, Wrapped, is_traced, untraced
 from chainrules.rulesets._arrays import NO
 
 __all__ = ["PYTHON_SCALARS", "ScalarProject", "real_python_scalars"]
@@ -37,13 +37,13 @@ def real_python_scalars(*args: Any) -> bool:
     """Every argument is a real Python number, or a tracked value whose plain
     value is one."""
     for a in args:
-        if type(_ad_strip_all(a)) not in _REAL:
+        if type(untraced(a)) not in _REAL:
             return False
     return True
 
 
 def _plain(v: Any) -> Any:
-    return _ad_strip_all(v)
+    return untraced(v)
 
 
 class _PythonScalars:
@@ -144,6 +144,6 @@ class ScalarProject:
     def __call__(self, x̄: Any) -> Any:
         if self.kind == 0:
             return NO
-        if isinstance(x̄, (AbstractZero, Tracked)):
+        if isinstance(x̄, AbstractZero) or is_traced(x̄):
             return x̄
         return self.project(x̄)

@@ -31,7 +31,7 @@ import numpy as np
 from chainrules._core import (
     ProjectTo,
     Thunk,
-    Tracked,
+    is_traced,
     register_frule,
     register_rrule,
     unthunk,
@@ -97,7 +97,7 @@ class _OrderStat:
         lo = np.floor(vi)
         if method == "linear":
             # γ = vi - ⌊vi⌋: with q tracked, so is γ (lo is a choice)
-            g = vi - lo if not isinstance(q_in, Tracked) else (count - 1) * np.ravel(q_in) - lo
+            g = vi - lo if not is_traced(q_in) else (count - 1) * np.ravel(q_in) - lo
         elif method == "lower":
             g = np.zeros_like(vi)
         elif method == "higher":
@@ -119,7 +119,7 @@ class _OrderStat:
             self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
         else:
             order = np.argsort(at, axis=-1, kind="stable")
-            if isinstance(a_in, Tracked):
+            if is_traced(a_in):
                 at = self.flat(a_in)
         if np.ndim(lo) > 1:                     # per-slice positions (nan-functions)
             self.ilo = np.take_along_axis(order, lo, -1)
@@ -131,7 +131,7 @@ class _OrderStat:
 
     def flat(self, x: Any) -> Any:
         """x with the kept axes first and the reduced ones flattened last."""
-        x = x if isinstance(x, Tracked) else np.asarray(x)
+        x = x if is_traced(x) else np.asarray(x)
         return np.reshape(np.transpose(x, self.perm), self.kept_shape + (self.n,))
 
     def arrange(self, v: Any) -> Any:
@@ -143,7 +143,7 @@ class _OrderStat:
 
     def unarrange(self, ȳ: Any) -> Any:
         """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
-        ȳ = ȳ if isinstance(ȳ, Tracked) else np.asarray(ȳ)
+        ȳ = ȳ if is_traced(ȳ) else np.asarray(ȳ)
         if self.keepdims:
             ȳ = np.squeeze(ȳ, axis=tuple(self.q.ndim + i for i in self.axes))
         ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
@@ -174,7 +174,7 @@ class _OrderStat:
         v = self.unarrange(ȳ)
         if self.valid is not None:
             v = np.where(self.valid, v, 0)
-        if isinstance(v, Tracked) or isinstance(self.gamma, Tracked):
+        if is_traced(v) or is_traced(self.gamma):
             return self._pull_tracked(v)
         nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
         rows = np.arange(nrows)[:, None] * self.n
@@ -230,7 +230,7 @@ def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: A
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if not _zero(ẏ) and not isinstance(ẏ, Tracked):
+    if not _zero(ẏ) and not is_traced(ẏ):
         # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
         ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
@@ -240,7 +240,7 @@ def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: A
 
 def _scaled(q: Any, scale: Any) -> Any:
     """q as a fraction (percentile: q/100); a tracked q stays tracked."""
-    return q / scale if isinstance(q, Tracked) else np.asarray(q) / scale
+    return q / scale if is_traced(q) else np.asarray(q) / scale
 
 
 def _add(x: Any, y: Any) -> Any:
@@ -275,7 +275,7 @@ def _quantile_rrule(fname: str, fn: Any, scale: Any, a: Any, q: Any, rest: Any, 
             q̄ = np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale
             # a tracked q̄ (the pullback differentiated) of a plain q: real, unprojected (a float's
             # projection would convert it)
-            q̄ = np.real(q̄) if isinstance(q̄, Tracked) and not isinstance(q, Tracked) else pq(q̄)
+            q̄ = np.real(q̄) if is_traced(q̄) and not is_traced(q) else pq(q̄)
         return (NO, ā, q̄) + nrest
 
     return y, quantile_pullback
@@ -319,7 +319,7 @@ def _median_frule(fname: str, fn: Any, nan: Any, tangents: Any, a: Any, rest: An
     if _zero(ȧ) or _value(a).dtype.kind not in "fc":
         return y, ZERO
     ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
-    if isinstance(ẏ, Tracked):
+    if is_traced(ẏ):
         return y, ẏ
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
@@ -431,7 +431,7 @@ class _Cov:
         self.Xc = self.centre(X)
 
     def rows(self, v: Any) -> Any:
-        if isinstance(v, Tracked):
+        if is_traced(v):
             X = np.reshape(v, (1, -1)) if np.ndim(v) < 2 else v
         else:
             X = np.array(v, ndmin=2, dtype=self.dtype)
@@ -453,7 +453,7 @@ class _Cov:
 
     def pull(self, C̄: Any) -> Any:
         V = np.shape(self.Xc)[0]
-        C̄ = np.reshape(C̄ if isinstance(C̄, Tracked) else np.asarray(C̄), (V, V))
+        C̄ = np.reshape(C̄ if is_traced(C̄) else np.asarray(C̄), (V, V))
         Y = np.matmul(C̄ + _H(C̄), self.Xc * self.w) / self.fact
         X̄ = Y - np.sum(Y, axis=1, keepdims=True) * self.w / self.w_sum
         if self.y_shape is None:
@@ -496,7 +496,7 @@ def cov_frule(tangents: Any, m: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         return c, ZERO
     cv = _Cov(m, opts, dtype)
     Ċ = np.reshape(cv.push(ṁ, ẏ), np.shape(c))
-    return c, Ċ if isinstance(Ċ, Tracked) else Ċ.astype(np.result_type(c), copy=False)
+    return c, Ċ if is_traced(Ċ) else Ċ.astype(np.result_type(c), copy=False)
 
 
 @register_rrule(np.cov, object, ...)
@@ -550,7 +550,7 @@ def corrcoef_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, A
     Ċ = cv.push(ẋ, ẏ)
     a = np.real(np.diag(Ċ)) / (2 * d)
     Ṙ = Ċ / _col(s) / s - R * (_col(a) + a)
-    return r, Ṙ if isinstance(Ṙ, Tracked) else Ṙ.astype(np.result_type(r), copy=False)
+    return r, Ṙ if is_traced(Ṙ) else Ṙ.astype(np.result_type(r), copy=False)
 
 
 @register_rrule(np.corrcoef, object, ...)
@@ -575,7 +575,7 @@ def corrcoef_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
         def corrcoef_cotangents() -> Any:
             c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
             d, s, R = _corr_parts(c)
-            r̄a = r̄ if isinstance(r̄, Tracked) else np.asarray(r̄)
+            r̄a = r̄ if is_traced(r̄) else np.asarray(r̄)
             C̄ = r̄a / _col(s) / s
             rR = np.real(np.conj(r̄a) * R)
             C̄ = C̄ + np.diag(-(np.sum(rR, axis=1) + np.sum(rR, axis=0)) / (2 * d))

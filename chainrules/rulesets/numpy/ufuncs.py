@@ -44,7 +44,7 @@ from chainrules._core import (
     AbstractZero,
     ProjectTo,
     Tangent,
-    Tracked,
+    is_traced,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -65,7 +65,7 @@ from chainrules.rulesets._arrays import (
     like as _like,
     named_rule,
     reject_out,
-    tracked_call,
+    traced_call,
     broadcast_view,
 )
 
@@ -296,7 +296,7 @@ def _linear_unary(f: Any, name: str | None = None, key: Any = None, types: Any =
     def linear_frule(tangents: Any, x: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
+        Ω = key(x, **kwargs) if not is_traced(x) else traced_call(key, x, (), kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -305,7 +305,7 @@ def _linear_unary(f: Any, name: str | None = None, key: Any = None, types: Any =
     def linear_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
-        Ω = key(x, **kwargs) if not isinstance(x, Tracked) else tracked_call(key, x, (), kwargs)
+        Ω = key(x, **kwargs) if not is_traced(x) else traced_call(key, x, (), kwargs)
         project = ProjectTo(x)
 
         def linear_pullback(ȳ: Any) -> tuple[Any, ...]:
@@ -591,15 +591,15 @@ def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None, primal: An
     def zero_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if kwargs:
             reject_out(name, kwargs)
-        if args and isinstance(args[0], Tracked):
-            return tracked_call(f, args[0], args[1:], kwargs), ZERO
+        if args and is_traced(args[0]):
+            return traced_call(f, args[0], args[1:], kwargs), ZERO
         return f(*args, **kwargs), ZERO
 
     def zero_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             reject_out(name, kwargs)
-        Ω = f(*args, **kwargs) if not (args and isinstance(args[0], Tracked)) else \
-            tracked_call(f, args[0], args[1:], kwargs)
+        Ω = f(*args, **kwargs) if not (args and is_traced(args[0])) else \
+            traced_call(f, args[0], args[1:], kwargs)
         zeros = (NO,) + tuple(ProjectTo(a)(ZERO) if i < ndiff else NO for i, a in enumerate(args))
 
         def zero_pullback(ȳ: Any) -> tuple[Any, ...]:

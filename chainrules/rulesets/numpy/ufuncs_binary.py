@@ -20,7 +20,6 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
-    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -28,6 +27,8 @@ from chainrules._core import (
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules._core import _BinaryFrule, _BinaryRrule
 from chainrules.rulesets._arrays import (
+    register_for_arrays,
+    TRACED,
     NO,
     ZERO,
     output_parts as _output_parts,
@@ -37,7 +38,6 @@ from chainrules.rulesets._arrays import (
     named_rule,
     unbroadcast,
 )
-from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
 from chainrules.rulesets.numpy.ufuncs import (
     numpy_partials2,
@@ -360,5 +360,5 @@ _register_dunders()
 # The ndarray methods that are these functions: x.conj(), x.conjugate().
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
-    register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
+    register_for_arrays(_m, *_unary_rules[_m], arrays=(TRACED,))
 del _f, _dx, _dy, _m, _row
