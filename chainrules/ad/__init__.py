@@ -70,10 +70,10 @@ from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad.compile import compile  # noqa: A004  (ad.compile, the compiled derivative)
 from chainrules.ad.checkpointing import checkpoint
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
-from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
-from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
-from chainrules.rulesets.array_api.shapes import register_getitem_on_tracked as _register_getitem_on_tracked
-from chainrules.rulesets.array_api.on_tracked import register_numpy_on_tracked as _register_arrays_on_tracked
+from chainrules.ad._routing import register_numpy_on_tracked as _register_numpy_on_tracked
+from chainrules.ad._routing import register_scalars_on_tracked as _register_scalars_on_tracked
+from chainrules.ad._routing import register_getitem_on_tracked as _register_getitem_on_tracked
+from chainrules.ad._routing import register_arrays_on_tracked as _register_arrays_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)

@@ -1,5 +1,5 @@
 """The NumPy rules registered for ndarrays serve the values chainrules.ad
-tracks when those hold NumPy arrays (chainrules/rulesets/numpy/_tracked.py),
+tracks when those hold NumPy arrays (register_for_arrays in chainrules/rulesets/_arrays.py),
 and decline (None) the tracked values of another library."""
 
 import operator
