@@ -51,8 +51,8 @@ from chainrules._xp import through_engines
 from chainrules.rulesets._arrays import named_rule
 from chainrules.rulesets.array_api import linalg, shapes
 from chainrules.rulesets.elementwise import TABLE
-from chainrules.rulesets.elementwise_interop import NUMPY_OWN, scalar_row
-from chainrules.rulesets.elementwise_rules import register_row, rules_for
+from chainrules.rulesets.elementwise.interop import NUMPY_OWN, scalar_row
+from chainrules.rulesets.elementwise.rules import register_row, rules_for
 
 __all__ = ["register_numpy_on_tracked", "NUMPY_ON_TRACKED", "register_scalars_on_tracked",
            "SCALARS_ON_TRACKED", "register_getitem_on_tracked", "register_arrays_on_tracked",

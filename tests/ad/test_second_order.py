@@ -15,7 +15,7 @@ import pytest
 
 from chainrules import ad
 from chainrules.ad._routing import SCALARS_ON_TRACKED
-from chainrules.rulesets.elementwise_interop import scalar_row
+from chainrules.rulesets.elementwise.interop import scalar_row
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.testing import test_approx
 

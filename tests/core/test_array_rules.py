@@ -478,7 +478,7 @@ def test_the_projection_onto_a_tracked_array():
     summed back, a complex one for a real argument gives its real part, a plain
     one is projected to the argument's dtype."""
     from chainrules import ad
-    from chainrules.rulesets.elementwise_rules import _projector, _TrackedArrayProject
+    from chainrules.rulesets.elementwise.rules import _projector, _TrackedArrayProject
     x32 = _array((3,), np.float32)
     seen = {}
 

@@ -209,7 +209,7 @@ def _of_x(u: Any) -> Any:
     return deriv
 
 
-# ----- The unary rows of the element-wise table (elementwise.py): each row's
+# ----- The unary rows of the element-wise table (elementwise/table.py): each row's
 #       formula, rendered to NumPy (the ufunc itself where f' is one, Ω where
 #       it is Ω), gives the ufunc's rules -----------------------------------
 

@@ -160,7 +160,7 @@ def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
         return np.where(np.equal(x, 0), 0, Ω * logx)
 
 
-# The binary rows of the element-wise table (elementwise.py) with formulas: their
+# The binary rows of the element-wise table (elementwise/table.py) with formulas: their
 # NumPy partials are compiled from them (ufuncs.numpy_partials2)
 _FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2",
                    "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter", "copysign")
@@ -308,7 +308,7 @@ def divmod_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 # ----- The operator module on arrays: the same rules -------------------------
 # (for ndarrays; on values tracked by chainrules.ad the operator functions have
-# the element-wise table's generic rows, for any library: elementwise_interop.py)
+# the element-wise table's generic rows, for any library: elementwise/interop.py)
 
 def _register_operators() -> None:
     binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),

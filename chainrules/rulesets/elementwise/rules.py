@@ -1,5 +1,5 @@
 """The frule and rrule of every row of the element-wise table
-(`elementwise.py`), for any array namespace.
+(`elementwise/table.py`), for any array namespace.
 
 A rule finds `xp = namespace(x, y)` and computes Ω (the primal itself),
 the pushforward and the pullback with `xp`'s functions and the array
@@ -49,7 +49,7 @@ from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroa
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, STAND_INS, TABLE
-from chainrules.rulesets.elementwise_scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
+from chainrules.rulesets.elementwise.scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
 
@@ -515,7 +515,7 @@ def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False,
     `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x).
     `python_scalars` (Python's scalar functions): on real Python numbers,
     tracked or not, the partials are computed with Python numbers
-    (`elementwise_scalar.PYTHON_SCALARS`), not NumPy's float64s."""
+    (`elementwise.scalar.PYTHON_SCALARS`), not NumPy's float64s."""
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)

@@ -3,7 +3,7 @@ max, min) on values tracked by `chainrules.ad` whose plain values are real
 Python numbers: the rows computed with Python scalars.
 
 Inside a nested differentiation `math.sin(x)` on a tracked x runs the
-table's row (`elementwise_rules.rules_for(..., python_scalars=True)`).  With
+table's row (`elementwise.rules.rules_for(..., python_scalars=True)`).  With
 NumPy as its namespace, the row's partials (`xp.cos(x)`, `xp.where(…)`)
 would turn the Python floats under x into NumPy float64s, so a second
 derivative of Python float code would come back as an `np.float64`.  This
@@ -48,7 +48,7 @@ def _plain(v: Any) -> Any:
 
 class _PythonScalars:
     """The array namespace of the rows on real Python numbers (the names the
-    rows and `elementwise_rules` use)."""
+    rows and `elementwise.rules` use)."""
     __name__ = "chainrules.python_scalars"
 
     # differentiable: math's functions, by their rules on tracked values

@@ -6,9 +6,9 @@ it; `chainrules.rulesets` calls that function once the module has been
 imported (at once if it already is, else from an import hook): chainrules
 never imports an array library itself.
 
-For every row of the element-wise table (`elementwise.py`), the function of
+For every row of the element-wise table (`elementwise/table.py`), the function of
 that name (and of the row's NumPy names) in the library's namespace gets the
-rules of `elementwise_rules.py`; so do the `operator` functions and the array
+rules of `elementwise/rules.py`; so do the `operator` functions and the array
 type's dunders (`x.__add__`, the reflected `x.__radd__`, `x.__neg__`, ...).
 NumPy's own ufuncs keep their NumPy rules, except on Dask arrays (which
 array_api_compat's Dask namespace hands to NumPy's ufuncs): there the generic
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from chainrules.rulesets.elementwise import STAND_INS, TABLE
-from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
+from chainrules.rulesets.elementwise.rules import register_name, register_row, rules_for
 
 __all__ = ["LABELS", "LIBRARIES", "NUMPY_OWN", "REGISTERED", "register_namespace", "register_operators",
            "SCALAR_ROW_OF", "scalar_row"]
