@@ -1,3 +1,4 @@
+# AD ENGINE: tags, the Tracked base class (registered as a traced type), forward mode's Dual.
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 1: tags, the tracked-value base
 # class, and forward mode's dual number.

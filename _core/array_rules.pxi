@@ -1,3 +1,4 @@
+# RULE CORE: compiled fast paths of the hottest array rules (unary/binary ufunc rrules, getitem).
 # ---------------------------------------------------------------------------
 # Compiled fast paths of the hottest array rules (issue 5: at 10 elements the
 # rule's overhead over hand-written NumPy below 2x).  At that size a NumPy

@@ -1,3 +1,4 @@
+# RULE CORE: rule dispatch (frule/rrule), the registry, and the ways to define rules.
 # ---------------------------------------------------------------------------
 # Rule dispatch: frule / rrule, the registry, and the ways to define rules.
 #

@@ -1,3 +1,4 @@
+# RULE CORE: the array namespace of a rule's arguments, the common case compiled.
 # The array namespace of a rule's arguments, the common case compiled: every
 # argument an ndarray (exactly), a NumPy float64 or a Python number, or a value
 # tracked by chainrules.ad whose primal is one -> NumPy.

@@ -1,3 +1,4 @@
+# RULE CORE: ProjectTo (a tangent onto a primal's tangent space) and add_inplace.
 # ---------------------------------------------------------------------------
 # ProjectTo: built from a primal in the forward pass, maps a tangent onto that
 # primal's tangent space (dtype, real/complex, shape, no-tangent types).

@@ -1,3 +1,4 @@
+# RULE CORE: the C scalar rule table (rows of C kernels for primal and partials, their rules).
 # ---------------------------------------------------------------------------
 # The C scalar rule table.  A row holds, for one function, C kernels for the
 # primal and for the partials given the output (written in terms of Ω where
