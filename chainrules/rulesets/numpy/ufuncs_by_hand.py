@@ -336,6 +336,7 @@ def _zero_derivative(f: Any, ndiff: Any = 1, name: str | None = None, primal: An
     register_rrule(fn)(named_rule(zero_rrule, name))
 
 
+_f: Any
 for _f in (np.floor, np.ceil, np.rint, np.trunc, np.round, np.around, np.spacing):
     _zero_derivative(_f)
 _zero_derivative(np.fix, primal=np.trunc)
