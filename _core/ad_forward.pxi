@@ -121,6 +121,11 @@ def _tracked_primal(x):
     return (<Tracked>x)._primal()
 
 
+cdef object _tracked_primal_c(object x):
+    """The same, for the rule core's C path (traced.pxi's _set_fast_traced)."""
+    return (<Tracked>x)._primal()
+
+
 cdef object _ad_namespace_of = None       # chainrules.ad._namespace.tracked_namespace
 
 
@@ -539,3 +544,4 @@ cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by
 # The reference AD's values are traced values to the rules (traced.pxi): every
 # subclass of Tracked (Dual, Var, ad.compile's traced values).
 register_traced_type(Tracked, _tracked_primal)
+_set_fast_traced(Tracked, _tracked_primal_c)

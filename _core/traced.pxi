@@ -9,9 +9,34 @@
 # AD registers `Tracked` when the core is loaded (ad_forward.pxi).
 # ---------------------------------------------------------------------------
 
+from cpython.object cimport PyObject_TypeCheck
+
+ctypedef object (*_primal_fn)(object)
+
 cdef tuple _traced_types = ()          # the registered types, in registration order
 cdef tuple _traced_primals = ()        # their primal functions, in the same order
 cdef list _traced_hooks = []           # when_traced callbacks, called for every type
+# An engine compiled into this module may also give one type's primal as a C
+# function (no Python call: nested differentiation asks on every rule call);
+# `_other_types` are the registered types that are not it (or its subclasses).
+cdef type _fast_type = None
+cdef _primal_fn _fast_primal = NULL
+cdef tuple _other_types = ()
+
+
+cdef void _set_fast_traced(type cls, _primal_fn fn):
+    """Values of cls (registered with register_traced_type) give their primal
+    by fn, without a Python call."""
+    global _fast_type, _fast_primal
+    _fast_type = cls
+    _fast_primal = fn
+    _update_other_types()
+
+
+cdef void _update_other_types():
+    global _other_types
+    _other_types = tuple(t for t in _traced_types
+                         if _fast_type is None or not issubclass(t, _fast_type))
 
 
 def register_traced_type(cls, primal):
@@ -33,6 +58,7 @@ def register_traced_type(cls, primal):
         return
     _traced_types = _traced_types + (cls,)
     _traced_primals = _traced_primals + (primal,)
+    _update_other_types()
     for hook in list(_traced_hooks):
         hook(cls)
 
@@ -54,7 +80,9 @@ cdef inline bint _is_traced(object x) except -1:
     cdef type t = type(x)
     if t is float or t is _ndarray or t is int or t is complex:
         return False
-    return len(_traced_types) != 0 and isinstance(x, _traced_types)
+    if _fast_type is not None and PyObject_TypeCheck(x, <PyTypeObject*>_fast_type):
+        return True
+    return len(_other_types) != 0 and isinstance(x, _other_types)
 
 
 def is_traced(x):
@@ -74,6 +102,9 @@ cdef object _untraced(object x):
     """The plain value under every level of tracing."""
     cdef Py_ssize_t i
     while _is_traced(x):
+        if _fast_type is not None and PyObject_TypeCheck(x, <PyTypeObject*>_fast_type):
+            x = _fast_primal(x)
+            continue
         for i in range(len(_traced_types)):
             if isinstance(x, <type>_traced_types[i]):
                 x = _traced_primals[i](x)
