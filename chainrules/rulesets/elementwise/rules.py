@@ -187,14 +187,14 @@ def _projector(xp: Any, x: Any, xa: Any) -> Any:
         if is_traced(x):
             p = untraced(x)
             if type(p) is np.ndarray and p.dtype.kind in "fc":
-                return _TrackedArrayProject(p)
+                return _TracedArrayProject(p)
         return _NumpyProject(x)
     return _Project(xp, x, xa)
 
 
-class _TrackedArrayProject:
+class _TracedArrayProject:
     """The projection onto the tangent space of a float or complex ndarray
-    tracked by an enclosing differentiation (the rule differentiated): a
+    traced by an enclosing differentiation (the rule differentiated): a
     cotangent of its shape, real for a real array, is its own projection;
     others are summed back, their real part taken, or projected by ProjectTo
     (a plain cotangent: its dtype too)."""
