@@ -194,6 +194,7 @@ cdef inline bint _inexact_descr(PyObject* dt) except -1:
 include "tangent_types.pxi"
 include "tangent_arithmetic.pxi"
 include "structural.pxi"
+include "traced.pxi"
 include "projection.pxi"
 include "config.pxi"
 include "dispatch.pxi"

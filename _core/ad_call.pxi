@@ -1,3 +1,4 @@
+# AD ENGINE: calling functions with rules on tracked values (operators on Dual/Var, Wrapped behind ad.wrap, ad.math/ad.cmath).
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 3: calling a function with a
 # rule on tracked values — Python operators on Dual/Var, and `Wrapped`, the

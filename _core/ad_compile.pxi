@@ -1,3 +1,4 @@
+# AD ENGINE: ad.compile, the trace-once compiled derivative (_Traced recording, C scalar programs).
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 4: chainrules.ad.compile, the
 # trace-once compiled derivative (chainrules/ad/compile.py records; this file

@@ -1,3 +1,4 @@
+# AD ENGINE: ad.compile's environment checks (what a compiled program depends on besides its inputs).
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 4b: the environment of a program
 # of chainrules.ad.compile -- what it depends on besides its inputs, found by

@@ -1,3 +1,4 @@
+# AD ENGINE: compiled entry points of ad.gradient/value_and_gradient/derivative for a real scalar.
 # ---------------------------------------------------------------------------
 # The entry points of chainrules.ad for a real scalar (issue 13): gradient(f,
 # x), value_and_gradient(f, x) and derivative(f, x) of a Python float are

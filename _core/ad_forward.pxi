@@ -1,3 +1,4 @@
+# AD ENGINE: tags, the Tracked base class (registered as a traced type), forward mode's Dual.
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 1: tags, the tracked-value base
 # class, and forward mode's dual number.
@@ -113,6 +114,16 @@ cdef object _ad_strip(object x):
 def _ad_strip_all(x):
     """The plain value under every level of tracking (chainrules.ad internal)."""
     return _ad_strip(x)
+
+
+def _tracked_primal(x):
+    """A tracked value's primal, one level down (register_traced_type's primal)."""
+    return (<Tracked>x)._primal()
+
+
+cdef object _tracked_primal_c(object x):
+    """The same, for the rule core's C path (traced.pxi's _set_fast_traced)."""
+    return (<Tracked>x)._primal()
 
 
 cdef object _ad_namespace_of = None       # chainrules.ad._namespace.tracked_namespace
@@ -528,3 +539,9 @@ cdef object _ad_derivative_scalar_c(object f, double x, object finish, object by
     if type(y) is Dual and (<Dual>y).fast and (<Dual>y).tag == tag:
         return (<Dual>y).tangent
     return finish(tag, y)
+
+
+# The reference AD's values are traced values to the rules (traced.pxi): every
+# subclass of Tracked (Dual, Var, ad.compile's traced values).
+register_traced_type(Tracked, _tracked_primal)
+_set_fast_traced(Tracked, _tracked_primal_c)

@@ -1,3 +1,4 @@
+# AD ENGINE: forward mode's flat fast path (operators, ufuncs, NumPy functions on Duals of one tag).
 # ---------------------------------------------------------------------------
 # The flat fast path of forward mode (issue 13), the twin of reverse mode's
 # (ad_reverse.pxi): an operator, ufunc or NumPy function on Duals of one tag

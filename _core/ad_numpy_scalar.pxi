@@ -1,3 +1,4 @@
+# AD ENGINE: NumPy on tracked real scalars (np.sin of a tracked float, tracked np.float64).
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 2b: NumPy on real scalars
 # (issue 13).  np.sin(x) on a tracked float, and any operation on a tracked

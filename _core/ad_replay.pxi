@@ -1,3 +1,4 @@
+# AD ENGINE: replay of ad.compile programs that are not C scalar programs.
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 5: the replay of a
 # chainrules.ad.compile program that is not a C scalar program (see

@@ -1,3 +1,4 @@
+# AD ENGINE: reverse mode's tape and its tracked value Var.
 # ---------------------------------------------------------------------------
 # Reference AD (chainrules.ad), compiled part 2: reverse mode's tape and its
 # tracked value, Var.

@@ -1,3 +1,4 @@
+# RULE CORE: compiled frules of the hottest array rules (forward twins of array_rules.pxi).
 # ---------------------------------------------------------------------------
 # Compiled frules of the hottest array rules, the forward twins of
 # array_rules.pxi's _UnaryRrule and _BinaryRrule (their modes, ops and

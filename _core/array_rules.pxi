@@ -1,3 +1,4 @@
+# RULE CORE: compiled fast paths of the hottest array rules (unary/binary ufunc rrules, getitem).
 # ---------------------------------------------------------------------------
 # Compiled fast paths of the hottest array rules (issue 5: at 10 elements the
 # rule's overhead over hand-written NumPy below 2x).  At that size a NumPy
@@ -587,7 +588,7 @@ cdef class _GetitemPullback(_CompiledPullback):
             if isinstance(ȳ, AbstractZero):
                 return NO_TANGENT, ZERO, NO_TANGENT
             ȳ = _seed(ȳ, "getitem")
-            if isinstance(ȳ, Tracked) and _getitem_tracked_pullback is not None:
+            if _is_traced(ȳ) and _getitem_tracked_pullback is not None:
                 # a cotangent an enclosing differentiation tracks (a mixed partial: the
                 # indexed array is plain here): scattered back by the array-API rule,
                 # whose body that differentiation records (no writes into arrays)

@@ -1,3 +1,4 @@
+# RULE CORE: RuleConfig, what an AD engine tells a rule about itself (rrule_via_ad, frule_via_ad).
 # ---------------------------------------------------------------------------
 # RuleConfig: what an AD engine tells a rule about itself.  Rules that must
 # call back into the AD (map, reduce, sorted with key=...) are registered with

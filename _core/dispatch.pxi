@@ -1,3 +1,4 @@
+# RULE CORE: rule dispatch (frule/rrule), the registry, and the ways to define rules.
 # ---------------------------------------------------------------------------
 # Rule dispatch: frule / rrule, the registry, and the ways to define rules.
 #
@@ -272,12 +273,12 @@ cdef inline bint _any_array(PyObject** args, Py_ssize_t n):
 
 
 cdef inline bint _any_array_or_tracked(PyObject** args, Py_ssize_t n):
-    """An ndarray, or a value tracked by chainrules.ad holding one (a rule
+    """An ndarray, or a traced value holding one (a rule
     differentiated), among the arguments: the scalar table's rows decline those."""
     cdef Py_ssize_t i
     for i in range(n):
         o = <object>args[i]
-        if type(o) is _ndarray or (isinstance(o, Tracked) and type(_ad_strip(o)) is _ndarray):
+        if type(o) is _ndarray or (_is_traced(o) and type(_untraced(o)) is _ndarray):
             return True
     return False
 

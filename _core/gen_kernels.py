@@ -1,6 +1,6 @@
 """Writes the generated block of chainrules/include/chainrules/kernels.pxd: the
 C scalar derivative kernels of the element-wise table's rows
-(chainrules/rulesets/elementwise.py), rendered from each row's formula
+(chainrules/rulesets/elementwise/table.py), rendered from each row's formula
 (chainrules/rulesets/_formula.py):
 
     d_<name>(double x, double o)                 f'(x) for real x
@@ -95,7 +95,7 @@ _HEADS = {
 def block():
     """The text of the generated block, markers included."""
     lines = [BEGIN,
-             "# Each kernel is a row's formula (chainrules/rulesets/elementwise.py), shown above it.", ""]
+             "# Each kernel is a row's formula (chainrules/rulesets/elementwise/table.py), shown above it.", ""]
     for name, texts, exprs in kernels():
         head = _HEADS[name.split("_")[0]].format(name)
         if len(texts) == 1:

@@ -1,3 +1,4 @@
+# RULE CORE: the array namespace of a rule's arguments, the common case compiled.
 # The array namespace of a rule's arguments, the common case compiled: every
 # argument an ndarray (exactly), a NumPy float64 or a Python number, or a value
 # tracked by chainrules.ad whose primal is one -> NumPy.
@@ -24,10 +25,10 @@ cdef bint _numpy_or_number(object x):
     cdef object t = type(x)
     if t is _ndarray or t is float or t is _np_float64 or t is int or t is complex:
         return True
-    if t is Dual or t is Var:
-        # a value tracked by chainrules.ad declares its primal's namespace
-        # (chainrules.ad._namespace): NumPy for a NumPy value or a number
-        return _numpy_or_number((<Tracked>x)._primal())
+    if _is_traced(x):
+        # a traced value declares its primal's namespace (the reference AD's:
+        # chainrules.ad._namespace): NumPy for a NumPy value or a number
+        return _numpy_or_number(_untraced(x))
     return False
 
 

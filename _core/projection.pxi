@@ -1,3 +1,4 @@
+# RULE CORE: ProjectTo (a tangent onto a primal's tangent space) and add_inplace.
 # ---------------------------------------------------------------------------
 # ProjectTo: built from a primal in the forward pass, maps a tangent onto that
 # primal's tangent space (dtype, real/complex, shape, no-tangent types).
@@ -106,7 +107,7 @@ cdef class ProjectTo:
             return dx
         if isinstance(dx, AbstractThunk):
             return self.project(_unthunk(dx))
-        if isinstance(dx, Tracked) and self.kind != K_TUPLE and self.kind != K_ANY:
+        if _is_traced(dx) and self.kind != K_TUPLE and self.kind != K_ANY:
             return self._tracked(dx)
         if self.kind == K_FLOAT:
             return self._scalar(dx, False, float)

@@ -1,3 +1,4 @@
+# RULE CORE: rows of the C scalar table for cmath (the holomorphic functions).
 # ---------------------------------------------------------------------------
 # Rows of the C scalar table for `cmath`: the holomorphic functions.  They
 # map into ℂ for real arguments too (cmath.sqrt(-1.0) is 1j), so every call

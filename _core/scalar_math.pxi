@@ -1,3 +1,4 @@
+# RULE CORE: rows of the C scalar table for math.
 # ---------------------------------------------------------------------------
 # Rows of the C scalar table for `math` (ChainRules' fastmath_able.jl and
 # base.jl).  math functions take real numbers only: a complex argument makes

@@ -1,3 +1,4 @@
+# RULE CORE: rows of the C scalar table for NumPy ufuncs called on scalars.
 # ---------------------------------------------------------------------------
 # Rows of the C scalar table for NumPy ufuncs called on scalars (Python
 # numbers or NumPy scalars): np.sin(3.0), np.sin(np.float32(1)).  The primal

@@ -1,3 +1,4 @@
+# RULE CORE: rows of the C scalar table for operator and the builtins abs, pow, max, min.
 # ---------------------------------------------------------------------------
 # Rows of the C scalar table for `operator` and the builtins abs, pow, max,
 # min.  On immutable numbers the in-place operators (iadd, …) are the same

@@ -1,3 +1,4 @@
+# RULE CORE: the C scalar rule table (rows of C kernels for primal and partials, their rules).
 # ---------------------------------------------------------------------------
 # The C scalar rule table.  A row holds, for one function, C kernels for the
 # primal and for the partials given the output (written in terms of Ω where
@@ -663,7 +664,7 @@ cdef object _tracked_cotangent(str name, double complex p, object dy, ProjectTo 
     with ȳ's own arithmetic so that the enclosing engine records it, projected
     by proj (issue 21: a mixed partial ∂x∂y of x·sin(y) seeds the pullback of
     sin at a plain y with x's tracked value).  Any other seed is refused."""
-    if not isinstance(dy, Tracked):
+    if not _is_traced(dy):
         _bad_cotangent(name, dy)
     c = PyFloat_FromDouble(creal(p)) if cimag(p) == 0.0 else complex(creal(p), -cimag(p))
     return proj.project(tangent_mul(c, dy))
@@ -712,7 +713,7 @@ cdef class _GenericPullback(_CompiledPullback):
         cdef int k
         cdef Py_ssize_t i
         out = _read_tangent(dy, &z, &c, &k)
-        if k == T_OTHER and not isinstance(out, Tracked):
+        if k == T_OTHER and not _is_traced(out):
             _bad_cotangent(self.row.name, dy)
         res = [NO_TANGENT]
         cdef ProjectTo proj

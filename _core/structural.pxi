@@ -1,3 +1,4 @@
+# RULE CORE: structural tangents Tangent[P], MutableTangent[P] and taking primals apart.
 # ---------------------------------------------------------------------------
 # Structural tangents: Tangent[P] and MutableTangent[P], and the helpers that
 # take primals apart and put them together (backing, construct, canonicalize).

@@ -1,3 +1,4 @@
+# RULE CORE: tangent arithmetic (one precedence ladder of tangent types).
 # ---------------------------------------------------------------------------
 # Tangent arithmetic: one precedence ladder, highest rung first,
 #

@@ -1,3 +1,4 @@
+# RULE CORE: tangent types (the zeros, thunks, "not implemented").
 # ---------------------------------------------------------------------------
 # Tangent types: the zeros, thunks and "not implemented".
 # Structural tangents (Tangent[P], MutableTangent[P]) are in structural.pxi.

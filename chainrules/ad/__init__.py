@@ -33,8 +33,9 @@ derivatives need first derivatives that are themselves differentiable: a rule
 evaluated on values tracked by an enclosing differentiation is differentiated
 by it when its body computes with NumPy functions and operators on its
 arguments (NumPy's element-wise ufuncs and Python's scalar functions by the
-element-wise table; indexing, sort, clip, take, max, min, matmul and
-tensordot by their array-API bodies registered on Dual and Var; sum, mean,
+element-wise table; indexing, sort, clip, take, max and min by their
+array-API bodies registered on Dual and Var; matmul and tensordot by their
+one rule, the array-API body; sum, mean,
 reshape, prod, var, std, cumprod, the products (dot, einsum, outer, kron,
 …), linalg.norm/solve/inv/det/slogdet/cholesky/eigh/eigvalsh/qr/svd,
 np.pad and most shape functions by their own rules; every rule of another
@@ -70,10 +71,10 @@ from chainrules.ad.mixed import hessian, hvp, jacobian
 from chainrules.ad.compile import compile  # noqa: A004  (ad.compile, the compiled derivative)
 from chainrules.ad.checkpointing import checkpoint
 from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
-from chainrules.rulesets.elementwise_interop import register_numpy_on_tracked as _register_numpy_on_tracked
-from chainrules.rulesets.elementwise_interop import register_scalars_on_tracked as _register_scalars_on_tracked
-from chainrules.rulesets.array_api.shapes import register_getitem_on_tracked as _register_getitem_on_tracked
-from chainrules.rulesets.array_api.on_tracked import register_numpy_on_tracked as _register_arrays_on_tracked
+from chainrules.ad._routing import register_numpy_on_tracked as _register_numpy_on_tracked
+from chainrules.ad._routing import register_scalars_on_tracked as _register_scalars_on_tracked
+from chainrules.ad._routing import register_getitem_on_tracked as _register_getitem_on_tracked
+from chainrules.ad._routing import register_arrays_on_tracked as _register_arrays_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
@@ -83,7 +84,7 @@ _ad_set_dispatch(_tracing.dispatch)
 _register_numpy_on_tracked(Tracked)      # NumPy's ufuncs by the table's generic bodies
 _register_scalars_on_tracked(Tracked)    # math, cmath, operator, abs, pow, max, min
 _register_getitem_on_tracked(Tracked)    # indexing: the array-API rule
-_register_arrays_on_tracked(Tracked)     # sort, clip, take, max, min, matmul, tensordot: the array-API rules
+_register_arrays_on_tracked(Tracked)     # sort, clip, take: the array-API rules
 
 __all__ = [
     # forward mode

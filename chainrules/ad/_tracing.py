@@ -586,7 +586,7 @@ def nested_rule_error(f: Any, e: Any, mode: Any) -> Any:
         f"tracked by an enclosing differentiation and cannot compute with them ({type(e).__name__}: "
         f"{e}).  Second derivatives through {fname(f)} need a rule written with operators and "
         "NumPy functions and operators on its arguments (no np.asarray, ufunc.at or writes into "
-        "arrays on them: see chainrules.rulesets.numpy._tracked)")
+        "arrays on them: see register_for_arrays in chainrules.rulesets._arrays)")
 
 
 def is_array(x: Any) -> bool:

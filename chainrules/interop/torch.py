@@ -39,7 +39,7 @@ from chainrules import NoTangent, RuleConfig
 from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import row_for_numpy_name
-from chainrules.rulesets.elementwise_rules import rules_for
+from chainrules.rulesets.elementwise.rules import rules_for
 from chainrules.interop._common import (
     NO,
     ZERO,

@@ -8,7 +8,7 @@ The scalar rules of math, cmath, operator and the builtins are rows of the C
 table in `chainrules._core`; the modules here hold the rules written in Python.
 The rules for other libraries are registered when that library is imported
 (`ON_IMPORT`: `scipy.special`, `scipy.linalg`, and the array libraries of
-`elementwise_interop.LIBRARIES` and `array_api.MODULES`): at once if it already is, else by an import
+`elementwise.interop.LIBRARIES` and `array_api.MODULES`): at once if it already is, else by an import
 hook the first time it is (importing SciPy costs ~0.2 s and starts its BLAS
 threads, PyTorch and JAX much more; a program that never uses them pays
 nothing).
@@ -30,7 +30,7 @@ from chainrules.rulesets import python  # noqa: E402,F401
 from chainrules.rulesets import numpy  # noqa: E402,F401
 from chainrules.rulesets import higher_order  # noqa: E402,F401
 
-from chainrules.rulesets import elementwise_interop  # noqa: E402
+from chainrules.rulesets.elementwise import interop as elementwise_interop  # noqa: E402
 from chainrules.rulesets import array_api as _array_api  # noqa: E402
 
 # each SciPy module's rules, in chainrules/rulesets/scipy/<module>.py, imported once

@@ -17,11 +17,13 @@ from chainrules._core import (
     NoTangent,
     ProjectTo,
     StructuralTangent,
-    Tracked,
     ZeroTangent,
+    is_traced,
+    untraced,
     register_frule,
     register_rrule,
     unthunk,
+    when_traced,
 )
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 # The one unbroadcast every array rule uses is compiled (it sits in the
@@ -33,9 +35,9 @@ from chainrules._xp import scatter_add
 # plain ndarray and refuses a seed that is not a tangent, naming the function.
 from chainrules._core import pullback_seed as seed
 
-__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "tracked_call", "register", "methods", "output_parts",
-           "seed", "plain", "array_or_tracked", "project_to", "scatter_tracked",
-           "unbroadcast", "broadcast_view", "reject_out", "normalize_axes", "unreduce", "named_rule", "dense"]
+__all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "traced_call", "register", "methods", "output_parts",
+           "seed", "plain", "array_or_traced", "array_or_tracked", "project_to", "scatter_traced",
+           "unbroadcast", "broadcast_view", "reject_out", "register_for_arrays", "TRACED", "numpy_inside", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -55,16 +57,15 @@ def zero_for(p: Any) -> Any:
 
 
 def is_complex(v: Any) -> bool:
-    """Is `v` a complex number, NumPy scalar or array, possibly tracked by
-    chainrules.ad (a rule called in a nested differentiation)?  (Lists are not
+    """Is `v` a complex number, NumPy scalar or array, possibly traced (a rule
+    called in a nested differentiation)?  (Lists are not
     looked into: rules turn array-likes into arrays first.)"""
     t = type(v)
     if t is np.ndarray:
         return v.dtype.kind == "c"  # type: ignore[no-any-return]  # v is an ndarray
     if t is float or t is np.float64:
         return False
-    while isinstance(v, Tracked):
-        v = v.primal
+    v = untraced(v)
     return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
 
 
@@ -77,17 +78,20 @@ def plain(x: Any) -> Any:
     return np.asarray(x)
 
 
-def array_or_tracked(x: Any) -> Any:
-    """x as an ndarray, or as it is when it is tracked by chainrules.ad (a rule
-    differentiated by an enclosing differentiation: NumPy's functions and
-    operators track it, np.asarray would drop what it tracks)."""
-    return x if isinstance(x, Tracked) else np.asarray(x)
+def array_or_traced(x: Any) -> Any:
+    """x as an ndarray, or as it is when it is traced (a rule differentiated
+    by an enclosing differentiation: NumPy's functions and operators trace it,
+    np.asarray would drop what it traces)."""
+    return x if is_traced(x) else np.asarray(x)
 
 
-class _RealTracked:
-    """ProjectTo of a real argument tracked by chainrules.ad, which also drops
-    the imaginary part of a complex cotangent (ProjectTo lets tracked values
-    through, leaving that to the reverse engine; a pullback differentiated in
+# the old name, still used by rulesets/numpy/linalg (being rewritten, issue 22 item 2)
+array_or_tracked = array_or_traced
+
+
+class _RealTraced:
+    """ProjectTo of a real traced argument, which also drops the imaginary
+    part of a complex cotangent (ProjectTo lets traced values through, leaving that to the reverse engine; a pullback differentiated in
     forward mode needs it done here)."""
     __slots__ = ("p",)
 
@@ -103,14 +107,14 @@ class _RealTracked:
 
 
 def project_to(x: Any) -> Any:
-    """ProjectTo(x), for a real tracked x one that keeps cotangents real."""
+    """ProjectTo(x), for a real traced x one that keeps cotangents real."""
     p = ProjectTo(x)
-    return _RealTracked(p) if isinstance(x, Tracked) and p.kind and not is_complex(x) else p
+    return _RealTraced(p) if is_traced(x) and p.kind and not is_complex(x) else p
 
 
-def scatter_tracked(shape: Any, dtype: Any, index: Any, v: Any) -> Any:
+def scatter_traced(shape: Any, dtype: Any, index: Any, v: Any) -> Any:
     """Zeros of `shape` with v added at `index` (repeats accumulating), without
-    writes, for a v tracked by chainrules.ad (a pullback differentiated): the
+    writes, for a traced v (a pullback differentiated): the
     scatter-add of `chainrules._xp.scatter_add`, made of gathers and sums the
     engines differentiate, O(n + m) for n = prod(shape) and m elements at
     `index` (no n×m one-hot matrix)."""
@@ -123,22 +127,79 @@ def scatter_tracked(shape: Any, dtype: Any, index: Any, v: Any) -> Any:
     return np.reshape(scatter_add(np, positions, v, n), shape)
 
 
+# ----- NumPy rules that also take traced NumPy values ---------------------------
+
+class _TracedTypes:
+    """`register_for_arrays(..., arrays=(..., TRACED))`: every traced type,
+    those registered already and those registered later."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TRACED"
+
+
+TRACED = _TracedTypes()
+
+
+def numpy_inside(args: Any) -> bool:
+    """Whether the traced values among `args` hold NumPy arrays or numbers."""
+    for a in args:
+        if is_traced(a) and not isinstance(untraced(a), (np.ndarray, np.generic, int, float, complex)):
+            return False
+    return True
+
+
+def _on_traced(name: str, fr: Any, rr: Any) -> Any:
+    """fr, rr for traced arguments: NumPy's inside, else None (declined, for
+    the engine's own handling or the other library's rules)."""
+    def traced_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
+        return fr(tangents, *args, **kwargs) if numpy_inside(args) else None
+
+    def traced_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
+        return rr(*args, **kwargs) if numpy_inside(args) else None
+    return named_rule(traced_frule, name), named_rule(traced_rrule, name)
+
+
+def register_for_arrays(f: Any, fr: Any, rr: Any, *rest: Any, either: Any = True,
+                        arrays: Any = (np.ndarray, TRACED), name: str | None = None) -> None:
+    """fr, rr registered for f where the first argument (with `rest` =
+    (object,) and `either`, or the second) is one of `arrays`: an ndarray, or
+    (TRACED) a traced value holding a NumPy array or number (the NumPy rule
+    evaluated inside a differentiation, at order 2 and beyond: a traced value
+    of another library is declined); `rest` types the other arguments
+    (`...`: any number)."""
+    label = name or getattr(f, "__name__", "op").strip("_")
+
+    def register_for(a: Any, ffr: Any, rrr: Any) -> None:
+        register_frule(f, a, *rest)(ffr)
+        register_rrule(f, a, *rest)(rrr)
+        if rest and either:
+            register_frule(f, *rest, a)(ffr)
+            register_rrule(f, *rest, a)(rrr)
+    for a in arrays:
+        if a is TRACED:
+            tfr, trr = _on_traced(label, fr, rr)
+            when_traced(lambda t: register_for(t, tfr, trr))
+        else:
+            register_for(a, fr, rr)
+
+
 def like(Ω: Any, ΔΩ: Any) -> Any:
     """ΔΩ as an array when Ω is one, as a scalar when Ω is one (NumPy turns
     0-d results into scalars, and not always the same way for both)."""
     if type(Ω) is np.ndarray:
-        if not isinstance(ΔΩ, (np.ndarray, AbstractZero, Tracked)):
+        if not (isinstance(ΔΩ, (np.ndarray, AbstractZero)) or is_traced(ΔΩ)):
             return np.asarray(ΔΩ)
     elif type(ΔΩ) is np.ndarray and ΔΩ.ndim == 0:
         return ΔΩ[()]
     return ΔΩ
 
 
-def tracked_call(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    """f(x, *args, **kwargs) for an x tracked by chainrules.ad (a rule
-    differentiated): an unbound np.ndarray method (np.ndarray.ravel) refuses
-    anything but an ndarray, so it is called as the tracked value's method, or
-    as NumPy's function of that name, both of which chainrules.ad tracks."""
+def traced_call(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
+    """f(x, *args, **kwargs) for a traced x (a rule differentiated): an
+    unbound np.ndarray method (np.ndarray.ravel) refuses anything but an
+    ndarray, so it is called as the traced value's method, or as NumPy's
+    function of that name, both of which the engine traces."""
     if getattr(f, "__objclass__", None) is np.ndarray:
         method = getattr(x, f.__name__, None)
         if method is not None:
@@ -315,10 +376,9 @@ def unreduce(dy: Any, shape: Any, axes: Any, keepdims: Any, dtype: Any = None) -
     """The cotangent `dy` of a reduction over `axes` spread back over the
     input's `shape`: a read-only broadcast view (tangents are values; nothing
     is copied).  `dtype`, when given, is applied to the small `dy` first, so
-    the projection afterwards copies nothing.  A tracked `dy` (the rule
-    differentiated by chainrules.ad) is spread with NumPy's functions, which
-    track it."""
-    if isinstance(dy, Tracked):
+    the projection afterwards copies nothing.  A traced `dy` (the rule
+    differentiated) is spread with NumPy's functions, which trace it."""
+    if is_traced(dy):
         if dtype is not None and dtype.kind != "c" and dy.dtype.kind == "c":
             dy = np.real(dy)
         if not keepdims and axes:

@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import Tangent, _ad_strip_all, register_frule, register_rrule, unthunk
+from chainrules._core import Tangent, register_frule, register_rrule, unthunk, untraced
 from chainrules._protocols import Pullback
 from chainrules._xp import through_engines
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    array_or_tracked,
+    array_or_traced,
     is_zero,
     like,
     named_rule,
@@ -48,7 +48,7 @@ __all__ = ["define", "refuse", "square", "value", "H", "T", "tril", "triu", "eye
 def value(x: Any) -> Any:
     """The plain value under any tracking (for shapes, dtypes and the
     decisions a rule takes once, never for arithmetic)."""
-    return _ad_strip_all(x)
+    return untraced(x)
 
 
 def H(x: Any) -> Any:
@@ -158,7 +158,7 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
             if key in packed and not is_zero(t):
                 t = unthunk(t[0])
             if not is_zero(t) and _inexact(arg_of(o, key)):
-                Δ[key] = array_or_tracked(t)
+                Δ[key] = array_or_traced(t)
         if not Δ:
             return Ω, ZERO
         forward, _ = body(o, Ω)
@@ -186,12 +186,12 @@ def define(f: Any, name: str, diff: Any, body: Any, check: Any = None, packed: A
                 parts = output_parts(ȳ, len(Ω), name)
                 if all(is_zero(p) for p in parts):
                     return zeros()
-                ȳ = tuple(p if is_zero(p) else array_or_tracked(p) for p in parts)
+                ȳ = tuple(p if is_zero(p) else array_or_traced(p) for p in parts)
             else:
                 ȳ = seed(ȳ, name)
                 if is_zero(ȳ):
                     return zeros()
-                ȳ = array_or_tracked(ȳ)
+                ȳ = array_or_traced(ȳ)
             cot = adjoint(ȳ)
             out = [NO]
             for k in keys:

@@ -1,4 +1,4 @@
-"""The formula language of the element-wise table (`elementwise.py`): each
+"""The formula language of the element-wise table (`elementwise/table.py`): each
 partial derivative is written once, as a small expression, and rendered from
 it to every place that computes it (issue 22, item 1):
 

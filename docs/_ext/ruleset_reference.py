@@ -92,7 +92,7 @@ def _qualified_name(f):
     """(group, name): where a function belongs on the page and its dotted name.
     Methods (np.ndarray.sum, np.add.reduce, float.conjugate) are grouped by
     their class."""
-    from chainrules.rulesets.elementwise_interop import LABELS
+    from chainrules.rulesets.elementwise.interop import LABELS
     label = LABELS.get(f) if getattr(f, "__hash__", None) is not None else None
     if label is not None:                        # an array library's dunder: jax.Array.__add__
         return label.rsplit(".", 1)[0], label

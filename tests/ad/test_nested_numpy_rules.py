@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules.rulesets.elementwise_interop import NUMPY_ON_TRACKED
+from chainrules.ad._routing import NUMPY_ON_TRACKED
 
 
 def _fd2(f, x, h=1e-4):

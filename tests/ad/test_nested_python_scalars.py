@@ -1,6 +1,6 @@
 """Nested derivatives of Python float code are Python floats (issue 12): under
 nesting the rows of math's and the operators' rules compute with Python
-numbers (chainrules.rulesets.elementwise_scalar), not NumPy's float64s."""
+numbers (chainrules.rulesets.elementwise.scalar), not NumPy's float64s."""
 
 import cmath
 import math
@@ -12,7 +12,7 @@ import pytest
 from chainrules import ad
 from chainrules.ad import cmath as adcmath
 from chainrules.ad import math as admath
-from chainrules.rulesets import elementwise_scalar
+from chainrules.rulesets.elementwise import scalar as elementwise_scalar
 
 FUNCTIONS = {
     "sin": lambda x: admath.sin(x),
@@ -84,7 +84,7 @@ def test_the_python_scalar_rows_are_taken(monkeypatch):
         r = real(*args)
         calls.append(r)
         return r
-    import chainrules.rulesets.elementwise_rules as er
+    import chainrules.rulesets.elementwise.rules as er
     monkeypatch.setattr(er, "real_python_scalars", counting)
     ad.derivative(lambda x: ad.derivative(admath.sin, x), 0.5)
     assert calls and all(calls)

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from chainrules import ad
-from chainrules.rulesets.elementwise_interop import SCALARS_ON_TRACKED, scalar_row
+from chainrules.ad._routing import SCALARS_ON_TRACKED
+from chainrules.rulesets.elementwise.interop import scalar_row
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.testing import test_approx
 

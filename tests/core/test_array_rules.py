@@ -478,13 +478,13 @@ def test_the_projection_onto_a_tracked_array():
     summed back, a complex one for a real argument gives its real part, a plain
     one is projected to the argument's dtype."""
     from chainrules import ad
-    from chainrules.rulesets.elementwise_rules import _projector, _TrackedArrayProject
+    from chainrules.rulesets.elementwise.rules import _projector, _TracedArrayProject
     x32 = _array((3,), np.float32)
     seen = {}
 
     def inner(z):
         p = _projector(np, z, z)
-        assert isinstance(p, _TrackedArrayProject) and p.kind == 1 and p.shape == (3,)
+        assert isinstance(p, _TracedArrayProject) and p.kind == 1 and p.shape == (3,)
         seen["same"] = p(z) is z
         seen["sum"] = p(z * np.ones((2, 3), np.float32))
         seen["real"] = p(z * (1 + 2j))

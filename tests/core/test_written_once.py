@@ -1,5 +1,5 @@
 """Each element-wise derivative is written once (issue 22, item 1): a row of the
-table in chainrules/rulesets/elementwise.py holds it as a formula, and every
+table in chainrules/rulesets/elementwise/table.py holds it as a formula, and every
 place that computes it is made from that formula -- the generic Python partials
 and the NumPy ufunc rules at import, the C scalar kernels by _core/gen_kernels.py
 (a committed block of kernels.pxd, which must not be stale).  Here: the block

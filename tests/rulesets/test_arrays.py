@@ -316,7 +316,7 @@ def test_a_reduction_whose_matrix_result_differs_from_the_arrays_is_refused():
     np.testing.assert_allclose(cr.unthunk(pb(np.ones((1, 2)))[1]), np.ones((2, 2)))
 
 
-# ----- scatter_tracked: the adjoint of a gather on tracked cotangents ------------------------------
+# ----- scatter_traced: the adjoint of a gather on tracked cotangents ------------------------------
 
 def _scatter_reference(shape, index, v):
     out = np.zeros(shape)
@@ -331,13 +331,13 @@ def _scatter_reference(shape, index, v):
     ((2, 3), (np.array([0, 1, 1]), np.array([2, 0, 0]))),
     ((6,), np.array([], dtype=int)),
 ], ids=["repeats", "slice", "rows", "pairs", "empty"])
-def test_scatter_tracked_is_scatter_add_and_differentiable(shape, index):
+def test_scatter_traced_is_scatter_add_and_differentiable(shape, index):
     from chainrules import ad
     from chainrules.finite_differences import central_fdm
     rng = np.random.default_rng(3)
     vshape = np.arange(int(np.prod(shape))).reshape(shape)[index].shape
     v0, dv = rng.standard_normal(vshape), rng.standard_normal(vshape)
-    out, d = ad.jvp(lambda v: _arrays.scatter_tracked(shape, np.dtype(float), index, v), (v0,), (dv,))
+    out, d = ad.jvp(lambda v: _arrays.scatter_traced(shape, np.dtype(float), index, v), (v0,), (dv,))
     assert np.allclose(out, _scatter_reference(shape, index, v0))
     fd = central_fdm(5, 1)(lambda t: _scatter_reference(shape, index, v0 + t * dv), 0.0)
     assert np.allclose(d, fd)
@@ -350,7 +350,7 @@ def test_scatter_tracked_is_scatter_add_and_differentiable(shape, index):
 
 
 @pytest.mark.parametrize("repeats", [False, True], ids=["permutation", "repeats"])
-def test_scatter_tracked_at_a_size_the_one_hot_matrix_could_not_take(repeats):
+def test_scatter_traced_at_a_size_the_one_hot_matrix_could_not_take(repeats):
     """n = m = 20000: the former n×m one-hot matrix took 3.2 GB; the gather
     takes O(n + m).  A second derivative through x[idx] runs it."""
     from chainrules import ad

@@ -1,5 +1,5 @@
-"""The element-wise table (chainrules/rulesets/elementwise.py) and the rules
-built from it (elementwise_rules.py) on NumPy arrays: every C scalar row
+"""The element-wise table (chainrules/rulesets/elementwise/table.py) and the rules
+built from it (elementwise/rules.py) on NumPy arrays: every C scalar row
 agrees with the table's partials, every row with a NumPy function agrees
 with the NumPy rule, and the generic rules pass the testing kit's finite
 difference checks (float64, float32, complex, broadcasting, Python numbers,
@@ -16,9 +16,9 @@ import pytest
 import chainrules as cr
 from chainrules import NoTangent, ZeroTangent, unthunk
 from chainrules._core import _scalar_rows
-from chainrules.rulesets.elementwise_interop import scalar_row
+from chainrules.rulesets.elementwise.interop import scalar_row
 from chainrules.rulesets.elementwise import NEG_ONE, ONE, STANDARD, TABLE
-from chainrules.rulesets.elementwise_rules import register_row, rules_for
+from chainrules.rulesets.elementwise.rules import register_row, rules_for
 from chainrules.testing import PrimalAndTangent, test_frule, test_rrule
 
 cnp = pytest.importorskip("array_api_compat.numpy")

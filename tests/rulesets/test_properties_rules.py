@@ -37,7 +37,8 @@ from chainrules import AbstractZero, NoTangent, NotImplementedTangent, frule, rr
 from chainrules.finite_differences import central_fdm
 from chainrules.ad.autograd.misc.fixed_points import _fixed_point
 from chainrules.ad.checkpointing import _checkpoint_call
-from chainrules.rulesets import elementwise, elementwise_interop
+from chainrules.rulesets import elementwise
+from chainrules.rulesets.elementwise import interop as elementwise_interop
 from chainrules.testing import rand_tangent, test_approx
 from chainrules.testing.finite_difference_calls import fd_jvp, materialize
 

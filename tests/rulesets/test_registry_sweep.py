@@ -86,7 +86,7 @@ def _library(f):
     # a method descriptor (torch._C.TensorBase.__add__) has no __module__: its class has
     owner = getattr(f, "__objclass__", None) or type(getattr(f, "__self__", None))
     mod = getattr(f, "__module__", None) or getattr(owner, "__module__", "") or ""
-    if mod == "chainrules.rulesets.elementwise_interop":
+    if mod == "chainrules.rulesets.elementwise.interop":
         return "torch"      # the stand-in for torch.ldexp (elementwise.STAND_INS)
     return mod.split(".")[0].lstrip("_")
 

@@ -22,11 +22,11 @@ from chainrules._core import (
     AbstractZero,
     StructuralTangent,
     Tangent,
-    Tracked,
-    _ad_strip_all,
+    is_traced,
     register_frule,
     register_rrule,
     unthunk,
+    untraced,
 )
 from chainrules._xp import astype, check_tangent, is_numpy, missing_function, namespace, through_engines
 from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
@@ -136,8 +136,8 @@ class Projector:
 
     def __init__(self, xp: Any, x: Any) -> None:
         self.xp = xp
-        if isinstance(x, Tracked) and _is_number(_ad_strip_all(x)):
-            x = _ad_strip_all(x)        # a tracked number (a bound of clip at order 2): a number
+        if is_traced(x) and _is_number(untraced(x)):
+            x = untraced(x)        # a tracked number (a bound of clip at order 2): a number
         self.scalar = isinstance(x, np.generic)
         if isinstance(x, bool) or x is None:
             self.kind = 0

@@ -47,7 +47,7 @@ from chainrules.rulesets.array_api._common import (
 )
 from chainrules._xp import scatter_add, through_engines
 
-__all__ = ["register", "register_getitem", "register_getitem_on_tracked", "TABLE"]
+__all__ = ["register", "register_getitem", "getitem_rules", "TABLE"]
 
 
 def _along(axis: Any, sl: Any) -> Any:
@@ -531,7 +531,7 @@ def _advanced_adjoint(xp: Any, ȳ: Any, x: Any, idx: Any) -> Any:
     return xp.reshape(scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(ȳ, (-1,)), size), tuple(x.shape))
 
 
-def _getitem_rules(get: Any) -> Any:
+def getitem_rules(get: Any) -> Any:
     def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
         Ω = get(x, idx)
         Δx = tangents[1]
@@ -558,31 +558,17 @@ def _getitem_rules(get: Any) -> Any:
     return getitem_frule, getitem_rrule
 
 
-def register_getitem_on_tracked(*tracked_types: type) -> None:
-    """Register the indexing rules on `operator.getitem` where the array is
-    one of `tracked_types` (chainrules.ad's Dual and Var): indexing inside a
-    nested differentiation, differentiated by the enclosing one (NumPy's own
-    getitem rule is registered for ndarrays)."""
-    from chainrules._core import register_frule, register_rrule
-    from chainrules.rulesets._arrays import named_rule
-    frule, rrule = _getitem_rules(operator.getitem)
-    frule, rrule = named_rule(frule, "getitem"), named_rule(rrule, "getitem")
-    for t in tracked_types:
-        register_frule(operator.getitem, t, object)(frule)
-        register_rrule(operator.getitem, t, object)(rrule)
-
-
 def register_getitem(array_type: Any) -> None:
     """Register the indexing rules on `array_type.__getitem__` and on
     `operator.getitem` for arrays of that type."""
     from chainrules._core import register_frule, register_rrule
     from chainrules.rulesets._arrays import named_rule
-    frule, rrule = _getitem_rules(operator.getitem)
+    frule, rrule = getitem_rules(operator.getitem)
     register_frule(operator.getitem, array_type, object)(named_rule(frule, "getitem"))
     register_rrule(operator.getitem, array_type, object)(named_rule(rrule, "getitem"))
     method = array_type.__getitem__
     mark_registered(method)
-    frule, rrule = _getitem_rules(through_engines(method))
+    frule, rrule = getitem_rules(through_engines(method))
     register_frule(method)(named_rule(frule, "getitem"))
     register_rrule(method)(named_rule(rrule, "getitem"))
 

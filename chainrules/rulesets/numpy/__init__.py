@@ -1,9 +1,9 @@
 """Rules for NumPy (ChainRules' `rulesets/Base/` and `LinearAlgebra/` for
 arrays), one module per family of functions differentiated: element-wise
-(`ufuncs`, `ufuncs_binary`), reductions (`reductions`, `averages`,
+(`ufuncs`, `ufuncs_by_hand`, `ufuncs_binary`), reductions (`reductions`, `averages`,
 `cumulative`), shapes and indexing (`shapes`, `padding`, `joining`,
 `indexing`), linear algebra (`linalg/`), FFT (`fft`), statistics
-(`statistics`).  Importing this package registers them, in this order.
+(`statistics`, `covariance`).  Importing this package registers them, in this order.
 """
 
 from chainrules.rulesets.numpy import ufuncs  # noqa: F401
@@ -18,6 +18,7 @@ from chainrules.rulesets.numpy import indexing  # noqa: F401
 from chainrules.rulesets.numpy import linalg  # noqa: F401
 from chainrules.rulesets.numpy import fft  # noqa: F401
 from chainrules.rulesets.numpy import statistics  # noqa: F401
+from chainrules.rulesets.numpy import covariance  # noqa: F401
 from chainrules.rulesets.numpy import convolution  # noqa: F401
 from chainrules.rulesets.numpy import gathers  # noqa: F401
 from chainrules.rulesets.numpy import polynomials  # noqa: F401

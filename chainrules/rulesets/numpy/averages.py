@@ -20,7 +20,7 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
-    Tracked,
+    is_traced,
     unthunk,
 )
 from chainrules._protocols import Pullback
@@ -175,7 +175,7 @@ _register([np.average], average_frule, average_rrule)
 
 def _nanvar_setup(fname: str, x: Any, args: Any, kwargs: Any) -> Any:
     opts, shape, _, axes, ddof = _var_options(fname, x, args, kwargs)
-    x = x if isinstance(x, Tracked) else np.asarray(x)
+    x = x if is_traced(x) else np.asarray(x)
     nan = np.isnan(_value(x))
     dof = np.sum(~nan, axis=axes, keepdims=True) - ddof
     with np.errstate(invalid="ignore", divide="ignore"):

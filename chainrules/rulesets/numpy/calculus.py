@@ -19,7 +19,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, Tangent, Thunk, not_implemented, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, project_to, reject_out, seed, unbroadcast
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, project_to, reject_out, seed, unbroadcast
 from chainrules.rulesets.numpy.convolution import array_arg, on_any
 from chainrules.rulesets.numpy.gathers import _bincount
 
@@ -164,7 +164,7 @@ def trapezoid_rules(f: Any, name: str) -> None:
             out: list[Any] = [NO]
             if isinstance(Ω̄, AbstractZero):
                 return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
-            t̄ = np.expand_dims(array_or_tracked(Ω̄), T.axis)
+            t̄ = np.expand_dims(array_or_traced(Ω̄), T.axis)
             out.append(Thunk(lambda: py(T.ȳ(t̄))) if py.kind else NO)
             if px is not None:
                 out.append(Thunk(lambda: px(T.x̄(t̄))) if x is not None and px.kind else NO)
@@ -213,7 +213,7 @@ def _gradient_adjoint(ȳ: Any, shape: Any, axis: int, h: Any, edge_order: int) -
     s = np.clip(np.arange(n) - 1, 0, max(n - 3, 0))
     offsets = (np.arange(rows) * n)[:, None]
     labels, weights = [], []
-    h = array_or_tracked(h)
+    h = array_or_traced(h)
     for k in range(3):
         comb = (np.arange(n) % 3 == k).astype(float)
         coeff = np.gradient(comb, h, edge_order=edge_order) if np.any(comb) else np.zeros(n)  # type: ignore[call-overload]
@@ -269,7 +269,7 @@ def gradient_rrule(f: Any, *varargs: Any, **kw: Any) -> tuple[Any, Pullback]:
         f̄ = None
         for Ω̄i, ax, h in zip(Ω̄s, axes, spacing):
             if not _zero(Ω̄i):
-                v = _gradient_adjoint(array_or_tracked(Ω̄i), shape, ax, h, edge_order)
+                v = _gradient_adjoint(array_or_traced(Ω̄i), shape, ax, h, edge_order)
                 f̄ = v if f̄ is None else f̄ + v
         out = [NO, pf(ZERO) if f̄ is None else pf(f̄)]
         for i, (h, p) in enumerate(zip(varargs, ph)):
@@ -280,7 +280,7 @@ def gradient_rrule(f: Any, *varargs: Any, **kw: Any) -> tuple[Any, Pullback]:
             total = 0
             for k in which:
                 if not _zero(Ω̄s[k]):
-                    total = total - np.sum(array_or_tracked(Ω̄s[k]) * np.conj(parts[k] / h))
+                    total = total - np.sum(array_or_traced(Ω̄s[k]) * np.conj(parts[k] / h))
             out.append(p(total) if p.kind else NO)
         return tuple(out)
     return Ω, gradient_pullback

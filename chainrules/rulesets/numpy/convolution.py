@@ -25,7 +25,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, StructuralTangent, Thunk, Wrapped, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, project_to, reject_out, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_rule, project_to, reject_out, seed
 
 __all__ = ["convolution_rules", "on_any", "array_arg"]
 
@@ -44,7 +44,7 @@ def array_arg(v: Any) -> Any:
         like = next((np.shape(p) for p in parts if not isinstance(p, AbstractZero)), ())
         parts = [np.zeros(like) if isinstance(p, AbstractZero) else p for p in parts]
         return np.stack(parts) if parts else np.zeros(0)
-    return array_or_tracked(v)
+    return array_or_traced(v)
 
 
 def _plain(a: Any) -> bool:
@@ -138,7 +138,7 @@ def convolution_rules(f: Any, name: str, *, correlation: bool, corr_valid: Any, 
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero):
                 return (NO, pa(ZERO), pv(ZERO)) + nrest
-            ȳ = np.reshape(array_or_tracked(ȳ), out)
+            ȳ = np.reshape(array_or_traced(ȳ), out)
             if conj_out:
                 ȳ = np.conj(ȳ)
             ȳf = np.pad(ȳ, pad) if any(p != (0, 0) for p in pad) else ȳ

@@ -16,7 +16,7 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    Tracked,
+    is_traced,
     register_frule,
     register_rrule,
     unthunk,
@@ -31,7 +31,7 @@ from chainrules.rulesets._arrays import (
     register as _register,
     seed,
     plain,
-    array_or_tracked,
+    array_or_traced,
 )
 from chainrules.rulesets.numpy.reductions import (
     _NOVALUE,
@@ -86,7 +86,7 @@ def cumsum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         ȳ = seed(ȳ, 'cumsum')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        x̄ = _reverse_cumsum(array_or_tracked(unthunk(ȳ)), axis)
+        x̄ = _reverse_cumsum(array_or_traced(unthunk(ȳ)), axis)
         return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
     return Ω, cumsum_pullback
 
@@ -97,7 +97,7 @@ _register([np.cumsum] + _methods("cumsum"), cumsum_frule, cumsum_rrule)
 def _scan_input(x: Any, flat: Any) -> Any:
     """x as the scan formulas take it: an array (a tracked x, the rule
     differentiated, stays tracked), raveled when the scan is over all axes."""
-    if not isinstance(x, Tracked):
+    if not is_traced(x):
         x = np.asarray(x)
     return np.ravel(x) if flat else x
 
@@ -128,7 +128,7 @@ def _cumprod_jvp(x: Any, y: Any, dx: Any, axis: Any) -> Any:
     zero = _value(x) == 0
     if not zero.any():
         return y * np.cumsum(dx / x, axis=axis)
-    if not isinstance(x, Tracked):
+    if not is_traced(x):
         x1 = np.where(zero, 1, x)
         nz = np.cumsum(zero, axis=axis)
         return np.cumprod(x1, axis=axis) * np.where(nz == 0, np.cumsum(np.where(zero, 0, dx / x1), axis=axis),
@@ -146,7 +146,7 @@ def _cumprod_vjp(x: Any, y: Any, g: Any, axis: Any) -> Any:
     zero = _value(x) == 0
     if not zero.any():
         return _reverse_cumsum(g * y, axis) / x
-    if not isinstance(x, Tracked):
+    if not is_traced(x):
         x1 = np.where(zero, 1, x)
         nz = np.cumsum(zero, axis=axis)
         gy = g * np.cumprod(x1, axis=axis)
@@ -241,7 +241,7 @@ def diff_rrule(a: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         ȳ = seed(ȳ, 'diff')
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
-        g = array_or_tracked(unthunk(ȳ))
+        g = array_or_traced(unthunk(ȳ))
         for _ in range(n):
             # the adjoint of one difference: c̄ᵢ = gᵢ₋₁ - gᵢ
             g = -np.diff(g, axis=axis, prepend=0, append=0)

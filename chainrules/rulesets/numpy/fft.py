@@ -40,7 +40,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, named_rule, plain, project_to, reject_out, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_rule, plain, project_to, reject_out, seed
 
 
 _DUAL: dict[str | None, Any] = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -172,7 +172,7 @@ def _make_rules(name: str, fn: Any, nd: int, default_axes: Any, kind: Any, adjoi
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
-            ȳ = array_or_tracked(ȳ)
+            ȳ = array_or_traced(ȳ)
             return (NO, Thunk(lambda: pa(adjoint(ȳ, a, lengths, axes, norm)))) + nrest
 
         fft_pullback.__name__ = fft_pullback.__qualname__ = f"{name}_pullback"
@@ -221,7 +221,7 @@ def _hermitian_rules(name: str, fn: Any, inner: Any, kind: Any, adjoint: Any, co
             ȳ = unthunk(ȳ)
             if isinstance(ȳ, AbstractZero) or not pa.kind:
                 return (NO, ZERO if pa.kind else NO) + nrest
-            ȳ = array_or_tracked(ȳ)
+            ȳ = array_or_traced(ȳ)
 
             def hermitian_ā() -> Any:
                 if conj_in:

@@ -26,7 +26,7 @@ from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    array_or_tracked,
+    array_or_traced,
     is_complex,
     named_rule,
     project_to,
@@ -80,7 +80,7 @@ def bincount_rrule(x: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
             return (NO, NO)
         if isinstance(Ω̄, AbstractZero) or w is None or not pw.kind:
             return (NO, NO, pw(ZERO)) + rest
-        return (NO, NO, pw(np.take(array_or_tracked(Ω̄), x))) + rest
+        return (NO, NO, pw(np.take(array_or_traced(Ω̄), x))) + rest
     return Ω, bincount_pullback
 
 
@@ -150,7 +150,7 @@ class _Labels:
             _tangent_leaves(tangents[i + 1], self.shapes[i], ts)
         if all(isinstance(t, AbstractZero) for t in ts):
             return ZERO
-        dtype = np.result_type(*[array_or_tracked(v).dtype for v in self.leaves], 0.0)
+        dtype = np.result_type(*[array_or_traced(v).dtype for v in self.leaves], 0.0)
         flat = [np.zeros(n, dtype=dtype) if isinstance(t, AbstractZero) else np.ravel(t)
                 for t, n in zip(ts, self.sizes)]
         table = np.concatenate([np.zeros(1, dtype=dtype)] + flat)
@@ -162,11 +162,11 @@ class _Labels:
         """The cotangents of the differentiable arguments, by position."""
         if self.sequence:
             parts = _output_parts(Ω̄, len(self.labels))
-            pairs = [(np.ravel(lab), np.ravel(array_or_tracked(unthunk(p))))
+            pairs = [(np.ravel(lab), np.ravel(array_or_traced(unthunk(p))))
                      for lab, p in zip(self.labels, parts) if not isinstance(p, AbstractZero)]
         else:
             pairs = [] if isinstance(Ω̄, AbstractZero) else [
-                (np.ravel(self.labels), np.ravel(array_or_tracked(Ω̄)))]
+                (np.ravel(self.labels), np.ravel(array_or_traced(Ω̄)))]
         if not pairs:
             values = [p(ZERO) for p in self.projects]
         else:

@@ -29,7 +29,7 @@ from chainrules._core import (
     InplaceableThunk,
     ProjectTo,
     Thunk,
-    Tracked,
+    is_traced,
     non_differentiable,
     register_frule,
     register_rrule,
@@ -38,6 +38,8 @@ from chainrules._core import (
 from chainrules._protocols import Pullback
 from chainrules._core import _getitem_rrule, _set_getitem_tracked_pullback
 from chainrules.rulesets._arrays import (
+    register_for_arrays,
+    TRACED,
     NO,
     ZERO,
     dense,
@@ -48,10 +50,9 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     seed,
-    scatter_tracked,
-    array_or_tracked,
+    scatter_traced,
+    array_or_traced,
 )
-from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.numpy.reductions import _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
@@ -150,14 +151,14 @@ _register([np.clip] + _methods("clip"), clip_frule, clip_rrule)
 # ----- sort: the cotangent follows the permutation ----------------------------------------------
 
 def _dtype(x: Any) -> Any:
-    return x.dtype if isinstance(x, (np.ndarray, Tracked)) else np.asarray(x).dtype
+    return x.dtype if isinstance(x, np.ndarray) or is_traced(x) else np.asarray(x).dtype
 
 
 def _sort_setup(x: Any, args: Any, kwargs: Any) -> Any:
     if _arg(args, kwargs, 2, "order") is not None:
         raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
     axis = _arg(args, kwargs, 0, "axis", -1)
-    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
+    xs = np.ravel(x) if axis is None else x if is_traced(x) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
     perm = np.argsort(_value(xs), axis=axis, kind="stable")
     return xs, axis, perm, np.take_along_axis(xs, perm, axis)
@@ -173,7 +174,7 @@ def _partition_setup(x: Any, args: Any, kwargs: Any) -> Any:
         raise TypeError("partition: the rule cannot honour the argument order= (structured arrays)")
     kth = _arg(args, kwargs, 0, "kth")
     axis = _arg(args, kwargs, 1, "axis", -1)
-    xs = np.ravel(x) if axis is None else x if isinstance(x, Tracked) else np.asarray(x)
+    xs = np.ravel(x) if axis is None else x if is_traced(x) else np.asarray(x)
     axis = -1 if axis is None else int(axis)
     Ω = np.partition(xs, kth, axis)
     rank = np.argsort(np.argsort(_value(Ω), axis=axis, kind="stable"), axis=axis)
@@ -203,7 +204,7 @@ def _permuting(name: str, setup: Any) -> Any:
             if isinstance(ȳ, AbstractZero) or project.kind == 0:
                 return (NO, project(ZERO)) + rest
             ȳ = _real_for(xs.dtype, unthunk(ȳ))
-            if isinstance(ȳ, Tracked):      # the pullback differentiated: the inverse permutation, no writes
+            if is_traced(ȳ):      # the pullback differentiated: the inverse permutation, no writes
                 x̄: Any = np.take_along_axis(ȳ, np.argsort(perm, axis=axis), axis)
                 return (NO, project(np.reshape(x̄, shape))) + rest
             x̄ = np.empty(xs.shape, dtype=xs.dtype)
@@ -217,7 +218,7 @@ def _permuting(name: str, setup: Any) -> Any:
 def _sort_complex_setup(x: Any, args: Any, kwargs: Any) -> Any:
     if args or kwargs:
         raise TypeError(f"sort_complex: takes one array, not the arguments {list(kwargs) or args}")
-    xs = array_or_tracked(x)
+    xs = array_or_traced(x)
     perm = np.argsort(_value(xs), axis=-1, kind="stable")   # complex: by real part, then imaginary
     Ω = np.take_along_axis(xs, perm, -1)
     dt = _dtype(xs)
@@ -305,8 +306,8 @@ def _scatter(project: Any, shape: Any, dtype: Any, index: Any, ȳ: Any, repeats_
     an InplaceableThunk accumulating into an existing array.  `project`:
     None when the primal is an ndarray (the zeros already fit it)."""
     v = _real_for(dtype, ȳ)
-    if isinstance(v, Tracked):
-        dest = scatter_tracked(shape, dtype, index, v)
+    if is_traced(v):
+        dest = scatter_traced(shape, dtype, index, v)
         return dest if project is None else project(dest)
 
     def scatter_add(dest: Any) -> Any:
@@ -458,7 +459,7 @@ _set_getitem_tracked_pullback(_getitem_tracked_pullback)
 
 # x.__getitem__(i) on a tracked NumPy value (operator.getitem on tracked values of
 # any library has the array-API rule: array_api/shapes.py)
-register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object, either=False, arrays=(Tracked,),
+register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object, either=False, arrays=(TRACED,),
                     name="getitem")
 
 
@@ -476,7 +477,7 @@ def _item_index(x: Any, args: Any) -> Any:
 
 def _item(x: Any, args: Any) -> Any:
     """x.item(*args); of a tracked x, the tracked element."""
-    return x.item(*args) if not isinstance(x, Tracked) else x[_item_index(x, args)]
+    return x.item(*args) if not is_traced(x) else x[_item_index(x, args)]
 
 
 def item_frule(tangents: Any, x: Any, *args: Any) -> tuple[Any, Any]:
@@ -504,4 +505,4 @@ def item_rrule(x: Any, *args: Any) -> tuple[Any, Pullback]:
 
 
 _register([np.ndarray.item], item_frule, item_rrule, np.ndarray, ...)
-register_for_arrays(np.ndarray.item, item_frule, item_rrule, ..., either=False, arrays=(Tracked,))
+register_for_arrays(np.ndarray.item, item_frule, item_rrule, ..., either=False, arrays=(TRACED,))

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import Tracked
+from chainrules._core import is_traced
 from chainrules._xp import scatter_add
-from chainrules.rulesets._arrays import array_or_tracked
+from chainrules.rulesets._arrays import array_or_traced
 from chainrules.rulesets.numpy.reductions import _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
@@ -136,7 +136,7 @@ class _PadAxis:
         writes for a tracked x̄ (the pullback differentiated: v masked into
         place by a gather)."""
         k, nd = self.k, self.nd
-        if not isinstance(x̄, Tracked):
+        if not is_traced(x̄):
             x̄[_at(k, nd, where)] += v
             return x̄
         idx = np.arange(self.n)[where]
@@ -152,7 +152,7 @@ class _PadAxis:
         """x̄ with v added at element i[line] of axis k on each line (i and v
         have length 1 along k), in place or without writes as `_add`."""
         k = self.k
-        if not isinstance(x̄, Tracked):
+        if not is_traced(x̄):
             np.put_along_axis(x̄, i, np.take_along_axis(x̄, i, axis=k) + v, axis=k)
             return x̄
         return x̄ + np.where(self._along(np.arange(self.n)) == i, v, 0)
@@ -164,7 +164,7 @@ class _PadAxis:
         # float64 at least, as the probe matrices; a copy, to which the padding's parts are added
         x̄ = ȳ[_at(k, nd, slice(b, b + n))]
         dtype = np.result_type(x̄.dtype, np.float64)
-        x̄ = x̄ + np.zeros((), dtype) if isinstance(x̄, Tracked) else np.array(x̄, dtype=dtype)
+        x̄ = x̄ + np.zeros((), dtype) if is_traced(x̄) else np.array(x̄, dtype=dtype)
         for which, width, part in (("b", b, slice(0, b)), ("a", self.a, slice(b + n, None))):
             if not width:
                 continue
@@ -215,7 +215,7 @@ def _pad_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
         return np.pad(Δx, pad_width)            # the constant does not move; 'empty' has none
     if _pad_is_copy(mode, kwargs):
         return np.pad(Δx, pad_width, mode)
-    t = array_or_tracked(Δx)
+    t = array_or_traced(Δx)
     dtype = t.dtype
     for step in _pad_axes(x, args, kwargs, mode):
         t = step.push(t)
@@ -226,7 +226,7 @@ def _pad_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     mode = _pad_mode(args, kwargs)
     shape = np.shape(x)
     pad_width = _pad_widths(x, args, kwargs)
-    ȳ = array_or_tracked(ȳ)
+    ȳ = array_or_traced(ȳ)
     if mode in ("constant", "empty"):
         return ȳ[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(pad_width, shape))]
     if not _pad_is_copy(mode, kwargs):
@@ -235,7 +235,7 @@ def _pad_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
         return ȳ
     n = int(np.prod(shape))
     source = np.pad(np.arange(n).reshape(shape), pad_width, mode)
-    if isinstance(ȳ, Tracked):          # the pullback differentiated: a scatter-add without writes
+    if is_traced(ȳ):          # the pullback differentiated: a scatter-add without writes
         return np.reshape(scatter_add(np, source.ravel(), np.reshape(ȳ, (-1,)), n), shape)
     g = np.zeros(n, dtype=ȳ.dtype)
     np.add.at(g, source.ravel(), ȳ.ravel())

@@ -20,7 +20,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, output_parts, project_to, seed
 from chainrules.rulesets.numpy.convolution import array_arg, convolution_rules
 
 
@@ -40,7 +40,7 @@ def _zero(t: Any) -> bool:
 def _vander_slope(x: Any, n: int, increasing: bool) -> Any:
     """∂V/∂x, row i: d/dx of x_i's powers (n columns)."""
     if n <= 1:
-        return np.zeros((np.shape(x)[0], max(n, 0)), dtype=np.result_type(array_or_tracked(x), 0.0))
+        return np.zeros((np.shape(x)[0], max(n, 0)), dtype=np.result_type(array_or_traced(x), 0.0))
     lower = np.vander(x, n - 1, increasing=True)         # x^0 … x^(n-2)
     slope = lower * np.arange(1, n)                       # k·x^(k-1), k = 1 … n-1
     slope = np.pad(slope, [(0, 0), (1, 0)])               # the constant's column
@@ -75,14 +75,14 @@ def vander_rrule(x: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
         Ω̄ = seed(Ω̄, "numpy.vander")
         if _zero(Ω̄) or not px.kind:
             return (NO, px(ZERO)) + rest
-        return (NO, Thunk(lambda: px(np.sum(array_or_tracked(Ω̄) * np.conj(_vander_slope(x, n, inc)), axis=1)))) + rest
+        return (NO, Thunk(lambda: px(np.sum(array_or_traced(Ω̄) * np.conj(_vander_slope(x, n, inc)), axis=1)))) + rest
     return Ω, vander_pullback
 
 
 # ----- polyval(p, x) --------------------------------------------------------------------------
 
 def _slope(p: Any, x: Any) -> Any:
-    return np.polyval(np.polyder(p), x) if np.shape(p)[0] > 1 else np.zeros_like(array_or_tracked(x) * 1.0)
+    return np.polyval(np.polyder(p), x) if np.shape(p)[0] > 1 else np.zeros_like(array_or_traced(x) * 1.0)
 
 
 @register_frule(np.polyval)
@@ -112,7 +112,7 @@ def polyval_rrule(p: Any, x: Any) -> tuple[Any, Pullback]:
         Ω̄ = seed(Ω̄, "numpy.polyval")
         if _zero(Ω̄):
             return NO, pp(ZERO), px(ZERO)
-        Ω̄ = np.broadcast_to(array_or_tracked(Ω̄), np.shape(Ω))
+        Ω̄ = np.broadcast_to(array_or_traced(Ω̄), np.shape(Ω))
 
         def p̄() -> Any:
             powers = np.vander(np.ravel(np.conj(x)), n)
@@ -147,7 +147,7 @@ def _aligned_rules(f: Any, name: str, sign: int) -> None:
             Ω̄ = seed(Ω̄, f"numpy.{name}")
             if _zero(Ω̄):
                 return NO, p1(ZERO), p2(ZERO)
-            Ω̄ = np.reshape(array_or_tracked(Ω̄), (-1,))
+            Ω̄ = np.reshape(array_or_traced(Ω̄), (-1,))
             m = np.shape(Ω̄)[0]
             g2 = Ω̄[m - n2:] if sign > 0 else -Ω̄[m - n2:]
             return NO, p1(np.reshape(Ω̄[m - n1:], np.shape(a1))), p2(np.reshape(g2, np.shape(a2)))
@@ -212,7 +212,7 @@ def polyder_rrule(p: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
         if m >= n:
             return (NO, pp(ZERO)) + rest
         c = np.polyder(np.ones(n), m)
-        return (NO, pp(np.pad(array_or_tracked(Ω̄) * c, (0, m)))) + rest
+        return (NO, pp(np.pad(array_or_traced(Ω̄) * c, (0, m)))) + rest
     return Ω, polyder_pullback
 
 
@@ -255,7 +255,7 @@ def polyint_rrule(p: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
         m_bar = (NO,) * min(len(args), 1)
         if _zero(Ω̄):
             return (NO, pp(ZERO)) + m_bar + ((pk(ZERO),) if pk is not None else ())
-        Ω̄ = array_or_tracked(Ω̄)
+        Ω̄ = array_or_traced(Ω̄)
         out = (NO, pp(Ω̄[:n] * w) if pp.kind else NO) + m_bar
         if pk is None:
             return out
@@ -314,7 +314,7 @@ def polyfit_rrule(x: Any, y: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]
             return (NO, px(ZERO), py(ZERO)) + rest
         V = np.vander(x, deg + 1)
         G = np.transpose(V) @ V
-        u = np.linalg.solve(G, array_or_tracked(Ω̄))
+        u = np.linalg.solve(G, array_or_traced(Ω̄))
 
         def x̄() -> Any:
             D = _vander_slope(x, deg + 1, False)
@@ -361,7 +361,7 @@ def poly_rrule(r: Any) -> tuple[Any, Pullback]:
         Ω̄ = seed(Ω̄, "numpy.poly")
         if _zero(Ω̄) or np.shape(r)[0] == 0:
             return NO, pr(ZERO)
-        return NO, Thunk(lambda: pr(np.conj(_poly_columns(r)) @ array_or_tracked(Ω̄)))
+        return NO, Thunk(lambda: pr(np.conj(_poly_columns(r)) @ array_or_traced(Ω̄)))
     return Ω, poly_pullback
 
 
@@ -386,7 +386,7 @@ def roots_rrule(p: Any) -> tuple[Any, Pullback]:
         Ω̄ = seed(Ω̄, "numpy.roots")
         if _zero(Ω̄) or np.size(Ω) == 0 or not pp.kind:
             return NO, pp(ZERO)
-        s = -array_or_tracked(Ω̄) / np.conj(np.polyval(np.polyder(p), Ω))
+        s = -array_or_traced(Ω̄) / np.conj(np.polyval(np.polyder(p), Ω))
         return NO, Thunk(lambda: pp(s @ np.vander(np.conj(Ω), n)))
     return Ω, roots_pullback
 
@@ -435,12 +435,12 @@ def polydiv_rrule(u: Any, v: Any) -> tuple[Any, Pullback]:
         q̄, r̄ = output_parts(Ω̄, 2, "numpy.polydiv")
         if _zero(q̄) and _zero(r̄):
             return NO, pu(ZERO), pv(ZERO)
-        r̄f = np.zeros(nu) if _zero(r̄) else np.pad(array_or_tracked(r̄), (nu - nr, 0))
+        r̄f = np.zeros(nu) if _zero(r̄) else np.pad(array_or_traced(r̄), (nu - nr, 0))
         if short:
             return NO, pu(r̄f), pv(ZERO)
         z = -np.correlate(r̄f, v, "valid")
         if not _zero(q̄):
-            z = z + array_or_tracked(q̄)
+            z = z + array_or_traced(q̄)
         w̄ = r̄f + _quotient_adjoint(z, v)
         return NO, pu(w̄), pv(-np.correlate(w̄, q, "valid"))
     return Ω, polydiv_pullback

@@ -31,7 +31,8 @@ from chainrules._core import (
     InplaceableThunk,
     ProjectTo,
     Thunk,
-    Tracked,
+    is_traced,
+    untraced,
     non_differentiable,
     unthunk,
 )
@@ -49,10 +50,10 @@ from chainrules.rulesets._arrays import (
     unreduce,
     seed,
     plain,
-    scatter_tracked,
-    array_or_tracked,
+    scatter_traced,
+    array_or_traced,
     broadcast_view,
-    tracked_call,
+    traced_call,
 )
 
 _NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
@@ -81,7 +82,7 @@ def _keepdims(opts: Any) -> Any:
 
 
 def _shape_dtype(x: Any) -> Any:
-    if isinstance(x, (np.ndarray, np.generic, Tracked)):      # tracked: a rule differentiated
+    if isinstance(x, (np.ndarray, np.generic)) or is_traced(x):      # traced: a rule differentiated
         return x.shape, x.dtype
     a = np.asarray(x)
     return a.shape, a.dtype
@@ -185,8 +186,8 @@ def _method_primal(m: Any) -> Any:
     """The ndarray method `m` as a primal: on a value tracked by
     chainrules.ad (a rule differentiated), the tracked value's method."""
     def primal(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(x, Tracked):
-            return tracked_call(m, x, args, kwargs)
+        if is_traced(x):
+            return traced_call(m, x, args, kwargs)
         return m(x, *args, **kwargs)
     return primal
 
@@ -206,14 +207,14 @@ def _numpy_rules(factory: Any, f: Any, name: str, names: Any, primal: Any = None
             if isinstance(Δx, (int, float, complex)):       # a Python number's tangent
                 Δx = np.asarray(Δx)
             tangents = (tangents[0], Δx) + tuple(tangents[2:])
-        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+        if type(x) is np.ndarray or isinstance(x, np.generic) or is_traced(x):
             return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = f(x, *args, **kwargs)
         _, ΔΩ = frule(tangents, np.asarray(x), *args, **kwargs)
         return Ω, _like(Ω, ΔΩ)
 
     def np_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        if type(x) is np.ndarray or isinstance(x, (np.generic, Tracked)):
+        if type(x) is np.ndarray or isinstance(x, np.generic) or is_traced(x):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = f(x, *args, **kwargs)
         _, pullback = rrule(np.asarray(x), *args, **kwargs)
@@ -460,11 +461,9 @@ _register([np.nanprod], nanprod_frule, nanprod_rrule)
 # ----- max, min, ptp: the cotangent goes to one maximal element ------------------------------
 
 def _value(x: Any) -> Any:
-    """x's values as an array: a tracked x (the rule differentiated by
-    chainrules.ad) by its primal, for choices that have no derivative."""
-    while isinstance(x, Tracked):
-        x = x.primal
-    return np.asarray(x)
+    """x's values as an array: a traced x (the rule differentiated) by its
+    plain value, for choices that have no derivative."""
+    return np.asarray(untraced(x))
 
 
 def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
@@ -510,8 +509,8 @@ def _nanargmin(v: Any, axis: Any) -> Any:
 def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept_shape: Any) -> Any:
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
     v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
-    if isinstance(v, Tracked):      # the pullback differentiated: no writes
-        return project(scatter_tracked(shape, dtype, idx, v))
+    if is_traced(v):      # the pullback differentiated: no writes
+        return project(scatter_traced(shape, dtype, idx, v))
 
     def scatter_add(dest: Any) -> Any:
         dest[idx] += v
@@ -552,7 +551,7 @@ def ptp_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, An
     if isinstance(Δx, AbstractZero):
         return Ω, ZERO
     axes = axes_of("ptp", opts.get("axis"), np.ndim(x))
-    Δx = array_or_tracked(dense(Δx))
+    Δx = array_or_traced(dense(Δx))
     ΔΩ = Δx[_arg_index(x, axes, np.argmax)] - Δx[_arg_index(x, axes, np.argmin)]
     return Ω, _like(Ω, np.reshape(ΔΩ, np.shape(Ω)))
 
@@ -572,10 +571,10 @@ def ptp_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if isinstance(ȳ, AbstractZero) or project.kind == 0:
             return (NO, project(ZERO)) + rest
         ȳ = unthunk(ȳ)
-        if isinstance(ȳ, Tracked):      # the pullback differentiated: no writes
+        if is_traced(ȳ):      # the pullback differentiated: no writes
             v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
-            return (NO, project(scatter_tracked(shape, dtype, _arg_index(x, axes, np.argmax), v)
-                                - scatter_tracked(shape, dtype, _arg_index(x, axes, np.argmin), v))) + rest
+            return (NO, project(scatter_traced(shape, dtype, _arg_index(x, axes, np.argmax), v)
+                                - scatter_traced(shape, dtype, _arg_index(x, axes, np.argmin), v))) + rest
         hi = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmax), ȳ, kept_shape)
         lo = _scatter_thunk(project, shape, dtype, _arg_index(x, axes, np.argmin), -ȳ, kept_shape)
 

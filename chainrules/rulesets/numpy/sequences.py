@@ -32,7 +32,7 @@ from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    array_or_tracked,
+    array_or_traced,
     project_to,
     reject_out,
     seed,
@@ -140,7 +140,7 @@ def interp_rrule(x: Any, xp: Any, fp: Any, *args: Any, **kw: Any) -> tuple[Any, 
         Ω̄ = seed(Ω̄, "numpy.interp")
         if _zero(Ω̄):
             return (NO, px(ZERO), not_implemented("numpy.interp: the derivative in xp"), pfp(ZERO)) + rest
-        Ω̄ = np.broadcast_to(array_or_tracked(Ω̄), np.shape(I.j))
+        Ω̄ = np.broadcast_to(array_or_traced(Ω̄), np.shape(I.j))
 
         def f̄p() -> Any:
             w0, w1 = I.weights()
@@ -193,7 +193,7 @@ def ediff1d_rrule(ary: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
         Ω̄ = seed(Ω̄, "numpy.ediff1d")
         if _zero(Ω̄):
             return (NO, pa(ZERO)) + tuple(p(ZERO) for p in pe if p is not None)
-        Ω̄ = array_or_tracked(Ω̄)
+        Ω̄ = array_or_traced(Ω̄)
         core = Ω̄[nb:m - ne]
         ā = np.pad(core, (1, 0)) - np.pad(core, (0, 1)) if np.size(ary) > 0 else np.zeros(0)
         out = [NO, pa(np.reshape(ā, np.shape(ary)))]
@@ -224,7 +224,7 @@ def unwrap_rrule(p: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
 
     def unwrap_pullback(Ω̄: Any) -> tuple[Any, ...]:
         Ω̄ = seed(Ω̄, "numpy.unwrap")
-        return (NO, pp(ZERO if _zero(Ω̄) else array_or_tracked(Ω̄))) + rest
+        return (NO, pp(ZERO if _zero(Ω̄) else array_or_traced(Ω̄))) + rest
     return Ω, unwrap_pullback
 
 
@@ -301,7 +301,7 @@ def _space_rules(f: Any, kind: str) -> None:
             Ω̄ = seed(Ω̄, f"numpy.{kind}")
             if _zero(Ω̄):
                 return (NO, ps(ZERO), pe(ZERO)) + tuple(pb(ZERO) if r is None else r for r in rest)
-            g = array_or_tracked(Ω̄)
+            g = array_or_traced(Ω̄)
             if kind == "logspace":
                 base = o.get("base", 10.0)
                 gb = None if pb is None else pb(np.sum(g * np.conj(Ω * np.log(Ω) / np.log(base) / base)))
@@ -399,7 +399,7 @@ def _cumulative_rules(f: Any, name: str, frule: Any, rrule: Any) -> None:
             if not _zero(Ω̄) and initial:
                 index = [slice(None)] * np.ndim(Ω)
                 index[axis] = slice(1, None)
-                Ω̄ = array_or_tracked(Ω̄)[tuple(index)]
+                Ω̄ = array_or_traced(Ω̄)[tuple(index)]
             return (NO, pb(Ω̄)[1]) + rest
         return Ω, cumulative_pullback
 
@@ -443,7 +443,7 @@ def _bilinear_rules(f: Any, name: str, pull: Any) -> None:
             Ω̄ = seed(Ω̄, f"numpy.{name}")
             if _zero(Ω̄):
                 return NO, p1(ZERO), p2(ZERO)
-            g1, g2 = pull(array_or_tracked(Ω̄), x1, x2)
+            g1, g2 = pull(array_or_traced(Ω̄), x1, x2)
             return (NO, Thunk(lambda: p1(unbroadcast(x1, g1()))) if p1.kind else NO,
                     Thunk(lambda: p2(unbroadcast(x2, g2()))) if p2.kind else NO)
         return Ω, bilinear_pullback
@@ -509,7 +509,7 @@ def _bessel_rules(f: Any, name: str, slope: Any) -> None:
 
         def bessel_pullback(Ω̄: Any) -> tuple[Any, ...]:
             Ω̄ = seed(Ω̄, name)
-            return NO, px(ZERO) if _zero(Ω̄) else px(array_or_tracked(Ω̄) * d)
+            return NO, px(ZERO) if _zero(Ω̄) else px(array_or_traced(Ω̄) * d)
         return Ω, bessel_pullback
 
     bessel_frule.__name__ = bessel_frule.__qualname__ = f"{name.rsplit('.', 1)[-1]}_frule"

@@ -29,16 +29,16 @@ from chainrules._core import (
     StructuralTangent,
     Tangent,
     Thunk,
-    Tracked,
+    is_traced,
     non_differentiable,
     register_frule,
     register_rrule,
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets._arrays import (
-    tracked_call,
+    register_for_arrays,
+    traced_call,
     NO,
     ZERO,
     dense,
@@ -48,7 +48,7 @@ from chainrules.rulesets._arrays import (
     reject_out,
     unbroadcast,
     seed,
-    array_or_tracked,
+    array_or_traced,
 )
 
 
@@ -89,7 +89,7 @@ def _linear_rules(f: Any, name: str, adjoint: Any, forward: Any, refuse: Any, th
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -102,7 +102,7 @@ def _linear_rules(f: Any, name: str, adjoint: Any, forward: Any, refuse: Any, th
             reject_out(name, kwargs, *refuse[1:])
         if check is not None:
             check(x, args, kwargs)
-        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
         project = ProjectTo(x)
         rest = (NO,) * len(args)
 
@@ -157,7 +157,7 @@ def _reshape(method: Any) -> None:
 
     def reshape_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         order = _reshape_setup(x, args, kwargs, method)
-        Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+        Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
@@ -171,7 +171,7 @@ def _reshape(method: Any) -> None:
             Ω = x.reshape(args[0])
         else:
             order = _reshape_setup(x, args, kwargs, method)
-            Ω = f(x, *args, **kwargs) if not isinstance(x, Tracked) else tracked_call(f, x, args, kwargs)
+            Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
         project = ProjectTo(x)
         shape = x.shape if type(x) is np.ndarray else np.shape(x)
         dtype = project.dtype            # None unless x is a float/complex array
@@ -376,15 +376,15 @@ def _repeat_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
         base, ax = (int(np.prod(shape)),), 0
     else:
         base, ax = shape, int(axis) % len(shape)
-    ȳ = array_or_tracked(ȳ)
+    ȳ = array_or_traced(ȳ)
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         r = int(np.ravel(repeats)[0])
         g = np.sum(np.reshape(ȳ, base[:ax] + (base[ax], r) + base[ax + 1:]), axis=ax + 1)
-    elif isinstance(ȳ, Tracked):
+    elif is_traced(ȳ):
         # the pullback differentiated: the sums of the segments of ȳ, as differences of its
         # running sum at their ends (no writes into an array)
         ends = np.cumsum(repeats)
-        cs: Any = np.cumsum(np.moveaxis(cast(Any, ȳ), ax, 0), axis=0)  # a Tracked array
+        cs: Any = np.cumsum(np.moveaxis(cast(Any, ȳ), ax, 0), axis=0)  # a traced array
         cs = np.concatenate([np.zeros((1,) + tuple(np.shape(cs)[1:]), dtype=ȳ.dtype), cs])
         g = np.moveaxis(np.take(cs, ends, axis=0) - np.take(cs, ends - np.asarray(repeats), axis=0), 0, ax)
     else:
@@ -437,8 +437,8 @@ def _diagonal_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     offset = int(_arg(args, kwargs, 0, "offset", 0))
     axis1 = int(_arg(args, kwargs, 1, "axis1", 0))
     axis2 = int(_arg(args, kwargs, 2, "axis2", 1))
-    ȳ = array_or_tracked(ȳ)
-    if isinstance(ȳ, Tracked):
+    ȳ = array_or_traced(ȳ)
+    if is_traced(ȳ):
         return diagonal_embed(ȳ, np.shape(x), offset, axis1, axis2)
     g = np.zeros(np.shape(x), dtype=ȳ.dtype)
     g[_diagonal_index(g.shape, offset, axis1, axis2, ȳ.shape[-1])] = ȳ
@@ -517,7 +517,7 @@ _AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfor
 
 
 def _copy_primal(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    if not isinstance(x, Tracked):
+    if not is_traced(x):
         return f(x, *args, **kwargs)
     if f is np.asarray_chkfinite:
         if not np.all(np.isfinite(x)):
@@ -525,8 +525,8 @@ def _copy_primal(f: Any, x: Any, args: Any, kwargs: Any) -> Any:
         f = np.asarray
     if f in _AS_ARRAY:
         dtype = args[0] if args else kwargs.get("dtype")
-        return x if dtype is None else tracked_call(np.ndarray.astype, x, (dtype,), {})
-    return tracked_call(f, x, args, kwargs)
+        return x if dtype is None else traced_call(np.ndarray.astype, x, (dtype,), {})
+    return traced_call(f, x, args, kwargs)
 
 
 def _copy_like(f: Any, name: str) -> None:

@@ -1,6 +1,7 @@
-"""Rules for NumPy's statistics beyond the reductions (sum, mean, var, std,
-average… are in reductions.py and averages.py): median, quantile, percentile, their nan-
-versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
+"""Rules for NumPy's order statistics (sum, mean, var, std, average… are in
+reductions.py and averages.py, cov and corrcoef in covariance.py): median,
+quantile, percentile and their nan-versions (nanmedian, nanquantile,
+nanpercentile).
 
 - median/quantile/percentile select (or interpolate between) order
   statistics, so the derivative goes to the selected elements: with the
@@ -14,9 +15,6 @@ versions (nanmedian, nanquantile, nanpercentile), cov and corrcoef.
   The nan-versions work on each slice's non-NaN values (their count per
   slice replaces n): NaN entries get a zero derivative, and an all-NaN
   slice, whose value is NaN as in NumPy, a zero derivative.
-- cov: C = X_c W X_cᴴ / f (X_c the weighted-centred rows, W = diag(weights),
-  f the normalisation); the weights are constants (keyword arguments never
-  get tangents).  corrcoef: R = C / √(dᵢ dⱼ), d = diag C, through cov.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -31,7 +29,7 @@ import numpy as np
 from chainrules._core import (
     ProjectTo,
     Thunk,
-    Tracked,
+    is_traced,
     register_frule,
     register_rrule,
     unthunk,
@@ -97,7 +95,7 @@ class _OrderStat:
         lo = np.floor(vi)
         if method == "linear":
             # γ = vi - ⌊vi⌋: with q tracked, so is γ (lo is a choice)
-            g = vi - lo if not isinstance(q_in, Tracked) else (count - 1) * np.ravel(q_in) - lo
+            g = vi - lo if not is_traced(q_in) else (count - 1) * np.ravel(q_in) - lo
         elif method == "lower":
             g = np.zeros_like(vi)
         elif method == "higher":
@@ -119,7 +117,7 @@ class _OrderStat:
             self.at = at = np.zeros(self.kept_shape + (1,), dtype=at.dtype)
         else:
             order = np.argsort(at, axis=-1, kind="stable")
-            if isinstance(a_in, Tracked):
+            if is_traced(a_in):
                 at = self.flat(a_in)
         if np.ndim(lo) > 1:                     # per-slice positions (nan-functions)
             self.ilo = np.take_along_axis(order, lo, -1)
@@ -131,7 +129,7 @@ class _OrderStat:
 
     def flat(self, x: Any) -> Any:
         """x with the kept axes first and the reduced ones flattened last."""
-        x = x if isinstance(x, Tracked) else np.asarray(x)
+        x = x if is_traced(x) else np.asarray(x)
         return np.reshape(np.transpose(x, self.perm), self.kept_shape + (self.n,))
 
     def arrange(self, v: Any) -> Any:
@@ -143,7 +141,7 @@ class _OrderStat:
 
     def unarrange(self, ȳ: Any) -> Any:
         """The inverse of `arrange`: output layout -> kept_shape + (Q,)."""
-        ȳ = ȳ if isinstance(ȳ, Tracked) else np.asarray(ȳ)
+        ȳ = ȳ if is_traced(ȳ) else np.asarray(ȳ)
         if self.keepdims:
             ȳ = np.squeeze(ȳ, axis=tuple(self.q.ndim + i for i in self.axes))
         ȳ = np.reshape(ȳ, (self.q.size,) + self.kept_shape)
@@ -174,7 +172,7 @@ class _OrderStat:
         v = self.unarrange(ȳ)
         if self.valid is not None:
             v = np.where(self.valid, v, 0)
-        if isinstance(v, Tracked) or isinstance(self.gamma, Tracked):
+        if is_traced(v) or is_traced(self.gamma):
             return self._pull_tracked(v)
         nrows, nq = int(np.prod(self.kept_shape, dtype=np.intp)), self.q.size
         rows = np.arange(nrows)[:, None] * self.n
@@ -230,7 +228,7 @@ def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: A
     dq = st.dq()
     if not _zero(q̇) and dq is not None:
         ẏ = _add(ẏ, st.arrange(dq * (np.asarray(q̇, dtype=float).ravel() / scale)))
-    if not _zero(ẏ) and not isinstance(ẏ, Tracked):
+    if not _zero(ẏ) and not is_traced(ẏ):
         # a scalar ẏ (a float64 from the q part) takes y's dtype too (issue 11)
         ẏ = np.asarray(ẏ).astype(np.result_type(y), copy=False)
         if not isinstance(y, np.ndarray):   # a 0-d result is a scalar unless keepdims kept it an array
@@ -240,7 +238,7 @@ def _quantile_frule(fname: str, fn: Any, scale: Any, tangents: Any, a: Any, q: A
 
 def _scaled(q: Any, scale: Any) -> Any:
     """q as a fraction (percentile: q/100); a tracked q stays tracked."""
-    return q / scale if isinstance(q, Tracked) else np.asarray(q) / scale
+    return q / scale if is_traced(q) else np.asarray(q) / scale
 
 
 def _add(x: Any, y: Any) -> Any:
@@ -275,7 +273,7 @@ def _quantile_rrule(fname: str, fn: Any, scale: Any, a: Any, q: Any, rest: Any, 
             q̄ = np.reshape(np.sum(np.reshape(v, (-1, st.q.size)), axis=0), st.q.shape) / scale
             # a tracked q̄ (the pullback differentiated) of a plain q: real, unprojected (a float's
             # projection would convert it)
-            q̄ = np.real(q̄) if isinstance(q̄, Tracked) and not isinstance(q, Tracked) else pq(q̄)
+            q̄ = np.real(q̄) if is_traced(q̄) and not is_traced(q) else pq(q̄)
         return (NO, ā, q̄) + nrest
 
     return y, quantile_pullback
@@ -319,7 +317,7 @@ def _median_frule(fname: str, fn: Any, nan: Any, tangents: Any, a: Any, rest: An
     if _zero(ȧ) or _value(a).dtype.kind not in "fc":
         return y, ZERO
     ẏ = _OrderStat(fname, a, 0.5, o["axis"], "linear", o["keepdims"], nan).push(ȧ)
-    if isinstance(ẏ, Tracked):
+    if is_traced(ẏ):
         return y, ẏ
     ẏ = np.asarray(ẏ, dtype=np.result_type(y))
     return y, (ẏ if isinstance(y, np.ndarray) else ẏ[()])
@@ -378,217 +376,6 @@ def nanpercentile_frule(tangents: Any, a: Any, q: Any, *rest: Any, **kw: Any) ->
 
 def nanpercentile_rrule(a: Any, q: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
     return _quantile_rrule("numpy.nanpercentile", np.nanpercentile, 100, a, q, rest, kw, nan=True)
-
-
-# ----- covariance -----------------------------------------------------------------
-
-_COV_SPEC = (("y", None), ("rowvar", True), ("bias", False), ("ddof", None), ("fweights", None),
-             ("aweights", None))
-
-
-class _Cov:
-    """NumPy's cov, taken apart: the stacked variables X (rows), the weights
-    w, their sum and the normalisation `fact`; and how X splits back into
-    the arguments m and y.  Written with NumPy's functions only (no
-    indexing, methods or conversions of the data), so that a tracked m or y
-    (the rule differentiated by chainrules.ad) stays tracked."""
-
-    def __init__(self, m: Any, opts: Any, dtype: Any) -> None:
-        y, rowvar = opts["y"], opts["rowvar"]
-        if dtype is None:
-            dtype = np.result_type(_value(m), np.float64) if y is None else \
-                np.result_type(_value(m), _value(y), np.float64)
-        self.dtype = dtype
-        self.rowvar = rowvar
-        self.m_shape = np.shape(m)
-        self.y_shape = None if y is None else np.shape(y)
-        X = self.rows(m)
-        self.nm = np.shape(X)[0]
-        if y is not None:
-            X = np.concatenate((X, self.rows(y)), axis=0)
-        ddof = opts["ddof"]
-        if ddof is None:
-            ddof = 0 if opts["bias"] else 1
-        fw, aw = opts["fweights"], opts["aweights"]
-        w = None
-        if fw is not None:
-            w = np.asarray(fw, dtype=float)
-        if aw is not None:
-            aw = np.asarray(aw, dtype=float)
-            w = aw if w is None else w * aw
-        n = np.shape(X)[1]
-        self.w = np.ones(n) if w is None else w
-        self.w_sum = self.w.sum()
-        if w is None:
-            fact = n - ddof
-        elif ddof == 0:
-            fact = self.w_sum
-        elif aw is None:
-            fact = self.w_sum - ddof
-        else:
-            fact = self.w_sum - ddof * np.sum(w * aw) / self.w_sum
-        self.fact = max(fact, 0.0)
-        self.Xc = self.centre(X)
-
-    def rows(self, v: Any) -> Any:
-        if isinstance(v, Tracked):
-            X = np.reshape(v, (1, -1)) if np.ndim(v) < 2 else v
-        else:
-            X = np.array(v, ndmin=2, dtype=self.dtype)
-        if not self.rowvar and np.shape(X)[0] != 1:
-            X = np.transpose(X)
-        return X
-
-    def centre(self, X: Any) -> Any:
-        return X - _col(np.matmul(X, self.w)) / self.w_sum
-
-    def push(self, ṁ: Any, ẏ: Any) -> Any:
-        V, n = np.shape(self.Xc)
-        parts = [np.zeros((self.nm, n), self.dtype) if _zero(ṁ) else self.rows(ṁ)]
-        if self.y_shape is not None:
-            parts.append(np.zeros((V - self.nm, n), self.dtype) if _zero(ẏ) else self.rows(ẏ))
-        Ẋc = self.centre(np.concatenate(parts, axis=0))
-        XW = self.Xc * self.w
-        return (np.matmul(Ẋc, _H(XW)) + np.matmul(XW, _H(Ẋc))) / self.fact
-
-    def pull(self, C̄: Any) -> Any:
-        V = np.shape(self.Xc)[0]
-        C̄ = np.reshape(C̄ if isinstance(C̄, Tracked) else np.asarray(C̄), (V, V))
-        Y = np.matmul(C̄ + _H(C̄), self.Xc * self.w) / self.fact
-        X̄ = Y - np.sum(Y, axis=1, keepdims=True) * self.w / self.w_sum
-        if self.y_shape is None:
-            return self.unrows(X̄, self.m_shape), None
-        X̄m, X̄y = np.split(X̄, [self.nm], axis=0)
-        return self.unrows(X̄m, self.m_shape), self.unrows(X̄y, self.y_shape)
-
-    def unrows(self, X̄: Any, shape: Any) -> Any:
-        shape2 = (1,) * (2 - len(shape)) + tuple(shape)
-        if not self.rowvar and shape2[0] != 1:
-            X̄ = np.transpose(X̄)
-        return np.reshape(X̄, shape)
-
-
-def _col(v: Any) -> Any:
-    return np.expand_dims(v, 1)
-
-
-def _H(X: Any) -> Any:
-    """The conjugate transpose of a matrix."""
-    return np.conj(np.transpose(X))
-
-
-def _cov_options(fname: str, rest: Any, kw: Any) -> Any:
-    opts = {k: (rest[i] if i < len(rest) else kw.get(k, d)) for i, (k, d) in enumerate(_COV_SPEC)}
-    return opts, kw.get("dtype")
-
-
-# =============================================================================
-# cov
-# =============================================================================
-
-@register_frule(np.cov, object, ...)
-def cov_frule(tangents: Any, m: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    opts, dtype = _cov_options("numpy.cov", rest, kw)
-    c = np.cov(m, *rest, **kw)
-    ṁ = unthunk(tangents[1])
-    ẏ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
-    if _zero(ṁ) and _zero(ẏ):
-        return c, ZERO
-    cv = _Cov(m, opts, dtype)
-    Ċ = np.reshape(cv.push(ṁ, ẏ), np.shape(c))
-    return c, Ċ if isinstance(Ċ, Tracked) else Ċ.astype(np.result_type(c), copy=False)
-
-
-@register_rrule(np.cov, object, ...)
-def cov_rrule(m: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
-    opts, dtype = _cov_options("numpy.cov", rest, kw)
-    pm = ProjectTo(m)
-    py = ProjectTo(opts["y"])
-    c = np.cov(m, *rest, **kw)
-    cv = _Cov(m, opts, dtype)
-    nrest = len(rest)
-
-    def cov_pullback(c̄: Any) -> tuple[Any, ...]:
-        c̄ = seed(c̄, "cov")
-        tail = (NO,) * max(nrest - 1, 0)
-        if _zero(c̄):
-            return (NO, _zero_for(pm)) + ((_zero_for(py),) + tail if nrest else ())
-        pulled = _once(lambda: cv.pull(c̄))
-        out: tuple[Any, ...] = (NO, Thunk(lambda: pm(pulled()[0])) if pm.kind else NO)
-        if nrest:
-            has_y = opts["y"] is not None and py.kind
-            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
-        return out
-
-    return c, cov_pullback
-
-
-# =============================================================================
-# corrcoef
-# =============================================================================
-
-def _corr_parts(c: Any) -> Any:
-    d = np.real(np.diag(c))
-    s = np.sqrt(d)
-    return d, s, c / _col(s) / s
-
-
-@register_frule(np.corrcoef, object, ...)
-def corrcoef_frule(tangents: Any, x: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    y = rest[0] if rest else kw.get("y")
-    x = plain(x)
-    r = np.corrcoef(x, *rest, **kw)
-    ẋ = unthunk(tangents[1])
-    ẏ = unthunk(tangents[2]) if len(tangents) > 2 else ZERO
-    if (_zero(ẋ) and _zero(ẏ)) or np.ndim(r) == 0:
-        return r, ZERO
-    rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
-    cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
-                  "aweights": None}, kw.get("dtype"))
-    c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
-    d, s, R = _corr_parts(c)
-    Ċ = cv.push(ẋ, ẏ)
-    a = np.real(np.diag(Ċ)) / (2 * d)
-    Ṙ = Ċ / _col(s) / s - R * (_col(a) + a)
-    return r, Ṙ if isinstance(Ṙ, Tracked) else Ṙ.astype(np.result_type(r), copy=False)
-
-
-@register_rrule(np.corrcoef, object, ...)
-def corrcoef_rrule(x: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback]:
-    y = rest[0] if rest else kw.get("y")
-    x = plain(x)
-    if len(rest) > 2:
-        raise TypeError("numpy.corrcoef: pass x, y and rowvar only (bias and ddof are deprecated and unused)")
-    px, py = ProjectTo(x), ProjectTo(y)
-    r = np.corrcoef(x, *rest, **kw)
-    rowvar = rest[1] if len(rest) > 1 else kw.get("rowvar", True)
-    cv = _Cov(x, {"y": y, "rowvar": rowvar, "bias": False, "ddof": None, "fweights": None,
-                  "aweights": None}, kw.get("dtype"))
-    nrest = len(rest)
-    scalar = np.ndim(r) == 0
-
-    def corrcoef_pullback(r̄: Any) -> tuple[Any, ...]:
-        r̄ = seed(r̄, "corrcoef")
-        tail = (NO,) * max(nrest - 1, 0)
-        if _zero(r̄) or scalar:
-            return (NO, _zero_for(px)) + ((_zero_for(py),) + tail if nrest else ())
-        def corrcoef_cotangents() -> Any:
-            c = np.matmul(cv.Xc, _H(cv.Xc)) / cv.fact
-            d, s, R = _corr_parts(c)
-            r̄a = r̄ if isinstance(r̄, Tracked) else np.asarray(r̄)
-            C̄ = r̄a / _col(s) / s
-            rR = np.real(np.conj(r̄a) * R)
-            C̄ = C̄ + np.diag(-(np.sum(rR, axis=1) + np.sum(rR, axis=0)) / (2 * d))
-            return cv.pull(C̄)
-
-        pulled = _once(corrcoef_cotangents)
-        out: tuple[Any, ...] = (NO, Thunk(lambda: px(pulled()[0])) if px.kind else NO)
-        if nrest:
-            has_y = y is not None and py.kind
-            out += ((Thunk(lambda: py(pulled()[1])) if has_y else NO),) + tail
-        return out
-
-    return r, corrcoef_pullback
 
 
 # np.matrix arguments: the rules run on the plain arrays (see _arrays.matrix_safe)

@@ -20,7 +20,6 @@ from chainrules._core import (
     ProjectTo,
     Tangent,
     Thunk,
-    Tracked,
     register_frule,
     register_rrule,
     unthunk,
@@ -28,6 +27,8 @@ from chainrules._core import (
 from chainrules._protocols import FruleFunction, Pullback, RruleFunction
 from chainrules._core import _BinaryFrule, _BinaryRrule
 from chainrules.rulesets._arrays import (
+    register_for_arrays,
+    TRACED,
     NO,
     ZERO,
     output_parts as _output_parts,
@@ -37,7 +38,6 @@ from chainrules.rulesets._arrays import (
     named_rule,
     unbroadcast,
 )
-from chainrules.rulesets.numpy._tracked import register_for_arrays
 from chainrules.rulesets.elementwise import NUMPY_ONLY, TABLE
 from chainrules.rulesets.numpy.ufuncs import (
     numpy_partials2,
@@ -160,7 +160,7 @@ def _power_dp(x: Any, p: Any, Ω: Any) -> Any:
         return np.where(np.equal(x, 0), 0, Ω * logx)
 
 
-# The binary rows of the element-wise table (elementwise.py) with formulas: their
+# The binary rows of the element-wise table (elementwise/table.py) with formulas: their
 # NumPy partials are compiled from them (ufuncs.numpy_partials2)
 _FROM_THE_TABLE = ("multiply", "divide", "atan2", "hypot", "logaddexp", "logaddexp2",
                    "maximum", "minimum", "fmax", "fmin", "remainder", "fmod", "nextafter", "copysign")
@@ -308,7 +308,7 @@ def divmod_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 # ----- The operator module on arrays: the same rules -------------------------
 # (for ndarrays; on values tracked by chainrules.ad the operator functions have
-# the element-wise table's generic rows, for any library: elementwise_interop.py)
+# the element-wise table's generic rows, for any library: elementwise/interop.py)
 
 def _register_operators() -> None:
     binary = [(operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
@@ -360,5 +360,5 @@ _register_dunders()
 # The ndarray methods that are these functions: x.conj(), x.conjugate().
 for _m in (np.ndarray.conj, np.ndarray.conjugate):
     _linear_unary(np.conjugate, name=_m.__name__, key=_m, types=(np.ndarray,))
-    register_for_arrays(_m, *_unary_rules[_m], arrays=(Tracked,))
+    register_for_arrays(_m, *_unary_rules[_m], arrays=(TRACED,))
 del _f, _dx, _dy, _m, _row

@@ -17,11 +17,11 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    _ad_strip_all,
     Tangent,
     register_frule,
     register_rrule,
     unthunk,
+    untraced,
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.python._common import (
@@ -222,7 +222,7 @@ def divmod_rrule(x: Any, y: Any) -> tuple[Any, Pullback] | None:
 # too: its zero is a constant, whatever order.
 
 def _round_ok(x: Any, rest: Any) -> Any:
-    return _is_real(_ad_strip_all(x)) and len(rest) <= 1 and \
+    return _is_real(untraced(x)) and len(rest) <= 1 and \
         (not rest or rest[0] is None or isinstance(rest[0], int))
 
 

@@ -18,11 +18,11 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    _ad_strip_all,
     Tangent,
     register_frule,
     register_rrule,
     unthunk,
+    untraced,
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.python._common import (
@@ -140,7 +140,7 @@ def _conj(t: Any) -> Any:
 
 @register_frule(complex.conjugate)
 def conjugate_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
-    if not isinstance(_ad_strip_all(z), complex):
+    if not isinstance(untraced(z), complex):
         return None
     Δz = unthunk(tangents[1])
     return z.conjugate(), (Δz if isinstance(Δz, AbstractZero) else _conj(Δz))
@@ -148,7 +148,7 @@ def conjugate_frule(tangents: Any, z: Any) -> tuple[Any, Any] | None:
 
 @register_rrule(complex.conjugate)
 def conjugate_rrule(z: Any) -> tuple[Any, Pullback] | None:
-    if not isinstance(_ad_strip_all(z), complex):
+    if not isinstance(untraced(z), complex):
         return None
 
     def conjugate_pullback(ȳ: Any) -> tuple[Any, ...]:

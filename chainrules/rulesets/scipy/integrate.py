@@ -33,7 +33,6 @@ import scipy.integrate as _integrate
 
 from chainrules._core import (
     AbstractZero,
-    _ad_strip_all,
     Tangent,
     Thunk,
     frule_via_ad,
@@ -42,11 +41,12 @@ from chainrules._core import (
     register_rrule,
     rrule_via_ad,
     unthunk,
+    untraced,
 )
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    array_or_tracked,
+    array_or_traced,
     output_parts,
     project_to,
     reject_out,
@@ -113,7 +113,7 @@ def cumulative_trapezoid_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]
         Ω̄ = seed(Ω̄, name)
         if isinstance(Ω̄, AbstractZero):
             return (NO, py(ZERO)) + tuple(p(ZERO) for p in (px, pdx) if p is not None) + extra
-        Ω̄ = array_or_tracked(Ω̄)
+        Ω̄ = array_or_traced(Ω̄)
         if lead:
             Ω̄ = Ω̄[T.hi]
         t̄ = np.flip(np.cumsum(np.flip(Ω̄, T.axis), axis=T.axis), T.axis)
@@ -146,11 +146,11 @@ def _simpson_weights(n: int, x: Any, dx: Any) -> Any:
     """∂simpson/∂y along a length-n axis, SciPy's formulas (scipy/integrate/_quadrature.py):
     Simpson's 3-point weights on the pairs of intervals (0, 2, … up to N-2 for odd N, N-3 for
     even N, then Cartwright's correction on the last interval; N = 2: the trapezoid)."""
-    x = None if x is None else np.asarray(_ad_strip_all(x), dtype=float)
+    x = None if x is None else np.asarray(untraced(x), dtype=float)
     if x is not None and x.ndim != 1:
         raise ValueError("scipy.integrate.simpson: the rule takes a 1-d x (or None), "
                          f"got shape {x.shape}")
-    h = np.full(max(n - 1, 0), float(np.real(_ad_strip_all(dx)))) if x is None else np.diff(x)
+    h = np.full(max(n - 1, 0), float(np.real(untraced(dx)))) if x is None else np.diff(x)
     w = np.zeros(n)
     if n < 2:
         return w
@@ -204,7 +204,7 @@ def simpson_rrule(y: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
         Ω̄ = seed(Ω̄, name)
         if isinstance(Ω̄, AbstractZero):
             return (NO, py(ZERO)) + extra
-        t̄ = np.expand_dims(array_or_tracked(Ω̄), ax)
+        t̄ = np.expand_dims(array_or_traced(Ω̄), ax)
         return (NO, Thunk(lambda: py(t̄ * w)) if py.kind else NO) + extra
     return Ω, simpson_pullback
 
@@ -233,7 +233,7 @@ def _quad_options(rest: Any, kw: Any) -> Any:
 
 
 def _float(v: Any) -> float:
-    return float(np.real(_ad_strip_all(v)))
+    return float(np.real(untraced(v)))
 
 
 @register_frule(_integrate.quad, config="forward")

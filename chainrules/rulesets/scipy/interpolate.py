@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import scipy.interpolate as _interpolate
 
-from chainrules._core import AbstractZero, Wrapped, _ad_strip_all, not_implemented, register_frule, register_rrule, unthunk
+from chainrules._core import AbstractZero, Wrapped, not_implemented, register_frule, register_rrule, unthunk, untraced
 from chainrules.rulesets._arrays import NO, ZERO, like, project_to
 
 _MAKERS = (_interpolate.CubicSpline, _interpolate.make_interp_spline, _interpolate.interp1d,
@@ -91,7 +91,7 @@ def _linear(make: Any, x: Any, y: Any, xs: Any, nu: int, options: Any) -> Any:
 
 
 def _plain(v: Any) -> Any:
-    return _ad_strip_all(v)
+    return untraced(v)
 
 
 def evaluate_frule(tangents: Any, make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: Any) -> tuple[Any, Any]:

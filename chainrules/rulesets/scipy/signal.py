@@ -189,7 +189,7 @@ def _zi_last(zi: Any, axis: int) -> Any:
 
 def _rules_lfilter() -> tuple[Any, Any]:
     from chainrules._core import AbstractZero, Tangent, Thunk, register_frule, register_rrule, unthunk
-    from chainrules.rulesets._arrays import NO, ZERO, array_or_tracked, output_parts, project_to, seed
+    from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, output_parts, project_to, seed
 
     def lfilter_frule(tangents: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
         axis, zi = _lfilter_options(args, kw)
@@ -261,10 +261,10 @@ def _rules_lfilter() -> tuple[Any, Any]:
             if isinstance(ȳ, AbstractZero) and isinstance(z̄f, AbstractZero):
                 out = (NO, pb(ZERO), pa(ZERO), px(ZERO)) + rest
                 return out if pzi is None else out[:-1] + (pzi(ZERO),)
-            ȳl = 0 if isinstance(ȳ, AbstractZero) else np.moveaxis(array_or_tracked(ȳ), axis, -1)
+            ȳl = 0 if isinstance(ȳ, AbstractZero) else np.moveaxis(array_or_traced(ȳ), axis, -1)
             U = None
             if not isinstance(z̄f, AbstractZero):
-                z̄fl = _zi_last(array_or_tracked(z̄f), axis)
+                z̄fl = _zi_last(array_or_traced(z̄f), axis)
                 U = np.pad(z̄fl / np.conj(a[0]), [(0, 0)] * (np.ndim(z̄fl) - 1) + [(N, 0)])
                 ȳl = ȳl - _corr_last(U, _row(a, nd), N)
             if isinstance(ȳl, int):

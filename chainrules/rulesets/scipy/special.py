@@ -37,11 +37,11 @@ from chainrules._core import (
     NoTangent,
     ProjectTo,
     Tangent,
-    Tracked,
-    _ad_strip_all,
+    is_traced,
     register_frule,
     register_rrule,
     unthunk,
+    untraced,
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.scipy.special_series import dzeta_ds
@@ -69,7 +69,7 @@ def _is_complex(x: Any) -> Any:
 def _value(x: Any) -> Any:
     """x for the partials: a value tracked by an enclosing differentiation as it
     is (the partials, NumPy code, are then differentiated too), else an array."""
-    return x if isinstance(x, Tracked) else np.asarray(x)
+    return x if is_traced(x) else np.asarray(x)
 
 
 def _ufunc_kw(fname: str, kw: Any) -> None:
@@ -200,7 +200,7 @@ def polygamma_rrule(n: Any, x: Any) -> tuple[Any, Pullback] | None:
         ȳ = unthunk(ȳ)
         if _zero(ȳ) or not px.kind:
             return NO, NO, _zero_for(px)
-        return NO, NO, px(unbroadcast(np.asarray(_ad_strip_all(x)), _dpolygamma(n, _value(x)) * ȳ))
+        return NO, NO, px(unbroadcast(np.asarray(untraced(x)), _dpolygamma(n, _value(x)) * ȳ))
 
     return y, polygamma_pullback
 
@@ -243,8 +243,8 @@ def _zeta_rrule(s: Any, q: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         if _zero(ȳ):
             return NO, _zero_for(ps), _zero_for(pq)
         ds, dq = _zeta_partials(s, q)
-        s̄ = ps(unbroadcast(np.asarray(_ad_strip_all(s)), ds * ȳ)) if ps.kind else _zero_for(ps)
-        q̄ = pq(unbroadcast(np.asarray(_ad_strip_all(q)), dq * ȳ)) if pq.kind else _zero_for(pq)
+        s̄ = ps(unbroadcast(np.asarray(untraced(s)), ds * ȳ)) if ps.kind else _zero_for(ps)
+        q̄ = pq(unbroadcast(np.asarray(untraced(q)), dq * ȳ)) if pq.kind else _zero_for(pq)
         return NO, s̄, q̄
 
     return y, zeta_pullback
@@ -289,7 +289,7 @@ def _riemann_zeta_rrule(x: Any, q: Any = None, **kw: Any) -> tuple[Any, Pullback
         ȳ = unthunk(seed(ȳ, "zeta"))
         if _zero(ȳ) or not px.kind:
             return NO, _zero_for(px)
-        return NO, px(unbroadcast(np.asarray(_ad_strip_all(x)), dzeta_ds(_value(x), 1.0) * ȳ))
+        return NO, px(unbroadcast(np.asarray(untraced(x)), dzeta_ds(_value(x), 1.0) * ȳ))
 
     return y, zeta_pullback
 
@@ -306,7 +306,7 @@ def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
     fname = f"scipy.special.{name}"
 
     def partials(x: Any, y: Any) -> Any:
-        at0 = np.asarray(_ad_strip_all(x)) == 0
+        at0 = np.asarray(untraced(x)) == 0
         x, y = _value(x), _value(y)
         safe = np.where(at0, 1, y + shift)
         with np.errstate(divide="ignore"):
@@ -338,8 +338,8 @@ def _xlog(f: Any, name: str, log: Any, shift: Any) -> None:
             if _zero(z̄):
                 return NO, _zero_for(px), _zero_for(py)
             dx, dy = partials(x, y)
-            x̄ = px(unbroadcast(np.asarray(_ad_strip_all(x)), np.conj(dx) * z̄)) if px.kind else NO
-            ȳ = py(unbroadcast(np.asarray(_ad_strip_all(y)), np.conj(dy) * z̄)) if py.kind else NO
+            x̄ = px(unbroadcast(np.asarray(untraced(x)), np.conj(dx) * z̄)) if px.kind else NO
+            ȳ = py(unbroadcast(np.asarray(untraced(y)), np.conj(dy) * z̄)) if py.kind else NO
             return NO, x̄, ȳ
 
         xlog_pullback.__name__ = xlog_pullback.__qualname__ = f"{name}_pullback"
@@ -403,7 +403,7 @@ def _plain(*xs: Any) -> bool:
 
 
 def _shift(x: Any, axes: Any) -> Any:
-    m = np.max(np.real(_ad_strip_all(x)), axis=axes, keepdims=True)
+    m = np.max(np.real(untraced(x)), axis=axes, keepdims=True)
     return np.where(np.isfinite(m), m, 0)
 
 
@@ -417,7 +417,7 @@ def _logsumexp(a: Any, rest: Any, kw: Any) -> Any:
     a = _value(a)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if b is not None else np.shape(a)
     axes = _axes(axis, len(shape))
-    m = _shift(np.broadcast_to(_ad_strip_all(a), shape), axes)
+    m = _shift(np.broadcast_to(untraced(a), shape), axes)
     e = np.exp(a - m)
     r = np.log(np.sum(e if b is None else e * _value(b), axis=axes, keepdims=True)) + m
     return r if keepdims else np.squeeze(r, axis=axes)
@@ -487,11 +487,11 @@ def logsumexp_rrule(a: Any, *rest: Any, **kw: Any) -> tuple[Any, Pullback] | Non
             return out
         e, w = _lse_weights(np.broadcast_to(a, shape), b, r, sign, axes, keepdims)
         r̄k = _keep(r̄, axes, len(shape), keepdims)
-        ā = pa(unbroadcast(np.asarray(_ad_strip_all(a)), np.conj(w) * r̄k)) if pa.kind else NO
+        ā = pa(unbroadcast(np.asarray(untraced(a)), np.conj(w) * r̄k)) if pa.kind else NO
         out = (NO, ā) + tail
         if b_positional:
             ė = e if sign is None else e * _keep(sign, axes, len(shape), keepdims)
-            b̄ = pb(unbroadcast(np.asarray(_ad_strip_all(b)), np.conj(ė) * r̄k)) if pb.kind else NO
+            b̄ = pb(unbroadcast(np.asarray(untraced(b)), np.conj(ė) * r̄k)) if pb.kind else NO
             out = out[:3] + (b̄,) + out[4:]
         return out
 

@@ -47,7 +47,7 @@ from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    array_or_tracked,
+    array_or_traced,
     is_complex,
     is_zero,
     named_rule,
@@ -112,7 +112,7 @@ ROWS: list[Row] = []
 
 
 def _tracked(args: Any) -> bool:
-    return any(array_or_tracked(a) is a and not isinstance(a, np.ndarray) for a in args)
+    return any(array_or_traced(a) is a and not isinstance(a, np.ndarray) for a in args)
 
 
 def _call(r: Row, args: Any, kw: Any) -> Any:
@@ -124,7 +124,7 @@ def _call(r: Row, args: Any, kw: Any) -> Any:
 def _values(r: Row, args: Any, kw: Any) -> list[Any]:
     """The values of every parameter, for the partials: positional arguments as arrays
     (or as they are when tracked), then keyword arguments and defaults as given."""
-    vals = [a if r.partials[i] is INT else array_or_tracked(a) for i, a in enumerate(args)]
+    vals = [a if r.partials[i] is INT else array_or_traced(a) for i, a in enumerate(args)]
     for name in r.params[len(args):]:
         if name in kw:
             vals.append(kw[name])

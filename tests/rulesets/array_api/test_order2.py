@@ -99,7 +99,7 @@ def _generic_getitem():
     keeps NumPy's own rule)."""
     def getitem(x, idx):
         return x[idx]
-    frule, rrule = shapes._getitem_rules(getitem)
+    frule, rrule = shapes.getitem_rules(getitem)
     cr.register_frule(getitem)(frule)
     cr.register_rrule(getitem)(rrule)
     return getitem

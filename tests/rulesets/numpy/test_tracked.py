@@ -1,5 +1,5 @@
 """The NumPy rules registered for ndarrays serve the values chainrules.ad
-tracks when those hold NumPy arrays (chainrules/rulesets/numpy/_tracked.py),
+tracks when those hold NumPy arrays (register_for_arrays in chainrules/rulesets/_arrays.py),
 and decline (None) the tracked values of another library."""
 
 import operator
@@ -9,7 +9,7 @@ import pytest
 
 import chainrules as cr
 from chainrules import ad
-from chainrules.rulesets.numpy._tracked import numpy_inside
+from chainrules.rulesets._arrays import numpy_inside
 
 X = np.array([1.0, 2.0])
 

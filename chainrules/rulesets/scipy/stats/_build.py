@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import ProjectTo, Tracked, register_frule, register_rrule, unthunk
+from chainrules._core import ProjectTo, is_traced, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
@@ -74,7 +74,7 @@ METHODS: list[Method] = []
 
 
 def _tracked(args: Any, kw: Any) -> bool:
-    return any(isinstance(a, Tracked) for a in args) or any(isinstance(a, Tracked) for a in kw.values())
+    return any(is_traced(a) for a in args) or any(is_traced(a) for a in kw.values())
 
 
 def _values(m: Method, fname: str, args: Any, kw: Any) -> list[Any]:
@@ -85,7 +85,7 @@ def _values(m: Method, fname: str, args: Any, kw: Any) -> list[Any]:
     unknown = set(kw) - set(m.params[len(args):])
     if unknown:
         raise TypeError(f"{fname}: unexpected or repeated keyword arguments {sorted(unknown)}")
-    vals = [a if isinstance(a, Tracked) else np.asarray(a) if i in m.ints else np.asarray(a, dtype=float)
+    vals = [a if is_traced(a) else np.asarray(a) if i in m.ints else np.asarray(a, dtype=float)
             for i, a in enumerate(args)]
     for name in m.params[len(args):]:
         if name in kw:
@@ -94,7 +94,7 @@ def _values(m: Method, fname: str, args: Any, kw: Any) -> list[Any]:
             v = m.defaults[name]
         else:
             raise TypeError(f"{fname}: missing the argument {name!r}")
-        vals.append(v if isinstance(v, Tracked) else np.asarray(v, dtype=float))
+        vals.append(v if is_traced(v) else np.asarray(v, dtype=float))
     return vals
 
 
@@ -112,7 +112,7 @@ def _primal(m: Method, fname: str, args: Any, kw: Any) -> tuple[Any, list[Any]]:
 
 def _nan_where(Ω: Any, d: Any) -> Any:
     """d, NaN where the primal is (invalid parameters): never a silent number."""
-    if isinstance(Ω, Tracked) or isinstance(d, Tracked):
+    if is_traced(Ω) or is_traced(d):
         return d
     bad = np.isnan(Ω)
     if not np.any(bad):

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.special as sp
 import scipy.stats as st
 
-from chainrules._core import _ad_strip_all
+from chainrules._core import untraced
 from chainrules.rulesets.scipy.special import _dpolygamma
 from chainrules.rulesets.scipy.special_rows_basic import _f_df, _t_df
 from chainrules.rulesets.scipy.special_series import _plain, dbetainc_dab, dgammainc_da
@@ -51,7 +51,7 @@ def _ratio(c: Any, z: Any) -> Any:
     """c/z, 0 where c = 0 (the derivative of xlogy(c, z) in z, also at z = 0: the one-sided
     limit of the log-density's slope at the edge of the support, as SciPy's xlogy makes the
     value there)."""
-    at0 = np.asarray(_ad_strip_all(c)) == 0
+    at0 = np.asarray(untraced(c)) == 0
     return np.where(at0, 0.0, c / np.where(at0, 1.0, z))
 
 
@@ -558,7 +558,7 @@ def _log_between(a: Any, b: Any) -> Any:
 def _tn_logmass(a: Any, b: Any) -> Any:
     """log(Φ(b) − Φ(a)), from the tail it is accurate in (reflected where a > 0: Φ(−a) − Φ(−b)),
     finite far in the tails (a = 40) where Φ(b) − Φ(a) underflows."""
-    return np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-b, -a), _log_between(a, b))
+    return np.where(np.asarray(untraced(a)) > 0, _log_between(-b, -a), _log_between(a, b))
 
 
 def _tn_over_mass(t: Any, logD: Any) -> Any:
@@ -572,14 +572,14 @@ def _tn_dlogpdf(z: Any, a: Any, b: Any) -> Any:
 
 
 def _tn_cdf(z: Any, a: Any, b: Any) -> Any:
-    num = np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-z, -a), _log_between(a, z))
+    num = np.where(np.asarray(untraced(a)) > 0, _log_between(-z, -a), _log_between(a, z))
     return np.exp(num - _tn_logmass(a, b))
 
 
 def _tn_sf(z: Any, a: Any, b: Any) -> Any:
     """(Φ(b) − Φ(z))/D on its own (not 1 − F: F ≈ 1 far in a tail, whose 1 − F keeps only the
     absolute accuracy of F)."""
-    num = np.where(np.asarray(_ad_strip_all(a)) > 0, _log_between(-b, -z), _log_between(z, b))
+    num = np.where(np.asarray(untraced(a)) > 0, _log_between(-b, -z), _log_between(z, b))
     return np.exp(num - _tn_logmass(a, b))
 
 
@@ -590,7 +590,7 @@ def _tn_dcdf(z: Any, a: Any, b: Any) -> Any:
 
 def _tn_ppf(q: Any, a: Any, b: Any) -> Any:
     D = np.exp(_tn_logmass(a, b))
-    return np.where(np.asarray(_ad_strip_all(a)) > 0, -sp.ndtri(sp.ndtr(-a) - q * D), sp.ndtri(sp.ndtr(a) + q * D))
+    return np.where(np.asarray(untraced(a)) > 0, -sp.ndtri(sp.ndtr(-a) - q * D), sp.ndtri(sp.ndtr(a) + q * D))
 
 
 def _tn_entropy(a: Any, b: Any) -> Any:

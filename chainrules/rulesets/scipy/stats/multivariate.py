@@ -38,7 +38,7 @@ import numpy as np
 import scipy.special as sp
 import scipy.stats as st
 
-from chainrules._core import ProjectTo, Tracked, _ad_strip_all, register_frule, register_rrule, unthunk
+from chainrules._core import ProjectTo, is_traced, register_frule, register_rrule, unthunk, untraced
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, is_complex, is_zero, project_to, seed, unbroadcast, zero_for
 from chainrules.rulesets.scipy.special import _dpolygamma
@@ -47,11 +47,11 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 def _tracked(*xs: Any) -> bool:
-    return any(isinstance(x, Tracked) for x in xs)
+    return any(is_traced(x) for x in xs)
 
 
 def _arr(x: Any) -> Any:
-    return x if isinstance(x, Tracked) else np.asarray(x, dtype=float)
+    return x if is_traced(x) else np.asarray(x, dtype=float)
 
 
 def _bind(fname: str, names: Any, defaults: Any, args: Any, kw: Any) -> list[Any]:
@@ -69,7 +69,7 @@ def _bind(fname: str, names: Any, defaults: Any, args: Any, kw: Any) -> list[Any
 
 
 def _nan_where(Ω: Any, d: Any) -> Any:
-    if isinstance(Ω, Tracked) or isinstance(d, Tracked):
+    if is_traced(Ω) or is_traced(d):
         return d
     bad = np.isnan(Ω)
     return np.where(np.reshape(bad, np.shape(bad) + (1,) * (np.ndim(d) - np.ndim(bad))), np.nan, d) \
@@ -93,7 +93,7 @@ class _Mvn:
         self.cov_ndim = np.ndim(cov)
         if mean is not None:
             mean = _arr(mean)
-            n = max(int(np.size(_ad_strip_all(mean))), 1)
+            n = max(int(np.size(untraced(mean))), 1)
         else:
             n = np.shape(cov)[0] if self.cov_ndim >= 1 else 1
         self.n = n
@@ -104,12 +104,12 @@ class _Mvn:
         self.X = np.reshape(x, (-1, n))
         self.D = self.X - (0.0 if mean is None else np.reshape(mean, (-1,)) if np.ndim(mean) else mean)
         if singular:
-            Sp = np.asarray(_ad_strip_all(S))
+            Sp = np.asarray(untraced(S))
             w = np.linalg.eigvalsh(Sp)
             eps = 1e6 * np.finfo(float).eps * np.max(np.abs(w))     # SciPy's _eigvalsh_to_eps
             keep = np.asarray(w > eps)
             self.rank = int(np.sum(keep))
-            wt = np.linalg.eigvalsh(S) if isinstance(S, Tracked) else w
+            wt = np.linalg.eigvalsh(S) if is_traced(S) else w
             self.logdet = np.sum(np.log(np.where(keep, wt, 1.0)))
             self.Sinv = np.linalg.pinv(S, rcond=eps / np.max(np.abs(w)), hermitian=True)
         else:
@@ -153,7 +153,7 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
         if isinstance(cov, st.Covariance) or any(is_complex(a) for a in (x, mean, cov) if a is not None):
             return None
         p = _Mvn(x, mean, cov, bool(singular))
-        shape = _out_shape(_ad_strip_all(x), p.n)
+        shape = _out_shape(untraced(x), p.n)
         if _tracked(x, mean, cov):
             Ω = p.logpdf(shape)
             Ω = np.exp(Ω) if exp else Ω
@@ -229,7 +229,7 @@ def _mvn_entropy_prepare(args: Any, kw: Any) -> Any:
                       {"mean": None, "cov": 1.0}, args, kw)
     if isinstance(cov, st.Covariance) or is_complex(cov):
         return None
-    p = _Mvn(np.zeros(1) if mean is None else np.zeros(np.size(_ad_strip_all(mean))), mean, cov, False)
+    p = _Mvn(np.zeros(1) if mean is None else np.zeros(np.size(untraced(mean))), mean, cov, False)
     Ω = 0.5 * (p.n * (1 + _LOG_2PI) + p.logdet) if _tracked(mean, cov) else \
         st.multivariate_normal.entropy(*args, **kw)
     return mean, cov, p, Ω
@@ -292,7 +292,7 @@ def _dir_rules(f: Any, name: str, exp: bool) -> None:
         if is_complex(x) or is_complex(alpha):
             return None
         x, alpha = _arr(x), _arr(alpha)
-        K = np.size(_ad_strip_all(alpha))
+        K = np.size(untraced(alpha))
         if np.ndim(x) == 0 or np.shape(x)[0] not in (K, K - 1):
             return None
         implied = np.shape(x)[0] == K - 1
@@ -362,14 +362,14 @@ _dir_rules(st.dirichlet.pdf, "pdf", True)
 
 def _dir_entropy(alpha: Any) -> Any:
     a0 = np.sum(alpha)
-    K = np.size(_ad_strip_all(alpha))
+    K = np.size(untraced(alpha))
     return (np.sum(sp.gammaln(alpha)) - sp.gammaln(a0) + (a0 - K) * sp.digamma(a0)
             - np.sum((alpha - 1) * sp.digamma(alpha)))
 
 
 def _dir_dentropy(alpha: Any) -> Any:
     a0 = np.sum(alpha)
-    K = np.size(_ad_strip_all(alpha))
+    K = np.size(untraced(alpha))
     return (a0 - K) * _dpolygamma(0, a0) - (alpha - 1) * _dpolygamma(0, alpha)
 
 
@@ -415,7 +415,7 @@ def _mn_rules(f: Any, name: str, exp: bool) -> None:
         x, n, p = _bind(fname, ("x", "n", "p"), {}, args, kw)
         if is_complex(p):
             return None
-        x, p = np.asarray(_ad_strip_all(x), dtype=float), _arr(p)
+        x, p = np.asarray(untraced(x), dtype=float), _arr(p)
         if _tracked(p):
             pl = _mn_p(p)
             Ω = sp.gammaln(np.asarray(n, dtype=float) + 1) - np.sum(sp.gammaln(x + 1), axis=-1) \

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.special as sp
 import scipy.stats as st
 
-from chainrules._core import ProjectTo, Tracked, _ad_strip_all, register_frule, register_rrule, unthunk
+from chainrules._core import ProjectTo, is_traced, register_frule, register_rrule, unthunk, untraced
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, is_complex, is_zero, project_to, seed, zero_for
 
@@ -34,11 +34,11 @@ _LOG2 = math.log(2.0)
 
 
 def _tracked(*xs: Any) -> bool:
-    return any(isinstance(x, Tracked) for x in xs)
+    return any(is_traced(x) for x in xs)
 
 
 def _arr(x: Any) -> Any:
-    return x if isinstance(x, Tracked) else np.asarray(x, dtype=float)
+    return x if is_traced(x) else np.asarray(x, dtype=float)
 
 
 def _dense(s: Any, p: int) -> Any:
@@ -64,7 +64,7 @@ class _Call:
         self.scale_nd = np.ndim(scale)
         p = np.shape(scale)[0] if self.scale_nd >= 1 else 1
         self.p, self.inverse, self.df = p, inverse, df
-        xs = np.shape(_ad_strip_all(x))
+        xs = np.shape(untraced(x))
         if p == 1 and len(xs) <= 1:
             X = np.reshape(x, (1, 1, -1))
         elif len(xs) == 2 and xs == (p, p):
@@ -133,7 +133,7 @@ def _rules(f: Any, dist: str, name: str, inverse: bool, exp: bool) -> None:
         if _tracked(*vals.values()):
             Ω = c.logpdf()
             Ω = np.exp(Ω) if exp else Ω
-            if np.size(_ad_strip_all(Ω)) == 1:
+            if np.size(untraced(Ω)) == 1:
                 Ω = np.reshape(Ω, ())
         else:
             Ω = f(*args, **kw)

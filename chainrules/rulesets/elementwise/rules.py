@@ -1,5 +1,5 @@
 """The frule and rrule of every row of the element-wise table
-(`elementwise.py`), for any array namespace.
+(`elementwise/table.py`), for any array namespace.
 
 A rule finds `xp = namespace(x, y)` and computes Ω (the primal itself),
 the pushforward and the pullback with `xp`'s functions and the array
@@ -36,20 +36,20 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    _ad_strip_all,
-    Tracked,
     Thunk,
+    is_traced,
     pullback_seed,
     register_frule,
     register_rrule,
     unthunk,
+    untraced,
 )
 from chainrules._protocols import Pullback
 from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroadcast, check_tangent,
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, STAND_INS, TABLE
-from chainrules.rulesets.elementwise_scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
+from chainrules.rulesets.elementwise.scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
 
@@ -102,8 +102,8 @@ def _of_namespace(xp: Any, Ω: Any) -> bool:
     rule differentiated) is of its primal's library."""
     if xp is not np and not _is_numpy(xp):
         return True
-    if isinstance(Ω, Tracked):
-        Ω = _ad_strip_all(Ω)
+    if is_traced(Ω):
+        Ω = untraced(Ω)
     return isinstance(Ω, _NUMPY_VALUES)
 
 
@@ -184,17 +184,17 @@ def _projector(xp: Any, x: Any, xa: Any) -> Any:
     if xp is PYTHON_SCALARS:
         return ScalarProject(x)
     if xp is np or _is_numpy(xp):
-        if isinstance(x, Tracked):
-            p = _ad_strip_all(x)
+        if is_traced(x):
+            p = untraced(x)
             if type(p) is np.ndarray and p.dtype.kind in "fc":
-                return _TrackedArrayProject(p)
+                return _TracedArrayProject(p)
         return _NumpyProject(x)
     return _Project(xp, x, xa)
 
 
-class _TrackedArrayProject:
+class _TracedArrayProject:
     """The projection onto the tangent space of a float or complex ndarray
-    tracked by an enclosing differentiation (the rule differentiated): a
+    traced by an enclosing differentiation (the rule differentiated): a
     cotangent of its shape, real for a real array, is its own projection;
     others are summed back, their real part taken, or projected by ProjectTo
     (a plain cotangent: its dtype too)."""
@@ -209,8 +209,8 @@ class _TrackedArrayProject:
     def __call__(self, x̄: Any) -> Any:
         if isinstance(x̄, AbstractZero):
             return x̄
-        if isinstance(x̄, Tracked):
-            p = _ad_strip_all(x̄)
+        if is_traced(x̄):
+            p = untraced(x̄)
             if type(p) is np.ndarray and p.shape == self.shape and (not self.real or p.dtype.kind != "c"):
                 return x̄
             x̄ = unbroadcast(np, x̄, self.shape)
@@ -235,7 +235,7 @@ class _NumpyProject:
         if isinstance(x̄, AbstractZero):
             return x̄
         x̄ = unbroadcast(np, x̄, self.shape)
-        if isinstance(x̄, Tracked):
+        if is_traced(x̄):
             # a cotangent tracked by an enclosing differentiation (the rule
             # differentiated): the real part for a real argument, with np.real's rule
             return np.real(x̄) if self.real and _is_complex_value(x̄) else x̄
@@ -250,8 +250,8 @@ def _is_complex_value(v: Any) -> Any:
         return v.dtype.kind == "c"
     if t is float:
         return False
-    if isinstance(v, Tracked):
-        v = _ad_strip_all(v)
+    if is_traced(v):
+        v = untraced(v)
         t = type(v)
         if t is np.ndarray:
             return v.dtype.kind == "c"
@@ -278,7 +278,7 @@ def _times(xp: Any, d: Any, v: Any) -> Any:
         return v
     if d is NEG_ONE:
         return -v
-    if isinstance(v, Tracked) and not isinstance(d, Tracked):
+    if is_traced(v) and not is_traced(d):
         return v * d        # a library array times a tracked value: the tracked value's product
     return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
@@ -515,7 +515,7 @@ def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False,
     `row` (a Row or its name).  `reflected`: f(x, y) computes row(y, x).
     `python_scalars` (Python's scalar functions): on real Python numbers,
     tracked or not, the partials are computed with Python numbers
-    (`elementwise_scalar.PYTHON_SCALARS`), not NumPy's float64s."""
+    (`elementwise.scalar.PYTHON_SCALARS`), not NumPy's float64s."""
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)

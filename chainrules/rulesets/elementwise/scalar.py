@@ -3,7 +3,7 @@ max, min) on values tracked by `chainrules.ad` whose plain values are real
 Python numbers: the rows computed with Python scalars.
 
 Inside a nested differentiation `math.sin(x)` on a tracked x runs the
-table's row (`elementwise_rules.rules_for(..., python_scalars=True)`).  With
+table's row (`elementwise.rules.rules_for(..., python_scalars=True)`).  With
 NumPy as its namespace, the row's partials (`xp.cos(x)`, `xp.where(…)`)
 would turn the Python floats under x into NumPy float64s, so a second
 derivative of Python float code would come back as an `np.float64`.  This
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import AbstractZero, ProjectTo, Tracked, Wrapped, _ad_strip_all
+from chainrules._core import AbstractZero, ProjectTo, Wrapped, is_traced, untraced
 from chainrules.rulesets._arrays import NO
 
 __all__ = ["PYTHON_SCALARS", "ScalarProject", "real_python_scalars"]
@@ -37,18 +37,18 @@ def real_python_scalars(*args: Any) -> bool:
     """Every argument is a real Python number, or a tracked value whose plain
     value is one."""
     for a in args:
-        if type(_ad_strip_all(a)) not in _REAL:
+        if type(untraced(a)) not in _REAL:
             return False
     return True
 
 
 def _plain(v: Any) -> Any:
-    return _ad_strip_all(v)
+    return untraced(v)
 
 
 class _PythonScalars:
     """The array namespace of the rows on real Python numbers (the names the
-    rows and `elementwise_rules` use)."""
+    rows and `elementwise.rules` use)."""
     __name__ = "chainrules.python_scalars"
 
     # differentiable: math's functions, by their rules on tracked values
@@ -144,6 +144,6 @@ class ScalarProject:
     def __call__(self, x̄: Any) -> Any:
         if self.kind == 0:
             return NO
-        if isinstance(x̄, (AbstractZero, Tracked)):
+        if isinstance(x̄, AbstractZero) or is_traced(x̄):
             return x̄
         return self.project(x̄)

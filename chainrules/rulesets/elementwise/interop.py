@@ -6,9 +6,9 @@ it; `chainrules.rulesets` calls that function once the module has been
 imported (at once if it already is, else from an import hook): chainrules
 never imports an array library itself.
 
-For every row of the element-wise table (`elementwise.py`), the function of
+For every row of the element-wise table (`elementwise/table.py`), the function of
 that name (and of the row's NumPy names) in the library's namespace gets the
-rules of `elementwise_rules.py`; so do the `operator` functions and the array
+rules of `elementwise/rules.py`; so do the `operator` functions and the array
 type's dunders (`x.__add__`, the reflected `x.__radd__`, `x.__neg__`, ...).
 NumPy's own ufuncs keep their NumPy rules, except on Dask arrays (which
 array_api_compat's Dask namespace hands to NumPy's ufuncs): there the generic
@@ -21,7 +21,6 @@ rules, which keep the array lazy, are registered for the Dask array type.
 from __future__ import annotations
 
 import builtins
-import cmath
 import math
 import operator
 import sys
@@ -30,14 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import STAND_INS, TABLE
-from chainrules._xp import through_engines
-from chainrules.rulesets.elementwise_rules import register_name, register_row, rules_for
+from chainrules.rulesets.elementwise.rules import register_name, register_row, rules_for
 
-__all__ = ["LABELS", "LIBRARIES", "REGISTERED", "register_namespace", "register_operators",
-           "register_numpy_on_tracked", "NUMPY_ON_TRACKED",
-           "register_scalars_on_tracked", "SCALARS_ON_TRACKED", "SCALAR_ROW_OF", "scalar_row"]
+__all__ = ["LABELS", "LIBRARIES", "NUMPY_OWN", "REGISTERED", "register_namespace", "register_operators",
+           "SCALAR_ROW_OF", "scalar_row"]
 
 # the other libraries' functions and dunders given the table's rules here
 # (tests/rulesets/test_elementwise_interop.py checks them against NumPy's)
@@ -47,7 +43,7 @@ REGISTERED: set[Any] = set()
 LABELS: dict[Any, Any] = {}
 
 # NumPy's own functions: they keep the NumPy rules (numpy_ufuncs.py)
-_NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
+NUMPY_OWN = frozenset(f for r in TABLE.values() for n in (r.name,) + r.numpy
                        if (f := getattr(np, n, None)) is not None)
 
 # operator function / dunder stem -> row
@@ -61,7 +57,7 @@ def register_namespace(module: Any) -> None:
     rows (and as their NumPy names); NumPy's own functions are left alone."""
     for row in TABLE.values():
         for n in dict.fromkeys((row.name,) + row.numpy):
-            f = register_name(module, n, row, _NUMPY_OWN)
+            f = register_name(module, n, row, NUMPY_OWN)
             if f is not None:
                 REGISTERED.add(f)
 
@@ -188,33 +184,7 @@ LIBRARIES = {name: _registering(fn, name) for name, fn in [
 ]}
 
 
-# ----- NumPy's own ufuncs on values tracked by chainrules.ad ----------------------
-
-NUMPY_ON_TRACKED: set[Any] = set()
-
-
-def register_numpy_on_tracked(*tracked_types: type) -> None:
-    """Register the table's rules for NumPy's own ufuncs (np.sin, np.arccosh,
-    np.multiply…) where an argument is one of `tracked_types` (chainrules.ad's
-    Dual and Var): a rule evaluated inside a nested differentiation runs the
-    table's generic body, which the enclosing differentiation differentiates
-    (second and higher derivatives through the rules).  Plain ndarrays and
-    numbers keep the NumPy rules and their compiled fast paths."""
-    for row in TABLE.values():
-        for n in dict.fromkeys((row.name,) + row.numpy):
-            f = getattr(np, n, None)
-            if not isinstance(f, np.ufunc) or f.nin != row.arity:
-                continue
-            for t in tracked_types:
-                if row.arity == 1:
-                    register_row(f, row, t, name=f"numpy.{n}")
-                else:
-                    register_row(f, row, t, object, name=f"numpy.{n}")
-                    register_row(f, row, object, t, name=f"numpy.{n}")
-            NUMPY_ON_TRACKED.add(f)
-
-
-# ----- Python's scalar functions on values tracked by chainrules.ad ------------------
+# ----- the table's row of a Python scalar function -------------------------------------
 
 # The scalar functions (math, cmath, operator, builtins) whose table row has
 # another name than theirs; the others are found by name (math.sin → sin,
@@ -228,8 +198,6 @@ SCALAR_ROW_OF = {
     builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum",
     math.degrees: "rad2deg", math.radians: "deg2rad", math.remainder: "remainder"}
 
-SCALARS_ON_TRACKED: set[Any] = set()
-
 
 def scalar_row(f: Any, arity: Any) -> Any:
     """The table row giving the derivatives of the scalar function f (math,
@@ -241,84 +209,3 @@ def scalar_row(f: Any, arity: Any) -> Any:
         return None
     row = TABLE.get(name) if name else (row_for_numpy_name(f.__name__) or TABLE.get(f.__name__))
     return row if row is not None and row.arity == arity else None
-
-
-def _by_arity(rules: Any) -> Any:
-    """One frule and one rrule for a scalar function called with 1 or 2
-    arguments (math.log(x) and math.log(x, base), math.hypot(x, y) but not
-    math.hypot(x, y, z)): the rules of that arity, None (declined) for another."""
-    frules = {n: fr for n, (fr, rr) in rules.items()}
-    rrules = {n: rr for n, (fr, rr) in rules.items()}
-
-    def scalar_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
-        fr = frules.get(len(args))
-        return None if fr is None else fr(tangents, *args, **kwargs)
-
-    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Pullback] | None:
-        rr = rrules.get(len(args))
-        return None if rr is None else rr(*args, **kwargs)
-    return scalar_frule, scalar_rrule
-
-
-def _log_base_rules(f: Any) -> Any:
-    """log(x, base) = log(x)/log(base), on tracked values (no table row: not
-    an element-wise function of the standard)."""
-    from chainrules._core import AbstractZero, NoTangent, ZeroTangent, unthunk
-    log = through_engines(f)
-
-    def log_base_frule(tangents: Any, x: Any, b: Any) -> tuple[Any, Any]:
-        Ω = log(x, b)
-        Δx, Δb = unthunk(tangents[1]), unthunk(tangents[2])
-        lb = log(b)
-        ΔΩ = ZeroTangent()
-        if not isinstance(Δx, AbstractZero):
-            ΔΩ = Δx / (x * lb)
-        if not isinstance(Δb, AbstractZero):
-            t = -Δb * Ω / (b * lb)
-            ΔΩ = t if isinstance(ΔΩ, AbstractZero) else ΔΩ + t
-        return Ω, ΔΩ
-
-    def log_base_rrule(x: Any, b: Any) -> tuple[Any, Pullback]:
-        Ω = log(x, b)
-
-        def log_base_pullback(ȳ: Any) -> tuple[Any, ...]:
-            ȳ = unthunk(ȳ)
-            if isinstance(ȳ, AbstractZero):
-                return NoTangent(), ZeroTangent(), ZeroTangent()
-            lb = log(b)
-            dx, db = 1 / (x * lb), -Ω / (b * lb)
-            if f is cmath.log:
-                dx, db = dx.conjugate(), db.conjugate()
-            return NoTangent(), ȳ * dx, ȳ * db
-        return Ω, log_base_pullback
-    return log_base_frule, log_base_rrule
-
-
-def register_scalars_on_tracked(*tracked_types: type) -> None:
-    """Register the table's rules for Python's scalar functions that have a
-    row of the C scalar table (math.sin, cmath.acosh, operator.mul, abs, max…)
-    where an argument is one of `tracked_types` (chainrules.ad's Dual and
-    Var): inside a nested differentiation the C kernels cannot take the
-    tracked values, and the table's generic body, which the enclosing
-    differentiation differentiates, runs instead (as for NumPy's ufuncs)."""
-    from chainrules._core import _scalar_rows, register_frule, register_rrule
-    for f, c_row in _scalar_rows().items():
-        if isinstance(f, np.ufunc) or f in _NUMPY_OWN:
-            continue
-        rules = {}
-        for n in c_row.arities:
-            row = scalar_row(f, n)
-            if row is not None:
-                rules[n] = rules_for(f, row, name=f"{getattr(f, '__module__', '') or ''}.{f.__name__}".lstrip("._"),
-                                     python_scalars=True)
-            elif n == 2 and f in (math.log, cmath.log):
-                rules[n] = _log_base_rules(f)
-        if not rules:
-            continue
-        fr, rr = _by_arity(rules)
-        for t in tracked_types:
-            signatures = ([(t,)] if 1 in rules else []) + ([(t, object), (object, t)] if 2 in rules else [])
-            for types in signatures:
-                register_frule(f, *types)(fr)
-                register_rrule(f, *types)(rr)
-        SCALARS_ON_TRACKED.add(f)

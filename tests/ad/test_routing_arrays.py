@@ -1,5 +1,5 @@
 """NumPy's functions on values tracked by chainrules.ad run the array-API rule
-bodies (chainrules/rulesets/array_api/on_tracked.py): a Hessian through each
+bodies (chainrules/ad/_routing.py): a Hessian through each
 of them against finite differences of the gradient, in the three nestings,
 and the rule found for a tracked argument is the array-API one while plain
 ndarrays keep the NumPy rule."""
@@ -12,7 +12,7 @@ import pytest
 import chainrules as cr
 from chainrules import ad
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
-from chainrules.rulesets.array_api.on_tracked import NUMPY_FUNCTIONS
+from chainrules.ad._routing import ARRAY_FUNCTIONS as NUMPY_FUNCTIONS
 from chainrules.testing import test_approx
 
 FDM = central_fdm(5, 1)

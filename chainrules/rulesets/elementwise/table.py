@@ -33,8 +33,8 @@ np.asin for asin).  A row not in the standard (exp2, cbrt, fmod, ...) is
 there because a NumPy ufunc or a C scalar row has that derivative too.
 
 The rules built from the table (any namespace, broadcasting, projection)
-are in `elementwise_rules.py`; their registration for each array library in
-`elementwise_interop.py`.  A new element-wise function is one row here.
+are in `elementwise/rules.py`; their registration for each array library in
+`elementwise/interop.py`.  A new element-wise function is one row here.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -242,7 +242,7 @@ def _sign_jvp(xp: Any, z: Any, Ω: Any, Δz: Any) -> Any:
 # ----- partials the table shares -----------------------------------------------
 
 # A library's function -> a stand-in computing the same values, used wherever the
-# table's rules call the function (elementwise_interop: torch.ldexp, which warns when
+# table's rules call the function (elementwise/interop.py: torch.ldexp, which warns when
 # its second argument broadcasts the first; array_api_compat's torch sign, which
 # writes NaN through a boolean mask that torch.func.vmap cannot batch).
 STAND_INS: dict[Any, Any] = {}
