@@ -36,7 +36,7 @@ from chainrules._xp import scatter_add
 from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "traced_call", "register", "methods", "output_parts",
-           "seed", "plain", "array_or_traced", "array_or_tracked", "project_to", "scatter_traced",
+           "seed", "plain", "array_or_traced", "project_to", "scatter_traced",
            "unbroadcast", "broadcast_view", "reject_out", "register_for_arrays", "TRACED", "numpy_inside", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -85,8 +85,6 @@ def array_or_traced(x: Any) -> Any:
     return x if is_traced(x) else np.asarray(x)
 
 
-# the old name, still used by rulesets/numpy/linalg (being rewritten, issue 22 item 2)
-array_or_tracked = array_or_traced
 
 
 class _RealTraced:

@@ -21,13 +21,9 @@ AD_NAMES = frozenset({"Tracked", "Dual", "Var", "Tape", "_Traced"})
 AD_PREFIXES = ("_ad_", "_compile_")
 AD_MODULE = "chainrules.ad"
 
-# Modules another helper rewrites at the same time (issue 22 item 2): checked
-# again once the lead has merged both and removed these entries.
-ALLOWED = {
-    "numpy/linalg/*": "being rewritten (issue 22 item 2)",
-    "array_api/linalg*.py": "being rewritten (issue 22 item 2)",
-    "array_api/_linalg_common.py": "being rewritten (issue 22 item 2)",
-}
+# Modules allowed to name the AD, each with its reason: none (the linear algebra, rewritten
+# as one array-API body per function, names no AD type either)
+ALLOWED: dict[str, str] = {}
 
 
 def _is_ad_module(name):

@@ -521,3 +521,31 @@ def test_truncnorm_far_in_the_tails():
             np.testing.assert_allclose([x̄, ā], [fdm(lambda t: f(t, a, b), x), fdm(lambda t: f(x, t, b), a)],
                                        rtol=1e-6, atol=1e-12)
             assert np.isfinite(b̄)
+
+
+def test_vonmises_cdf_and_the_summed_discrete_methods():
+    # the von Mises cdf by quadrature and its κ-derivative against mpmath's quadrature
+    mp = pytest.importorskip("mpmath")
+    from chainrules.rulesets.scipy.special_series import vonmises_cdf
+    for k in (0.05, 1.5, 50.0):
+        A = mp.besseli(1, k) / mp.besseli(0, k)
+        p = lambda t, k=k: mp.exp(k * mp.cos(t)) / (2 * mp.pi * mp.besseli(0, k))
+        for z in (-2.0, 0.7, 3.0):
+            cdf = mp.quad(p, [-mp.pi, z])
+            dk = mp.quad(lambda t: (mp.cos(t) - A) * p(t), [-mp.pi, z])
+            assert float(vonmises_cdf(z, k, False)) == pytest.approx(float(cdf), abs=1e-13)
+            assert float(vonmises_cdf(z, k, True)) == pytest.approx(float(dk), abs=1e-13)
+        assert float(vonmises_cdf(7.0, k, False)) == pytest.approx(1 + float(mp.quad(p, [-mp.pi, 7.0 - 2 * mp.pi])))
+    # entropies as sums over the support equal SciPy's; betabinom's cdf/sf as sums of its pmf
+    for d, th in [(st.poisson, (3.5,)), (st.binom, (10, 0.3)), (st.nbinom, (5.5, 0.4)),
+                  (st.betabinom, (10, 2.0, 3.5)), (st.f, (3.0, 5.0))]:
+        assert cr.rrule(d.entropy, *th)[0] == pytest.approx(d.entropy(*th), rel=1e-13)
+    ks = np.array([0.0, 3.0, 7.5, 12.0])
+    m = next(m for m in METHODS if m.name == "betabinom.cdf")
+    np.testing.assert_allclose(m.value(ks, np.asarray(10), 2.0, 3.5, 0.0), st.betabinom.cdf(ks, 10, 2.0, 3.5),
+                               rtol=1e-13)
+    # a discrete ppf is a step function: 0 between the steps, in q and the parameters
+    y, pb = cr.rrule(st.poisson.ppf, np.array([0.2, 0.7]), 3.5)
+    assert list(y) == [2.0, 4.0]
+    _, q̄, μ̄ = pb(np.ones(2))
+    assert np.all(q̄ == 0) and μ̄ == 0

@@ -29,7 +29,7 @@ import scipy.stats as st
 from chainrules._core import untraced
 from chainrules.rulesets.scipy.special import _dpolygamma
 from chainrules.rulesets.scipy.special_rows_basic import _f_df, _t_df
-from chainrules.rulesets.scipy.special_series import _plain, dbetainc_dab, dgammainc_da
+from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da, vonmises_cdf
 from chainrules.rulesets.scipy.stats._build import Method, register_methods
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -479,30 +479,10 @@ def _vm_ratio(k: Any) -> Any:
     return sp.i1e(k) / sp.i0e(k)
 
 
-# the cdf by 96-point Gauss–Legendre quadrature of the density over [−π, z] (z wrapped into
-# [−π, π), a whole number of turns added, as SciPy's), its κ-derivative the quadrature of
-# (cos t − I₁/I₀)·p(t); tested against SciPy's cdf and mpmath's quadrature to 1e-10 for κ ≤ 50
-_GL_U, _GL_W = np.polynomial.legendre.leggauss(96)
-
-
-def _vm_quadrature(z: Any, k: Any, with_kappa: bool) -> Any:
-    turns = np.round(_plain(z) / (2 * math.pi))
-    zw = z - 2 * math.pi * turns
-    shape = np.broadcast_shapes(np.shape(_plain(z)), np.shape(_plain(k)))
-    u = _GL_U.reshape((-1,) + (1,) * len(shape))
-    w = _GL_W.reshape((-1,) + (1,) * len(shape))
-    half = (zw + math.pi) / 2
-    t = half * u + (half - math.pi)
-    p = np.exp(k * (np.cos(t) - 1)) / (2 * math.pi * sp.i0e(k))
-    if with_kappa:
-        return half * np.sum(w * (np.cos(t) - _vm_ratio(k)) * p, axis=0)
-    return turns + half * np.sum(w * p, axis=0)
-
-
 VONMISES = Std(st.vonmises, lambda z, k: k * np.cos(z) - np.log(2 * math.pi * sp.i0e(k)) - k,
                lambda z, k: (-k * np.sin(z), [np.cos(z) - _vm_ratio(k)]),
-               cdf=lambda z, k: _vm_quadrature(z, k, False),
-               dcdf=lambda z, k: [_vm_quadrature(z, k, True)],
+               cdf=lambda z, k: vonmises_cdf(z, k, False),
+               dcdf=lambda z, k: [vonmises_cdf(z, k, True)],
                entropy=lambda k: -k * _vm_ratio(k) + np.log(2 * math.pi * sp.i0e(k)) + k,
                dentropy=lambda k: [-k + _vm_ratio(k) + k * _vm_ratio(k) ** 2])
 
