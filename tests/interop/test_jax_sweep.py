@@ -75,6 +75,7 @@ EXCLUDED = {
     "argsort": "integer output",
     "sort_complex": "complex output of a real input, sort order",
     "einsum_path": "not differentiable (a contraction order and a report): declared non_differentiable",
+    "matrix_rank": "integer output: declared non_differentiable",
     "nextafter": "JAX has no derivative of nextafter (its JVP raises NotImplementedError)",
     "empty_like": "uninitialized values: no primal to compare",
     "tril_indices": "integer index arrays of a size", "triu_indices": "as tril_indices",

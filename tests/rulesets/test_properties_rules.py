@@ -402,6 +402,8 @@ NOT_ARRAY_RULES = {
     "every call warns), einsum_path (non-differentiable): tests/rulesets/numpy/test_indexing.py": [
         np.trim_zeros, np.asarray_chkfinite, np.einsum_path, *([np.row_stack] if hasattr(np, "row_stack") else [])],
     "chainrules.ad.autograd.misc's fixed point (tests/ad/test_autograd_misc.py)": [_fixed_point],
+    "np.linalg.matrix_rank (integer output, declared non-differentiable): "
+    "tests/rulesets/numpy/test_linalg_one_body.py": [np.linalg.matrix_rank],
 }
 
 

@@ -91,9 +91,10 @@ def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None) -> Any:
         return None
     y = a @ b if f is None else f(a, b)
     dtype = y.dtype
+    name = "matmul" if f is None else f.__name__        # np.dot's errors name dot
 
     def matmul_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, "matmul")
+        ȳ = seed(ȳ, name)
         if type(ȳ) is not np.ndarray or ȳ.dtype != dtype or ȳ.shape != y.shape:
             return _matmul_body_rrule(a, b)[1](ȳ)  # type: ignore[no-any-return]
         def matmul_ā() -> Any:
