@@ -60,6 +60,10 @@ def test_sort_complex_against_jax():
 
 # ----- trim_zeros: a slice; the zeros' positions are constants ------------------------------------
 
+# np.trim_zeros takes N-d arrays and axis= from NumPy 2.2 (the floor's 2.0: 1-d only)
+_TRIM_ND = "axis" in __import__("inspect").signature(np.trim_zeros).parameters
+
+
 def test_trim_zeros_slices():
     x = np.array([0.0, 0.0, 1.5, -0.3, 0.0, 2.0, 0.0])
     kept = {"fb": slice(2, 6), "f": slice(2, None), "b": slice(None, 6)}
@@ -78,7 +82,7 @@ def test_trim_zeros_slices():
     # 2-d, by axis (NumPy >= 2.2 takes axis=)
     m = np.array([[0, 0, 0, 0.0], [0, 1.0, 0, 2], [0, 3, 0, 0]])
     for kw, sl in [({}, np.s_[1:, 1:]), ({"axis": 0}, np.s_[1:, :]), ({"axis": -1}, np.s_[:, 1:]),
-                   ({"trim": "b", "axis": 1}, np.s_[:, :])]:
+                   ({"trim": "b", "axis": 1}, np.s_[:, :])] if _TRIM_ND else []:
         Ω, pb = cr.rrule(np.trim_zeros, m, **kw)
         np.testing.assert_array_equal(Ω, np.trim_zeros(m, **kw))
         expected = np.zeros_like(m)
@@ -95,7 +99,8 @@ def test_trim_zeros_slices():
 def test_trim_zeros_with_the_kit_and_ad():
     both(np.trim_zeros, np.array([1.0, 0.0, 2.0]))                  # inner zeros stay
     both(np.trim_zeros, np.array([1 + 2j, 0, 0.5j]))
-    both(np.trim_zeros, r(2, 3))
+    if _TRIM_ND:
+        both(np.trim_zeros, r(2, 3))
     x = np.array([0.0, 1.5, -0.3, 0.0])
     g = ad.gradient(lambda v: np.sum(np.trim_zeros(v) ** 3), x)
     np.testing.assert_allclose(g, 3 * x ** 2)

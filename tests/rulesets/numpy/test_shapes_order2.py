@@ -137,7 +137,7 @@ CASES = [
     Case("sort-float32", np.sort, X32, tol=F32),
     Case("partition", np.partition, spread((5,)), 2),
     Case("sort_complex", np.sort_complex, XC),
-    Case("trim_zeros", np.trim_zeros, X),                 # no zero: finite differences keep its shape
+    Case("trim_zeros", np.trim_zeros, X[0]),              # no zero: finite differences keep its shape (1-d: NumPy 2.0's)
     Case("asarray_chkfinite", np.asarray_chkfinite, XC),
     Case("take", np.take, X, [0, 4, 4, 2]),
     Case("take-axis", np.take, X, [2, 0], fkwargs={"axis": 1}),
