@@ -219,3 +219,18 @@ def vonmises_cdf(z: Any, k: Any, in_kappa: bool) -> Any:
     if in_kappa:
         return half * np.sum(w * (np.cos(t) - sp.i1e(k) / sp.i0e(k)) * p, axis=0)
     return turns + half * np.sum(w * p, axis=0)
+
+
+def vonmises_ppf(q: Any, k: Any) -> Any:
+    """The standard von Mises quantile Q(q; κ): SciPy's on plain values; on values
+    traced by an AD, SciPy's Q₀ (a constant) corrected by one Newton step on
+    `vonmises_cdf`, Q₀ − (F(Q₀; κ) − q)/p(Q₀; κ), whose value is Q₀ to the cdf's
+    accuracy and whose derivatives are the inverse function's (∂Q/∂q = 1/p,
+    ∂Q/∂κ = −∂F/∂κ / p), written with functions that have rules: every order works."""
+    import scipy.stats as st
+
+    q0 = st.vonmises.ppf(_plain(q), _plain(k))
+    if untraced(q) is q and untraced(k) is k:
+        return q0
+    p = np.exp(k * (np.cos(q0) - 1)) / (2 * math.pi * sp.i0e(k))
+    return q0 - (vonmises_cdf(q0, k, False) - q) / p

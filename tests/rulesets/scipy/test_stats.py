@@ -176,7 +176,7 @@ def test_rules_near_the_edges_order1():
 
 
 ORDER2 = ("norm.logpdf", "t.logpdf", "t.cdf", "gamma.cdf", "beta.logpdf", "beta.ppf", "poisson.logpmf",
-          "nbinom.cdf", "truncnorm.logpdf", "vonmises.entropy", "gennorm.logpdf", "binom.pmf")
+          "nbinom.cdf", "truncnorm.logpdf", "vonmises.entropy", "vonmises.ppf", "vonmises.isf", "gennorm.logpdf", "binom.pmf")
 
 
 def test_rules_order2():

@@ -29,7 +29,7 @@ import scipy.stats as st
 from chainrules._core import untraced
 from chainrules.rulesets.scipy.special import _dpolygamma
 from chainrules.rulesets.scipy.special_rows_basic import _f_df, _t_df
-from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da, vonmises_cdf
+from chainrules.rulesets.scipy.special_series import dbetainc_dab, dgammainc_da, vonmises_cdf, vonmises_ppf
 from chainrules.rulesets.scipy.stats._build import Method, register_methods
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -483,6 +483,7 @@ VONMISES = Std(st.vonmises, lambda z, k: k * np.cos(z) - np.log(2 * math.pi * sp
                lambda z, k: (-k * np.sin(z), [np.cos(z) - _vm_ratio(k)]),
                cdf=lambda z, k: vonmises_cdf(z, k, False),
                dcdf=lambda z, k: [vonmises_cdf(z, k, True)],
+               ppf=vonmises_ppf, isf=lambda q, k: -vonmises_ppf(q, k),
                entropy=lambda k: -k * _vm_ratio(k) + np.log(2 * math.pi * sp.i0e(k)) + k,
                dentropy=lambda k: [-k + _vm_ratio(k) + k * _vm_ratio(k) ** 2])
 
