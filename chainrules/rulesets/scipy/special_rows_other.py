@@ -162,6 +162,15 @@ def _drd_x(x: Any, y: Any, z: Any, rd: Any) -> Any:
     return (rd - sp.elliprd(y, z, x)) / (2 * (z - x))
 
 
+def _drj_x(x: Any, y: Any, z: Any, p: Any, rj: Any) -> Any:
+    return (rj - sp.elliprd(y, z, x)) / (2 * (p - x))
+
+
+def _drj_p(x: Any, y: Any, z: Any, p: Any, rj: Any) -> Any:
+    return (-1.5 * rj - x * _drj_x(x, y, z, p, rj) - y * _drj_x(y, z, x, p, rj)
+            - z * _drj_x(z, x, y, p, rj)) / p
+
+
 ELLIPTIC = [
     Row(sp.ellipk, "ellipk", "m", _dellipk),
     Row(sp.ellipkm1, "ellipkm1", "p", lambda p, k: -_dellipk(1 - p, k)),
@@ -184,6 +193,11 @@ ELLIPTIC = [
         lambda x, y, z, o: _drd_x(y, x, z, o),
         lambda x, y, z, o: (-1.5 * o - x * _drd_x(x, y, z, o) - y * _drd_x(y, x, z, o)) / z,
         holomorphic=True),
+    # R_J likewise: ∂R_J/∂x = (R_J − R_D(y, z, x))/(2(p − x)) (R_J(x, y, z, x) = R_D(y, z, x)),
+    # ∂y, ∂z by symmetry, ∂p from the homogeneity (degree −3/2); removable where p equals x, y or z
+    Row(sp.elliprj, "elliprj", "x, y, z, p", lambda x, y, z, p, o: _drj_x(x, y, z, p, o),
+        lambda x, y, z, p, o: _drj_x(y, z, x, p, o), lambda x, y, z, p, o: _drj_x(z, x, y, p, o),
+        _drj_p, holomorphic=True),
     # R_C(x, y) = R_F(x, y, y): ∂x = −R_D(y, y, x)/6, ∂y = −R_D(x, y, y)/3, written with R_C itself
     # (DLMF 19.20.20, 19.20.21: no 0/0 of R_D's derivative where y = z); removable at x = y
     Row(sp.elliprc, "elliprc", "x, y", lambda x, y, o: -(o - 1 / np.sqrt(x)) / (2 * (x - y)),

@@ -182,6 +182,7 @@ POINTS = {
     "elliprc": [(1.3, 0.7), (0.5, 2.0)],
     "elliprd": [(1.3, 0.7, 2.1), (0.2, 1.0, 5.0)],
     "elliprg": [(1.3, 0.7, 2.1), (0.2, 1.0, 5.0)],
+    "elliprj": [(1.3, 0.7, 2.1, 0.9), (0.2, 1.0, 5.0, 3.0), (0.5, 1.5, 2.5, -0.8)],
     # Wright's Bessel, parabolic cylinder
     "wright_bessel": [(0.6, 1.2, 0.8), (1.5, 0.5, 3.0)],
     "log_wright_bessel": [(0.6, 1.2, 0.8), (1.5, 0.5, 3.0)],
@@ -336,6 +337,8 @@ MP = {
     "ellipj": lambda u, m: (mp.ellipfun("sn", u, m), mp.ellipfun("cn", u, m), mp.ellipfun("dn", u, m),
                             mp.atan2(mp.ellipfun("sn", u, m), mp.ellipfun("cn", u, m))),
     "elliprf": mp.elliprf, "elliprd": mp.elliprd, "elliprc": mp.elliprc, "elliprg": mp.elliprg,
+    # (p < 0: SciPy's R_J is the Cauchy principal value, mpmath's real part)
+    "elliprj": lambda x, y, z, p: mp.re(mp.elliprj(x, y, z, p)) if mp.im(p) == 0 and p < 0 else mp.elliprj(x, y, z, p),
     "wright_bessel": _wright, "log_wright_bessel": lambda a, b, x: mp.log(_wright(a, b, x)),
     "pbdv": lambda v, x: (mp.pcfd(v, x), mp.diff(lambda t: mp.pcfd(v, t), x)),
 }
