@@ -6,8 +6,8 @@ points.
 `interp1d(x, y, kind=...)` and `RegularGridInterpolator(points, values, ...)`
 are drop-ins that keep their data (tracked or not) and, when called, evaluate
 SciPy's interpolant through `chainrules.rulesets.scipy.interpolate.evaluate`,
-whose rules differentiate in y (values) and in the points (not xi for
-RegularGridInterpolator; not the knots x).  Everything else of
+whose rules differentiate in y (values) and in the points (xi for
+RegularGridInterpolator, except with method 'pchip'; not the knots x).  Everything else of
 scipy.interpolate is wrapped as in `chainrules.ad.scipy.linalg` (plain values
 pass through; tracked values raise a NoRuleError naming the function).  SciPy's
 own objects are not tracked by chainrules.ad: build them from plain values, or
@@ -69,7 +69,7 @@ class interp1d(_Interpolant):
 
 class RegularGridInterpolator(_Interpolant):
     """scipy.interpolate.RegularGridInterpolator(points, values, method='linear', ...),
-    called as SciPy's: f(xi), differentiable in values."""
+    called as SciPy's: f(xi), differentiable in values and in xi."""
     _make = _interpolate.RegularGridInterpolator
 
     def __call__(self, xi: Any, nu: int = 0) -> Any:

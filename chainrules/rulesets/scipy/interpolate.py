@@ -15,10 +15,15 @@ calls from drop-in classes (`CubicSpline(x, y)(xs)` with tracked y or xs).
   modest data).
 - In xs: the interpolant's derivative, `spline(xs, nu + 1)` (interp1d: the
   B-spline of its order; zero for 'nearest', 'zero', 'previous', 'next', which
-  are piecewise constant).  RegularGridInterpolator: not implemented in xi.
+  are piecewise constant).  RegularGridInterpolator: its gradient in xi, one
+  partial per grid dimension from SciPy's own `nu=` (SciPy ≥ 1.13) for the
+  spline methods ('slinear', 'cubic', 'quintic'; 'linear' is the same
+  piecewise-multilinear function as 'slinear'), zero for 'nearest'; 'pchip'
+  is not implemented (NotImplementedTangent naming it).
 - In the knots x: not implemented (NotImplementedTangent naming it).
 
-First order: the rules call SciPy on plain values.
+Every order: the rules' bodies call `evaluate` through these same rules
+(`_evaluate`), so on values an AD tracks they differentiate again.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -26,6 +31,7 @@ First order: the rules call SciPy on plain values.
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -36,6 +42,8 @@ from chainrules.rulesets._arrays import NO, ZERO, like, project_to
 
 _MAKERS = (_interpolate.CubicSpline, _interpolate.make_interp_spline, _interpolate.interp1d,
            _interpolate.RegularGridInterpolator)
+# RegularGridInterpolator's __call__ takes derivative orders (nu=) from SciPy 1.13
+_HAS_NU = "nu" in inspect.signature(_interpolate.RegularGridInterpolator.__call__).parameters
 _ORDER = {"linear": 1, "slinear": 1, "quadratic": 2, "cubic": 3}
 _CONSTANT = ("nearest", "nearest-up", "zero", "previous", "next")
 
@@ -50,7 +58,7 @@ def _check(make: Any, nu: Any, options: Any) -> None:
                         f"{', '.join(m.__name__ for m in _MAKERS)}, got {make!r}")
     if options.get("axis", 0) != 0:
         raise TypeError(f"{_name(make)}: the rule covers axis=0 only, not axis={options['axis']!r}")
-    if nu and make in (_interpolate.interp1d, _interpolate.RegularGridInterpolator):
+    if nu and make is _interpolate.interp1d:
         raise TypeError(f"{_name(make)}: it takes no derivative order nu")
     if make is _interpolate.interp1d:
         kind = options.get("kind", "linear")
@@ -62,6 +70,8 @@ def evaluate(make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: Any) ->
     """make(x, y, **options)(xs) (with nu: its nu-th derivative)."""
     _check(make, nu, options)
     obj = make(x, y, **options)
+    if make is _interpolate.RegularGridInterpolator:
+        return obj(xs, nu=tuple(nu)) if nu else obj(xs)
     return obj(xs, nu) if nu else obj(xs)
 
 
@@ -78,6 +88,48 @@ def _slope(make: Any, x: Any, y: Any, xs: Any, nu: int, options: Any) -> Any:
             return np.zeros(np.shape(evaluate(make, x, _plain(y), _plain(xs), **options)))
         return _evaluate(_interpolate.make_interp_spline, x, y, xs, 1, k=_ORDER[kind])
     return _evaluate(make, x, y, xs, nu + 1, **options)
+
+
+_RGI_SPLINE = {"linear": "slinear", "slinear": "slinear", "cubic": "cubic", "quintic": "quintic"}
+
+
+def _rgi_slopes(x: Any, y: Any, xs: Any, nu: Any, options: Any) -> Any:
+    """RegularGridInterpolator's partials in xi: shape Ω.shape + (ndim,), or None
+    where not implemented ('pchip', SciPy without `nu=`)."""
+    method = options.get("method", "linear")
+    ndim = len(x)
+    if method == "nearest":
+        Ω = evaluate(_interpolate.RegularGridInterpolator, x, _plain(y), _plain(xs), **options)
+        return np.zeros(np.shape(Ω) + (ndim,))
+    spline = _RGI_SPLINE.get(method)
+    if spline is None or not _HAS_NU:
+        return None
+    orders = list(nu) if nu else [0] * ndim
+    parts = []
+    for d in range(ndim):
+        o = list(orders)
+        o[d] += 1
+        parts.append(_evaluate(_interpolate.RegularGridInterpolator, x, y, xs, tuple(o),
+                               **{**options, "method": spline}))
+    return np.stack(parts, axis=-1)
+
+
+def _rgi_lead(xs: Any, ndim: int) -> Any:
+    """The leading shape of Ω for points xi (one point when xi is 1-d)."""
+    return (1,) if np.ndim(xs) == 1 else np.shape(xs)[:-1]
+
+
+def _rgi_frule(slopes: Any, ẋs: Any, Ω: Any, ndim: int) -> Any:
+    lead = _rgi_lead(ẋs, ndim)
+    t = np.reshape(ẋs, tuple(lead) + (1,) * (np.ndim(Ω) - len(lead)) + (ndim,))
+    return np.sum(slopes * t, axis=-1)
+
+
+def _rgi_pullback(slopes: Any, Ω̄: Any, xs_shape: Any, ndim: int) -> Any:
+    lead = (1,) if len(xs_shape) == 1 else tuple(xs_shape[:-1])
+    g = slopes * np.reshape(Ω̄, np.shape(Ω̄) + (1,))
+    g = np.reshape(g, tuple(lead) + (-1, ndim))
+    return np.reshape(np.sum(g, axis=-2), xs_shape)
 
 
 def _along(t: Any, Ω: Any) -> Any:
@@ -105,8 +157,13 @@ def evaluate_frule(tangents: Any, make: Any, x: Any, y: Any, xs: Any, nu: int = 
         Δ = _linear(make, x, y, xs, nu, options)(ẏ)
     if not isinstance(ẋs, AbstractZero):
         if make is _interpolate.RegularGridInterpolator:
-            return Ω, not_implemented(f"{name}: the derivative in the points xi")
-        d = _slope(make, x, y, xs, nu, options) * _along(ẋs, Ω)
+            slopes = _rgi_slopes(x, y, xs, nu, options)
+            if slopes is None:
+                return Ω, not_implemented(f"{name}: the derivative in the points xi (method "
+                                          f"{options.get('method', 'linear')!r})")
+            d = _rgi_frule(slopes, ẋs, Ω, len(x))
+        else:
+            d = _slope(make, x, y, xs, nu, options) * _along(ẋs, Ω)
         Δ = d if isinstance(Δ, AbstractZero) else Δ + d
     if not isinstance(Δ, AbstractZero):
         Δ = like(Ω, np.reshape(Δ, np.shape(Ω)))
@@ -134,8 +191,12 @@ def evaluate_rrule(make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: A
             e[j] = 1.0
             cols.append(np.sum(L(e.reshape(y_shape)) * Ω̄))
         ȳ = np.reshape(np.stack(cols), y_shape)
+        x̄s: Any
         if make is _interpolate.RegularGridInterpolator:
-            x̄s: Any = not_implemented(f"{name}: the derivative in the points xi")
+            slopes = _rgi_slopes(x, y, xs, nu, options)
+            x̄s = (not_implemented(f"{name}: the derivative in the points xi (method "
+                                  f"{options.get('method', 'linear')!r})") if slopes is None
+                   else pxs(_rgi_pullback(slopes, Ω̄, xs_shape, len(x))))
         else:
             s = _slope(make, x, y, xs, nu, options) * Ω̄
             x̄s = np.reshape(np.sum(np.reshape(s, xs_shape + (-1,)), axis=-1), xs_shape)

@@ -1,6 +1,6 @@
 """Tests of chainrules/rulesets/scipy/interpolate.py: `evaluate(make, x, y, xs)` for
 CubicSpline, make_interp_spline, interp1d and RegularGridInterpolator with the kit at order
-1 and 2 (in y and xs; x held fixed: its derivative is not implemented, and says so), through
+1 and 2 (in y and xs, RegularGridInterpolator in values and xi; x held fixed: its derivative is not implemented, and says so), through
 chainrules.ad's drop-in classes (chainrules.ad.scipy.interpolate) against SciPy's own
 derivatives and finite differences, and bad input."""
 
@@ -68,16 +68,26 @@ def test_kit():
             test_rrule(evaluate, make, fixed(X), Y, XS, fkwargs=kw, order=2, rtol=1e-6, atol=1e-8)
         except Exception as e:  # noqa: BLE001
             failures.append(f"order 2 {make.__name__} {kw}: {type(e).__name__}: {str(e)[:400]}")
-    try:       # RegularGridInterpolator: in the values (xi fixed: not implemented)
-        for method in ("linear", "nearest", "cubic"):
-            values = RNG.standard_normal((4, 4)) if method == "cubic" else VALUES
-            grid = (np.array([0.0, 0.5, 1.5, 2.0]), GRID[1]) if method == "cubic" else GRID
-            test_frule(evaluate, si.RegularGridInterpolator, fixed(grid), values, fixed(XI),
-                       fkwargs={"method": method}, rtol=1e-6, atol=1e-8)
-            test_rrule(evaluate, si.RegularGridInterpolator, fixed(grid), values, fixed(XI),
-                       fkwargs={"method": method}, rtol=1e-6, atol=1e-8)
-    except Exception as e:  # noqa: BLE001
-        failures.append(f"RegularGridInterpolator: {type(e).__name__}: {str(e)[:400]}")
+    # RegularGridInterpolator: in the values and in xi (points inside the cells, away from the
+    # knots and from the midpoints where 'nearest' jumps), vector values, one 1-d point, order 2
+    grid4 = (np.array([0.0, 0.5, 1.5, 2.0]), GRID[1])
+    xi = np.array([[0.3, -0.3], [1.2, 0.6], [1.7, 1.35]])
+    rgi = si.RegularGridInterpolator
+    for method, values, points, order in [("linear", RNG.standard_normal((4, 4)), xi, 1),
+                                          ("slinear", RNG.standard_normal((4, 4)), xi, 1),
+                                          ("nearest", RNG.standard_normal((4, 4)), xi, 1),
+                                          ("cubic", RNG.standard_normal((4, 4)), xi, 1),
+                                          ("linear", RNG.standard_normal((4, 4, 2)), xi, 1),
+                                          ("linear", RNG.standard_normal((4, 4, 2)), xi[1], 1),
+                                          ("linear", RNG.standard_normal((4, 4)), xi, 2),
+                                          ("cubic", RNG.standard_normal((4, 4)), xi, 2)]:
+        try:
+            tol = dict(rtol=1e-6, atol=1e-8) if order == 1 else dict(rtol=1e-5, atol=1e-7)
+            test_frule(evaluate, rgi, fixed(grid4), values, points, fkwargs={"method": method}, order=order, **tol)
+            test_rrule(evaluate, rgi, fixed(grid4), values, points, fkwargs={"method": method}, order=order, **tol)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"RegularGridInterpolator {method} {values.shape} order {order}: "
+                            f"{type(e).__name__}: {str(e)[:400]}")
     assert not failures, "\n".join(failures)
 
 
@@ -107,6 +117,10 @@ def test_through_ad():
                         - si.RegularGridInterpolator(GRID, VALUES - h * e.reshape(3, 4))(XI).sum()) / (2 * h)
                        for e in np.eye(12)], (3, 4))
     np.testing.assert_allclose(gv, fd_v, rtol=1e-6, atol=1e-8)
+    # in xi: SciPy's own derivative orders of the same (piecewise-multilinear) interpolant
+    gxi = ad.gradient(lambda p: ai.RegularGridInterpolator(GRID, VALUES)(p).sum(), XI)
+    spline = si.RegularGridInterpolator(GRID, VALUES, method="slinear")
+    np.testing.assert_allclose(gxi, np.stack([spline(XI, nu=(1, 0)), spline(XI, nu=(0, 1))], axis=-1), rtol=1e-12)
 
 
 def test_bad_input():
@@ -115,8 +129,11 @@ def test_bad_input():
     assert isinstance(pb(np.ones(5))[2], cr.NotImplementedTangent)
     _, t = cr.frule((NT, NT, np.ones(6), cr.ZeroTangent(), cr.ZeroTangent()), evaluate, si.CubicSpline, X, Y, XS)
     assert isinstance(t, cr.NotImplementedTangent)
-    _, pb = cr.rrule(evaluate, si.RegularGridInterpolator, GRID, VALUES, XI)
-    assert isinstance(pb(np.ones(3))[4], cr.NotImplementedTangent)
+    # RegularGridInterpolator's 'pchip' in xi: not implemented, and says so
+    grid4 = (np.array([0.0, 0.5, 1.5, 2.0]), GRID[1])
+    _, pb = cr.rrule(evaluate, si.RegularGridInterpolator, grid4, RNG.standard_normal((4, 4)), XI, method="pchip")
+    x̄i = pb(np.ones(3))[4]
+    assert isinstance(x̄i, cr.NotImplementedTangent) and "pchip" in str(x̄i)
     bad = [(lambda: cr.rrule(evaluate, si.PchipInterpolator, X, Y, XS), TypeError, "make must be one of"),
            (lambda: cr.rrule(evaluate, si.CubicSpline, X, np.stack([Y, Y]), XS, axis=1), TypeError, "axis=0"),
            (lambda: cr.rrule(evaluate, si.interp1d, X, Y, XS, kind=2), TypeError, "kind"),
