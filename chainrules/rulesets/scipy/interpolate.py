@@ -209,3 +209,6 @@ def evaluate_rrule(make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: A
 
 register_frule(evaluate)(evaluate_frule)
 register_rrule(evaluate)(evaluate_rrule)
+
+# the rules on SciPy's own interpolant objects (building one, calling one)
+from chainrules.rulesets.scipy import interpolate_objects  # noqa: E402,F401
