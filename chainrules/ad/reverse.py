@@ -335,9 +335,13 @@ def track(x: Any, tape: Any) -> Any:
 
 
 def _trackable(v: Any) -> bool:
-    """Closure variables worth tracking: numbers, arrays and containers of them."""
-    if isinstance(v, Tracked) or is_differentiable_leaf(v):
-        return not isinstance(v, bool)
+    """Closure variables worth tracking: real or complex numbers, arrays and containers of
+    them (not integers: an index or a count captured by a closure stays an int, as
+    ChainRules gives integers no tangent)."""
+    if isinstance(v, Tracked):
+        return True
+    if is_differentiable_leaf(v):
+        return not isinstance(v, (bool, int, np.integer))
     if type(v) in (list, tuple, dict) or isinstance(v, tuple):
         vals = v.values() if type(v) is dict else v
         return any(_trackable(u) for u in vals)

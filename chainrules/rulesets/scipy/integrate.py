@@ -18,7 +18,10 @@ of the unit vectors); its derivative in x is not implemented.
 quad: I = ∫ₐᵇ f(t, *args) dt, ∂I/∂b = f(b), ∂I/∂a = −f(a) (Leibniz), and the
 derivative in args is the integral of f's: quad of t ↦ the pushforward of f at
 t (frule_via_ad), quad_vec of t ↦ f's pullback at t (rrule_via_ad).  Its
-second output (the error estimate) gets no tangent.
+second output (the error estimate) gets no tangent.  On values traced by an
+AD (a rule differentiated again) every integral is quad again, called through
+its own rules (the args' derivative: quad of the pushforward, and per element
+of the args quad of the pullback's component), so every order works.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -35,7 +38,9 @@ from chainrules._core import (
     AbstractZero,
     Tangent,
     Thunk,
+    Wrapped,
     frule_via_ad,
+    is_traced,
     not_implemented,
     register_frule,
     register_rrule,
@@ -236,35 +241,78 @@ def _float(v: Any) -> float:
     return float(np.real(untraced(v)))
 
 
+# quad as the rules call it on traced values: through its own rules (every order)
+_quad = Wrapped(_integrate.quad)
+
+
+def _traced(*vs: Any) -> bool:
+    return any(is_traced(v) for v in vs)
+
+
+def _jvp_integrand(config: Any, func: Any, n: int) -> Any:
+    """t, *args, *ṗ ↦ the pushforward of func(t, *args) along ṗ (a quad integrand whose
+    own derivative in args and ṗ the calling AD takes again)."""
+    def jvp_integrand(t: Any, *vals: Any) -> Any:
+        _, ḟ = frule_via_ad(config, (NO, ZERO, *vals[n:]), func, t, *vals[:n])
+        ḟ = unthunk(ḟ)
+        return 0.0 if isinstance(ḟ, AbstractZero) else ḟ
+    return jvp_integrand
+
+
 @register_frule(_integrate.quad, config="forward")
 def quad_frule(config: Any, tangents: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     args, quad_kw = _quad_options(rest, kw)
-    Ω = _integrate.quad(func, a, b, args, **quad_kw)
     ȧ, ḃ = unthunk(tangents[2]), unthunk(tangents[3])
     ṗ = _args_tangent(tangents[4], len(args)) if rest else [ZERO] * len(args)
-    İ = 0.0
+    traced = _traced(a, b, *args, *ṗ)
+    Ω = (_quad if traced else _integrate.quad)(func, a, b, args, **quad_kw)
+    İ: Any = 0.0
     if not isinstance(ḃ, AbstractZero):
         İ = İ + func(b, *args) * ḃ
     if not isinstance(ȧ, AbstractZero):
         İ = İ - func(a, *args) * ȧ
     if any(not isinstance(v, AbstractZero) for v in ṗ):
-        def jvp(t: float) -> float:
-            _, ḟ = frule_via_ad(config, (NO, ZERO, *ṗ), func, t, *args)
-            ḟ = unthunk(ḟ)
-            return 0.0 if isinstance(ḟ, AbstractZero) else float(ḟ)
-        İ = İ + _integrate.quad(jvp, _float(a), _float(b), **quad_kw)[0]
+        if traced:
+            dots = tuple(0.0 * p if isinstance(v, AbstractZero) else v for p, v in zip(args, ṗ))
+            İ = İ + _quad(_jvp_integrand(config, func, len(args)), a, b, (*args, *dots), **quad_kw)[0]
+        else:
+            def jvp(t: float) -> float:
+                _, ḟ = frule_via_ad(config, (NO, ZERO, *ṗ), func, t, *args)
+                ḟ = unthunk(ḟ)
+                return 0.0 if isinstance(ḟ, AbstractZero) else float(ḟ)
+            İ = İ + _integrate.quad(jvp, _float(a), _float(b), **quad_kw)[0]
     if isinstance(İ, float) and İ == 0.0 and all(isinstance(v, AbstractZero) for v in (ȧ, ḃ, *ṗ)):
         return Ω, ZERO
     return Ω, Tangent[tuple](İ, ZERO)  # type: ignore[type-arg]
 
 
+def _vjp_component(config: Any, func: Any, k: int, j: int) -> Any:
+    """t, *args ↦ component j of ∂func(t, *args)/∂args[k] (a quad integrand): the
+    pushforward along that unit vector, which the calling AD differentiates again."""
+    def partial_integrand(t: Any, *args: Any) -> Any:
+        dots: list[Any] = [ZERO] * len(args)
+        shape = np.shape(args[k])
+        e = np.zeros(int(np.prod(shape)))
+        e[j] = 1.0
+        dots[k] = e.reshape(shape) if shape else 1.0
+        if getattr(config, "has_forward_mode", False):
+            _, ḟ = frule_via_ad(config, (NO, ZERO, *dots), func, t, *args)
+            ḟ = unthunk(ḟ)
+            return 0.0 if isinstance(ḟ, AbstractZero) else np.real(ḟ)
+        _, pb_f = rrule_via_ad(config, func, t, *args)
+        cts = pb_f(1.0)
+        v = unthunk(cts[2 + k])
+        return 0.0 if isinstance(v, AbstractZero) else np.real(np.reshape(v, (-1,))[j])
+    return partial_integrand
+
+
 @register_rrule(_integrate.quad, config="reverse")
 def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     args, quad_kw = _quad_options(rest, kw)
-    Ω = _integrate.quad(func, a, b, args, **quad_kw)
+    traced = _traced(a, b, *args)
+    Ω = (_quad if traced else _integrate.quad)(func, a, b, args, **quad_kw)
     pa, pb = project_to(a), project_to(b)
     pargs = [project_to(p) for p in args]
-    lo, hi = _float(a), _float(b)
     extra = (NO,) * max(len(rest) - 1, 0)
 
     def quad_pullback(Ω̄: Any) -> tuple[Any, ...]:
@@ -279,6 +327,13 @@ def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) ->
         shapes = [np.shape(p) for p in args]
         sizes = [int(np.prod(s)) for s in shapes]
         kinds = [p.kind for p in pargs]
+        if traced or is_traced(Ī):
+            # one quad per element of the args, each through quad's own rules
+            p̄ = [p(np.reshape(np.stack([_quad(_vjp_component(config, func, k, j), a, b, args, **quad_kw)[0]
+                                           for j in range(n)]), s) * Ī) if kind else NO
+                  for k, (p, s, n, kind) in enumerate(zip(pargs, shapes, sizes, kinds))]
+            return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra  # type: ignore[type-arg]
+        lo, hi = _float(a), _float(b)
 
         def integrand(t: float) -> Any:
             _, pb_f = rrule_via_ad(config, func, t, *args)

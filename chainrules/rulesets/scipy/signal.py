@@ -476,19 +476,23 @@ def _filtfilt(b: Any, a: Any, x: Any, *, axis: int, edge: int) -> Any:
 
 
 def _rules_filtfilt() -> None:
-    from chainrules._core import frule_via_ad, register_frule, register_rrule, rrule_via_ad
+    from chainrules._core import frule_via_ad, is_traced, register_frule, register_rrule, rrule_via_ad
 
+    # on values traced by an AD (this rule differentiated again) the value is the composed
+    # function's, which that AD differentiates: every order
     def filtfilt_frule(config: Any, tangents: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> Any:
         axis, edge = _filtfilt_options(x, b, a, args, kw)
-        Ω = _signal.filtfilt(b, a, x, *args, **kw)
         # axis and edge by keyword: options, no tangent
-        _, ΔΩ = frule_via_ad(config, (NO_,) + tuple(tangents[1:4]), _filtfilt, b, a, x, axis=axis, edge=edge)
+        Ω, ΔΩ = frule_via_ad(config, (NO_,) + tuple(tangents[1:4]), _filtfilt, b, a, x, axis=axis, edge=edge)
+        if not (is_traced(b) or is_traced(a) or is_traced(x)):
+            Ω = _signal.filtfilt(b, a, x, *args, **kw)
         return Ω, ΔΩ
 
     def filtfilt_rrule(config: Any, b: Any, a: Any, x: Any, *args: Any, **kw: Any) -> Any:
         axis, edge = _filtfilt_options(x, b, a, args, kw)
-        Ω = _signal.filtfilt(b, a, x, *args, **kw)
-        _, pb = rrule_via_ad(config, _filtfilt, b, a, x, axis=axis, edge=edge)
+        Ω, pb = rrule_via_ad(config, _filtfilt, b, a, x, axis=axis, edge=edge)
+        if not (is_traced(b) or is_traced(a) or is_traced(x)):
+            Ω = _signal.filtfilt(b, a, x, *args, **kw)
         rest = (NO_,) * len(args)
 
         def filtfilt_pullback(Ω̄: Any) -> tuple[Any, ...]:

@@ -1,7 +1,7 @@
 """Tests of chainrules/rulesets/scipy/integrate.py: trapezoid (SciPy's and NumPy's),
 cumulative_trapezoid and simpson with chainrules.testing at order 1 and 2, complex, float32,
-x given or not, 1-d or full x, axes; quad in its limits and args (order 1, TestConfig and
-chainrules.ad); against JAX; bad input.  odeint and solve_ivp: test_integrate_ode.py."""
+x given or not, 1-d or full x, axes; quad in its limits and args (order 1 with TestConfig and
+chainrules.ad, order 2 through chainrules.ad); against JAX; bad input.  odeint and solve_ivp: test_integrate_ode.py."""
 
 import numpy as np
 import pytest
@@ -97,6 +97,36 @@ def test_quad():
     expected = integrate.quad(lambda t: t * np.cos(p * t), 0.0, b)[0]
     np.testing.assert_allclose(dp, expected, rtol=1e-8)
     np.testing.assert_allclose(ad.derivative(lambda b: integral(p, b), b), g(b, p, 0.5), rtol=1e-10)
+
+
+def test_quad_second_derivatives():
+    """Every nesting of the two modes through quad: its rules call quad again on traced values
+    (in a limit, in args, mixed), against the integrals of the integrand's own derivatives."""
+    quad = ad.wrap(integrate.quad)
+
+    def f(t, v):
+        return np.exp(-v[0] * t) * np.cos(v[1] * t)
+
+    def integral(w):
+        return quad(f, 0.0, w[2], (w[:2],))[0]
+    w = np.array([0.5, 2.0, 1.1])
+    v, b = w[:2], w[2]
+    d2 = [[lambda t: t * t * f(t, v), lambda t: t * t * np.exp(-v[0] * t) * np.sin(v[1] * t)],
+          [lambda t: t * t * np.exp(-v[0] * t) * np.sin(v[1] * t), lambda t: -t * t * f(t, v)]]
+    want = np.zeros((3, 3))
+    for i in range(2):
+        for j in range(2):
+            want[i, j] = integrate.quad(d2[i][j], 0.0, b, epsabs=1e-13, epsrel=1e-13)[0]
+    # in the limit: ∂b f(b, v) = -sin terms; ∂v ∂b = ∂v f(b, v)
+    want[2, :2] = want[:2, 2] = [-b * f(b, v), -b * np.exp(-v[0] * b) * np.sin(v[1] * b)]
+    want[2, 2] = -v[0] * f(b, v) - v[1] * np.exp(-v[0] * b) * np.sin(v[1] * b)
+    for H in (ad.hessian(integral, w),                                        # forward over reverse
+              ad.jacobian(lambda u: ad.gradient(integral, u), w),              # reverse over reverse
+              ad.jacobian(lambda u: ad.jacobian(integral, u), w)):             # forward mode inside
+        np.testing.assert_allclose(H, want, rtol=1e-7, atol=1e-10)
+    # forward over forward in one argument
+    g = ad.derivative(lambda p: ad.derivative(lambda q: quad(lambda t, q: np.sin(q * t), 0.0, 1.2, (q,))[0], p), 0.8)
+    np.testing.assert_allclose(g, integrate.quad(lambda t: -t * t * np.sin(0.8 * t), 0.0, 1.2)[0], rtol=1e-9)
 
 
 def test_against_jax(jax_x64):

@@ -121,6 +121,19 @@ def test_filtfilt():
         return np.sum(signal.filtfilt(b, a, x) ** 2)
     fd = [(plain(b + 1e-6 * e) - plain(b - 1e-6 * e)) / 2e-6 for e in np.eye(len(b))]
     np.testing.assert_allclose(ad.gradient(energy, b), fd, rtol=1e-6)
+    # order 2 (the rule's value on traced inputs is the composed function's): the Hessian in b
+    # by forward over reverse and reverse over reverse, against differences of the gradient;
+    # mixed in a and x by forward over reverse
+    h = 1e-5
+    fd2 = np.array([(ad.gradient(energy, b + h * e) - ad.gradient(energy, b - h * e)) / (2 * h) for e in np.eye(len(b))])
+    np.testing.assert_allclose(ad.hessian(energy, b), fd2, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ad.jacobian(lambda u: ad.gradient(energy, u), b), fd2, rtol=1e-6, atol=1e-8)
+
+    def mixed(v):
+        return np.sum(filtfilt(b, v[:4], x + v[4]) ** 2)
+    v = np.concatenate([a, [0.3]])
+    fdm = np.array([(ad.gradient(mixed, v + h * e) - ad.gradient(mixed, v - h * e)) / (2 * h) for e in np.eye(5)])
+    np.testing.assert_allclose(ad.hessian(mixed, v), fdm, rtol=1e-5, atol=1e-7)
 
 
 def test_against_jax(jax_x64):
