@@ -2,7 +2,8 @@
 `evaluate(make, x, y, xs, nu=0, **options) = make(x, y, **options)(xs[, nu])`,
 differentiable in the data values y and in the evaluation points xs, for
 `make` one of `CubicSpline`, `make_interp_spline`, `interp1d` and
-`RegularGridInterpolator` (x: its tuple of grid points, xs: the points xi).
+`RegularGridInterpolator` (x: its tuple of grid points, xs: the points xi);
+`interpn(points, values, xi)` is the last one's rules.
 
 SciPy's interpolants are objects built from (x, y) and then called; the rules
 are on the one function that does both, which `chainrules.ad.scipy.interpolate`
@@ -209,6 +210,38 @@ def evaluate_rrule(make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: A
 
 register_frule(evaluate)(evaluate_frule)
 register_rrule(evaluate)(evaluate_rrule)
+
+
+# interpn(points, values, xi, method='linear', bounds_error=True, fill_value=nan): a
+# RegularGridInterpolator built and called at once (its 'splinef2d' is FITPACK's, no rule)
+_INTERPN = ("method", "bounds_error", "fill_value")
+
+
+def _interpn_options(rest: Any, kw: Any) -> dict[str, Any]:
+    from chainrules.rulesets.scipy.integrate_ode import named_options
+    opts = named_options("scipy.interpolate.interpn", _INTERPN, rest, kw, ())
+    if opts.get("method") == "splinef2d":
+        raise TypeError("scipy.interpolate.interpn: the rule does not cover method='splinef2d'")
+    return opts
+
+
+def interpn_frule(tangents: Any, points: Any, values: Any, xi: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    opts = _interpn_options(rest, kw)
+    return evaluate_frule((NO, NO, *tuple(tangents)[1:4]), _interpolate.RegularGridInterpolator,
+                          points, values, xi, **opts)
+
+
+def interpn_rrule(points: Any, values: Any, xi: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
+    opts = _interpn_options(rest, kw)
+    Ω, pullback = evaluate_rrule(_interpolate.RegularGridInterpolator, points, values, xi, **opts)
+
+    def interpn_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        return (NO, *pullback(Ω̄)[2:5]) + (NO,) * len(rest)
+    return Ω, interpn_pullback
+
+
+register_frule(_interpolate.interpn)(interpn_frule)
+register_rrule(_interpolate.interpn)(interpn_rrule)
 
 # the rules on SciPy's own interpolant objects (building one, calling one)
 from chainrules.rulesets.scipy import interpolate_objects  # noqa: E402,F401

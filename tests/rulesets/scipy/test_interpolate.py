@@ -91,6 +91,19 @@ def test_kit():
     assert not failures, "\n".join(failures)
 
 
+def test_interpn():
+    """interpn is RegularGridInterpolator built and called: the same rules, in values and xi."""
+    grid4 = (np.array([0.0, 0.5, 1.5, 2.0]), GRID[1])
+    xi = np.array([[0.3, -0.3], [1.2, 0.6], [1.7, 1.35]])
+    for kw, order in (({}, 1), ({"method": "cubic"}, 1), ({"method": "linear"}, 2)):
+        test_frule(si.interpn, fixed(grid4), RNG.standard_normal((4, 4)), xi, fkwargs=kw, order=order, rtol=1e-5, atol=1e-7)
+        test_rrule(si.interpn, fixed(grid4), RNG.standard_normal((4, 4)), xi, fkwargs=kw, order=order, rtol=1e-5, atol=1e-7)
+    with pytest.raises(TypeError, match="interpn.*splinef2d"):
+        cr.rrule(si.interpn, grid4, np.ones((4, 4)), xi, method="splinef2d")
+    with pytest.raises(TypeError, match="interpn.*bogus"):
+        cr.rrule(si.interpn, grid4, np.ones((4, 4)), xi, bogus=1)
+
+
 def test_through_ad():
     spline = si.CubicSpline(X, Y)
     # in the points: SciPy's own derivative
@@ -145,4 +158,6 @@ def test_bad_input():
 
 SWEEP_CASES = [
     Case("interpolate.evaluate", evaluate, si.CubicSpline, fixed(X), Y, XS, tol={"rtol": 1e-6, "atol": 1e-8}),
+    Case("interpolate.interpn", si.interpn, fixed((np.array([0.0, 0.5, 1.5, 2.0]), GRID[1])), RNG.standard_normal((4, 4)),
+         np.array([[0.3, -0.3], [1.2, 0.6], [1.7, 1.35]]), tol={"rtol": 1e-6, "atol": 1e-8}),
 ]
