@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import scipy.interpolate as _interpolate
 
-from chainrules._core import AbstractZero, Wrapped, not_implemented, register_frule, register_rrule, unthunk, untraced
+from chainrules._core import AbstractZero, Tangent, Wrapped, not_implemented, register_frule, register_rrule, unthunk, untraced
 from chainrules.rulesets._arrays import NO, ZERO, like, project_to
 
 _MAKERS = (_interpolate.CubicSpline, _interpolate.make_interp_spline, _interpolate.interp1d,
@@ -217,9 +217,19 @@ register_rrule(evaluate)(evaluate_rrule)
 _INTERPN = ("method", "bounds_error", "fill_value")
 
 
+def _named_options(fname: str, names: Any, rest: Any, kw: Any, refused: Any) -> dict[str, Any]:
+    opts = dict(zip(names, rest))
+    if len(rest) > len(names) or set(kw) - (set(names) - set(opts)):
+        raise TypeError(f"{fname}: unexpected arguments for the rule: {sorted(set(kw) - set(names)) or rest}")
+    opts.update(kw)
+    for k in refused:
+        if opts.get(k):
+            raise TypeError(f"{fname}: the rule does not cover the argument {k}={opts[k]!r}")
+    return opts
+
+
 def _interpn_options(rest: Any, kw: Any) -> dict[str, Any]:
-    from chainrules.rulesets.scipy.integrate_ode import named_options
-    opts = named_options("scipy.interpolate.interpn", _INTERPN, rest, kw, ())
+    opts = _named_options("scipy.interpolate.interpn", _INTERPN, rest, kw, ())
     if opts.get("method") == "splinef2d":
         raise TypeError("scipy.interpolate.interpn: the rule does not cover method='splinef2d'")
     return opts
@@ -242,6 +252,157 @@ def interpn_rrule(points: Any, values: Any, xi: Any, *rest: Any, **kw: Any) -> t
 
 register_frule(_interpolate.interpn)(interpn_frule)
 register_rrule(_interpolate.interpn)(interpn_rrule)
+
+
+# splev(x, tck, der=0, ext=0) and splint(a, b, tck): FITPACK's B-spline (t, c, k), linear in
+# its coefficients c; in x the spline's next derivative (zero where ext=1 or 3 holds it
+# constant outside the base interval [t[k], t[-k-1]]); splint in a and b the spline's value
+# (zero outside, as splint integrates); not in the knots t.  Through their own rules on traced
+# values (Wrapped): every order.  A parametric tck (c a list of arrays) has no rule.
+_splev = Wrapped(_interpolate.splev)
+_splint = Wrapped(_interpolate.splint)
+
+
+def _spline_parts(fname: str, tck: Any) -> Any:
+    if isinstance(tck, _interpolate.BSpline) or not isinstance(tck, (tuple, list)) or len(tck) != 3:
+        return None
+    t, c, k = tck
+    if isinstance(c, (list, tuple)) or np.ndim(c) != 1:
+        return None
+    return t, c, int(k)
+
+
+def _outside(x: Any, t: Any, k: int) -> Any:
+    xv = np.asarray(untraced(x))
+    return (xv < t[k]) | (xv > t[len(t) - k - 1])
+
+
+def _tck_tangent(fname: str, ttck: Any) -> tuple[Any, Any]:
+    """(the coefficients' tangent, NotImplementedTangent if the knots move, else None)."""
+    ttck = unthunk(ttck)
+    if isinstance(ttck, AbstractZero):
+        return ZERO, None
+    ṫ, ċ = unthunk(ttck[0]), unthunk(ttck[1])
+    knots = None if isinstance(ṫ, AbstractZero) else not_implemented(f"{fname}: the derivative in the knots t")
+    return ċ, knots
+
+
+def _splev_slope(x: Any, t: Any, c: Any, k: int, der: int, ext: int) -> Any:
+    slope = _splev(x, (t, c, k), der + 1, ext)
+    if ext == 3:
+        slope = np.where(_outside(x, t, k), 0.0, slope)
+    return slope
+
+
+def _splev_options(rest: Any, kw: Any) -> tuple[int, int]:
+    opts = _named_options("scipy.interpolate.splev", ("der", "ext"), rest, kw, ())
+    return int(opts.get("der", 0)), int(opts.get("ext", 0))
+
+
+def splev_frule(tangents: Any, x: Any, tck: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
+    der, ext = _splev_options(rest, kw)
+    parts = _spline_parts("scipy.interpolate.splev", tck)
+    if parts is None:
+        return None
+    t, c, k = parts
+    Ω = _splev(x, (t, c, k), der, ext)
+    ẋ = unthunk(tangents[1])
+    ċ, knots = _tck_tangent("scipy.interpolate.splev", tangents[2])
+    if knots is not None:
+        return Ω, knots
+    Δ: Any = ZERO
+    if not isinstance(ẋ, AbstractZero):
+        Δ = _splev_slope(x, t, c, k, der, ext) * ẋ
+    if not isinstance(ċ, AbstractZero):
+        d = _splev(x, (t, ċ, k), der, ext)
+        Δ = d if isinstance(Δ, AbstractZero) else Δ + d
+    return Ω, Δ
+
+
+def splev_rrule(x: Any, tck: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
+    der, ext = _splev_options(rest, kw)
+    extra = (NO,) * len(rest)
+    parts = _spline_parts("scipy.interpolate.splev", tck)
+    if parts is None:
+        return None
+    t, c, k = parts
+    Ω = _splev(x, (t, c, k), der, ext)
+    px = project_to(x)
+    n = len(c)
+
+    def splev_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = unthunk(Ω̄)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, ZERO, ZERO) + extra
+        x̄ = px(np.reshape(_splev_slope(x, t, c, k, der, ext) * Ω̄, np.shape(x))) if px.kind else NO
+        e = np.zeros(n)
+        c̄ = []
+        for j in range(n):
+            e[j] = 1.0
+            c̄.append(np.sum(_interpolate.splev(untraced(x), (t, e, k), der, ext) * Ω̄))
+            e[j] = 0.0
+        tck̄ = Tangent[tuple](not_implemented("scipy.interpolate.splev: the derivative in the knots t"),  # type: ignore[type-arg]
+                             np.stack(c̄), NO)
+        return (NO, x̄, tck̄) + extra
+    return Ω, splev_pullback
+
+
+def _splint_checked(tck: Any, rest: Any, kw: Any) -> Any:
+    _named_options("scipy.interpolate.splint", ("full_output",), rest, kw, ("full_output",))
+    return _spline_parts("scipy.interpolate.splint", tck)
+
+
+def splint_frule(tangents: Any, a: Any, b: Any, tck: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
+    parts = _splint_checked(tck, rest, kw)
+    if parts is None:
+        return None
+    t, c, k = parts
+    Ω = _splint(a, b, (t, c, k))
+    ȧ, ḃ = unthunk(tangents[1]), unthunk(tangents[2])
+    ċ, knots = _tck_tangent("scipy.interpolate.splint", tangents[3])
+    if knots is not None:
+        return Ω, knots
+    Δ: Any = ZERO
+    for v, dv, sign in ((b, ḃ, 1.0), (a, ȧ, -1.0)):
+        if not isinstance(dv, AbstractZero):
+            d = sign * _splev(v, (t, c, k), 0, 1) * dv
+            Δ = d if isinstance(Δ, AbstractZero) else Δ + d
+    if not isinstance(ċ, AbstractZero):
+        d = _splint(a, b, (t, ċ, k))
+        Δ = d if isinstance(Δ, AbstractZero) else Δ + d
+    return Ω, Δ
+
+
+def splint_rrule(a: Any, b: Any, tck: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | None:
+    parts = _splint_checked(tck, rest, kw)
+    if parts is None:
+        return None
+    t, c, k = parts
+    Ω = _splint(a, b, (t, c, k))
+    pa, pb = project_to(a), project_to(b)
+
+    def splint_pullback(Ω̄: Any) -> tuple[Any, ...]:
+        Ω̄ = unthunk(Ω̄)
+        if isinstance(Ω̄, AbstractZero):
+            return (NO, ZERO, ZERO, ZERO) + (NO,) * len(rest)
+        ā = pa(-_splev(a, (t, c, k), 0, 1) * Ω̄) if pa.kind else NO
+        b̄ = pb(_splev(b, (t, c, k), 0, 1) * Ω̄) if pb.kind else NO
+        e = np.zeros(len(c))
+        c̄ = []
+        for j in range(len(c)):
+            e[j] = 1.0
+            c̄.append(_interpolate.splint(untraced(a), untraced(b), (t, e, k)) * Ω̄)
+            e[j] = 0.0
+        tck̄ = Tangent[tuple](not_implemented("scipy.interpolate.splint: the derivative in the knots t"),  # type: ignore[type-arg]
+                             np.stack(c̄), NO)
+        return (NO, ā, b̄, tck̄) + (NO,) * len(rest)
+    return Ω, splint_pullback
+
+
+register_frule(_interpolate.splev)(splev_frule)
+register_rrule(_interpolate.splev)(splev_rrule)
+register_frule(_interpolate.splint)(splint_frule)
+register_rrule(_interpolate.splint)(splint_rrule)
 
 # the rules on SciPy's own interpolant objects (building one, calling one)
 from chainrules.rulesets.scipy import interpolate_objects  # noqa: E402,F401

@@ -104,6 +104,41 @@ def test_interpn():
         cr.rrule(si.interpn, grid4, np.ones((4, 4)), xi, bogus=1)
 
 
+def test_splev_splint():
+    """FITPACK's splev/splint in the points (limits) and the coefficients c, against central
+    differences; the knots not implemented; every order through chainrules.ad."""
+    t, c, k = si.splrep(X, Y)
+    h = 1e-6
+    for der, ext, pts in ((0, 0, XS), (1, 0, XS), (2, 0, XS), (0, 1, np.array([-0.4, 1.1, 3.4])),
+                          (0, 3, np.array([-0.4, 1.1, 3.4])), (0, 0, 1.7)):
+        ẋ, ċ = RNG.standard_normal(np.shape(pts)), RNG.standard_normal(c.shape)
+        _, Δ = cr.frule((NT, ẋ, cr.Tangent[tuple](cr.ZeroTangent(), ċ, NT), NT, NT), si.splev, pts, (t, c, k), der, ext)
+        fd = (si.splev(pts + h * ẋ, (t, c + h * ċ, k), der, ext) - si.splev(pts - h * ẋ, (t, c - h * ċ, k), der, ext)) / (2 * h)
+        np.testing.assert_allclose(Δ, fd, rtol=1e-6, atol=1e-8)
+        Ω̄ = RNG.standard_normal(np.shape(pts))
+        _, pb = cr.rrule(si.splev, pts, (t, c, k), der, ext)
+        _, x̄, tck̄, *_ = pb(Ω̄)
+        np.testing.assert_allclose(np.sum(x̄ * ẋ) + np.sum(tck̄[1] * ċ), np.sum(Ω̄ * Δ), rtol=1e-9)
+        assert isinstance(tck̄[0], cr.NotImplementedTangent) and "knots" in str(tck̄[0])
+    for a, b in ((0.2, 2.5), (-0.5, 2.5), (0.2, 3.5)):           # splint is zero outside [t[k], t[-k-1]]
+        ȧ, ḃ, ċ = 0.7, -1.3, RNG.standard_normal(c.shape)
+        _, Δ = cr.frule((NT, ȧ, ḃ, cr.Tangent[tuple](cr.ZeroTangent(), ċ, NT)), si.splint, a, b, (t, c, k))
+        fd = (si.splint(a + h * ȧ, b + h * ḃ, (t, c + h * ċ, k)) - si.splint(a - h * ȧ, b - h * ḃ, (t, c - h * ċ, k))) / (2 * h)
+        np.testing.assert_allclose(Δ, fd, rtol=1e-6, atol=1e-8)
+        _, pb = cr.rrule(si.splint, a, b, (t, c, k))
+        _, ā, b̄, tck̄ = pb(1.0)
+        np.testing.assert_allclose(ā * ȧ + b̄ * ḃ + np.sum(tck̄[1] * ċ), Δ, rtol=1e-9)
+    # order 2: the spline's second derivative, splint's Hessian in its limits
+    splev, splint = ad.wrap(si.splev), ad.wrap(si.splint)
+    for d2 in (ad.derivative(lambda u: ad.derivative(lambda v: splev(v, (t, c, k)), u), 1.1),
+               ad.gradient(lambda u: ad.gradient(lambda v: splev(v, (t, c, k)), u), 1.1)):
+        np.testing.assert_allclose(d2, si.splev(1.1, (t, c, k), 2), rtol=1e-12)
+    H = ad.hessian(lambda v: splint(v[0], v[1], (t, c, k)), np.array([0.2, 2.5]))
+    np.testing.assert_allclose(H, np.diag([-si.splev(0.2, (t, c, k), 1), si.splev(2.5, (t, c, k), 1)]), rtol=1e-12)
+    with pytest.raises(TypeError, match="splint.*full_output"):
+        cr.rrule(si.splint, 0.2, 2.5, (t, c, k), full_output=1)
+
+
 def test_through_ad():
     spline = si.CubicSpline(X, Y)
     # in the points: SciPy's own derivative
