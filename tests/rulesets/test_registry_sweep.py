@@ -75,7 +75,8 @@ for _mod, _fname, _file in (("scipy.integrate", "quad", "integrate"), ("scipy.in
 # and calling one differentiates in the object's data field: tested composed, build then call,
 # against finite differences of the composite
 _si = pytest.importorskip("scipy.interpolate")
-for _f in (_si.CubicSpline, _si.make_interp_spline, _si.interp1d, _si.RegularGridInterpolator):
+for _f in (_si.CubicSpline, _si.make_interp_spline, _si.make_lsq_spline, _si.make_smoothing_spline, _si.interp1d,
+           _si.RegularGridInterpolator):
     EXCLUDED[_f] = "builds an interpolant object: scipy/test_interpolate_objects.py (build then call)"
 for _f in (_si.splev, _si.splint):
     EXCLUDED[_f] = ("takes FITPACK's (t, c, k) tuple, differentiable in c but not in the knots t: "

@@ -4,6 +4,9 @@
 instance rule on `PPoly`, `BSpline`, `interp1d` and `RegularGridInterpolator`,
 so `CubicSpline`'s and `PchipInterpolator`'s calls are `PPoly`'s).
 
+`make_lsq_spline(x, y, t, k)` and `make_smoothing_spline(x, y, w, lam)` (lam given:
+chosen by cross-validation it depends on y) build BSplines the same way.
+
 An interpolant is linear in the array it holds (ChainRules' structural
 tangent of the object names that field): `c` of a `PPoly` or `BSpline`,
 `y` of an `interp1d` (in its sorted order), `values` of a
@@ -252,7 +255,17 @@ for _cls in (si.PPoly, si.BSpline, si.interp1d, si.RegularGridInterpolator):
 
 # ----- building an interpolant from data ----------------------------------------------------
 
-_BUILD_DATA = {si.CubicSpline: 1, si.make_interp_spline: 1, si.interp1d: 1, si.RegularGridInterpolator: 1}
+_BUILDERS = (si.CubicSpline, si.make_interp_spline, si.make_lsq_spline, si.make_smoothing_spline,
+             si.interp1d, si.RegularGridInterpolator)
+
+
+def _check_linear(make: Any, args: Any, kw: Any) -> None:
+    """Refuse the settings under which a builder is not linear in y."""
+    if make is si.make_smoothing_spline:
+        lam = args[1] if len(args) > 1 else kw.get("lam")
+        if lam is None:
+            raise TypeError("scipy.interpolate.make_smoothing_spline: the rule needs lam given "
+                            "(lam=None chooses it from y by generalized cross-validation)")
 
 
 def _build_name(make: Any) -> str:
@@ -309,6 +322,7 @@ def _field_cotangent(make: Any, x: Any, y_shape: Any, f̄: Any, args: Any, kw: A
 
 def _build_frule(make: Any) -> Any:
     def build_frule(tangents: Any, x: Any, y: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        _check_linear(make, args, kw)
         Ω = make(x, y, *args, **kw)
         ẋ, ẏ = unthunk(tangents[1]), unthunk(tangents[2])
         if not isinstance(ẋ, AbstractZero):
@@ -322,6 +336,7 @@ def _build_frule(make: Any) -> Any:
 
 def _build_rrule(make: Any) -> Any:
     def build_rrule(x: Any, y: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
+        _check_linear(make, args, kw)
         Ω = make(x, y, *args, **kw)
         py = project_to(y)
         y_shape = np.shape(y)
@@ -340,6 +355,6 @@ def _build_rrule(make: Any) -> Any:
     return build_rrule
 
 
-for _make in _BUILD_DATA:
+for _make in _BUILDERS:
     register_frule(_make)(_build_frule(_make))
     register_rrule(_make)(_build_rrule(_make))

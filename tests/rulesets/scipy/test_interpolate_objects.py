@@ -29,6 +29,8 @@ CASES = [
     (si.make_interp_spline, X, Y, XS, {"k": 3}),
     (si.make_interp_spline, X, Y, XS, {"k": 1}),
     (si.make_interp_spline, X, np.stack([Y, Y ** 2], axis=1), XS, {"k": 2}),
+    (si.make_lsq_spline, X, Y, XS, {"t": np.r_[[0.0] * 4, 1.5, [3.0] * 4], "k": 3}),
+    (si.make_smoothing_spline, X, Y, XS, {"lam": 0.1}),
     (si.interp1d, X, Y, XS, {}),
     (si.interp1d, X, Y, XS, {"kind": "cubic"}),
     (si.interp1d, X[PERM], Y[PERM], XS, {"kind": "quadratic"}),           # unsorted x: SciPy sorts
@@ -89,6 +91,8 @@ def test_calls_of_objects_built_elsewhere():
 
 
 def test_bad_input():
+    with pytest.raises(TypeError, match="make_smoothing_spline.*lam"):
+        cr.rrule(si.make_smoothing_spline, X, Y)
     spline = si.CubicSpline(X, Y)
     with pytest.raises(TypeError, match="CubicSpline.__call__.*extrapolate"):
         cr.rrule(spline, XS, extrapolate=False)
