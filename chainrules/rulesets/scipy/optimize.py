@@ -79,15 +79,31 @@ from chainrules.rulesets._arrays import NO, ZERO
 # Tangent parametrized by run-time types (a result class, tuple): mypy reads Tangent[...] as a type
 _TANGENT: Any = Tangent
 
-def _traced(*xs: Any) -> bool:
-    """Does any of xs (or of the lists, tuples and tangents they hold) hold a traced value?"""
+def _cell_values(f: Any) -> list[Any]:
+    out = []
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:          # an empty cell
+            pass
+    return out
+
+
+def _traced(*xs: Any, depth: int = 0) -> bool:
+    """Does any of xs (or of the lists, tuples and tangents they hold, or the
+    closure of a function among them) hold a traced value?"""
+    if depth > 4:
+        return False
     for x in xs:
         x = unthunk(x)
         if is_traced(x):
             return True
-        if isinstance(x, (list, tuple)) and _traced(*x):
+        if isinstance(x, (list, tuple)) and _traced(*x, depth=depth + 1):
             return True
-        if hasattr(x, "items") and not isinstance(x, np.ndarray) and _traced(*(v for _, v in x.items())):
+        if hasattr(x, "items") and not isinstance(x, np.ndarray) and _traced(*(v for _, v in x.items()),
+                                                                              depth=depth + 1):
+            return True
+        if callable(x) and _traced(*_cell_values(x), depth=depth + 1):
             return True
     return False
 

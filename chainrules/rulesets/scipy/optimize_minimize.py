@@ -175,11 +175,11 @@ def _least_squares_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
                         "parameters of fun are its args or its closure's variables)")
     if kw.get("loss", "linear") != "linear":
         raise TypeError(f"{name}: the rule covers loss='linear' only, not loss={kw['loss']!r}")
-    res = _optimize.least_squares(fun, x0, **kw)
+    res = _on_any(_optimize.least_squares, fun, x0)(fun, x0, **kw)
     if not res.success:
         raise _not_converged(name, res.message)
     _check_real(name, res.x)
-    if np.any(res.active_mask != 0):
+    if np.any(untraced(res.active_mask) != 0):
         raise ValueError(f"{name}: a bound is active at the solution (bounds=): the rule covers "
                          "interior optima only")
     args = _args_of(kw.get("args", ()))

@@ -343,7 +343,8 @@ def test_second_derivatives_of_the_scalar_roots_against_the_closed_form():
 def test_second_derivatives_of_root_and_minimize():
     """A nonlinear 2×2 system in 2 parameters (root): the Hessian of ‖x*‖² against central
     differences of its gradient to 1e-5; minimize (BFGS, the gradient from the calling AD)
-    against root on the same gradient; minimize_scalar on a quadratic, whose minimizer
+    against root on the same gradient; least_squares against finite differences of its gradient;
+    minimize_scalar on a quadratic, whose minimizer
     is linear in the parameters, against the closed form at the minimizer it found."""
     p = np.array([0.7, 1.3])
     h = 1e-5
@@ -362,6 +363,14 @@ def test_second_derivatives_of_root_and_minimize():
     reference = ad.hessian(stationary, p)
     for how, H in _nestings(by_minimize, p).items():
         np.testing.assert_allclose(H, reference, rtol=1e-4, err_msg=f"minimize, {how}")
+
+    def by_least_squares(y):        # its parameters reach the rule in fun's closure (args= by keyword)
+        return np.sum(aso.least_squares(residuals, np.array([1.0, 1.0]), args=(T, y), xtol=1e-15, ftol=1e-15,
+                                        gtol=1e-15).x ** 2)
+    fd = np.stack([(ad.gradient(by_least_squares, Y + h * e) - ad.gradient(by_least_squares, Y - h * e)) / (2 * h)
+                   for e in np.eye(np.size(Y))])
+    # least_squares's own termination moves x by ~1e-10: finite differences to 1e-4
+    np.testing.assert_allclose(ad.hessian(by_least_squares, Y), fd, rtol=1e-4, atol=1e-4 * np.max(np.abs(fd)))
 
     def by_minimize_scalar(p, solver=aso.minimize_scalar):
         return solver(lambda x, a: (x - a[0]) ** 2 + a[1] * x, args=(p,), tol=1e-12).x ** 3
