@@ -59,8 +59,7 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy.convolution import on_any
-# the ODE solvers' rules (solve_ivp, odeint), registered with these
-from chainrules.rulesets.scipy.integrate_ode import _args_tangent, named_options
+from chainrules.rulesets.scipy._ode_system import _args_tangent, named_options
 from chainrules.rulesets.numpy.calculus import (
     _Trapezoid,
     _along,
@@ -346,3 +345,7 @@ def quad_rrule(config: Any, func: Any, a: Any, b: Any, *rest: Any, **kw: Any) ->
         p̄ = [p(np.reshape(v, s) * Ī) if k else NO for p, v, s, k in zip(pargs, pieces, shapes, kinds)]
         return (NO, NO, ā, b̄, Tangent[tuple](*p̄) if p̄ else NO) + extra  # type: ignore[type-arg]
     return Ω, quad_pullback
+
+
+# the ODE solvers' rules (solve_ivp, odeint): their own module
+from chainrules.rulesets.scipy import integrate_ode  # noqa: E402,F401

@@ -23,9 +23,17 @@ coefficients; conj(D) is its general form).  A real A with a real F gets the
 real part.
 
 Where it holds: A diagonalizable with a well-conditioned eigenvector matrix,
-which is also where funm's own result is accurate (distinct eigenvalues); a
-defective A gives what the eigendecomposition gives (inf or NaN, no
-exception beyond funm's own), as issue 24 asks.  The body computes with
+which is also where funm's own result is accurate (distinct eigenvalues).
+The formula's error grows as cond(V)·ε; a defective A (a Jordan block, such
+as [[1, 1], [0, 1]], where funm itself reports err = 1 and returns a wrong
+F) has a numerically singular V, and the finite number the formula gives
+there is wrong.  So when cond(V) > 1/√ε (`DEFECTIVE_ABOVE`, about 7e7) the
+tangent and the cotangent are NaN, no exception beyond funm's own, as issue 24 asks ("a defective matrix gives what JAX gives:
+inf/NaN").  (The block-matrix form f([[A, E], [0, A]]) does not rescue it:
+funm's Parlett recurrence fails on the repeated eigenvalues of that matrix.)
+Below that threshold a nearly defective A loses digits: the error of the
+divided differences, about ε·|f′|/gap, is amplified by cond(V)² (measured on
+[[1, 1], [0, 1 + g]]: 1e-7 absolute at g = 1e-3, 3e-4 at g = 1e-4).  The body computes with
 NumPy's functions that have rules (eig, inv, matmul, func on the eigenvalues),
 so a nested differentiation differentiates it (order 2) when func is itself
 differentiable code (np.exp, np.sin, a polynomial…).
@@ -45,6 +53,8 @@ from chainrules.rulesets._arrays import NO, ZERO
 from chainrules.rulesets._by_signature import H, define, square, value
 
 _CLOSE = 1e-8
+# cond(V) above which A counts as defective: the derivative is NaN (see the module's docstring)
+DEFECTIVE_ABOVE = 1.0 / np.sqrt(np.finfo(np.float64).eps)
 _STEP = np.finfo(np.float64).eps ** 0.2
 
 
@@ -82,6 +92,8 @@ def _funm_body(o: Any, Ω: Any) -> Any:
     λ, V = np.linalg.eig(A + 0j)             # complex: the same code for every real spectrum
     Vi = np.linalg.inv(V)
     D = divided_differences(func, λ)
+    if np.linalg.cond(np.asarray(value(V))) > DEFECTIVE_ABOVE:
+        D = D * np.nan          # defective A: NaN, not the wrong finite number the formula gives
     real = np.asarray(value(F)).dtype.kind != "c" and np.asarray(value(A)).dtype.kind != "c"
 
     def out(X: Any) -> Any:

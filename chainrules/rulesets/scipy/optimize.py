@@ -28,8 +28,9 @@ not converge, or once a pullback has spent n products).
   second-order terms of the residuals: the full Hessian), loss='linear' only;
   an active bound is refused.
 
-This module holds the implicit function theorem and the root finders; the
-minimizers are in `optimize_minimize.py` (imported with it).
+This module holds the implicit function theorem, root and fixed_point; the
+scalar root finders are in `optimize_scalar.py`, the minimizers in
+`optimize_minimize.py` (both imported with it).
 
 The starting point (x0, x1, the bracket a, b, `bracket=`, `bounds=` of
 minimize_scalar) gets a zero tangent: the solution does not depend on it, as in
@@ -38,8 +39,11 @@ JAX's `custom_root` and JAXopt.  A solver that reports no convergence
 the function: its x is no solution, and its derivative would be a wrong number.
 The result's tangent: a `Tangent[OptimizeResult]` with the field `x` (`root` for
 `RootResults`), the other fields without tangent; a float (array) for the
-functions returning one.  Real x only.  The rules are first order: the primal
-solve runs on plain values.
+functions returning one.  Real x only.  Every order: inside an enclosing
+differentiation (traced arguments, tangents or cotangents) the solve goes
+through the solver's own rules (`Wrapped(solver)`: the solution is traced),
+and the linear solve is np.linalg.solve on the dense Jacobian stacked from the
+calling AD's products, which the enclosing AD differentiates.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -57,7 +61,9 @@ from chainrules._core import (
     AbstractZero,
     NoTangent,
     Tangent,
+    Wrapped,
     frule_via_ad,
+    is_traced,
     register_frule,
     register_rrule,
     rrule_via_ad,
@@ -73,22 +79,64 @@ from chainrules.rulesets._arrays import NO, ZERO
 # Tangent parametrized by run-time types (a result class, tuple): mypy reads Tangent[...] as a type
 _TANGENT: Any = Tangent
 
+def _cell_values(f: Any) -> list[Any]:
+    out = []
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:          # an empty cell
+            pass
+    return out
+
+
+def _traced(*xs: Any, depth: int = 0) -> bool:
+    """Does any of xs (or of the lists, tuples and tangents they hold, or the
+    closure of a function among them) hold a traced value?"""
+    if depth > 4:
+        return False
+    for x in xs:
+        x = unthunk(x)
+        if is_traced(x):
+            return True
+        if isinstance(x, (list, tuple)) and _traced(*x, depth=depth + 1):
+            return True
+        if hasattr(x, "items") and not isinstance(x, np.ndarray) and _traced(*(v for _, v in x.items()),
+                                                                              depth=depth + 1):
+            return True
+        if callable(x) and _traced(*_cell_values(x), depth=depth + 1):
+            return True
+    return False
+
+
+def _on_any(solver: Any, *xs: Any) -> Any:
+    """The solver itself on plain values; inside an enclosing differentiation
+    (any of xs traced) `Wrapped(solver)`: the enclosing AD applies the
+    solver's rules, so the solution it returns is traced too (second order)."""
+    return Wrapped(solver) if _traced(*xs) else solver
+
+
 def _vec(t: Any, n: int) -> Any:
     t = unthunk(t)
     if isinstance(t, AbstractZero):
         return np.zeros(n)
+    if is_traced(t):
+        return np.reshape(t, (n,))
     return np.ravel(np.asarray(t, dtype=float))
+
+
+def _number(v: Any) -> Any:
+    return v[0] if is_traced(v) else float(v[0])
 
 
 def _seed_like(y: Any, v: Any) -> Any:
     """The vector v shaped as F's output y (a number for a number)."""
     if np.ndim(y) == 0 and not isinstance(y, np.ndarray):
-        return float(v[0])
+        return _number(v)
     return np.reshape(v, np.shape(y))
 
 
 def _shaped(v: Any, x: Any) -> Any:
-    return float(v[0]) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else np.reshape(v, np.shape(x))
+    return _number(v) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else np.reshape(v, np.shape(x))
 
 
 def _check_real(name: str, x: Any) -> None:
@@ -120,6 +168,11 @@ def implicit_pushforward(config: Any, F: Any, vals: Any, k: int, tangents: Any, 
         e = list(base)
         e[k + 1] = _shaped(u, x)
         return _vec(frule_via_ad(config, tuple(e), F, *vals)[1], n)
+    if _traced(vals, ts):
+        # inside an enclosing differentiation: the dense Jacobian and np.linalg.solve, which
+        # the enclosing AD differentiates (no writes into arrays, no iteration on plain floats)
+        ẋ = np.linalg.solve(np.stack([jvp(u) for u in np.eye(n)], axis=1), rhs)
+        return _shaped(-ẋ, x)
     ẋ = matrix_free_solve(jvp, rhs, n)
     if ẋ is None:
         J = np.empty((n, n))
@@ -197,12 +250,14 @@ def implicit_pullback(config: Any, F: Any, vals: Any, k: int, diagonal: bool = F
     x = vals[k]
     n = int(np.size(x))
     y, pb = rrule_via_ad(config, F, *vals)
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = {"traced": _traced(vals)}
 
     def jacobian_t() -> Any:
         if "JT" not in state:
             if diagonal:
                 state["JT"] = _vec(pb(_seed_like(y, np.ones(n)))[k + 1], n)
+            elif state["traced"]:       # no writes: the enclosing AD differentiates it
+                state["JT"] = np.stack([vjp(u) for u in np.eye(n)], axis=1)
             else:
                 JT = np.empty((n, n))
                 for i in range(n):
@@ -221,7 +276,8 @@ def implicit_pullback(config: Any, F: Any, vals: Any, k: int, diagonal: bool = F
             return None
         v = _vec(x̄, n)
         # matrix-free until the pullbacks spent reach the dense Jacobian's n (then it is built, kept)
-        w = None if diagonal or "JT" in state or state.get("spent", 0) >= n else matrix_free_solve(
+        w = None if diagonal or "JT" in state or state.get("spent", 0) >= n or state["traced"] \
+            or is_traced(v) else matrix_free_solve(
             _counted(vjp, state), v, n)
         if w is None:
             JT = jacobian_t()
@@ -342,7 +398,7 @@ def _root_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
     name = "scipy.optimize.root"
     opts = _options(name, _ROOT, ((), "hybr", None, None, None, None), rest, kw)
     args = _args_of(opts["args"])
-    res = _optimize.root(fun, x0, *rest, **kw)
+    res = _on_any(_optimize.root, x0, rest)(fun, x0, *rest, **kw)
     if not res.success:
         raise _not_converged(name, res.message)
     _check_real(name, res.x)
@@ -376,163 +432,8 @@ def root_rrule(config: Any, fun: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[A
     return res, root_pullback
 
 
-# =============================================================================
-# scalar roots: brentq, bisect, ridder, brenth, toms748 (f, a, b, args=(), ...),
-# newton (func, x0, fprime=None, args=(), ...), root_scalar (f, args=(), ...)
-# =============================================================================
-
-_BRACKET = ("args", "xtol", "rtol", "maxiter", "full_output", "disp")
-_TOMS = ("args", "k", "xtol", "rtol", "maxiter", "full_output", "disp")
-
-
-def _bracket_rules(solver: Any, names: Any) -> None:
-    name = f"scipy.optimize.{solver.__name__}"
-    defaults = ((),) + (None,) * (len(names) - 1)
-
-    def solve(f: Any, a: Any, b: Any, rest: Any, kw: Any) -> Any:
-        opts = _options(name, names, defaults, rest, kw)
-        call = dict(zip(names, rest))
-        call.update(kw)
-        call["full_output"] = True
-        call["disp"] = False
-        x, r = _call(name, solver, f, a, b, **call)
-        if not r.converged:
-            raise _not_converged(name, r.flag)
-        Ω = (x, r) if opts["full_output"] else x
-        return Ω, x, _args_of(opts["args"]), bool(opts["full_output"])
-
-    def out_tangent(full: bool, Ω: Any, ẋ: Any) -> Any:
-        if not full or isinstance(ẋ, AbstractZero):
-            return ẋ
-        return _TANGENT[tuple](ẋ, _result_tangent(Ω[1], "root", ẋ))
-
-    def frule(config: Any, tangents: Any, f: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-        Ω, x, args, full = solve(f, a, b, rest, kw)
-        ṗ = _args_tangents(tangents[4] if rest else ZERO, 0, len(rest), len(args))
-        ẋ = implicit_pushforward(config, f, (x, *args), 0, (tangents[1], ZERO, *ṗ))
-        return Ω, out_tangent(full, Ω, ẋ)
-
-    def rrule(config: Any, f: Any, a: Any, b: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-        Ω, x, args, full = solve(f, a, b, rest, kw)
-        back = implicit_pullback(config, f, (x, *args), 0)
-        single = bool(rest) and not isinstance(rest[0], tuple)
-        extra = (NO,) * max(len(rest) - 1, 0)
-
-        def pullback(Ω̄: Any) -> tuple[Any, ...]:
-            x̄ = unthunk(Ω̄)
-            if full and not isinstance(x̄, AbstractZero):
-                x̄ = _add(unthunk(x̄[0]), _field(x̄[1], "root"))
-            g = back(x̄)
-            if g is None:
-                return (NO, NO, ZERO, ZERO) + ((ZERO,) if rest else ()) + extra
-            return (NO, _fn(g[0]), ZERO, ZERO) + ((_args_cotangent(g[2:], args, single),) if rest else ()) + extra
-        return Ω, pullback
-    frule.__name__ = f"{solver.__name__}_frule"
-    rrule.__name__ = f"{solver.__name__}_rrule"
-    register_frule(solver, config="forward")(frule)
-    register_rrule(solver, config="reverse")(rrule)
-
-
-for _solver in (_optimize.brentq, _optimize.bisect, _optimize.ridder, _optimize.brenth):
-    _bracket_rules(_solver, _BRACKET)
-_bracket_rules(_optimize.toms748, _TOMS)
-
-
-_NEWTON = ("fprime", "args", "tol", "maxiter", "fprime2", "x1", "rtol", "full_output", "disp")
-
-
-def _newton_solve(func: Any, x0: Any, rest: Any, kw: Any) -> Any:
-    name = "scipy.optimize.newton"
-    opts = _options(name, _NEWTON, (None, (), 1.48e-8, 50, None, None, 0.0, False, True), rest, kw)
-    call = dict(zip(_NEWTON, rest))
-    call.update(kw)
-    call["full_output"] = True
-    call["disp"] = False
-    out = _call(name, _optimize.newton, func, x0, **call)
-    if np.ndim(x0) == 0 and not isinstance(x0, np.ndarray) or np.size(x0) == 1 and len(out) == 2:
-        x, r = out
-        if not r.converged:
-            raise _not_converged(name, r.flag)
-    else:
-        x, converged = out[0], out[1]
-        if not np.all(converged):
-            raise _not_converged(name, f"{int(np.sum(~np.asarray(converged)))} of {np.size(x)} elements")
-    _check_real(name, x)
-    Ω = out if opts["full_output"] else x
-    return Ω, x, _args_of(opts["args"]), bool(opts["full_output"]), out
-
-
-def _newton_tangent(full: bool, out: Any, ẋ: Any) -> Any:
-    if not full or isinstance(ẋ, AbstractZero):
-        return ẋ
-    return _TANGENT[tuple](ẋ, *([NO] * (len(out) - 1)))
-
-
-@register_frule(_optimize.newton, config="forward")
-def newton_frule(config: Any, tangents: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    Ω, x, args, full, out = _newton_solve(func, x0, rest, kw)
-    ṗ = _args_tangents(tangents[4] if len(rest) > 1 else ZERO, 1, len(rest), len(args))
-    ẋ = implicit_pushforward(config, func, (x, *args), 0, (tangents[1], ZERO, *ṗ), diagonal=True)
-    return Ω, _newton_tangent(full, out, ẋ)
-
-
-@register_rrule(_optimize.newton, config="reverse")
-def newton_rrule(config: Any, func: Any, x0: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    Ω, x, args, full, out = _newton_solve(func, x0, rest, kw)
-    back = implicit_pullback(config, func, (x, *args), 0, diagonal=True)
-    single = len(rest) > 1 and not isinstance(rest[1], tuple)
-    n_rest = len(rest)
-
-    def tail(p̄: Any) -> tuple[Any, ...]:
-        out_ = [NO] * n_rest
-        if n_rest > 1:
-            out_[1] = p̄
-        return tuple(out_)
-
-    def newton_pullback(Ω̄: Any) -> tuple[Any, ...]:
-        x̄ = unthunk(Ω̄)
-        if full and not isinstance(x̄, AbstractZero):
-            x̄ = unthunk(x̄[0])
-        g = back(x̄)
-        if g is None:
-            return (NO, NO, ZERO) + tail(ZERO)
-        return (NO, _fn(g[0]), ZERO) + tail(_args_cotangent(g[2:], args, single))
-    return Ω, newton_pullback
-
-
-_ROOT_SCALAR = ("args", "method", "bracket", "fprime", "fprime2", "x0", "x1", "xtol", "rtol", "maxiter", "options")
-
-
-def _root_scalar_solve(f: Any, rest: Any, kw: Any) -> Any:
-    name = "scipy.optimize.root_scalar"
-    opts = _options(name, _ROOT_SCALAR, ((),) + (None,) * 10, rest, kw)
-    res = _call(name, _optimize.root_scalar, f, *rest, **kw)
-    if not res.converged:
-        raise _not_converged(name, res.flag)
-    return res, _args_of(opts["args"])
-
-
-@register_frule(_optimize.root_scalar, config="forward")
-def root_scalar_frule(config: Any, tangents: Any, f: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    res, args = _root_scalar_solve(f, rest, kw)
-    ṗ = _args_tangents(tangents[2] if rest else ZERO, 0, len(rest), len(args))
-    ẋ = implicit_pushforward(config, f, (res.root, *args), 0, (tangents[1], ZERO, *ṗ))
-    return res, _result_tangent(res, "root", ẋ)
-
-
-@register_rrule(_optimize.root_scalar, config="reverse")
-def root_scalar_rrule(config: Any, f: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
-    res, args = _root_scalar_solve(f, rest, kw)
-    back = implicit_pullback(config, f, (res.root, *args), 0)
-    single = bool(rest) and not isinstance(rest[0], tuple)
-    extra = (NO,) * max(len(rest) - 1, 0)
-
-    def root_scalar_pullback(Ω̄: Any) -> tuple[Any, ...]:
-        g = back(_field(Ω̄, "root"))
-        if g is None:
-            return (NO, NO) + ((ZERO,) if rest else ()) + extra
-        return (NO, _fn(g[0])) + ((_args_cotangent(g[2:], args, single),) if rest else ()) + extra
-    return res, root_scalar_pullback
+# the scalar root finders (brentq & co., newton, root_scalar): their own module
+# (imported at the end)
 
 
 # =============================================================================
@@ -549,7 +450,7 @@ def _residual(func: Any, x: Any, *a: Any) -> Any:
 def _fixed_solve(func: Any, x0: Any, rest: Any, kw: Any) -> Any:
     name = "scipy.optimize.fixed_point"
     opts = _options(name, _FIXED, ((), 1e-8, 500, "del2"), rest, kw)
-    x = _call(name, _optimize.fixed_point, func, x0, *rest, **kw)
+    x = _call(name, _on_any(_optimize.fixed_point, x0, rest), func, x0, *rest, **kw)
     _check_real(name, x)
     return x, _args_of(opts["args"])
 
@@ -576,5 +477,6 @@ def fixed_point_rrule(config: Any, func: Any, x0: Any, *rest: Any, **kw: Any) ->
     return x, fixed_point_pullback
 
 
-# minimize, minimize_scalar, least_squares (F = ∇ₓ objective): their own module
-from chainrules.rulesets.scipy import optimize_minimize  # noqa: E402,F401
+# the scalar root finders, and minimize, minimize_scalar, least_squares (F = ∇ₓ objective):
+# their own modules
+from chainrules.rulesets.scipy import optimize_minimize, optimize_scalar  # noqa: E402,F401

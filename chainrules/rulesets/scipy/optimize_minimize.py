@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.optimize as _optimize
 
-from chainrules._core import frule_via_ad, register_frule, register_rrule, rrule_via_ad
+from chainrules._core import frule_via_ad, is_traced, register_frule, register_rrule, rrule_via_ad, untraced
 from chainrules.rulesets._arrays import NO, ZERO
 from chainrules.rulesets.scipy.optimize import (
     _args_cotangent,
@@ -23,6 +23,7 @@ from chainrules.rulesets.scipy.optimize import (
     _field,
     _fn,
     _not_converged,
+    _on_any,
     _options,
     _result_tangent,
     _shaped,
@@ -47,6 +48,10 @@ def _gradient(config: Any, fun: Any, x: Any, *a: Any) -> Any:
     if np.ndim(x) == 0 and not isinstance(x, np.ndarray):
         return parts[0]
     return np.reshape(np.stack([p * 1.0 for p in parts]), np.shape(x))
+
+
+def _scalar(x: Any) -> Any:
+    return x if is_traced(x) else float(x)
 
 
 def _second(fun: Any, x: Any, *a: Any) -> Any:
@@ -75,7 +80,7 @@ def _minimize_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
     opts = _options(name, _MINIMIZE, ((), None, None, None, None, None, (), None, None, None), rest, kw)
     if opts["constraints"] not in (None, (), []):
         raise TypeError(f"{name}: the rule covers unconstrained optima only, not constraints=")
-    res = _optimize.minimize(fun, x0, *rest, **kw)
+    res = _on_any(_optimize.minimize, x0, rest)(fun, x0, *rest, **kw)
     if not res.success:
         raise _not_converged(name, res.message)
     _check_real(name, res.x)
@@ -83,7 +88,8 @@ def _minimize_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
         b = _optimize.Bounds(*zip(*opts["bounds"])) if not isinstance(opts["bounds"], _optimize.Bounds) \
             else opts["bounds"]
         lo, hi = np.broadcast_to(b.lb, np.shape(res.x)), np.broadcast_to(b.ub, np.shape(res.x))
-        if np.any(res.x <= lo + 1e-10 * (1 + abs(lo))) or np.any(res.x >= hi - 1e-10 * (1 + abs(hi))):
+        x = untraced(res.x)
+        if np.any(x <= lo + 1e-10 * (1 + abs(lo))) or np.any(x >= hi - 1e-10 * (1 + abs(hi))):
             raise ValueError(f"{name}: the optimum lies on a bound (bounds=): the rule covers interior "
                              "(unconstrained) optima only")
     return res, _args_of(opts["args"]), opts
@@ -131,7 +137,7 @@ _MINIMIZE_SCALAR = ("bracket", "bounds", "args", "method", "tol", "options")
 def _minimize_scalar_solve(fun: Any, rest: Any, kw: Any) -> Any:
     name = "scipy.optimize.minimize_scalar"
     opts = _options(name, _MINIMIZE_SCALAR, (None, None, (), None, None, None), rest, kw)
-    res = _optimize.minimize_scalar(fun, *rest, **kw)
+    res = _on_any(_optimize.minimize_scalar, rest)(fun, *rest, **kw)
     if not res.success:
         raise _not_converged(name, res.message)
     return res, _args_of(opts["args"])
@@ -141,7 +147,7 @@ def _minimize_scalar_solve(fun: Any, rest: Any, kw: Any) -> Any:
 def minimize_scalar_frule(config: Any, tangents: Any, fun: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     res, args = _minimize_scalar_solve(fun, rest, kw)
     ṗ = _args_tangents(tangents[4] if len(rest) > 2 else ZERO, 2, len(rest), len(args))
-    ẋ = implicit_pushforward(config, _gradient, (config, fun, float(res.x), *args), 2,
+    ẋ = implicit_pushforward(config, _gradient, (config, fun, _scalar(res.x), *args), 2,
                              (NO, NO, tangents[1], ZERO, *ṗ))
     return res, _result_tangent(res, "x", ẋ)
 
@@ -149,7 +155,7 @@ def minimize_scalar_frule(config: Any, tangents: Any, fun: Any, *rest: Any, **kw
 @register_rrule(_optimize.minimize_scalar, config="reverse")
 def minimize_scalar_rrule(config: Any, fun: Any, *rest: Any, **kw: Any) -> tuple[Any, Any]:
     res, args = _minimize_scalar_solve(fun, rest, kw)
-    back = implicit_pullback(config, _gradient, (config, fun, float(res.x), *args), 2)
+    back = implicit_pullback(config, _gradient, (config, fun, _scalar(res.x), *args), 2)
     single = len(rest) > 2 and not isinstance(rest[2], tuple)
     n_rest = len(rest)
 
@@ -169,11 +175,11 @@ def _least_squares_solve(fun: Any, x0: Any, rest: Any, kw: Any) -> Any:
                         "parameters of fun are its args or its closure's variables)")
     if kw.get("loss", "linear") != "linear":
         raise TypeError(f"{name}: the rule covers loss='linear' only, not loss={kw['loss']!r}")
-    res = _optimize.least_squares(fun, x0, **kw)
+    res = _on_any(_optimize.least_squares, fun, x0)(fun, x0, **kw)
     if not res.success:
         raise _not_converged(name, res.message)
     _check_real(name, res.x)
-    if np.any(res.active_mask != 0):
+    if np.any(untraced(res.active_mask) != 0):
         raise ValueError(f"{name}: a bound is active at the solution (bounds=): the rule covers "
                          "interior optima only")
     args = _args_of(kw.get("args", ()))

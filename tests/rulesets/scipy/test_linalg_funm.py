@@ -112,11 +112,19 @@ def test_bad_input():
         cr.rrule(sl.funm, r(2, 2), np.exp, "yes")
     with pytest.raises(TypeError, match=r"scipy\.linalg\.funm: .*unexpected keyword"):
         cr.rrule(sl.funm, r(2, 2), np.exp, tol=1.0)
-    # a defective matrix: what the eigendecomposition gives, no exception beyond funm's
+    # a defective matrix (funm itself wrong there, err = 1): NaN tangent and cotangent, no exception
+    # beyond funm's own; a nearly defective one (cond(V) ~ 2e3) the Fréchet derivative, to the
+    # digits left (the module's docstring)
     J = np.array([[1.0, 1.0], [0.0, 1.0]])
-    _, pb = cr.rrule(sl.funm, J, np.exp)
-    Ā = pb(np.ones((2, 2)))[1]
-    assert Ā.shape == (2, 2)
+    with np.errstate(all="ignore"):
+        _, pb = cr.rrule(sl.funm, J, np.exp)
+        Ā = pb(np.ones((2, 2)))[1]
+        _, Ḟ = cr.frule((NT, np.ones((2, 2)), NT), sl.funm, J, np.exp)
+    assert Ā.shape == Ḟ.shape == (2, 2) and np.all(np.isnan(Ā)) and np.all(np.isnan(Ḟ))
+    near = np.array([[1.0, 1.0], [0.0, 1.0 + 1e-3]])
+    E = r(2, 2)
+    np.testing.assert_allclose(cr.frule((NT, E, NT), sl.funm, near, np.exp)[1],
+                               sl.expm_frechet(near, E, compute_expm=False), rtol=1e-6, atol=1e-6)
 
 
 SWEEP_CASES = [Case("scipy.linalg.funm", sl.funm, r(3, 3) / 2, const(np.exp), tol=dict(rtol=1e-7, atol=1e-9))]

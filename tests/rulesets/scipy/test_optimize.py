@@ -301,3 +301,89 @@ def test_matrix_free_solve_itself():
     # a permutation's eigenvalues are spread over the unit circle
     P = np.roll(np.eye(n), 1, axis=0)
     assert rules.matrix_free_solve(lambda u: P @ u, v, n) is None
+
+
+# ----- second derivatives (issue 24): the implicit derivative differentiated ----------------------
+
+def _nestings(f, x):
+    """The Hessian of f at x by every nesting of the two modes."""
+    fwd = lambda g: (lambda t: ad.jacobian(g, t, mode="forward"))  # noqa: E731
+    if np.ndim(x) == 0:
+        return {"forward over reverse": ad.hessian(f, x),
+                "reverse over reverse": ad.gradient(lambda t: ad.gradient(f, t), x),
+                "forward over forward": ad.derivative(lambda t: ad.derivative(f, t), x),
+                "reverse over forward": ad.gradient(lambda t: ad.derivative(f, t), x)}
+    return {"forward over reverse": ad.hessian(f, x),
+            "reverse over reverse": ad.jacobian(lambda t: ad.gradient(f, t), x),
+            "forward over forward": ad.jacobian(fwd(f), x, mode="forward"),
+            "reverse over forward": ad.jacobian(fwd(f), x)}
+
+
+def _cube(x, th):
+    return x ** 3 - th
+
+
+def test_second_derivatives_of_the_scalar_roots_against_the_closed_form():
+    """x³ = θ: x* = θ^{1/3}, d²x*/dθ² = −(2/9)·θ^{−5/3}, through every scalar root finder
+    and root, fixed_point (x = x − (x³ − θ)/5), by every nesting of the two modes."""
+    th = 2.0
+    exact = -2.0 / 9.0 * th ** (-5.0 / 3.0)
+    solvers = {"brentq": lambda t: aso.brentq(_cube, 0.0, 5.0, args=(t,), xtol=1e-14),
+               "newton": lambda t: aso.newton(_cube, 1.0, args=(t,), tol=1e-14),
+               "root_scalar": lambda t: aso.root_scalar(_cube, args=(t,), bracket=(0.0, 5.0), xtol=1e-14).root,
+               "root": lambda t: aso.root(_cube, np.array([1.0]), args=(t,), tol=1e-14).x[0],
+               "fixed_point": lambda t: aso.fixed_point(lambda x, t: x - _cube(x, t) / 5.0, 1.0, args=(t,),
+                                                        xtol=1e-14)}
+    for name, f in solvers.items():
+        np.testing.assert_allclose(f(th), th ** (1.0 / 3.0), rtol=1e-12)
+        for how, h in _nestings(f, th).items():
+            np.testing.assert_allclose(h, exact, rtol=1e-10, err_msg=f"{name}, {how}")
+
+
+def test_second_derivatives_of_root_and_minimize():
+    """A nonlinear 2×2 system in 2 parameters (root): the Hessian of ‖x*‖² against central
+    differences of its gradient to 1e-5; minimize (BFGS, the gradient from the calling AD)
+    against root on the same gradient; least_squares against finite differences of its gradient;
+    minimize_scalar on a quadratic, whose minimizer
+    is linear in the parameters, against the closed form at the minimizer it found."""
+    p = np.array([0.7, 1.3])
+    h = 1e-5
+
+    def by_root(p):
+        return np.sum(aso.root(system, np.array([0.5, 0.5]), args=(p[0], p[1]), tol=1e-12).x ** 2)
+    fd = np.stack([(ad.gradient(by_root, p + h * e) - ad.gradient(by_root, p - h * e)) / (2 * h) for e in np.eye(2)])
+    for how, H in _nestings(by_root, p).items():
+        np.testing.assert_allclose(H, fd, rtol=1e-5, atol=1e-7, err_msg=f"root, {how}")
+
+    def stationary(p):
+        return np.sum(aso.root(quartic_grad, np.zeros(2), args=(p,), tol=1e-13).x ** 2)
+
+    def by_minimize(p):
+        return np.sum(aso.minimize(quartic, np.zeros(2), args=(p,), method="BFGS", tol=1e-8).x ** 2)
+    reference = ad.hessian(stationary, p)
+    for how, H in _nestings(by_minimize, p).items():
+        np.testing.assert_allclose(H, reference, rtol=1e-4, err_msg=f"minimize, {how}")
+
+    def by_least_squares(y):        # its parameters reach the rule in fun's closure (args= by keyword)
+        return np.sum(aso.least_squares(residuals, np.array([1.0, 1.0]), args=(T, y), xtol=1e-15, ftol=1e-15,
+                                        gtol=1e-15).x ** 2)
+    fd = np.stack([(ad.gradient(by_least_squares, Y + h * e) - ad.gradient(by_least_squares, Y - h * e)) / (2 * h)
+                   for e in np.eye(np.size(Y))])
+    # least_squares's own termination moves x by ~1e-10: finite differences to 1e-4
+    np.testing.assert_allclose(ad.hessian(by_least_squares, Y), fd, rtol=1e-4, atol=1e-4 * np.max(np.abs(fd)))
+
+    def by_minimize_scalar(p, solver=aso.minimize_scalar):
+        return solver(lambda x, a: (x - a[0]) ** 2 + a[1] * x, args=(p,), tol=1e-12).x ** 3
+    x = np.cbrt(by_minimize_scalar(p, so.minimize_scalar))    # p₀ − p₁/2 to Brent's accuracy (~1e-8)
+    np.testing.assert_allclose(x, p[0] - p[1] / 2, rtol=1e-6)
+    v = np.array([1.0, -0.5])
+    for how, H in _nestings(by_minimize_scalar, p).items():
+        np.testing.assert_allclose(H, 6 * x * np.outer(v, v), rtol=1e-7, err_msg=f"minimize_scalar, {how}")
+
+
+def test_kit_order_2():
+    """The kit at order 2 on brentq and root: the rules run on values chainrules.ad tracks."""
+    test_frule(ad.ForwardConfig(), so.brentq, PrimalAndTangent(_cube, cr.NoTangent()), 0.0, 5.0, (2.0,),
+               fkwargs={"xtol": 1e-14}, order=2, rtol=1e-6, atol=1e-8)
+    test_rrule(ad.ReverseConfig(), so.brentq, PrimalAndTangent(_cube, cr.NoTangent()), 0.0, 5.0, (2.0,),
+               fkwargs={"xtol": 1e-14}, order=2, rtol=1e-6, atol=1e-8)
