@@ -449,7 +449,7 @@ def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
 
 def _getitem_tracked_pullback(x: Any, idx: Any, ȳ: Any) -> tuple[Any, ...]:
     """The compiled getitem pullback's path for a cotangent tracked by
-    chainrules.ad (the indexed array plain: a mixed partial): this rule's
+    the calling AD (the indexed array plain: a mixed partial): this rule's
     differentiable scatter."""
     return getitem_rrule(x, idx)[1](ȳ)
 

@@ -448,7 +448,7 @@ def _diagonal_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
 def diagonal_embed(ȳ: Any, shape: Any, offset: Any, axis1: Any, axis2: Any) -> Any:
     """The array of `shape` holding ȳ (the diagonal axis last, as np.diagonal
     gives it) on its diagonal (offset, axis1, axis2) and zeros elsewhere,
-    computed without writes (ȳ may be tracked by chainrules.ad): ȳ contracted
+    computed without writes (ȳ may be tracked by an AD): ȳ contracted
     with the 0/1 tensor E[l, i, j] = [i, j is the l-th element of the
     diagonal], its two axes then moved into place."""
     nd = len(shape)
@@ -511,7 +511,7 @@ _linear([np.tril], "tril", _triangle_adjoint(np.tril))
 
 # ----- copies and conversions: the cotangent is projected back ----------------------------------
 
-# np.asarray & co. of a tracked x (the rule differentiated by chainrules.ad)
+# np.asarray & co. of a tracked x (the rule differentiated by an AD)
 # would convert it: x itself (cast to the dtype asked for) is their value
 _AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray}
 

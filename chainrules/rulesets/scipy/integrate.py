@@ -55,7 +55,8 @@ from chainrules.rulesets._arrays import (
 )
 from chainrules.rulesets.numpy.convolution import on_any
 # the ODE solvers' rules (solve_ivp, odeint), registered with these
-from chainrules.rulesets.scipy.integrate_ode import _args_tangent, named_options
+from chainrules.rulesets._arrays import named_options
+from chainrules.rulesets.scipy.integrate_ode import _args_tangent
 from chainrules.rulesets.numpy.calculus import (
     _Trapezoid,
     _along,

@@ -5,8 +5,8 @@ differentiable in the data values y and in the evaluation points xs, for
 `RegularGridInterpolator` (x: its tuple of grid points, xs: the points xi).
 
 SciPy's interpolants are objects built from (x, y) and then called; the rules
-are on the one function that does both, which `chainrules.ad.scipy.interpolate`
-calls from drop-in classes (`CubicSpline(x, y)(xs)` with tracked y or xs).
+are on the one function that does both, which an AD's drop-in
+classes call (`CubicSpline(x, y)(xs)` with tracked y or xs).
 
 - In y: every one of these interpolants is linear (affine with inhomogeneous
   boundary conditions) in the data: ẏ ↦ evaluate(x, y + ẏ) − evaluate(x, y)
