@@ -155,7 +155,24 @@ def _broadcast_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
 
 def reshape_rules(f: Any, name: str = "reshape") -> Any:
     # NumPy's reshape: order= and its older spelling newshape= of the shape
-    return _linear(name, f, ("shape",), ("shape", "copy", "order", "newshape"), {}, _reshape_order_back)
+    known = ("shape", "copy", "order", "newshape")
+    frule, rrule = _linear(name, f, ("shape",), known, {}, _reshape_order_back)
+    names = positional_names(f, 1, ("shape",))
+
+    def reshape_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        order = options(name, names, args, kwargs, known, {}).get("order")
+        if order not in ("A", "K"):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        # the order x's layout means: the tangent's own layout may be another
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        Δx = cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)
+        return Ω, reshape_in(xp, Δx, tuple(Ω.shape), memory_order(name, x, order))
+
+    return reshape_frule, rrule
 
 
 def permute_dims_rules(f: Any, name: str = "permute_dims") -> Any:
@@ -270,7 +287,7 @@ def _as_array(xp: Any, v: Any, like: Any) -> Any:
 
 
 def _shape(v: Any) -> Any:
-    return () if isinstance(v, (int, float, complex)) else tuple(v.shape)
+    return () if v is None or isinstance(v, (int, float, complex)) else tuple(v.shape)
 
 
 def _masked(xp: Any, mask: Any, v: Any, shape: Any) -> Any:

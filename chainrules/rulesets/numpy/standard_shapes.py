@@ -29,7 +29,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, ProjectTo, is_traced, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, like, methods, named_rule, seed
+from chainrules.rulesets._arrays import NO, ZERO, dense, like, methods, named_rule, seed
 from chainrules.rulesets._arrays import register as _register
 from chainrules.rulesets.array_api import shapes as bodies
 from chainrules.rulesets.array_api._common import sequence_tangent
@@ -91,7 +91,7 @@ def _serve(f: Any, rules: Any, name: str, n: int = 1, methods_: Any = (), spell:
     methods `methods_` (respelled by `spell`); returns f's NumPy rules."""
     np_rules = register_body([f], rules, f, n, name)
     for m in methods_:
-        register_body([m], respelled(rules, spell, n), m, n, f"ndarray.{m.__name__}")
+        register_body([m], rules if spell is _same else respelled(rules, spell, n), m, n, f"ndarray.{m.__name__}")
     return np_rules
 
 
@@ -176,6 +176,9 @@ def _joining(rules: Any, f: Any, name: str) -> Any:
         if isinstance(arrays, (list, tuple)) and all(_plain(a) for a in arrays):
             return frule(tangents, arrays, *args, **kwargs)
         Ω = f(arrays, *args, **kwargs)
+        Δ = unthunk(tangents[1])
+        if not isinstance(arrays, (list, tuple)) and not isinstance(Δ, AbstractZero):
+            tangents = (tangents[0], list(dense(Δ))) + tuple(tangents[2:])    # one array: its rows
         res = frule(tangents, [as_array(a) for a in arrays], *args, **kwargs)
         return Ω, like(Ω, res[1])
 
