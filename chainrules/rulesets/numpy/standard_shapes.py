@@ -23,6 +23,7 @@ it against the body bit for bit).
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -155,7 +156,26 @@ _serve(np.broadcast_to, _body(bodies.broadcast_to_rules, np.broadcast_to, "broad
 # ----- where, clip, sort, take ------------------------------------------------------------------
 
 _serve(np.where, _body(bodies.where_rules, np.where, "where"), "where", n=3)
-_serve(np.clip, _body(bodies.clip_rules, np.clip, "clip"), "clip", methods_=methods("clip"))
+_serve(np.clip, _body(bodies.clip_rules, np.clip, "clip"), "clip")
+
+
+def _clip_method(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """x.clip as the body's primal: x.clip(lo) is np.clip(x, lo, None), which
+    np.clip(x, lo) is not; a traced x (a rule differentiated): its own clip,
+    or np.clip."""
+    if is_traced(x):
+        bound = _CLIP.bind(x, *args, **kwargs).arguments
+        return np.clip(x, bound.get("min"), bound.get("max"))
+    return x.clip(*args, **kwargs)
+
+
+def _clip_signature(a: Any, min: Any = None, max: Any = None, out: Any = None) -> None: ...
+
+
+_CLIP = inspect.signature(_clip_signature)
+_clip_method.__signature__ = _CLIP  # type: ignore[attr-defined]  # the body reads its option names
+for _m in methods("clip"):
+    register_body([_m], _body(bodies.clip_rules, _clip_method, "ndarray.clip"), _m, 1, "ndarray.clip")
 _serve(np.sort, _body(bodies.sort_rules, np.sort, "sort"), "sort")
 _serve(np.take, _body(bodies.take_rules, np.take, "take"), "take", methods_=methods("take"))
 
