@@ -3,7 +3,8 @@ body of each (chainrules/rulesets/numpy/standard_shapes.py): the reshape fast
 path computes what the body computes, bit for bit; NumPy's options and
 spellings (reshape's order=/newshape=/method, transpose's axes=None and
 method, concatenate's axis=None/dtype=, sort's kind=/axis=None, take's
-mode=, clip's a_min/a_max/min/max and None bounds, where with numbers)
+mode=, clip's a_min/a_max/min/max and None bounds, where with numbers,
+cumsum's axis=None and method)
 against finite differences at order 1 and 2; `out=` and the options a body
 cannot honour are a TypeError naming them; array-likes and subclasses; and
 second derivatives through the one body by the reference AD."""
@@ -87,6 +88,9 @@ SPELLINGS = [
     ("clip-none", np.clip, (X, None, 0.2), {}),
     ("clip-method", np.ndarray.clip, (X, -0.3), {}),
     ("where", np.where, (X > 0, X, 0.5), {}),
+    ("cumsum-flat", np.cumsum, (X,), {}),
+    ("cumsum-axis", np.cumsum, (_r(2, 3, dtype=np.complex128),), {"axis": -1}),
+    ("cumsum-method", np.ndarray.cumsum, (X, 0), {}),
     ("where-c", np.where, (np.array([True, False, True]), _r(2, 3, dtype=np.complex128), _r(3)), {}),
 ]
 
@@ -143,6 +147,8 @@ def test_array_likes_and_subclasses():
     (lambda: cr.rrule(np.take, X, [0], out=np.empty(1)), "out"),
     (lambda: cr.rrule(np.ndarray.take, X, [0], 0, np.empty((1, 3))), "out"),
     (lambda: cr.rrule(np.sort, np.zeros(3, dtype=[("a", float)]), order="a"), "order"),
+    (lambda: cr.rrule(np.cumsum, X, out=np.empty(6)), "out"),
+    (lambda: cr.frule((NT, X, NT, NT, NT), np.ndarray.cumsum, X, 0, None, np.empty((2, 3))), "out"),
 ])
 def test_options_the_body_cannot_honour_are_a_type_error_naming_them(call, name):
     with pytest.raises(TypeError, match=f"{name}="):
@@ -173,7 +179,7 @@ def _shapes_loss(x):
     s = np.sort(j * x[0])
     c = np.clip(np.take(s, [0, 3, 3, 11, -1], mode="wrap"), -1.0, 0.8)
     w = np.where(c > 0, c ** 2, np.cos(c))
-    t = np.transpose(np.broadcast_to(m, (2, 2, 3)))
+    t = np.transpose(np.broadcast_to(np.cumsum(m, axis=1), (2, 2, 3)))
     return np.sum(w * x[1]) + np.sum(np.roll(np.flip(t), 1) * t ** 2) + np.sum(m[1:, ::2] ** 3) \
         + np.sum(np.stack([x, x ** 2]) * np.squeeze(np.expand_dims(x, 0)))
 
