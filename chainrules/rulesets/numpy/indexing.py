@@ -37,13 +37,13 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules._core import _getitem_rrule, _set_getitem_tracked_pullback
+from chainrules.rulesets.array_api.getitem import getitem_rules
 from chainrules.rulesets._arrays import (
     register_for_arrays,
     TRACED,
     NO,
     ZERO,
     dense,
-    like as _like,
     named_rule,
     register as _register,
     seed,
@@ -274,47 +274,27 @@ def take_along_axis_rrule(arr: Any, indices: Any, *args: Any, **kwargs: Any) -> 
     return Ω, take_along_axis_pullback
 
 
-def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
-    Ω = x[idx]
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    return Ω, _like(Ω, np.broadcast_to(dense(Δx), x.shape)[idx])
-
-
-# getitem_rrule is compiled (`_getitem_rrule` in _core/array_rules.pxi): at
-# small sizes the closures and thunks of a Python rule cost several times the
-# indexing itself (issue 5).
+# x[idx]: the array-API body (array_api/getitem.py) is the rule; for an ndarray its rrule
+# is compiled (`_getitem_rrule` in _core/array_rules.pxi: at small sizes the closures and
+# thunks of a Python rule cost several times the indexing itself, issue 5), computing what
+# the body computes (tests/rulesets/numpy/test_shapes_one_body.py), as an
+# InplaceableThunk an AD can add in place where the array is large.
+getitem_frule, getitem_rrule = (named_rule(r, "getitem") for r in getitem_rules(operator.getitem))
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
-
-
-def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
-    """The rrule of x[idx] in Python, for a tracked x (the compiled one takes
-    ndarrays): the cotangent scattered back, repeated indices accumulating."""
-    Ω = x[idx]
-    project = ProjectTo(x)
-    shape, dtype = np.shape(x), _value(x).dtype
-
-    def getitem_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'getitem')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return NO, project(ZERO), NO
-        return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), True), NO
-    return Ω, getitem_pullback
 
 
 def _getitem_tracked_pullback(x: Any, idx: Any, ȳ: Any) -> tuple[Any, ...]:
     """The compiled getitem pullback's path for a cotangent tracked by
-    the calling AD (the indexed array plain: a mixed partial): this rule's
+    the calling AD (the indexed array plain: a mixed partial): the body's
     differentiable scatter."""
-    return getitem_rrule(x, idx)[1](ȳ)
+    return getitem_rrule(x, idx)[1](ȳ)  # type: ignore[no-any-return]
 
 
 _set_getitem_tracked_pullback(_getitem_tracked_pullback)
 
 
 # x.__getitem__(i) on a tracked NumPy value (operator.getitem on tracked values of
-# any library has the array-API rule: array_api/shapes.py)
+# any library has the same body: the AD's routing)
 register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object, either=False, arrays=(TRACED,),
                     name="getitem")
 

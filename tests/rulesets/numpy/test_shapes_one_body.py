@@ -4,7 +4,7 @@ path computes what the body computes, bit for bit; NumPy's options and
 spellings (reshape's order=/newshape=/method, transpose's axes=None and
 method, concatenate's axis=None/dtype=, sort's kind=/axis=None, take's
 mode=, clip's a_min/a_max/min/max and None bounds, where with numbers,
-cumsum's axis=None and method)
+cumsum's axis=None and method); the compiled getitem rrule against the body
 against finite differences at order 1 and 2; `out=` and the options a body
 cannot honour are a TypeError naming them; array-likes and subclasses; and
 second derivatives through the one body by the reference AD."""
@@ -56,6 +56,32 @@ def test_reshape_fast_path_is_the_body_bit_for_bit():
     assert fast == 30       # the fast path served every case (not vacuous)
     # an integer array: no tangent space, as the body says
     assert isinstance(cr.rrule(np.reshape, np.arange(6), (2, 3))[1](np.ones((2, 3)))[1], NoTangent)
+
+
+def test_getitem_compiled_rrule_is_the_body():
+    from chainrules.rulesets.array_api.getitem import getitem_rules
+    import operator
+    frule_b, rrule_b = getitem_rules(operator.getitem)
+    failures = []
+    for dtype in (np.float64, np.float32, np.complex128):
+        for shape, idx, exact in [((5,), slice(1, None, 2), True), ((4, 3), (Ellipsis, 0), True),
+                                  ((4, 3), (None, slice(None, None, -1), 1), True), ((40, 30), (slice(3, 9), None), True),
+                                  ((5,), np.array([4, 0, 2]), True), ((3, 4), np.array([[True, False, True, True]] * 3), True),
+                                  ((6,), np.array([1, 1, 3, 1]), False), ((2, 50), (1, np.arange(50) % 7), False)]:
+            x = _r(*shape, dtype=dtype)
+            for f in (operator.getitem, np.ndarray.__getitem__):
+                Ω, pb = cr.rrule(f, x, idx)
+                Ωb, pbb = rrule_b(x, idx)
+                ȳ = np.asarray(_r(*np.shape(Ωb), dtype=dtype))
+                x̄, x̄b = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                Δx = _r(*shape, dtype=dtype)
+                (_, ΔΩ), (_, ΔΩb) = cr.frule((NT, Δx, NT), f, x, idx), frule_b((NT, Δx, NT), x, idx)
+                # repeated indices: np.add.at against the body's differences of running sums
+                rtol = 1e-4 if dtype == np.float32 else 1e-9
+                same = _same(x̄, x̄b) if exact else (x̄.dtype == x̄b.dtype and np.allclose(x̄, x̄b, rtol=rtol, atol=rtol))
+                if not (_same(Ω, Ωb) and same and _same(np.asarray(ΔΩ), np.asarray(ΔΩb))):
+                    failures.append((dtype, shape, idx))
+    assert not failures, failures
 
 
 # ----- NumPy's options and spellings against finite differences ---------------------------------------
