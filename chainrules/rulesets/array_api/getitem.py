@@ -25,28 +25,18 @@ from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
     Projector,
+    along,
     as_seed,
     cast,
     device_kw,
     is_zero,
     mark_registered,
     namespace,
+    size_of,
     zeros,
 )
 
 __all__ = ["getitem_rules", "register_getitem"]
-
-
-def _along(axis: Any, sl: Any) -> Any:
-    """An index selecting `sl` along `axis` (everything along the others)."""
-    return (slice(None),) * axis + (sl, Ellipsis)
-
-
-def _size(shape: Any) -> Any:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 # ----- __getitem__ ------------------------------------------------------------------------------------
@@ -107,7 +97,7 @@ def _pad(xp: Any, g: Any, axis: Any, start: Any, step: Any, m: Any, n: int) -> A
         g = xp.stack([g] + [z] * (step - 1), axis=axis + 1)
         shape = list(g.shape)
         shape[axis:axis + 2] = [m * step]
-        g = xp.reshape(g, tuple(shape))[_along(axis, slice(0, (m - 1) * step + 1))]
+        g = xp.reshape(g, tuple(shape))[along(axis, slice(0, (m - 1) * step + 1))]
     length = (m - 1) * step + 1
     parts = []
     for k in (start, n - start - length):
@@ -132,7 +122,7 @@ def _advanced_adjoint(xp: Any, ȳ: Any, x: Any, idx: Any) -> Any:
     """The adjoint of any other index the library takes: the flat positions
     of the selected elements (the same index applied to arange), then a
     scatter-add: repeated positions add up."""
-    size = _size(x.shape)
+    size = size_of(x.shape)
     ids = xp.reshape(xp.arange(size, **device_kw(xp, x)), tuple(x.shape))[idx]
     return xp.reshape(scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(ȳ, (-1,)), size), tuple(x.shape))
 

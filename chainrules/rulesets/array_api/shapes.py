@@ -28,11 +28,13 @@ from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
     Projector,
+    along,
     as_seed,
     cast,
     device_kw,
     is_zero,
     namespace,
+    size_of,
     normalize_axes,
     options,
     positional_names,
@@ -45,14 +47,6 @@ from chainrules._xp import scatter_add
 from chainrules.rulesets.array_api.getitem import getitem_rules, register_getitem
 
 __all__ = ["register", "register_getitem", "getitem_rules", "TABLE"]
-
-
-def _along(axis: Any, sl: Any) -> Any:
-    """An index selecting `sl` along `axis` (everything along the others; the
-    standard wants every axis named or an Ellipsis)."""
-    return (slice(None),) * axis + (sl, Ellipsis)
-
-
 
 
 # ----- linear in x: the frule is f on the tangent, the pullback an adjoint -------------------------
@@ -240,7 +234,7 @@ def _joiner(fname: str, f: Any, pieces: Any, known: Any = ("axis",)) -> Any:
 
 def _concat_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     if axis is None:
-        sizes = [_size(a.shape) for a in arrays]
+        sizes = [size_of(a.shape) for a in arrays]
         cuts, start = [], 0
         for a, n in zip(arrays, sizes):
             cuts.append(xp.reshape(ȳ[start:start + n], tuple(a.shape)))
@@ -250,21 +244,14 @@ def _concat_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     cuts, start = [], 0
     for a in arrays:
         n = a.shape[axis]
-        cuts.append(ȳ[_along(axis, slice(start, start + n))])
+        cuts.append(ȳ[along(axis, slice(start, start + n))])
         start += n
     return cuts
 
 
 def _stack_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     axis = int(axis) % ȳ.ndim
-    return [ȳ[_along(axis, i)] for i in range(len(arrays))]
-
-
-def _size(shape: Any) -> Any:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+    return [ȳ[along(axis, i)] for i in range(len(arrays))]
 
 
 # NumPy's concatenate and stack also take dtype= and casting= (the result's dtype: each
@@ -492,7 +479,7 @@ def take_rules(f: Any, name: str = "take") -> Any:
             g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
             if axis is None:                # the flattened x
                 ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
-                n = _size(x.shape)
+                n = size_of(x.shape)
                 x̄ = scatter_add(xp, _wrapped(xp, xp.reshape(ids, (-1,)), n, mode), xp.reshape(g, (-1,)), n)
                 return (NO, project(xp.reshape(x̄, tuple(x.shape))), NO) + rest
             a = normalize_axes(name, axis, x.ndim)[0]
@@ -500,10 +487,10 @@ def take_rules(f: Any, name: str = "take") -> Any:
             # any m for NumPy's take) first, the rest flattened: one scatter-add of the
             # flat positions index·r + j (r the length of the rest)
             ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
-            n, k, m = x.shape[a], _size(ids.shape), ids.ndim
+            n, k, m = x.shape[a], size_of(ids.shape), ids.ndim
             rest_axes = [i for i in range(x.ndim) if i != a]
             front = xp.permute_dims(g, (*range(a, a + m), *range(a), *range(a + m, g.ndim)))
-            r = _size(front.shape[m:])
+            r = size_of(front.shape[m:])
             ids = xp.reshape(ids, (-1,))
             ids = _wrapped(xp, ids, n, mode)
             flat = xp.reshape(xp.reshape(ids, (k, 1)) * r + xp.reshape(xp.arange(r, dtype=ids.dtype,

@@ -18,21 +18,10 @@ from chainrules import ad
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.rulesets.array_api import shapes as body
 from chainrules.testing import test_approx, test_frule, test_rrule
+from tests.rulesets.numpy.test_linalg_one_body import _r, _same
 
-RNG = np.random.default_rng(2212)
 FDM = central_fdm(5, 1)
 NT = NoTangent()
-
-
-def _r(*shape, dtype=np.float64):
-    x = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _same(x, y):
-    return type(x) is type(y) and x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
 
 
 # ----- the fast path is the body -----------------------------------------------------------------------
