@@ -56,7 +56,7 @@ def respelled(rules: Any, spell: Any, n: int) -> Any:
         rest = (NO,) * (len(args) - n)
 
         def respelled_pullback(ȳ: Any) -> tuple[Any, ...]:
-            return pullback(ȳ)[:n + 1] + rest
+            return tuple(pullback(ȳ)[:n + 1]) + rest
         return Ω, respelled_pullback
 
     return respelled_frule, respelled_rrule
