@@ -74,7 +74,6 @@ from chainrules.ad import cmath, math  # noqa: F401  (the drop-in namespaces)
 from chainrules.ad._routing import register_numpy_on_tracked as _register_numpy_on_tracked
 from chainrules.ad._routing import register_scalars_on_tracked as _register_scalars_on_tracked
 from chainrules.ad._routing import register_getitem_on_tracked as _register_getitem_on_tracked
-from chainrules.ad._routing import register_arrays_on_tracked as _register_arrays_on_tracked
 
 
 _ad_set_dispatch(_tracing.dispatch)
@@ -84,7 +83,6 @@ _ad_set_dispatch(_tracing.dispatch)
 _register_numpy_on_tracked(Tracked)      # NumPy's ufuncs by the table's generic bodies
 _register_scalars_on_tracked(Tracked)    # math, cmath, operator, abs, pow, max, min
 _register_getitem_on_tracked(Tracked)    # indexing: the array-API rule
-_register_arrays_on_tracked(Tracked)     # sort, clip, take: the array-API rules
 
 __all__ = [
     # forward mode

@@ -17,13 +17,10 @@ fast paths.  The rule sets themselves name no AD type.
   by the table's generic bodies;
 - `register_scalars_on_tracked`: Python's scalar functions with a row of the
   C scalar table (math.sin, cmath.acosh, operator.mul, abs, max, …);
-- `register_getitem_on_tracked`: operator.getitem, by the array-API rule;
-- `register_arrays_on_tracked`: np.sort(a, axis, kind, order) (a stable
-  sort: `kind` does not change the derivative), np.clip(a, a_min, a_max),
-  np.take(a, indices, axis), by the array-API bodies; an option the body does
-  not know is a TypeError naming it.  (np.matmul, the @ operator and
-  np.tensordot need none: their one rule is the array-API body,
-  rulesets/numpy/linalg.)
+- `register_getitem_on_tracked`: operator.getitem, by the array-API rule.
+(NumPy's reductions, shape functions, sort, clip, take, matmul, the @
+operator and tensordot need none: their one rule is the array-API body,
+registered on NumPy's function for any argument, rulesets/numpy/.)
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -56,8 +53,7 @@ from chainrules.rulesets.elementwise.interop import NUMPY_OWN, scalar_row
 from chainrules.rulesets.elementwise.rules import register_row, rules_for
 
 __all__ = ["register_numpy_on_tracked", "NUMPY_ON_TRACKED", "register_scalars_on_tracked",
-           "SCALARS_ON_TRACKED", "register_getitem_on_tracked", "register_arrays_on_tracked",
-           "ARRAY_FUNCTIONS"]
+           "SCALARS_ON_TRACKED", "register_getitem_on_tracked"]
 
 # ----- NumPy's own ufuncs: the element-wise table's generic bodies ---------------------
 
@@ -181,41 +177,3 @@ def register_getitem_on_tracked(*tracked_types: type) -> None:
     for t in tracked_types:
         register_frule(operator.getitem, t, object)(frule)
         register_rrule(operator.getitem, t, object)(rrule)
-
-
-# ----- sort, clip, take: the array-API bodies ------------------------------
-
-# NumPy function -> (its array-API rule factory, the body's name, how many array arguments)
-ARRAY_FUNCTIONS: dict[Any, Any] = {
-    np.sort: (shapes.sort_rules, "sort", 1),
-    np.clip: (shapes.clip_rules, "clip", 1),
-    np.take: (shapes.take_rules, "take", 1),
-}
-
-_ARRAYS_DONE: set[Any] = set()
-
-
-def _signatures(t: Any, arrays: Any) -> Any:
-    """The argument types for which the rule is registered: the tracked type
-    at each array argument, anything elsewhere."""
-    if arrays == 1:
-        return [(t,)]
-    return [(t, object), (object, t)]
-
-
-def register_arrays_on_tracked(*tracked_types: type) -> None:
-    """Register the array-API rule bodies for NumPy's functions of
-    `ARRAY_FUNCTIONS` where an array argument is one of `tracked_types`
-    (chainrules.ad's Dual and Var)."""
-    for f, (factory, name, arrays) in ARRAY_FUNCTIONS.items():
-        frule, rrule = factory(through_engines(f), name)
-        frule, rrule = named_rule(frule, name), named_rule(rrule, name)
-        for t in tracked_types:
-            if (f, t) in _ARRAYS_DONE:
-                continue
-            _ARRAYS_DONE.add((f, t))
-            for types in _signatures(t, arrays):
-                # the options after the arrays are any number of positional arguments
-                for extra in range(4):
-                    register_frule(f, *types, *(object,) * extra)(frule)
-                    register_rrule(f, *types, *(object,) * extra)(rrule)

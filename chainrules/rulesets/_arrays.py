@@ -37,7 +37,7 @@ from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "traced_call", "register", "methods", "output_parts",
            "seed", "plain", "array_or_traced", "project_to", "scatter_traced",
-           "unbroadcast", "broadcast_view", "reject_out", "register_for_arrays", "TRACED", "numpy_inside", "normalize_axes", "unreduce", "named_rule", "dense"]
+           "unbroadcast", "broadcast_view", "reject_out", "named_options", "register_for_arrays", "TRACED", "numpy_inside", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
 ZERO = ZeroTangent()
@@ -338,6 +338,27 @@ def reject_out(fname: str, kwargs: Any, *names: Any) -> None:
         if kwargs.get(name) is not None:
             raise TypeError(f"{fname}: the rule cannot honour the argument {name}=; "
                             "call the primal without it")
+
+
+def named_options(fname: str, names: Any, args: Any, kwargs: Any, refused: Any = ()) -> dict[str, Any]:
+    """The optional arguments after a function's fixed ones by name: `args`
+    (by position, matched to `names`) then `kwargs`.  Too many positional
+    ones, an unknown or repeated keyword, or one of `refused` given a true
+    value is a TypeError naming `fname` (the function) and the argument.
+    `out=` is refused first, naming it."""
+    reject_out(fname, kwargs)
+    if len(args) > len(names):
+        raise TypeError(f"{fname}: too many positional arguments for the rule "
+                        f"({len(args)} for at most {len(names)})")
+    opts = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in opts:
+            raise TypeError(f"{fname}: unexpected argument {k}=")
+        opts[k] = v
+    for k in refused:
+        if opts.get(k):
+            raise TypeError(f"{fname}: the rule does not cover the argument {k}={opts[k]!r}")
+    return opts
 
 
 def dense(t: Any) -> Any:

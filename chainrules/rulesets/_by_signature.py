@@ -12,7 +12,7 @@ call by the function's own signature (SciPy's keywords included).
 - An option that changes the math and that the body does not support is a
   TypeError naming the function and the argument (`refuse`).
 - The primal is computed through `through_engines`: a rule differentiated by
-  chainrules.ad (order 2) calls SciPy's function on tracked values through
+  an AD (order 2) calls SciPy's function on tracked values through
   its own rule.
 """
 

@@ -5,7 +5,7 @@ They are registered with `config="reverse"` (rrules) and `config="forward"`
 (frules): dispatch calls them only with a `RuleConfig` that has that mode,
 and they differentiate the function they are given with
 `cr.rrule_via_ad(config, f, …)` / `cr.frule_via_ad(config, tangents, f, …)`.
-The AD engines of `chainrules.ad` pass such configs, and so does the testing
+An AD engine passes such configs, and so does the testing
 kit's `TestConfig`.  The function's own tangent (the ∂self of a closure) is
 summed over its calls and returned for it.
 

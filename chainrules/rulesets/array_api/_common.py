@@ -32,7 +32,7 @@ from chainrules._xp import astype, check_tangent, is_numpy, missing_function, na
 from chainrules.rulesets._arrays import NO, ZERO, named_rule, seed
 
 __all__ = ["NO", "ZERO", "is_zero", "options", "positional_names", "Projector", "as_seed",
-           "zeros", "cast", "device_kw", "unbroadcast", "is_complex", "normalize_axes", "sequence_tangent",
+           "zeros", "cast", "device_kw", "unbroadcast", "along", "size_of", "is_complex", "normalize_axes", "sequence_tangent",
            "sequence_parts", "register_table", "registered", "mark_registered", "namespace"]
 
 # Other libraries' names for the standard's options (PyTorch's dim/keepdim).
@@ -213,6 +213,20 @@ def device_kw(xp: Any, like: Any) -> Any:
 def zeros(xp: Any, shape: Any, like: Any) -> Any:
     """Zeros of `shape` with the dtype and device of the array `like`."""
     return xp.zeros(tuple(shape), dtype=like.dtype, **device_kw(xp, like))
+
+
+def along(axis: int, sl: Any) -> Any:
+    """An index selecting `sl` along `axis` (everything along the others; the
+    standard wants every axis named or an Ellipsis)."""
+    return (slice(None),) * axis + (sl, Ellipsis)
+
+
+def size_of(shape: Any) -> int:
+    """The number of elements of an array of `shape` (Python ints)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def unbroadcast(xp: Any, g: Any, shape: Any) -> Any:

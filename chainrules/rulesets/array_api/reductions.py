@@ -400,14 +400,16 @@ def _along(axis: Any, nd: int, sl: Any) -> Any:
 
 
 def _scan_axis(fname: str, x: Any, axis: Any) -> Any:
+    """The scan's axis; None: the flattened array's (NumPy's cumsum; the
+    standard's cumulative_sum requires an axis beyond one dimension, which
+    the library's own function, called first, has said)."""
     if axis is None:
-        if x.ndim != 1:
-            raise ValueError(f"{fname}: axis is required for an array of {x.ndim} dimensions")
         return 0
     return normalize_axes(fname, axis, x.ndim)[0]
 
 
 def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
+    """Also NumPy's cumsum (axis=None: the flattened array; dtype=)."""
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "dtype", "include_initial")
     defaults = {"axis": None, "dtype": None, "include_initial": False}
@@ -415,14 +417,16 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)
         opts = options(name, names, args, kwargs, known, defaults)
-        return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"])
+        flat = opts["axis"] is None and x.ndim != 1
+        return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"]), flat
 
     def cumulative_sum_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        xp, Ω, axis, initial = setup(x, args, kwargs)
+        xp, Ω, axis, initial, flat = setup(x, args, kwargs)
         Δx = tangents[1]
         if is_zero(Δx) or not Projector(xp, x).kind:
             return Ω, ZERO
-        ΔΩ = _cumsum(xp, xp.broadcast_to(Δx, tuple(x.shape)), axis)
+        Δx = xp.broadcast_to(Δx, tuple(x.shape))
+        ΔΩ = _cumsum(xp, xp.reshape(Δx, (-1,)) if flat else Δx, axis)
         if initial:
             shape = list(ΔΩ.shape)
             shape[axis] = 1
@@ -431,7 +435,7 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
         return Ω, cast(xp, ΔΩ, Ω)
 
     def cumulative_sum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        xp, Ω, axis, initial = setup(x, args, kwargs)
+        xp, Ω, axis, initial, flat = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
@@ -444,7 +448,7 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
                 g = g[_along(axis, x.ndim, slice(1, None))]
             # x̄ᵢ = Σ_{k ≥ i} ȳₖ: a cumulative sum from the end
             x̄ = xp.flip(_cumsum(xp, xp.flip(g, axis=axis), axis), axis=axis)
-            return (NO, project(x̄)) + rest
+            return (NO, project(xp.reshape(x̄, tuple(x.shape)) if flat else x̄)) + rest
         return Ω, cumulative_sum_pullback
 
     return cumulative_sum_frule, cumulative_sum_rrule

@@ -1,19 +1,17 @@
 """Rules for the array API standard's shape, joining, selection and
 indexing functions, computed with the namespace of their arguments:
 reshape, permute_dims, matrix_transpose, expand_dims, squeeze, flip, roll,
-broadcast_to, concat, stack, where, clip, sort, take and `__getitem__`.
+broadcast_to, concat, stack, where, clip, sort, take (`__getitem__` is in
+getitem.py, re-exported here).  These bodies are NumPy's rules too
+(rulesets/numpy/standard_shapes.py registers them on np.reshape & co.), so
+they also take NumPy's options where the standard's function has none:
+reshape's order=, transpose's axes=None, concatenate's axis=None and dtype=,
+sort's axis=None and kind=, take's mode=.
 
 All but where, clip and sort are linear in the array: the frule applies the
 function itself to the tangent (with the caller's own arguments), the
-pullback its adjoint.  The standard has no scatter, so the adjoints that
-put ȳ back at selected places are written with standard operations:
-- basic indexing (ints, slices, None, Ellipsis): ȳ padded with zeros along
-  each axis (`concat`; a step k interleaves k - 1 zeros), no copy of x's size
-  beyond the result;
-- take and integer-array (or boolean) indexing: a one-hot comparison
-  `arange(n) == index` contracted with ȳ, so repeated indices add up.
-Conventions, as the NumPy rules (chainrules/rulesets/numpy_shapes.py):
-clip gives the cotangent to x at the bounds; sort moves the cotangent with
+pullback its adjoint.  take's adjoint is a scatter-add (repeated indices add up).
+Conventions: clip gives the cotangent to x at the bounds; sort moves the cotangent with
 the stable permutation that sorts.  Indices, axes and shapes get NoTangent.
 """
 
@@ -30,12 +28,13 @@ from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
     Projector,
+    along,
     as_seed,
     cast,
     device_kw,
     is_zero,
-    mark_registered,
     namespace,
+    size_of,
     normalize_axes,
     options,
     positional_names,
@@ -43,19 +42,11 @@ from chainrules.rulesets.array_api._common import (
     sequence_parts,
     sequence_tangent,
     unbroadcast,
-    zeros,
 )
-from chainrules._xp import scatter_add, through_engines
+from chainrules._xp import scatter_add
+from chainrules.rulesets.array_api.getitem import getitem_rules, register_getitem
 
 __all__ = ["register", "register_getitem", "getitem_rules", "TABLE"]
-
-
-def _along(axis: Any, sl: Any) -> Any:
-    """An index selecting `sl` along `axis` (everything along the others; the
-    standard wants every axis named or an Ellipsis)."""
-    return (slice(None),) * axis + (sl, Ellipsis)
-
-
 
 
 # ----- linear in x: the frule is f on the tangent, the pullback an adjoint -------------------------
@@ -93,7 +84,43 @@ def _reshape_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return xp.reshape(ȳ, tuple(x.shape))
 
 
+def memory_order(fname: str, x: Any, order: Any) -> Any:
+    """The index order 'C' or 'F' that NumPy's `order` ('C', 'F', 'A', 'K',
+    None) means for x: 'A' and 'K' read x's layout (`flags`, an ndarray's;
+    an array without them is read in 'C' order, as it is stored)."""
+    if order is None or order == "C" or order == "F":
+        return order or "C"
+    flags = getattr(x, "flags", None)
+    if order not in ("A", "K"):
+        raise ValueError(f"{fname}: order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+    if flags is None or flags.c_contiguous:
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    if order == "A":
+        return "C"
+    raise TypeError(f"{fname}: the rule cannot honour the argument order='K' for an array that is "
+                    "neither C- nor Fortran-contiguous; pass order='C' or 'F'")
+
+
+def reshape_in(xp: Any, v: Any, shape: Any, order: Any) -> Any:
+    """v reshaped to `shape` reading and writing its elements in `order`
+    ('F': the first index fastest, as reversing the axes, reshaping to the
+    reversed shape and reversing back does)."""
+    if order != "F":
+        return xp.reshape(v, tuple(shape))
+    v = xp.permute_dims(v, tuple(range(v.ndim - 1, -1, -1)))
+    v = xp.reshape(v, tuple(shape)[::-1])
+    return xp.permute_dims(v, tuple(range(v.ndim - 1, -1, -1)))
+
+
+def _reshape_order_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
+    return reshape_in(xp, ȳ, tuple(x.shape), memory_order("reshape", x, opts.get("order")))
+
+
 def _permute_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
+    if opts.get("axes") is None:         # NumPy's transpose: the axes reversed
+        return xp.permute_dims(ȳ, tuple(range(ȳ.ndim - 1, -1, -1)))
     axes = [int(a) % x.ndim for a in opts["axes"]]
     inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
     return xp.permute_dims(ȳ, inverse)
@@ -109,7 +136,10 @@ def _flip_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
 
 def _roll_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
     shift = opts["shift"]
-    back = tuple(-int(s) for s in shift) if isinstance(shift, (tuple, list)) else -int(shift)
+    try:
+        back: Any = -operator.index(shift)
+    except TypeError:                   # a sequence (or NumPy array) of shifts
+        back = tuple(-int(s) for s in shift)
     return xp.roll(ȳ, back, axis=opts["axis"])
 
 
@@ -118,11 +148,29 @@ def _broadcast_back(xp: Any, ȳ: Any, x: Any, Ω: Any, opts: Any) -> Any:
 
 
 def reshape_rules(f: Any, name: str = "reshape") -> Any:
-    return _linear(name, f, ("shape",), ("shape", "copy"), {}, _reshape_back)
+    # NumPy's reshape: order= and its older spelling newshape= of the shape
+    known = ("shape", "copy", "order", "newshape")
+    frule, rrule = _linear(name, f, ("shape",), known, {}, _reshape_order_back)
+    names = positional_names(f, 1, ("shape",))
+
+    def reshape_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        order = options(name, names, args, kwargs, known, {}).get("order")
+        if order not in ("A", "K"):
+            return frule(tangents, x, *args, **kwargs)  # type: ignore[no-any-return]
+        # the order x's layout means: the tangent's own layout may be another
+        Ω = f(x, *args, **kwargs)
+        Δx = tangents[1]
+        xp = namespace(x)
+        if is_zero(Δx) or not Projector(xp, x).kind:
+            return Ω, ZERO
+        Δx = cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)
+        return Ω, reshape_in(xp, Δx, tuple(Ω.shape), memory_order(name, x, order))
+
+    return reshape_frule, rrule
 
 
 def permute_dims_rules(f: Any, name: str = "permute_dims") -> Any:
-    return _linear(name, f, ("axes",), ("axes",), {}, _permute_back)
+    return _linear(name, f, ("axes",), ("axes",), {"axes": None}, _permute_back)
 
 
 def matrix_transpose_rules(f: Any, name: str = "matrix_transpose") -> Any:
@@ -146,12 +194,12 @@ def roll_rules(f: Any, name: str = "roll") -> Any:
 
 
 def broadcast_to_rules(f: Any, name: str = "broadcast_to") -> Any:
-    return _linear(name, f, ("shape",), ("shape",), {}, _broadcast_back)
+    return _linear(name, f, ("shape",), ("shape", "subok"), {}, _broadcast_back)
 
 
 # ----- concat, stack: the cotangent is cut back into the arrays' pieces ------------------------------
 
-def _joiner(fname: str, f: Any, pieces: Any) -> Any:
+def _joiner(fname: str, f: Any, pieces: Any, known: Any = ("axis",)) -> Any:
     """Rules for f(arrays, axis=...): `pieces(xp, ȳ, arrays, axis)` cuts ȳ."""
     names = positional_names(f, 1, ("axis",))
 
@@ -167,7 +215,7 @@ def _joiner(fname: str, f: Any, pieces: Any) -> Any:
     def join_rrule(arrays: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         namespace(*arrays)
         Ω = f(arrays, *args, **kwargs)
-        opts = options(fname, names, args, kwargs, ("axis",), {"axis": 0})
+        opts = options(fname, names, args, kwargs, known, {"axis": 0})
         xp = namespace(*arrays)
         projects = [Projector(xp, a) for a in arrays]
         rest = (NO,) * len(args)
@@ -186,7 +234,7 @@ def _joiner(fname: str, f: Any, pieces: Any) -> Any:
 
 def _concat_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     if axis is None:
-        sizes = [_size(a.shape) for a in arrays]
+        sizes = [size_of(a.shape) for a in arrays]
         cuts, start = [], 0
         for a, n in zip(arrays, sizes):
             cuts.append(xp.reshape(ȳ[start:start + n], tuple(a.shape)))
@@ -196,29 +244,24 @@ def _concat_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     cuts, start = [], 0
     for a in arrays:
         n = a.shape[axis]
-        cuts.append(ȳ[_along(axis, slice(start, start + n))])
+        cuts.append(ȳ[along(axis, slice(start, start + n))])
         start += n
     return cuts
 
 
 def _stack_pieces(xp: Any, ȳ: Any, arrays: Any, axis: Any) -> Any:
     axis = int(axis) % ȳ.ndim
-    return [ȳ[_along(axis, i)] for i in range(len(arrays))]
+    return [ȳ[along(axis, i)] for i in range(len(arrays))]
 
 
-def _size(shape: Any) -> Any:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
+# NumPy's concatenate and stack also take dtype= and casting= (the result's dtype: each
+# piece of the cotangent is projected back onto its array's)
 def concat_rules(f: Any, name: str = "concat") -> Any:
-    return _joiner(name, f, _concat_pieces)
+    return _joiner(name, f, _concat_pieces, ("axis", "dtype", "casting"))
 
 
 def stack_rules(f: Any, name: str = "stack") -> Any:
-    return _joiner(name, f, _stack_pieces)
+    return _joiner(name, f, _stack_pieces, ("axis", "dtype", "casting"))
 
 
 # ----- where, clip ------------------------------------------------------------------------------------
@@ -231,7 +274,7 @@ def _as_array(xp: Any, v: Any, like: Any) -> Any:
 
 
 def _shape(v: Any) -> Any:
-    return () if isinstance(v, (int, float, complex)) else tuple(v.shape)
+    return () if v is None or isinstance(v, (int, float, complex)) else tuple(v.shape)
 
 
 def _masked(xp: Any, mask: Any, v: Any, shape: Any) -> Any:
@@ -354,15 +397,20 @@ def _gather(xp: Any, v: Any, perm: Any, axis: Any) -> Any:
 
 def sort_rules(f: Any, name: str = "sort") -> Any:
     names = positional_names(f, 1, ("axis",))
-    known = ("axis", "descending", "stable")
+    # NumPy's kind= chooses an algorithm, not the result: the derivative is the stable
+    # sort's (a tie's cotangent may go to another of the equal elements); axis=None
+    # sorts the flattened array
+    known = ("axis", "descending", "stable", "kind")
 
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         opts = options(name, names, args, kwargs, known, {"axis": -1, "descending": False, "stable": True})
         xp = namespace(x)
-        axis = normalize_axes(name, opts["axis"], x.ndim)[0]
+        flat = opts["axis"] is None
+        v = xp.reshape(x, (-1,)) if flat else x
+        axis = 0 if flat else normalize_axes(name, opts["axis"], x.ndim)[0]
         # descending and stable: an ascending stable sort of -x keeps ties in order
-        perm = xp.argsort(-x if opts["descending"] else x, axis=axis, stable=True)
-        return xp, axis, perm
+        perm = xp.argsort(-v if opts["descending"] else v, axis=axis, stable=True)
+        return xp, axis, perm, flat
 
     def sort_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         Ω = f(x, *args, **kwargs)
@@ -370,12 +418,13 @@ def sort_rules(f: Any, name: str = "sort") -> Any:
         xp = namespace(x)
         if is_zero(Δx) or not Projector(xp, x).kind:
             return Ω, ZERO
-        xp, axis, perm = setup(x, args, kwargs)
-        return Ω, _gather(xp, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x), perm, axis)
+        xp, axis, perm, flat = setup(x, args, kwargs)
+        Δx = cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)
+        return Ω, _gather(xp, xp.reshape(Δx, (-1,)) if flat else Δx, perm, axis)
 
     def sort_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, *args, **kwargs)
-        xp, axis, perm = setup(x, args, kwargs)
+        xp, axis, perm, flat = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
@@ -384,13 +433,25 @@ def sort_rules(f: Any, name: str = "sort") -> Any:
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
             inverse = xp.argsort(perm, axis=axis)
-            return (NO, project(_gather(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), inverse, axis))) + rest
+            x̄ = _gather(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), inverse, axis)
+            return (NO, project(xp.reshape(x̄, tuple(x.shape)) if flat else x̄)) + rest
         return Ω, sort_pullback
 
     return sort_frule, sort_rrule
 
 
 # ----- take: the adjoint of a gather is a scatter-add, repeated indices add up ----------------------
+
+def _wrapped(xp: Any, ids: Any, n: int, mode: Any) -> Any:
+    """The indices as positions 0 … n - 1: negative ones counted from the end
+    (mode 'raise', the standard's), or NumPy's take's mode 'wrap' (modulo n)
+    or 'clip' (clipped to the ends)."""
+    if mode == "wrap":
+        return ids % n
+    if mode == "clip":
+        return xp.clip(ids, 0, n - 1)
+    return xp.where(ids < 0, ids + n, ids)
+
 
 def take_rules(f: Any, name: str = "take") -> Any:
     names = positional_names(f, 2, ("axis",))
@@ -405,10 +466,10 @@ def take_rules(f: Any, name: str = "take") -> Any:
 
     def take_rrule(x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, indices, *args, **kwargs)
-        opts = options(name, names, args, kwargs, ("axis",), {"axis": None})
+        opts = options(name, names, args, kwargs, ("axis", "mode"), {"axis": None})
         xp = namespace(x)
         project = Projector(xp, x)
-        axis = opts["axis"]
+        axis, mode = opts["axis"], opts.get("mode")
         rest = (NO,) * len(args)
 
         def take_pullback(ȳ: Any) -> tuple[Any, ...]:
@@ -418,19 +479,20 @@ def take_rules(f: Any, name: str = "take") -> Any:
             g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
             if axis is None:                # the flattened x
                 ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
-                x̄ = scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(g, (-1,)), _size(x.shape))
+                n = size_of(x.shape)
+                x̄ = scatter_add(xp, _wrapped(xp, xp.reshape(ids, (-1,)), n, mode), xp.reshape(g, (-1,)), n)
                 return (NO, project(xp.reshape(x̄, tuple(x.shape))), NO) + rest
             a = normalize_axes(name, axis, x.ndim)[0]
             # the indices' axes (a, ..., a + m - 1 of the result; m = 1 in the standard,
             # any m for NumPy's take) first, the rest flattened: one scatter-add of the
             # flat positions index·r + j (r the length of the rest)
             ids = indices if hasattr(indices, "shape") else xp.asarray(indices)
-            n, k, m = x.shape[a], _size(ids.shape), ids.ndim
+            n, k, m = x.shape[a], size_of(ids.shape), ids.ndim
             rest_axes = [i for i in range(x.ndim) if i != a]
             front = xp.permute_dims(g, (*range(a, a + m), *range(a), *range(a + m, g.ndim)))
-            r = _size(front.shape[m:])
+            r = size_of(front.shape[m:])
             ids = xp.reshape(ids, (-1,))
-            ids = xp.where(ids < 0, ids + n, ids)
+            ids = _wrapped(xp, ids, n, mode)
             flat = xp.reshape(xp.reshape(ids, (k, 1)) * r + xp.reshape(xp.arange(r, dtype=ids.dtype,
                                                                                  **device_kw(xp, ids)), (1, r)), (-1,))
             x̄ = xp.reshape(scatter_add(xp, flat, xp.reshape(front, (-1,)), n * r), (n,) + tuple(front.shape[m:]))
@@ -441,136 +503,6 @@ def take_rules(f: Any, name: str = "take") -> Any:
         return Ω, take_pullback
 
     return take_frule, take_rrule
-
-
-# ----- __getitem__ ------------------------------------------------------------------------------------
-
-def _basic_plan(idx: Any, shape: Any) -> Any:
-    """For a basic index (ints, slices, None, Ellipsis): a list with one
-    entry per entry of the expanded index, ("none",), ("int", i) or
-    ("slice", start, step, m), or None for any other index."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    entries: list[Any] = []
-    for e in idx:
-        if e is None or e is Ellipsis or isinstance(e, slice):
-            entries.append(e)
-        elif isinstance(e, bool):
-            return None
-        else:
-            try:
-                entries.append(operator.index(e))
-            except TypeError:
-                return None
-    consumed = sum(1 for e in entries if e is not None and e is not Ellipsis)
-    if sum(1 for e in entries if e is Ellipsis) > 1 or consumed > len(shape):
-        return None                         # the primal has raised already
-    if Ellipsis in entries:
-        k = entries.index(Ellipsis)
-        entries[k:k + 1] = [slice(None)] * (len(shape) - consumed)
-    else:
-        entries += [slice(None)] * (len(shape) - consumed)
-    plan: list[tuple[Any, ...]]
-    plan, axis = [], 0
-    for e in entries:
-        if e is None:
-            plan.append(("none",))
-            continue
-        n = shape[axis]
-        if isinstance(e, slice):
-            start, stop, step = e.indices(n)
-            plan.append(("slice", start, step, len(range(start, stop, step)), n))
-        else:
-            plan.append(("int", e % n if n else e, 1, 1, n))
-        axis += 1
-    return plan
-
-
-def _pad(xp: Any, g: Any, axis: Any, start: Any, step: Any, m: Any, n: int) -> Any:
-    """The adjoint of taking elements start, start + step, … (m of them) of
-    an axis of length n: g put at those places, zeros elsewhere."""
-    if m == 0:
-        shape = list(g.shape)
-        shape[axis] = n
-        return zeros(xp, shape, g)
-    if step < 0:
-        g = xp.flip(g, axis=axis)
-        start, step = start + (m - 1) * step, -step
-    if step > 1:
-        z = xp.zeros_like(g)
-        g = xp.stack([g] + [z] * (step - 1), axis=axis + 1)
-        shape = list(g.shape)
-        shape[axis:axis + 2] = [m * step]
-        g = xp.reshape(g, tuple(shape))[_along(axis, slice(0, (m - 1) * step + 1))]
-    length = (m - 1) * step + 1
-    parts = []
-    for k in (start, n - start - length):
-        shape = list(g.shape)
-        shape[axis] = k
-        parts.append(zeros(xp, shape, g) if k else None)
-    pieces = [p for p in (parts[0], g, parts[1]) if p is not None]
-    return pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=axis)
-
-
-def _basic_adjoint(xp: Any, ȳ: Any, plan: Any) -> Any:
-    kept = [1 if e[0] == "int" else e[3] for e in plan if e[0] != "none"]
-    g = xp.reshape(ȳ, tuple(kept))
-    for axis, e in enumerate(e for e in plan if e[0] != "none"):
-        _, start, step, m, n = e
-        if not (start == 0 and step == 1 and m == n):
-            g = _pad(xp, g, axis, start, step, m, n)
-    return g
-
-
-def _advanced_adjoint(xp: Any, ȳ: Any, x: Any, idx: Any) -> Any:
-    """The adjoint of any other index the library takes: the flat positions
-    of the selected elements (the same index applied to arange), then a
-    scatter-add: repeated positions add up."""
-    size = _size(x.shape)
-    ids = xp.reshape(xp.arange(size, **device_kw(xp, x)), tuple(x.shape))[idx]
-    return xp.reshape(scatter_add(xp, xp.reshape(ids, (-1,)), xp.reshape(ȳ, (-1,)), size), tuple(x.shape))
-
-
-def getitem_rules(get: Any) -> Any:
-    def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
-        Ω = get(x, idx)
-        Δx = tangents[1]
-        xp = namespace(x)
-        if is_zero(Δx) or not Projector(xp, x).kind:
-            return Ω, ZERO
-        return Ω, cast(xp, xp.broadcast_to(Δx, tuple(x.shape)), x)[idx]
-
-    def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
-        Ω = get(x, idx)
-        xp = namespace(x)
-        project = Projector(xp, x)
-        plan = _basic_plan(idx, tuple(x.shape))
-
-        def getitem_pullback(ȳ: Any) -> tuple[Any, ...]:
-            ȳ = as_seed(xp, ȳ, "__getitem__", Ω)
-            if is_zero(ȳ) or not project.kind:
-                return NO, project(ZERO), NO
-            g = cast(xp, xp.broadcast_to(ȳ, tuple(Ω.shape)), x)
-            x̄ = _basic_adjoint(xp, g, plan) if plan is not None else _advanced_adjoint(xp, g, x, idx)
-            return NO, project(x̄), NO
-        return Ω, getitem_pullback
-
-    return getitem_frule, getitem_rrule
-
-
-def register_getitem(array_type: Any) -> None:
-    """Register the indexing rules on `array_type.__getitem__` and on
-    `operator.getitem` for arrays of that type."""
-    from chainrules._core import register_frule, register_rrule
-    from chainrules.rulesets._arrays import named_rule
-    frule, rrule = getitem_rules(operator.getitem)
-    register_frule(operator.getitem, array_type, object)(named_rule(frule, "getitem"))
-    register_rrule(operator.getitem, array_type, object)(named_rule(rrule, "getitem"))
-    method = array_type.__getitem__
-    mark_registered(method)
-    frule, rrule = getitem_rules(through_engines(method))
-    register_frule(method)(named_rule(frule, "getitem"))
-    register_rrule(method)(named_rule(rrule, "getitem"))
 
 
 # ----- the table --------------------------------------------------------------------------------------

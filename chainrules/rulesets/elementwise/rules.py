@@ -519,7 +519,7 @@ def rules_for(f: Any, row: Any, name: str | None = None, reflected: Any = False,
     if isinstance(row, str):
         row = TABLE[row]
     name = name or getattr(f, "__name__", row.name)
-    f = through_engines(STAND_INS.get(f, f) if STAND_INS else f)     # the body differentiable by chainrules.ad
+    f = through_engines(STAND_INS.get(f, f) if STAND_INS else f)     # the body differentiable by the calling AD
     if row.arity == 1:
         return _unary_rules(f, row, name, python_scalars)
     return _binary_rules(f, row, name, reflected, python_scalars)

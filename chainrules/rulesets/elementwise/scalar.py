@@ -1,5 +1,5 @@
 """The element-wise rules of Python's scalar functions (math, operator, abs,
-max, min) on values tracked by `chainrules.ad` whose plain values are real
+max, min) on values tracked by an AD whose plain values are real
 Python numbers: the rows computed with Python scalars.
 
 Inside a nested differentiation `math.sin(x)` on a tracked x runs the

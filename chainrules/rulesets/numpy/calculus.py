@@ -19,7 +19,7 @@ import numpy as np
 
 from chainrules._core import AbstractZero, Tangent, Thunk, not_implemented, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, project_to, reject_out, seed, unbroadcast
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_options, project_to, seed, unbroadcast
 from chainrules.rulesets.numpy.convolution import array_arg, on_any
 from chainrules.rulesets.numpy.gathers import _bincount
 
@@ -31,14 +31,7 @@ def _zero(t: Any) -> bool:
 
 
 def _options(name: str, rest: Any, kw: Any, names: Any, defaults: Any) -> Any:
-    reject_out(name, kw)
-    if len(rest) > len(names):
-        raise TypeError(f"{name}: too many positional arguments for the rule")
-    opts = dict(zip(names, rest))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
+    opts = named_options(name, names, rest, kw)
     return [opts.get(k, d) for k, d in zip(names, defaults)]
 
 

@@ -39,7 +39,7 @@ class _Cov:
     w, their sum and the normalisation `fact`; and how X splits back into
     the arguments m and y.  Written with NumPy's functions only (no
     indexing, methods or conversions of the data), so that a tracked m or y
-    (the rule differentiated by chainrules.ad) stays tracked."""
+    (the rule differentiated by an AD) stays tracked."""
 
     def __init__(self, m: Any, opts: Any, dtype: Any) -> None:
         y, rowvar = opts["y"], opts["rowvar"]

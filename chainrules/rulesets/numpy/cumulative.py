@@ -1,5 +1,5 @@
-"""Rules for NumPy's scans and differences: cumsum, cumprod (exact with
-zeros: exclusive products, no division) and diff, and the ufunc methods
+"""Rules for NumPy's scans and differences: cumsum (the array-API body of
+cumulative_sum), cumprod (exact with zeros: exclusive products, no division) and diff, and the ufunc methods
 that are the same functions (`np.add.reduce` is sum, `np.multiply.accumulate`
 is cumprod...), with the conventions of `reductions.py`.
 """
@@ -47,6 +47,8 @@ from chainrules.rulesets.numpy.reductions import (
     min_rrule,
     _value,
 )
+from chainrules.rulesets.array_api import reductions as array_api
+from chainrules.rulesets.numpy.linalg._on_numpy import register_body
 
 
 # ----- cumsum, cumprod ---------------------------------------------------------------------------
@@ -63,35 +65,12 @@ def _reverse_cumsum(g: Any, axis: Any) -> Any:
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
 
 
-def cumsum_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
-    Ω = np.cumsum(x, *args, **kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    return Ω, np.cumsum(dense(Δx), axis=opts.get("axis"), dtype=opts.get("dtype"))
-
-
-def cumsum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    opts = _options("cumsum", args, kwargs, ("axis", "dtype", "out"))
-    Ω = np.cumsum(x, *args, **kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    shape, _ = _shape_dtype(x)
-    axis, flat = _scan_setup(x, opts)
-    rest = (NO,) * len(args)
-
-    def cumsum_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'cumsum')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        x̄ = _reverse_cumsum(array_or_traced(unthunk(ȳ)), axis)
-        return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
-    return Ω, cumsum_pullback
-
-
-_register([np.cumsum] + _methods("cumsum"), cumsum_frule, cumsum_rrule)
+# cumsum: the array-API body of cumulative_sum (array_api/reductions.py), on np.cumsum and
+# x.cumsum (axis=None: the flattened array; dtype=; out= a TypeError naming it)
+cumsum_frule, cumsum_rrule = register_body([np.cumsum], tuple(
+    named_rule(r, "cumsum") for r in array_api.cumulative_sum_rules(np.cumsum, "cumsum")), np.cumsum, 1, "cumsum")
+for _m in _methods("cumsum"):
+    register_body([_m], (cumsum_frule, cumsum_rrule), _m, 1, "ndarray.cumsum")
 
 
 def _scan_input(x: Any, flat: Any) -> Any:

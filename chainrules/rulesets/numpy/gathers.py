@@ -29,6 +29,7 @@ from chainrules.rulesets._arrays import (
     array_or_traced,
     is_complex,
     named_rule,
+    named_options,
     project_to,
     reject_out,
     seed,
@@ -39,13 +40,7 @@ from chainrules.rulesets.numpy.shapes import _output_parts, _sequence_tangent
 # ----- bincount(x, weights, minlength): linear in weights --------------------------------------
 
 def _bincount_options(args: Any, kw: Any) -> Any:
-    if len(args) > 2:
-        raise TypeError("numpy.bincount: too many positional arguments")
-    opts = dict(zip(("weights", "minlength"), args))
-    for k, v in kw.items():
-        if k not in ("weights", "minlength") or k in opts:
-            raise TypeError(f"numpy.bincount: unexpected argument {k}=")
-        opts[k] = v
+    opts = named_options("numpy.bincount", ("weights", "minlength"), args, kw)
     return opts.get("weights"), opts.get("minlength", 0)
 
 

@@ -1,17 +1,17 @@
-"""Rules for NumPy's selection, sorting and indexing: where, clip, sort,
-partition, sort_complex, trim_zeros, take, take_along_axis, `operator.getitem` and
+"""Rules for NumPy's own selection, sorting and indexing: partition,
+sort_complex, trim_zeros, take_along_axis, `operator.getitem` and
 `np.ndarray.__getitem__` with basic, advanced and boolean indices, and
-`x.item(...)`.
+`x.item(...)`.  The standard's where, clip, sort and take are served by the
+array-API bodies (`standard_shapes.py`).
 
-Where the adjoint scatters into an array of the input's size (getitem, take,
+Where the adjoint scatters into an array of the input's size (getitem,
 take_along_axis) the cotangent is an `InplaceableThunk`: its add_fn
 accumulates into an existing array with `np.add.at` (repeated indices
 accumulate) or `dest[idx] += ȳ` (basic indices and masks, which cannot
 repeat), without building the zeros.
 
-Conventions: `clip` gives the cotangent to x at the bounds (ChainRules'
-clamp); `sort` moves the cotangent with the permutation that sorts (a stable
-argsort, so ties keep their order).
+Conventions: `partition` moves the cotangent with the permutation read off
+its result (stable ranks, so ties keep their order).
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -37,18 +37,15 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules._core import _getitem_rrule, _set_getitem_tracked_pullback
+from chainrules.rulesets.array_api.getitem import getitem_rules
 from chainrules.rulesets._arrays import (
     register_for_arrays,
     TRACED,
     NO,
     ZERO,
     dense,
-    like as _like,
-    methods as _methods,
     named_rule,
     register as _register,
-    reject_out,
-    unbroadcast,
     seed,
     scatter_traced,
     array_or_traced,
@@ -62,106 +59,15 @@ from chainrules.rulesets.numpy.shapes import (
 
 # ----- where, clip ----------------------------------------------------------------------------------
 
-@register_frule(np.where, object, object, object)
-def where_frule(tangents: Any, condition: Any, x: Any, y: Any) -> tuple[Any, Any]:
-    Ω = np.where(condition, x, y)
-    Δx, Δy = tangents[2], tangents[3]
-    if isinstance(Δx, AbstractZero) and isinstance(Δy, AbstractZero):
-        return Ω, ZERO
-    Δx = 0 if isinstance(Δx, AbstractZero) else dense(Δx)
-    Δy = 0 if isinstance(Δy, AbstractZero) else dense(Δy)
-    return Ω, _like(Ω, np.where(condition, Δx, Δy))
-
-
-@register_rrule(np.where, object, object, object)
-def where_rrule(condition: Any, x: Any, y: Any) -> tuple[Any, Pullback]:
-    Ω = np.where(condition, x, y)
-    px, py = ProjectTo(x), ProjectTo(y)
-
-    def where_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'where')
-        if isinstance(ȳ, AbstractZero):
-            return NO, NO, px(ZERO), py(ZERO)
-        ȳ = unthunk(ȳ)
-        x̄ = px(ZERO) if px.kind == 0 else Thunk(lambda: px(unbroadcast(x, np.where(condition, ȳ, 0))))
-        ȳ_y = py(ZERO) if py.kind == 0 else Thunk(lambda: py(unbroadcast(y, np.where(condition, 0, ȳ))))
-        return NO, NO, x̄, ȳ_y
-    return Ω, where_pullback
-
+# np.where(condition, x, y), np.clip, np.sort, np.take: the array-API bodies (standard_shapes.py)
 
 non_differentiable(np.where, object)       # np.where(condition): indices
-
-
-# clip(x, lo, hi) = minimum(maximum(x, lo), hi): x gets ȳ where lo ≤ x ≤ hi
-# (the bounds included, as ChainRules' clamp), lo where x < lo ≤ hi, hi
-# where the result is hi.  None bounds and the keywords min=/max= get no tangent.
-
-def _clip_masks(x: Any, lo: Any, hi: Any) -> Any:
-    above = np.ones(np.shape(x), bool) if lo is None else (x >= lo)
-    kept = np.where(above, x, lo) if lo is not None else x
-    below = np.ones(np.shape(kept), bool) if hi is None else (kept <= hi)
-    return above & below, ~above & below, ~below
-
-
-def _clip_bounds(args: Any, kwargs: Any) -> Any:
-    lo = _arg(args, kwargs, 0, "a_min", kwargs.get("min"))
-    hi = _arg(args, kwargs, 1, "a_max", kwargs.get("max"))
-    novalue = getattr(np, "_NoValue", None)
-    return (None if lo is novalue else lo), (None if hi is novalue else hi)
-
-
-def clip_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    if kwargs:
-        reject_out("clip", kwargs)
-    Ω = np.clip(x, *args, **kwargs)
-    lo, hi = _clip_bounds(args, kwargs)
-    m_x, m_lo, m_hi = _clip_masks(x, lo, hi)
-    ΔΩ: Any = ZERO
-    for Δ, m in zip(tangents[1:4], (m_x, m_lo, m_hi)):
-        if not isinstance(Δ, AbstractZero):
-            t = np.where(m, dense(Δ), 0)
-            ΔΩ = t if ΔΩ is ZERO else ΔΩ + t
-    # a bound's tangent (a Python float: float64) must not promote a float32 Ω's tangent
-    return Ω, _like(Ω, ΔΩ if ΔΩ is ZERO else ProjectTo(Ω)(ΔΩ))
-
-
-def clip_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    if kwargs:
-        reject_out("clip", kwargs)
-    Ω = np.clip(x, *args, **kwargs)
-    lo, hi = _clip_bounds(args, kwargs)
-    primals = (x,) + tuple(args[:2])
-    projects = [ProjectTo(p) for p in primals]
-    rest = (NO,) * (len(args) - 2) if len(args) > 2 else ()
-
-    def clip_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'clip')
-        if isinstance(ȳ, AbstractZero):
-            return (NO,) + tuple(p(ZERO) for p in projects) + rest
-        ȳ = unthunk(ȳ)
-        masks = _clip_masks(x, lo, hi)
-        return (NO,) + tuple(p(ZERO) if p.kind == 0 else p(unbroadcast(v, np.where(m, ȳ, 0)))
-                             for p, v, m in zip(projects, primals, masks)) + rest
-    return Ω, clip_pullback
-
-
-_register([np.clip] + _methods("clip"), clip_frule, clip_rrule)
 
 
 # ----- sort: the cotangent follows the permutation ----------------------------------------------
 
 def _dtype(x: Any) -> Any:
     return x.dtype if isinstance(x, np.ndarray) or is_traced(x) else np.asarray(x).dtype
-
-
-def _sort_setup(x: Any, args: Any, kwargs: Any) -> Any:
-    if _arg(args, kwargs, 2, "order") is not None:
-        raise TypeError("sort: the rule cannot honour the argument order= (structured arrays)")
-    axis = _arg(args, kwargs, 0, "axis", -1)
-    xs = np.ravel(x) if axis is None else x if is_traced(x) else np.asarray(x)
-    axis = -1 if axis is None else int(axis)
-    perm = np.argsort(_value(xs), axis=axis, kind="stable")
-    return xs, axis, perm, np.take_along_axis(xs, perm, axis)
 
 
 # partition: a permutation along the axis, like sort.  NumPy does not say
@@ -229,7 +135,6 @@ def _sort_complex_setup(x: Any, args: Any, kwargs: Any) -> Any:
     return xs, -1, perm, Ω + np.zeros((), to)
 
 
-_register([np.sort], *_permuting("sort", _sort_setup))
 _register([np.partition], *_permuting("partition", _partition_setup))
 _sort_complex_frule, _sort_complex_rrule = _permuting("sort_complex", _sort_complex_setup)
 
@@ -327,55 +232,6 @@ def _scatter(project: Any, shape: Any, dtype: Any, index: Any, ȳ: Any, repeats_
     return InplaceableThunk(scatter_add, Thunk(scatter))
 
 
-def _take_index(x: Any, indices: Any, axis: Any, mode: Any) -> Any:
-    shape = np.shape(x)
-    n = int(np.prod(shape)) if axis is None else shape[int(axis) % len(shape)]
-    idx = np.asarray(indices)
-    if mode == "wrap":
-        idx = idx % n
-    elif mode == "clip":
-        idx = np.clip(idx, 0, n - 1)
-    if axis is None:
-        return np.unravel_index(idx, shape)
-    return (slice(None),) * (int(axis) % len(shape)) + (idx,)
-
-
-def take_frule(tangents: Any, x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    if kwargs:
-        reject_out("take", kwargs)
-    if len(args) > 1 and args[1] is not None:
-        raise TypeError("take: the rule cannot honour the argument out=; call the primal without it")
-    Ω = np.take(x, indices, *args, **kwargs)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
-    return Ω, _like(Ω, np.take(dense(Δx), indices, axis=axis, mode=mode))
-
-
-def take_rrule(x: Any, indices: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    if kwargs:
-        reject_out("take", kwargs)
-    if len(args) > 1 and args[1] is not None:
-        raise TypeError("take: the rule cannot honour the argument out=; call the primal without it")
-    Ω = np.take(x, indices, *args, **kwargs)
-    project = ProjectTo(x)
-    axis, mode = _arg(args, kwargs, 0, "axis"), _arg(args, kwargs, 2, "mode", "raise")
-    shape, dtype = np.shape(x), _dtype(x)
-    rest = (NO,) * len(args)
-
-    def take_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'take')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO), NO) + rest
-        index = _take_index(x, indices, axis, mode)
-        return (NO, _scatter(project, shape, dtype, index, unthunk(ȳ), True), NO) + rest
-    return Ω, take_pullback
-
-
-_register([np.take] + _methods("take"), take_frule, take_rrule)
-
-
 def _along_axis_index(shape: Any, indices: Any, axis: Any) -> Any:
     if axis is None:
         return np.unravel_index(indices, shape)
@@ -418,47 +274,27 @@ def take_along_axis_rrule(arr: Any, indices: Any, *args: Any, **kwargs: Any) -> 
     return Ω, take_along_axis_pullback
 
 
-def getitem_frule(tangents: Any, x: Any, idx: Any) -> tuple[Any, Any]:
-    Ω = x[idx]
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, Δx
-    return Ω, _like(Ω, np.broadcast_to(dense(Δx), x.shape)[idx])
-
-
-# getitem_rrule is compiled (`_getitem_rrule` in _core/array_rules.pxi): at
-# small sizes the closures and thunks of a Python rule cost several times the
-# indexing itself (issue 5).
+# x[idx]: the array-API body (array_api/getitem.py) is the rule; for an ndarray its rrule
+# is compiled (`_getitem_rrule` in _core/array_rules.pxi: at small sizes the closures and
+# thunks of a Python rule cost several times the indexing itself, issue 5), computing what
+# the body computes (tests/rulesets/numpy/test_shapes_one_body.py), as an
+# InplaceableThunk an AD can add in place where the array is large.
+getitem_frule, getitem_rrule = (named_rule(r, "getitem") for r in getitem_rules(operator.getitem))
 _register([operator.getitem, np.ndarray.__getitem__], getitem_frule, _getitem_rrule, np.ndarray, object)
-
-
-def getitem_rrule(x: Any, idx: Any) -> tuple[Any, Pullback]:
-    """The rrule of x[idx] in Python, for a tracked x (the compiled one takes
-    ndarrays): the cotangent scattered back, repeated indices accumulating."""
-    Ω = x[idx]
-    project = ProjectTo(x)
-    shape, dtype = np.shape(x), _value(x).dtype
-
-    def getitem_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'getitem')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return NO, project(ZERO), NO
-        return NO, _scatter(project, shape, dtype, idx, unthunk(ȳ), True), NO
-    return Ω, getitem_pullback
 
 
 def _getitem_tracked_pullback(x: Any, idx: Any, ȳ: Any) -> tuple[Any, ...]:
     """The compiled getitem pullback's path for a cotangent tracked by
-    chainrules.ad (the indexed array plain: a mixed partial): this rule's
+    the calling AD (the indexed array plain: a mixed partial): the body's
     differentiable scatter."""
-    return getitem_rrule(x, idx)[1](ȳ)
+    return getitem_rrule(x, idx)[1](ȳ)  # type: ignore[no-any-return]
 
 
 _set_getitem_tracked_pullback(_getitem_tracked_pullback)
 
 
 # x.__getitem__(i) on a tracked NumPy value (operator.getitem on tracked values of
-# any library has the array-API rule: array_api/shapes.py)
+# any library has the same body: the AD's routing)
 register_for_arrays(np.ndarray.__getitem__, getitem_frule, getitem_rrule, object, either=False, arrays=(TRACED,),
                     name="getitem")
 

@@ -1,5 +1,5 @@
-"""Rules for NumPy's joining and splitting functions: concatenate, stack,
-h/v/dstack (and row_stack, vstack's alias), column_stack, append, split and friends.  Sequences of arrays
+"""Rules for NumPy's own joining and splitting functions (concatenate and
+stack are the array-API bodies', standard_shapes.py): h/v/dstack (and row_stack, vstack's alias), column_stack, append, split and friends.  Sequences of arrays
 (concatenate's argument, split's result) have as tangent a `Tangent[tuple]`
 or a `Tangent[list]` (lists and tuples of tangents are accepted as
 cotangents too).
@@ -104,20 +104,6 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",), aliases: Any
         register_rrule(g)(named_rule(join_rrule, name))
 
 
-def _concatenate_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
-    axis = _arg(args, kwargs, 0, "axis", 0)
-    if axis is None:
-        return 0, [(int(np.prod(np.shape(a))),) for a in arrays]
-    shapes = [np.shape(a) for a in arrays]
-    return int(axis) % len(shapes[0]), shapes
-
-
-def _stack_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
-    shapes = [np.shape(a) for a in arrays]
-    axis = int(_arg(args, kwargs, 0, "axis", 0)) % (len(shapes[0]) + 1)
-    return axis, [s[:axis] + (1,) + s[axis:] for s in shapes]
-
-
 def _atleast_layout(f: Any, axis_of: Any) -> Any:
     def layout(arrays: Any, args: Any, kwargs: Any) -> Any:
         shapes = [f(_stand_in(np.shape(a))).shape for a in arrays]
@@ -130,8 +116,7 @@ def _column_stack_layout(arrays: Any, args: Any, kwargs: Any) -> Any:
     return 1, shapes
 
 
-_joiner(np.concatenate, "concatenate", _concatenate_layout)
-_joiner(np.stack, "stack", _stack_layout)
+# concatenate and stack: the array-API bodies (standard_shapes.py)
 _joiner(np.hstack, "hstack", _atleast_layout(np.atleast_1d, lambda s: 0 if len(s[0]) == 1 else 1))
 # row_stack: vstack's alias, deprecated by NumPy 2.0 (its rules compute with vstack: no warning
 # beyond the one the caller's own np.row_stack gives)

@@ -39,7 +39,7 @@ from chainrules.rulesets.numpy.shapes import (
 #   reflect/symmetric with reflect_type 'odd' (2·edge − mirror image): the
 #   padding is a small matrix times the elements near the ends, found by
 #   padding unit vectors (a probe) with np.pad itself.
-# Tangents and cotangents may be tracked by chainrules.ad (the rule
+# Tangents and cotangents may be tracked by an AD (the rule
 # differentiated, at order 2): their path then has no writes (sums, gathers
 # and 0/1 selections; plain arrays are added to in place); the indices and the
 # selections (read on the primal's values) are plain arrays.

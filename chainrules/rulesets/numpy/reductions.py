@@ -184,7 +184,7 @@ _sum = _by_reduce(np.sum, np.add, True)
 
 def _method_primal(m: Any) -> Any:
     """The ndarray method `m` as a primal: on a value tracked by
-    chainrules.ad (a rule differentiated), the tracked value's method."""
+    an AD (a rule differentiated), the tracked value's method."""
     def primal(x: Any, *args: Any, **kwargs: Any) -> Any:
         if is_traced(x):
             return traced_call(m, x, args, kwargs)

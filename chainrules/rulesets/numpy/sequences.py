@@ -33,6 +33,7 @@ from chainrules.rulesets._arrays import (
     NO,
     ZERO,
     array_or_traced,
+    named_options,
     project_to,
     reject_out,
     seed,
@@ -49,15 +50,7 @@ def _zero(t: Any) -> bool:
 
 
 def _opts(name: str, args: Any, kw: Any, names: Any) -> dict[str, Any]:
-    reject_out(name, kw)
-    if len(args) > len(names):
-        raise TypeError(f"numpy.{name}: too many positional arguments for the rule")
-    opts = dict(zip(names, args))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"numpy.{name}: unexpected argument {k}=")
-        opts[k] = v
-    return opts
+    return named_options(f"numpy.{name}", names, args, kw)
 
 
 # =============================================================================

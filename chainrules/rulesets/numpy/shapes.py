@@ -1,7 +1,9 @@
-"""Rules for NumPy's shape functions: reshape, ravel, transpose, swapaxes,
-moveaxis, rollaxis, squeeze, expand_dims, atleast_Nd, broadcast_to,
-broadcast_arrays, tile, repeat, flip, rot90, roll, diagonal, diag, triu,
-tril and the copying functions (copy, asarray, asarray_chkfinite, astype...); padding is in
+"""Rules for NumPy's own shape functions: ravel, swapaxes, moveaxis,
+rollaxis, atleast_Nd, broadcast_arrays, tile, repeat, flipud, fliplr, rot90,
+diagonal, diag, triu, tril and the copying functions (copy, asarray,
+asarray_chkfinite, astype...).  The standard's (reshape, transpose, squeeze,
+expand_dims, flip, roll, broadcast_to...) are served by the array-API
+bodies (`standard_shapes.py`); padding is in
 `padding.py`, joining and splitting in `joining.py`, selection, sorting and
 indexing in `indexing.py`, all built on the `_linear` factory here.
 
@@ -9,8 +11,7 @@ Most of these are linear in the array: the frule applies the function itself
 to the tangent, the pullback applies its adjoint (a reshape, a transpose, a
 sum over the copies, a scatter).  Indices, axes, shapes and masks get
 `NoTangent()`.  `np.ndarray` methods with the same arguments as the
-functions share their rules (`x.reshape(2, 3)` and `x.transpose(1, 0)`,
-whose arguments differ, have their own).
+functions share their rules.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -36,6 +37,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
+from chainrules.rulesets.array_api.shapes import memory_order
 from chainrules.rulesets._arrays import (
     register_for_arrays,
     traced_call,
@@ -128,76 +130,7 @@ def _reshape_back(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
 
 def _order(fname: str, x: Any, order: Any) -> Literal["C", "F"]:
     """The memory order 'C'/'F' that `order` ('C', 'F', 'A', 'K') means for x."""
-    if order is None or order in ("C", "F"):
-        return order or "C"
-    x = np.asarray(x)
-    if order == "A":
-        return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
-    if x.flags.c_contiguous:
-        return "C"
-    if x.flags.f_contiguous:
-        return "F"
-    raise TypeError(f"{fname}: the rule cannot honour the argument order='K' for an array that is "
-                    "neither C- nor Fortran-contiguous; pass order='C' or 'F'")
-
-
-# reshape: by hand, its pullback being the most common (the order is resolved
-# once, in the forward pass).
-
-def _reshape_setup(x: Any, args: Any, kwargs: Any, method: bool) -> Literal["C", "F"]:
-    if kwargs:
-        reject_out("reshape", kwargs)
-    if method:
-        return _order("reshape", x, kwargs.get("order", "C"))
-    return _order("reshape", x, args[1] if len(args) > 1 else kwargs.get("order", "C"))
-
-
-def _reshape(method: Any) -> None:
-    f: Any = np.ndarray.reshape if method else np.reshape
-
-    def reshape_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        order = _reshape_setup(x, args, kwargs, method)
-        Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
-        Δx = tangents[1]
-        if isinstance(Δx, AbstractZero):
-            return Ω, Δx
-        return Ω, np.reshape(dense(Δx), np.shape(Ω), order=order)
-
-    def reshape_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        if not method and type(x) is np.ndarray and len(args) == 1 and not kwargs:
-            # what np.reshape(x, shape) does for an ndarray, without its dispatch
-            # (a view: the dispatch would be most of the cost at any size)
-            order: Literal["C", "F"] = "C"
-            Ω = x.reshape(args[0])
-        else:
-            order = _reshape_setup(x, args, kwargs, method)
-            Ω = f(x, *args, **kwargs) if not is_traced(x) else traced_call(f, x, args, kwargs)
-        project = ProjectTo(x)
-        shape = x.shape if type(x) is np.ndarray else np.shape(x)
-        dtype = project.dtype            # None unless x is a float/complex array
-        rest = (NO,) * len(args)
-
-        def reshape_pullback(ȳ: Any) -> tuple[Any, ...]:
-            ȳ = seed(ȳ, 'reshape')
-            if type(ȳ) is not np.ndarray:
-                if isinstance(ȳ, AbstractZero) or project.kind == 0:
-                    return (NO, project(ZERO)) + rest
-                ȳ = unthunk(ȳ)
-                if type(ȳ) is not np.ndarray:
-                    return (NO, project(np.reshape(ȳ, shape, order=order))) + rest
-            # the method skips np.reshape's dispatch; passing order costs more than the call
-            x̄ = ȳ.reshape(shape) if order == "C" else ȳ.reshape(shape, order=order)
-            # the shape is x's by construction: only the dtype may need projecting
-            return (NO, x̄ if x̄.dtype is dtype else project(x̄)) + rest
-        return Ω, reshape_pullback
-
-    name = "ndarray.reshape" if method else "reshape"
-    register_frule(f)(named_rule(reshape_frule, name))
-    register_rrule(f)(named_rule(reshape_rrule, name))
-
-
-_reshape(False)
-_reshape(True)
+    return memory_order(fname, x if hasattr(x, "flags") or is_traced(x) else np.asarray(x), order)  # type: ignore[no-any-return]
 
 
 def _ravel_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
@@ -214,37 +147,8 @@ _linear([np.ravel] + _methods("ravel", "flatten"), "ravel", _ravel_adjoint, _rav
 
 # ----- axes: transpose, swapaxes, moveaxis, rollaxis, squeeze, expand_dims ---------------------
 
-def _transpose_axes(args: Any, kwargs: Any, method: Any) -> Any:
-    if method:
-        if len(args) == 1 and (args[0] is None or isinstance(args[0], (tuple, list))):
-            return args[0]
-        return tuple(args) if args else None
-    return _arg(args, kwargs, 0, "axes")
-
-
-def _inverse_axes(axes: Any, ndim: int) -> Any:
-    return None if axes is None else tuple(np.argsort([int(a) % ndim for a in axes]))
-
-
-def _transpose_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, False), np.ndim(x)))
-
-
-def _method_transpose_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    return np.transpose(ȳ, _inverse_axes(_transpose_axes(args, kwargs, True), np.ndim(x)))
-
-
-def _method_transpose_forward(Δx: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    return np.transpose(Δx, _transpose_axes(args, kwargs, True))
-
-
-_linear([np.transpose] + ([np.permute_dims] if hasattr(np, "permute_dims") else []),
-        "transpose", _transpose_adjoint)
-_linear([np.ndarray.transpose], "ndarray.transpose", _method_transpose_adjoint, _method_transpose_forward)
-if hasattr(np, "matrix_transpose"):
-    _linear([np.matrix_transpose] + ([np.linalg.matrix_transpose] if hasattr(np.linalg, "matrix_transpose") else []),
-            "matrix_transpose", lambda ȳ, x, a, k: np.swapaxes(ȳ, -1, -2))
-
+# transpose, permute_dims, matrix_transpose, squeeze, expand_dims, flip, roll and
+# broadcast_to: the array-API bodies (standard_shapes.py)
 
 def _swapaxes_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
     return np.swapaxes(ȳ, _arg(args, kwargs, 0, "axis1"), _arg(args, kwargs, 1, "axis2"))
@@ -269,8 +173,6 @@ def _rollaxis_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
 
 
 _linear([np.rollaxis], "rollaxis", _rollaxis_adjoint)
-_linear([np.squeeze] + _methods("squeeze"), "squeeze", _reshape_back)
-_linear([np.expand_dims], "expand_dims", _reshape_back)
 
 
 # atleast_1d/2d/3d: one array gives one array; several give a tuple.
@@ -323,10 +225,7 @@ def _output_parts(ȳ: Any, n: int) -> Any:
     return parts
 
 
-# ----- broadcasting: the adjoint is the shared unbroadcast ------------------------------------
-
-_linear([np.broadcast_to], "broadcast_to", lambda ȳ, x, a, k: unbroadcast(x, ȳ), thunk=True)
-
+# ----- broadcast_arrays: the adjoint is the shared unbroadcast ------------------------------------
 
 @register_frule(np.broadcast_arrays)
 def broadcast_arrays_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -396,22 +295,12 @@ def _repeat_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
 _linear([np.repeat] + _methods("repeat"), "repeat", _repeat_adjoint, thunk=True)
 
 
-# ----- reorderings: flip, rot90, roll ----------------------------------------------------------
+# ----- reorderings: flipud, fliplr, rot90 ----------------------------------------------------------
 
-_linear([np.flip], "flip", lambda ȳ, x, a, k: np.flip(ȳ, _arg(a, k, 0, "axis")))
 _linear([np.flipud], "flipud", lambda ȳ, x, a, k: np.flipud(ȳ))
 _linear([np.fliplr], "fliplr", lambda ȳ, x, a, k: np.fliplr(ȳ))
 _linear([np.rot90], "rot90",
         lambda ȳ, x, a, k: np.rot90(ȳ, -_arg(a, k, 0, "k", 1), _arg(a, k, 1, "axes", (0, 1))))
-
-
-def _roll_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
-    shift = _arg(args, kwargs, 0, "shift")
-    shift = -np.asarray(shift) if np.ndim(shift) else -shift
-    return np.roll(ȳ, shift, _arg(args, kwargs, 1, "axis"))
-
-
-_linear([np.roll], "roll", _roll_adjoint)
 
 
 # ----- diagonals and triangles -------------------------------------------------------------------
@@ -448,7 +337,7 @@ def _diagonal_adjoint(ȳ: Any, x: Any, args: Any, kwargs: Any) -> Any:
 def diagonal_embed(ȳ: Any, shape: Any, offset: Any, axis1: Any, axis2: Any) -> Any:
     """The array of `shape` holding ȳ (the diagonal axis last, as np.diagonal
     gives it) on its diagonal (offset, axis1, axis2) and zeros elsewhere,
-    computed without writes (ȳ may be tracked by chainrules.ad): ȳ contracted
+    computed without writes (ȳ may be tracked by an AD): ȳ contracted
     with the 0/1 tensor E[l, i, j] = [i, j is the l-th element of the
     diagonal], its two axes then moved into place."""
     nd = len(shape)
@@ -511,7 +400,7 @@ _linear([np.tril], "tril", _triangle_adjoint(np.tril))
 
 # ----- copies and conversions: the cotangent is projected back ----------------------------------
 
-# np.asarray & co. of a tracked x (the rule differentiated by chainrules.ad)
+# np.asarray & co. of a tracked x (the rule differentiated by an AD)
 # would convert it: x itself (cast to the dtype asked for) is their value
 _AS_ARRAY = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray}
 

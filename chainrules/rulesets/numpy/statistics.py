@@ -59,7 +59,7 @@ class _OrderStat:
     the flat indices (along the reduced axes) of the lower and upper order
     statistics and the weight γ of the upper one.  The choices (which
     elements, the nan counts) are read off the values; a tracked `a` or `q`
-    (the rule differentiated by chainrules.ad) stays tracked where the
+    (the rule differentiated by an AD) stays tracked where the
     result depends on it: the elements themselves (`dq`) and γ (linear)."""
 
     def __init__(self, fname: str, a: Any, q: Any, axis: Any, method: Any, keepdims: Any, nan: Any = False) -> None:

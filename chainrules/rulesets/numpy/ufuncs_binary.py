@@ -307,7 +307,7 @@ def divmod_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
 
 
 # ----- The operator module on arrays: the same rules -------------------------
-# (for ndarrays; on values tracked by chainrules.ad the operator functions have
+# (for ndarrays; on values tracked by an AD the operator functions have
 # the element-wise table's generic rows, for any library: elementwise/interop.py)
 
 def _register_operators() -> None:

@@ -313,20 +313,3 @@ def augmented(kw: dict[str, Any], n: int, total: int) -> dict[str, Any]:
         a = np.asarray(atol, dtype=float)
         kw["atol"] = np.concatenate([a, np.full(total - n, float(np.min(a)))])
     return kw
-
-
-def named_options(name: str, names: tuple[str, ...], rest: Any, kw: Any, refused: tuple[str, ...]) -> dict[str, Any]:
-    """The optional arguments after the fixed ones (`rest` by position, then
-    `kw`) by name; an unknown one, or one of `refused` given a true value, is
-    a TypeError naming the function."""
-    if len(rest) > len(names):
-        raise TypeError(f"{name}: too many positional arguments")
-    opts = dict(zip(names, rest))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
-    for k in refused:
-        if opts.get(k):
-            raise TypeError(f"{name}: the rule does not cover the argument {k}={opts[k]!r}")
-    return opts

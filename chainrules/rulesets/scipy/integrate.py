@@ -59,7 +59,8 @@ from chainrules.rulesets._arrays import (
     unbroadcast,
 )
 from chainrules.rulesets.numpy.convolution import on_any
-from chainrules.rulesets.scipy._ode_system import _args_tangent, named_options
+from chainrules.rulesets._arrays import named_options
+from chainrules.rulesets.scipy._ode_system import _args_tangent
 from chainrules.rulesets.numpy.calculus import (
     _Trapezoid,
     _along,

@@ -70,7 +70,7 @@ from chainrules._core import (
     register_rrule,
     unthunk,
 )
-from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, project_to, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_options, project_to, seed
 from chainrules.rulesets.scipy._ode_system import (  # noqa: F401  (System, sensitivities, adjoint: used by the tests)
     System,
     _args_tangent,
@@ -81,7 +81,6 @@ from chainrules.rulesets.scipy._ode_system import (  # noqa: F401  (System, sens
     any_traced,
     augmented,
     check_y0,
-    named_options,
     on_any,
     sensitivities,
     stack,

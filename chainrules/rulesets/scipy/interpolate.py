@@ -6,8 +6,8 @@ differentiable in the data values y and in the evaluation points xs, for
 `interpn(points, values, xi)` is the last one's rules.
 
 SciPy's interpolants are objects built from (x, y) and then called; the rules
-are on the one function that does both, which `chainrules.ad.scipy.interpolate`
-calls from drop-in classes (`CubicSpline(x, y)(xs)` with tracked y or xs).
+are on the one function that does both, which an AD's drop-in
+classes call (`CubicSpline(x, y)(xs)` with tracked y or xs).
 
 - In y: every one of these interpolants is linear (affine with inhomogeneous
   boundary conditions) in the data: ẏ ↦ evaluate(x, y + ẏ) − evaluate(x, y)
@@ -39,7 +39,7 @@ import numpy as np
 import scipy.interpolate as _interpolate
 
 from chainrules._core import AbstractZero, Tangent, Wrapped, not_implemented, register_frule, register_rrule, unthunk, untraced
-from chainrules.rulesets._arrays import NO, ZERO, like, project_to
+from chainrules.rulesets._arrays import NO, ZERO, like, named_options, project_to
 
 _MAKERS = (_interpolate.CubicSpline, _interpolate.make_interp_spline, _interpolate.interp1d,
            _interpolate.RegularGridInterpolator)
@@ -217,19 +217,8 @@ register_rrule(evaluate)(evaluate_rrule)
 _INTERPN = ("method", "bounds_error", "fill_value")
 
 
-def _named_options(fname: str, names: Any, rest: Any, kw: Any, refused: Any) -> dict[str, Any]:
-    opts = dict(zip(names, rest))
-    if len(rest) > len(names) or set(kw) - (set(names) - set(opts)):
-        raise TypeError(f"{fname}: unexpected arguments for the rule: {sorted(set(kw) - set(names)) or rest}")
-    opts.update(kw)
-    for k in refused:
-        if opts.get(k):
-            raise TypeError(f"{fname}: the rule does not cover the argument {k}={opts[k]!r}")
-    return opts
-
-
 def _interpn_options(rest: Any, kw: Any) -> dict[str, Any]:
-    opts = _named_options("scipy.interpolate.interpn", _INTERPN, rest, kw, ())
+    opts = named_options("scipy.interpolate.interpn", _INTERPN, rest, kw, ())
     if opts.get("method") == "splinef2d":
         raise TypeError("scipy.interpolate.interpn: the rule does not cover method='splinef2d'")
     return opts
@@ -295,7 +284,7 @@ def _splev_slope(x: Any, t: Any, c: Any, k: int, der: int, ext: int) -> Any:
 
 
 def _splev_options(rest: Any, kw: Any) -> tuple[int, int]:
-    opts = _named_options("scipy.interpolate.splev", ("der", "ext"), rest, kw, ())
+    opts = named_options("scipy.interpolate.splev", ("der", "ext"), rest, kw, ())
     return int(opts.get("der", 0)), int(opts.get("ext", 0))
 
 
@@ -348,7 +337,7 @@ def splev_rrule(x: Any, tck: Any, *rest: Any, **kw: Any) -> tuple[Any, Any] | No
 
 
 def _splint_checked(tck: Any, rest: Any, kw: Any) -> Any:
-    _named_options("scipy.interpolate.splint", ("full_output",), rest, kw, ("full_output",))
+    named_options("scipy.interpolate.splint", ("full_output",), rest, kw, ("full_output",))
     return _spline_parts("scipy.interpolate.splint", tck)
 
 

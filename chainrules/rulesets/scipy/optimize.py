@@ -4,7 +4,7 @@
 
 Each solver returns x* with F(x*, p) = 0 for a function F of x and the
 parameters p: the values passed in `args` (by position: keyword arguments
-never get tangents; `chainrules.ad.scipy.optimize` passes them on by position)
+never get tangents; an AD's drop-in solvers pass them on by position)
 and the variables captured by the user function's closure.  Then
 
     ẋ = −(∂ₓF)⁻¹ ∂ₚF·ṗ,       p̄ = −(∂ₚF)ᵀ w  with  (∂ₓF)ᵀ w = x̄,
@@ -188,7 +188,7 @@ def implicit_pushforward(config: Any, F: Any, vals: Any, k: int, tangents: Any, 
 # pushforwards (or pullbacks) of F, a few dozen for a well-conditioned ∂ₓF where the dense
 # Jacobian takes n (bench/benchmarks/scientific_linalg.py ImplicitRoot, 100 unknowns: GMRES
 # 16 pullbacks instead of 100).  A solve GMRES does not finish falls back on the dense Jacobian.
-# Measured on the tanh system (‖W‖ = 1/2), gradient by chainrules.ad: dense faster at 10, 20 and
+# Measured on the tanh system (‖W‖ = 1/2), gradient by the reference AD: dense faster at 10, 20 and
 # 30 unknowns (0.63 vs 1.01 ms, 0.97 vs 1.59, 1.27 vs 1.41), matrix-free from 50 (1.74 vs 2.17 ms).
 MATRIX_FREE_ABOVE = 40
 

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.signal as _signal
 
 from chainrules._core import NoTangent
-from chainrules.rulesets._arrays import reject_out
+from chainrules.rulesets._arrays import named_options
 
 NO_ = NoTangent()
 from chainrules.rulesets.numpy.convolution import array_arg, convolution_rules, on_any
@@ -156,15 +156,7 @@ def _flip_last(v: Any) -> Any:
 
 
 def _lfilter_options(args: Any, kw: Any) -> Any:
-    name = "scipy.signal.lfilter"
-    reject_out(name, kw)
-    if len(args) > 2:
-        raise TypeError(f"{name}: too many positional arguments for the rule")
-    opts = dict(zip(("axis", "zi"), args))
-    for k, v in kw.items():
-        if k not in ("axis", "zi") or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
+    opts = named_options("scipy.signal.lfilter", ("axis", "zi"), args, kw)
     return int(opts.get("axis", -1)), opts.get("zi")
 
 
@@ -320,14 +312,7 @@ _lfilter_frule, _lfilter_rrule = _rules_lfilter()
 
 def _sosfilt_options(sos: Any, args: Any, kw: Any) -> Any:
     name = "scipy.signal.sosfilt"
-    reject_out(name, kw)
-    if len(args) > 2:
-        raise TypeError(f"{name}: too many positional arguments for the rule")
-    opts = dict(zip(("axis", "zi"), args))
-    for k, v in kw.items():
-        if k not in ("axis", "zi") or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
+    opts = named_options(name, ("axis", "zi"), args, kw)
     if np.ndim(sos) != 2 or np.shape(sos)[1] != 6:
         raise ValueError(f"{name}: sos must have shape (n_sections, 6), got {np.shape(sos)}")
     return int(opts.get("axis", -1)), opts.get("zi")
@@ -423,15 +408,7 @@ _rules_sosfilt()
 
 def _filtfilt_options(x: Any, b: Any, a: Any, args: Any, kw: Any) -> Any:
     name = "scipy.signal.filtfilt"
-    reject_out(name, kw)
-    names = ("axis", "padtype", "padlen", "method", "irlen")
-    if len(args) > len(names):
-        raise TypeError(f"{name}: too many positional arguments for the rule")
-    opts = dict(zip(names, args))
-    for k, v in kw.items():
-        if k not in names or k in opts:
-            raise TypeError(f"{name}: unexpected argument {k}=")
-        opts[k] = v
+    opts = named_options(name, ("axis", "padtype", "padlen", "method", "irlen"), args, kw)
     if opts.get("method", "pad") != "pad":
         raise ValueError(f"{name}: the rule covers method='pad' only, got method={opts['method']!r}")
     padtype = opts.get("padtype", "odd")

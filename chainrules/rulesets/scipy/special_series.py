@@ -1,6 +1,6 @@
 """Parameter derivatives of scipy.special functions by series and quadrature
 (issue 23, item 1 (3)): each is its own function, made of ufuncs and sums
-that have rules (so `chainrules.ad` differentiates it too: the second
+that have rules (so an AD differentiates it too: the second
 derivative is the derivative of the series or quadrature, as accurate), and
 never by finite differences.  Accuracy is tested against mpmath across the
 domains named in each docstring (tests/rulesets/scipy/test_special_table.py).

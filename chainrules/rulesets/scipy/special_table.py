@@ -4,7 +4,7 @@ generic builder for every row.
 A row names the function, its parameters and, per parameter, its partial
 derivative: a function of the parameters' values and of the output Ω,
 written with SciPy/NumPy functions that themselves have rules (so that
-`chainrules.ad` differentiates the rule again: every order works), or
+an AD differentiates the rule again: every order works), or
 
 - `INT`: an integer argument (an order, a count): `NoTangent()`;
 - `NI`: no closed form or convergent series is implemented: the tangent is

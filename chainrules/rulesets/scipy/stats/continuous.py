@@ -11,7 +11,7 @@ SciPy's from them by the chain rule through z = (x − loc)/scale, the
 inverse function rule for ppf/isf (∂Q/∂θ = −∂F₀/∂θ / f₀ at Q) and
 h = h₀(θ) + log(scale).  Each formula is written with functions that have
 rules (digamma → polygamma, gammainc in a → its series, stdtr in df →
-betainc's series), so higher derivatives work through chainrules.ad.
+betainc's series), so higher derivatives work through an AD.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no

@@ -40,7 +40,7 @@ import scipy.stats as st
 
 from chainrules._core import ProjectTo, is_traced, register_frule, register_rrule, unthunk, untraced
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, is_complex, is_zero, project_to, seed, unbroadcast, zero_for
+from chainrules.rulesets._arrays import NO, ZERO, is_complex, is_zero, named_options, project_to, seed, unbroadcast, zero_for
 from chainrules.rulesets.scipy.special import _dpolygamma
 
 _LOG_2PI = math.log(2 * math.pi)
@@ -55,13 +55,7 @@ def _arr(x: Any) -> Any:
 
 
 def _bind(fname: str, names: Any, defaults: Any, args: Any, kw: Any) -> list[Any]:
-    if len(args) > len(names):
-        raise TypeError(f"{fname}: too many arguments ({len(args)} for {len(names)})")
-    vals = dict(zip(names, args))
-    for k, v in kw.items():
-        if k not in names or k in vals:
-            raise TypeError(f"{fname}: unexpected or repeated keyword argument {k!r}")
-        vals[k] = v
+    vals = named_options(fname, names, args, kw)
     missing = [n for n in names if n not in vals and n not in defaults]
     if missing:
         raise TypeError(f"{fname}: missing the argument {missing[0]!r}")

@@ -11,7 +11,7 @@ its Cholesky factor), as for multivariate_normal's cov.  A scalar or 1-d
 scale (SciPy's σ²·I and diagonal forms) gets the trace or the diagonal.  x
 is one matrix `(p, p)` or a stack `(p, p, m)` (scalars or a 1-d array of
 points when p = 1); other forms have no rule.  ∂/∂ν uses digamma, so every
-order works through chainrules.ad.
+order works through an AD.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
