@@ -138,20 +138,22 @@ def register_body(fs: Any, rules: Any, f: Any, n: int, name: str) -> Any:
     return np_rules
 
 
-def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int, name: str, more: bool = False) -> None:
+def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int, name: str, more: bool = False,
+                  keywords: Any = frozenset()) -> None:
     """Register NumPy fast paths on `fs` for `n` ndarray arguments (`more`:
     and any options after them; the most specific signature: no other layer
-    in the way).  A fast rule returns
-    None when the call is not its own (an np.matrix, another dtype, an
-    option); that call goes to `rules`, the body's registered ones."""
+    in the way; `keywords`: the keyword options the fast rules take).  A
+    fast rule returns None when the call is not its own (an np.matrix,
+    another dtype, an option); that call goes to `rules`, the body's
+    registered ones."""
     frule, rrule = rules
 
     def fast_or_body_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        res = None if kwargs else fast_frule(tangents, *args)
+        res = None if kwargs and not keywords.issuperset(kwargs) else fast_frule(tangents, *args, **kwargs)
         return frule(tangents, *args, **kwargs) if res is None else res
 
     def fast_or_body_rrule(*args: Any, **kwargs: Any) -> Any:
-        res = None if kwargs else fast_rrule(*args)
+        res = None if kwargs and not keywords.issuperset(kwargs) else fast_rrule(*args, **kwargs)
         return rrule(*args, **kwargs) if res is None else res
 
     types = (np.ndarray,) * n + ((...,) if more else ())

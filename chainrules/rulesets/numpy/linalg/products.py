@@ -68,7 +68,7 @@ def _fast(a: Any, b: Any) -> bool:
             and a.dtype == b.dtype and a.dtype.kind in "fc")
 
 
-def _decline(*args: Any) -> None:
+def _decline(*args: Any, **kwargs: Any) -> None:
     return None
 
 
@@ -214,8 +214,24 @@ dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot,
 
 
 def _dot_fast_rrule(a: Any, b: Any) -> Any:
-    """np.dot of two float matrices: matmul's fast path (its body's, Ω np.dot's)."""
-    return _matmul_rrule_arrays(a, b, np.dot) if a.ndim == 2 and b.ndim == 2 else None
+    """np.dot of two float ndarrays of one dtype: of matrices, matmul's fast
+    path (its body's, Ω np.dot's); of vectors or a matrix and a vector,
+    matmul's adjoints (`_matmul_small_adjoints`); of more dimensions,
+    tensordot's over a's last axis and b's second to last
+    (`_tensordot_fast`); a 0-d argument: the body."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
+            and a.ndim and b.ndim):
+        return None
+    if a.ndim == 2 and b.ndim == 2:
+        return _matmul_rrule_arrays(a, b, np.dot)
+    if a.ndim <= 2 and b.ndim <= 2:
+        Ω = np.dot(a, b)
+        return Ω, _bilinear_fast_pullback(a, b, Ω, _matmul_small_adjoints, None, "dot", _dot_body_rrule)
+    return _tensordot_fast(a, b, np.dot(a, b), [a.ndim - 1], [max(b.ndim - 2, 0)], "dot", _dot_body_rrule)
+
+
+def _dot_body_rrule(a: Any, b: Any) -> Any:
+    return dot_rrule(a, b)
 
 
 register_fast([np.dot], _decline, _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
@@ -234,7 +250,172 @@ def _inner_rrule(a: Any, b: Any) -> Any:
     return _inner_tensordot[1](a, b, axes=_inner_axes(a, b))
 
 
-register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
+_inner_rules = register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
+
+
+def _inner_fast_rrule(a: Any, b: Any) -> Any:
+    """np.inner of two float ndarrays of one dtype, neither 0-d: tensordot's
+    fast path over both last axes."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
+            and a.ndim and b.ndim):
+        return None
+    return _tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
+
+
+register_fast([np.inner], _decline, _inner_fast_rrule, _inner_rules, 2, "inner")
+
+
+def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    """np.tensordot of two float ndarrays of one dtype, `axes` an int or a
+    pair of ints or of int lists (positional or by keyword): the body's
+    adjoints on NumPy (`_tensordot_fast`)."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
+            and len(args) + len(kwargs) <= 1):
+        return None
+    axes = args[0] if args else kwargs.get("axes", 2)
+    if type(axes) is not int and not (type(axes) in (tuple, list) and len(axes) == 2 and all(
+            type(c) is int or (type(c) in (tuple, list) and all(type(i) is int for i in c)) for c in axes)):
+        return None
+    Ω = np.tensordot(a, b, axes)
+    ca, cb = body._tensordot_axes(a, b, axes)
+
+    def tensordot_rrule_body(a: Any, b: Any) -> Any:
+        return tensordot_rrule(a, b, axes=axes)
+    res = _tensordot_fast(a, b, Ω, ca, cb, "tensordot", tensordot_rrule_body)
+    if res is None:
+        return None
+    pullback = res[1]
+    if not args:
+        return res
+
+    def tensordot_pullback(ȳ: Any) -> tuple[Any, ...]:
+        return pullback(ȳ) + (NO,)          # a positional axes's cotangent, as the body's
+    return Ω, tensordot_pullback
+
+
+register_fast([np.tensordot, np.linalg.tensordot], _decline, _tensordot_fast_rrule,
+              (tensordot_frule, tensordot_rrule), 2, "tensordot", more=True, keywords=frozenset(("axes",)))
+
+
+# ----- the fast paths of matmul's and tensordot's bodies on small ndarrays ----------------------------
+# What the body's adjoints compute (array_api/linalg.py: the same NumPy calls on the same
+# views, so the same numbers, checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py),
+# without its generic layers (options, namespace, seed and projection objects): for two float
+# ndarrays of one dtype and a seed of Ω's dtype and shape; any other seed takes the body's pullback.
+
+def _bilinear_fast_pullback(a: Any, b: Any, Ω: Any, adjoints: Any, axes: Any, name: str, slow: Any) -> Any:
+    """The pullback of a bilinear body for ndarrays a, b: `adjoints(ȳ, a,
+    b, axes)` gives (ā, b̄) as functions, each already of its argument's
+    dtype and shape (what the body's projection returns as it is); `slow(a,
+    b)` is the body's rrule, for any other seed."""
+    dtype, shape = Ω.dtype, Ω.shape
+
+    def bilinear_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
+        ȳ = seed(ȳ, name)
+        if type(ȳ) is not np.ndarray:
+            if type(ȳ) is float or isinstance(ȳ, np.generic):        # a number: the body's seed is a 0-d array
+                ȳ = np.asarray(ȳ)
+            else:
+                return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
+        if ȳ.dtype != dtype or ȳ.shape != shape:
+            return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
+        ā, b̄ = adjoints(ȳ, a, b, axes)
+        return NO, Thunk(ā), Thunk(b̄)          # as the body's: one product per cotangent used
+    return bilinear_fast_pullback
+
+
+def _matmul_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
+    """matmul's adjoints (array_api/linalg.py's `_matmul_adjoints`) for 1-
+    and 2-d a and b: a vector made a matrix, no batch to sum over."""
+    conj = a.dtype.kind == "c"
+    if a.ndim == 1 and b.ndim == 1 and not conj:
+        # two real vectors: each cotangent is ȳ times the other vector, one product per element
+        # (the body's 1×1 by 1×n matmul adds it to a zero: the same numbers, but for the sign
+        # of a zero)
+        def vector_da() -> Any:
+            return ȳ * b
+
+        def vector_db() -> Any:
+            return ȳ * a
+        return vector_da, vector_db
+    a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
+    b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
+    shape = ȳ.shape
+    if a.ndim == 1:
+        shape = shape[:-1] + (1,) + shape[-1:]
+    if b.ndim == 1:
+        shape = shape + (1,)
+    g = ȳ.reshape(shape)
+
+    def matmul_da() -> Any:
+        return np.matmul(g, (np.conj(b2) if conj else b2).mT).reshape(a.shape)
+
+    def matmul_db() -> Any:
+        return np.matmul((np.conj(a2) if conj else a2).mT, g).reshape(b.shape)
+    return matmul_da, matmul_db
+
+
+def _tensordot_np(x: Any, y: Any, cx: Any, cy: Any) -> Any:
+    """np.tensordot(x, y, axes=(cx, cy)) as NumPy computes it -- x's free
+    axes then its contracted ones, y's contracted then its free ones, as two
+    matrices multiplied by np.dot -- without its argument checks: the same
+    views, the same np.dot, the same numbers."""
+    if x.ndim == 2 and y.ndim == 2 and len(cx) == 1:
+        # two matrices over one axis: the transposes and reshapes are views with x's and y's
+        # strides or their transposes'
+        return np.dot(x if cx[0] == 1 else x.T, y if cy[0] == 0 else y.T)
+    fx = [i for i in range(x.ndim) if i not in cx]
+    fy = [i for i in range(y.ndim) if i not in cy]
+    sx, sy = x.shape, y.shape
+    k = 1
+    for i in cx:
+        k *= sx[i]
+    m = 1
+    for i in fx:
+        m *= sx[i]
+    n = 1
+    for i in fy:
+        n *= sy[i]
+    xt = x.transpose(fx + list(cx)).reshape((m, k))
+    yt = y.transpose(list(cy) + fy).reshape((k, n))
+    return np.dot(xt, yt).reshape(tuple(sx[i] for i in fx) + tuple(sy[i] for i in fy))
+
+
+def _tensordot_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
+    """tensordot's adjoints (array_api/linalg.py's `_tensordot_adjoints`)
+    over the contracted axes `axes` = (ca, cb), with `_tensordot_np`."""
+    ca, cb, fa, fb, inv_a, inv_b = axes
+    na = len(fa)
+    conj = a.dtype.kind == "c"
+
+    def tensordot_da() -> Any:
+        t = _tensordot_np(ȳ, np.conj(b) if conj else b, list(range(na, ȳ.ndim)), fb)
+        return t if inv_a is None else t.transpose(inv_a)
+
+    def tensordot_db() -> Any:
+        t = _tensordot_np(np.conj(a) if conj else a, ȳ, fa, list(range(na)))
+        return t if inv_b is None else t.transpose(inv_b)
+    return tensordot_da, tensordot_db
+
+
+def _tensordot_fast(a: Any, b: Any, Ω: Any, ca: Any, cb: Any, name: str, slow: Any) -> Any:
+    """(Ω, the pullback) of tensordot's body for ndarrays a, b contracted
+    over a's axes `ca` and b's `cb` (non-negative, paired), Ω the product
+    (an ndarray or a NumPy scalar); None for a repeated axis."""
+    if a.ndim == 2 and b.ndim == 2 and len(ca) == 1 and len(cb) == 1:      # two matrices over one axis
+        axes = (ca, cb, [1 - ca[0]], [1 - cb[0]], None if ca[0] == 1 else (1, 0), None if cb[0] == 0 else (1, 0))
+        return Ω, _bilinear_fast_pullback(a, b, Ω, _tensordot_small_adjoints, axes, name, slow)
+    if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
+        return None
+    fa = [i for i in range(a.ndim) if i not in ca]
+    fb = [i for i in range(b.ndim) if i not in cb]
+    pair_b, pair_a = dict(zip(cb, ca)), dict(zip(ca, cb))
+    order_a = fa + [pair_b[j] for j in sorted(cb)]
+    order_b = [pair_a[i] for i in sorted(ca)] + fb
+    inv_a, inv_b = body._inverse(order_a), body._inverse(order_b)
+    ident = tuple(range(len(order_a))), tuple(range(len(order_b)))
+    axes = (ca, cb, fa, fb, None if inv_a == ident[0] else inv_a, None if inv_b == ident[1] else inv_b)
+    return Ω, _bilinear_fast_pullback(a, b, Ω, _tensordot_small_adjoints, axes, name, slow)
 
 
 # ----- vecdot, vdot -----------------------------------------------------------------------------------
