@@ -118,4 +118,12 @@ def _flat_norm_body(xp: Any, x: Any, Ω: Any, opts: Any) -> Any:
     return None, flat_norm_adjoint
 
 
-register_unary_fast([np.linalg.norm], _flat_norm_body, np.linalg.norm, _norm_rules, "norm")
+def _flat_norm(x: Any) -> Any:
+    """np.linalg.norm(x) of a real float ndarray as NumPy computes it (the
+    square root of the flattened x's dot product with itself), without its
+    Python layer."""
+    r = x.ravel(order="K")
+    return np.sqrt(r.dot(r))
+
+
+register_unary_fast([np.linalg.norm], _flat_norm_body, np.linalg.norm, _norm_rules, "norm", primal=_flat_norm)

@@ -51,7 +51,13 @@ from chainrules.rulesets._arrays import (
 from chainrules.rulesets.array_api import linalg as body, linalg_ext as body_ext
 from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body, register_fast
+from chainrules.rulesets.numpy.linalg._on_numpy import (
+    as_array,
+    composed,
+    register_body,
+    register_fast,
+    register_fast_rrule,
+)
 
 __all__ = ["matmul_frule", "matmul_rrule", "dot_frule", "dot_rrule"]
 
@@ -68,7 +74,7 @@ def _fast(a: Any, b: Any) -> bool:
             and a.dtype == b.dtype and a.dtype.kind in "fc")
 
 
-def _decline(*args: Any, **kwargs: Any) -> None:
+def _decline(*args: Any) -> None:
     return None
 
 
@@ -213,15 +219,16 @@ def _dot_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot, 2, "dot")
 
 
-def _dot_fast_rrule(a: Any, b: Any) -> Any:
+def _dot_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
     """np.dot of two float ndarrays of one dtype: of matrices, matmul's fast
     path (its body's, Ω np.dot's); of vectors or a matrix and a vector,
     matmul's adjoints (`_matmul_small_adjoints`); of more dimensions,
     tensordot's over a's last axis and b's second to last
-    (`_tensordot_fast`); a 0-d argument: the body."""
-    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
-            and a.ndim and b.ndim):
-        return None
+    (`_tensordot_fast`); any other call (a 0-d argument, an option): the
+    body's."""
+    if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+                      and a.dtype.kind in "fc" and a.ndim and b.ndim):
+        return dot_rrule(a, b, **kwargs)
     if a.ndim == 2 and b.ndim == 2:
         return _matmul_rrule_arrays(a, b, np.dot)
     if a.ndim <= 2 and b.ndim <= 2:
@@ -234,7 +241,7 @@ def _dot_body_rrule(a: Any, b: Any) -> Any:
     return dot_rrule(a, b)
 
 
-register_fast([np.dot], _decline, _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
+register_fast_rrule([np.dot], _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
 register(methods("dot"), dot_frule, dot_rrule)
 
 
@@ -253,29 +260,29 @@ def _inner_rrule(a: Any, b: Any) -> Any:
 _inner_rules = register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
 
 
-def _inner_fast_rrule(a: Any, b: Any) -> Any:
+def _inner_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
     """np.inner of two float ndarrays of one dtype, neither 0-d: tensordot's
-    fast path over both last axes."""
-    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
-            and a.ndim and b.ndim):
-        return None
+    fast path over both last axes; any other call: the body's."""
+    if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+                      and a.dtype.kind in "fc" and a.ndim and b.ndim):
+        return _inner_rules[1](a, b, **kwargs)
     return _tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
 
 
-register_fast([np.inner], _decline, _inner_fast_rrule, _inner_rules, 2, "inner")
+register_fast_rrule([np.inner], _inner_fast_rrule, _inner_rules, 2, "inner")
 
 
 def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     """np.tensordot of two float ndarrays of one dtype, `axes` an int or a
     pair of ints or of int lists (positional or by keyword): the body's
-    adjoints on NumPy (`_tensordot_fast`)."""
+    adjoints on NumPy (`_tensordot_fast`); any other call: the body's."""
     if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
-            and len(args) + len(kwargs) <= 1):
-        return None
+            and len(args) + len(kwargs) <= 1 and (not kwargs or "axes" in kwargs)):
+        return tensordot_rrule(a, b, *args, **kwargs)
     axes = args[0] if args else kwargs.get("axes", 2)
     if type(axes) is not int and not (type(axes) in (tuple, list) and len(axes) == 2 and all(
             type(c) is int or (type(c) in (tuple, list) and all(type(i) is int for i in c)) for c in axes)):
-        return None
+        return tensordot_rrule(a, b, *args, **kwargs)
     Ω = np.tensordot(a, b, axes)
     ca, cb = body._tensordot_axes(a, b, axes)
 
@@ -283,7 +290,7 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         return tensordot_rrule(a, b, axes=axes)
     res = _tensordot_fast(a, b, Ω, ca, cb, "tensordot", tensordot_rrule_body)
     if res is None:
-        return None
+        return tensordot_rrule(a, b, *args, **kwargs)
     pullback = res[1]
     if not args:
         return res
@@ -293,8 +300,8 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     return Ω, tensordot_pullback
 
 
-register_fast([np.tensordot, np.linalg.tensordot], _decline, _tensordot_fast_rrule,
-              (tensordot_frule, tensordot_rrule), 2, "tensordot", more=True, keywords=frozenset(("axes",)))
+register_fast_rrule([np.tensordot, np.linalg.tensordot], _tensordot_fast_rrule, (tensordot_frule, tensordot_rrule), 2,
+                    "tensordot", more=True)
 
 
 # ----- the fast paths of matmul's and tensordot's bodies on small ndarrays ----------------------------
