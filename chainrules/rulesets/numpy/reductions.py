@@ -528,7 +528,11 @@ def _as_it_is(t: Any) -> Any:
 
 def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept_shape: Any) -> Any:
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
-    v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+    if type(ȳ) is np.ndarray:       # np.real and np.reshape without their Python layers
+        v = ȳ.real if dtype.kind != "c" and ȳ.dtype.kind == "c" else ȳ
+        v = v if v.shape == kept_shape else v.reshape(kept_shape)
+    else:
+        v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
     if is_traced(v):      # the pullback differentiated: no writes
         return project(scatter_traced(shape, dtype, idx, v))
 

@@ -231,6 +231,9 @@ def _dot_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
         return dot_rrule(a, b, **kwargs)
     if a.ndim == 2 and b.ndim == 2:
         return _matmul_rrule_arrays(a, b, np.dot)
+    if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
+        Ω = np.dot(a, b)
+        return Ω, _vectors_pullback(a, b, Ω.dtype, "dot", _dot_body_rrule)
     if a.ndim <= 2 and b.ndim <= 2:
         Ω = np.dot(a, b)
         return Ω, _bilinear_fast_pullback(a, b, Ω, _matmul_small_adjoints, None, "dot", _dot_body_rrule)
@@ -266,6 +269,9 @@ def _inner_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
     if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
                       and a.dtype.kind in "fc" and a.ndim and b.ndim):
         return _inner_rules[1](a, b, **kwargs)
+    if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
+        Ω = np.inner(a, b)
+        return Ω, _vectors_pullback(a, b, Ω.dtype, "inner", _inner_rules[1])
     return _tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
 
 
@@ -295,9 +301,9 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     if not args:
         return res
 
-    def tensordot_pullback(ȳ: Any) -> tuple[Any, ...]:
+    def tensordot_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
         return pullback(ȳ) + (NO,)          # a positional axes's cotangent, as the body's
-    return Ω, tensordot_pullback
+    return Ω, tensordot_fast_pullback
 
 
 register_fast_rrule([np.tensordot, np.linalg.tensordot], _tensordot_fast_rrule, (tensordot_frule, tensordot_rrule), 2,
@@ -331,20 +337,27 @@ def _bilinear_fast_pullback(a: Any, b: Any, Ω: Any, adjoints: Any, axes: Any, n
     return bilinear_fast_pullback
 
 
+def _vectors_pullback(a: Any, b: Any, dtype: Any, name: str, slow: Any) -> Any:
+    """The pullback of matmul's or tensordot's body for two real vectors
+    (np.dot, np.inner), for a seed of Ω's dtype: each cotangent is ȳ times
+    the other vector, one product per element (the body's 1×1 by 1×n
+    product adds it to a zero: the same numbers, but for the sign of a
+    zero), computed at once (a Thunk would cost what the product does)."""
+    double = dtype.char == "d"
+
+    def vectors_pullback(ȳ: Any) -> tuple[Any, ...]:
+        ȳ = seed(ȳ, name)
+        if (type(ȳ) is float and double) or (isinstance(ȳ, (np.ndarray, np.generic)) and type(ȳ) is not np.matrix
+                                            and ȳ.dtype == dtype and ȳ.shape == ()):
+            return NO, ȳ * b, ȳ * a
+        return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
+    return vectors_pullback
+
+
 def _matmul_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
     """matmul's adjoints (array_api/linalg.py's `_matmul_adjoints`) for 1-
     and 2-d a and b: a vector made a matrix, no batch to sum over."""
     conj = a.dtype.kind == "c"
-    if a.ndim == 1 and b.ndim == 1 and not conj:
-        # two real vectors: each cotangent is ȳ times the other vector, one product per element
-        # (the body's 1×1 by 1×n matmul adds it to a zero: the same numbers, but for the sign
-        # of a zero)
-        def vector_da() -> Any:
-            return ȳ * b
-
-        def vector_db() -> Any:
-            return ȳ * a
-        return vector_da, vector_db
     a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
     b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
     shape = ȳ.shape
@@ -388,6 +401,25 @@ def _tensordot_np(x: Any, y: Any, cx: Any, cy: Any) -> Any:
     return np.dot(xt, yt).reshape(tuple(sx[i] for i in fx) + tuple(sy[i] for i in fy))
 
 
+def _matrices_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
+    """`_tensordot_small_adjoints` for two matrices contracted over a's axis
+    `i` and b's `j` (axes = (i, j)): each tensordot one np.dot of the
+    arguments or their transposes (the views np.tensordot multiplies), its
+    result transposed back where the body's permutation is not the identity."""
+    i, j = axes
+    if a.dtype.kind == "c":
+        a, b = np.conj(a), np.conj(b)
+
+    def matrices_da() -> Any:
+        t = np.dot(ȳ, b if j == 1 else b.T)
+        return t if i == 1 else t.T
+
+    def matrices_db() -> Any:
+        t = np.dot(a if i == 0 else a.T, ȳ)
+        return t if j == 0 else t.T
+    return matrices_da, matrices_db
+
+
 def _tensordot_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
     """tensordot's adjoints (array_api/linalg.py's `_tensordot_adjoints`)
     over the contracted axes `axes` = (ca, cb), with `_tensordot_np`."""
@@ -410,8 +442,7 @@ def _tensordot_fast(a: Any, b: Any, Ω: Any, ca: Any, cb: Any, name: str, slow: 
     over a's axes `ca` and b's `cb` (non-negative, paired), Ω the product
     (an ndarray or a NumPy scalar); None for a repeated axis."""
     if a.ndim == 2 and b.ndim == 2 and len(ca) == 1 and len(cb) == 1:      # two matrices over one axis
-        axes = (ca, cb, [1 - ca[0]], [1 - cb[0]], None if ca[0] == 1 else (1, 0), None if cb[0] == 0 else (1, 0))
-        return Ω, _bilinear_fast_pullback(a, b, Ω, _tensordot_small_adjoints, axes, name, slow)
+        return Ω, _bilinear_fast_pullback(a, b, Ω, _matrices_adjoints, (ca[0], cb[0]), name, slow)
     if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
         return None
     fa = [i for i in range(a.ndim) if i not in ca]

@@ -95,7 +95,9 @@ def _det_fast_body(xp: Any, a: Any, d: Any, opts: Any) -> Any:
         m = eye.astype(a.dtype) if complex_ else eye
         for k in range(2, n + 1):
             am = np.matmul(a, m)
-            m = am - am.trace() * eye / (k - 1)
+            # the body's tr·I/(k−1); real: I·(tr/(k−1)), the same numbers (tr·1 = tr, and tr·0/(k−1)
+            # and 0·(tr/(k−1)) are one zero, or NaN for both) with one array operation less
+            m = am - am.trace() * eye / (k - 1) if complex_ else am - eye * (am.trace() / (k - 1))
         c = (m if n % 2 else -m).mT                # ∂det/∂a = adj(a)ᵀ
         return np.multiply(ȳ, np.conj(c) if complex_ else c)
     return None, det_fast_adjoint
