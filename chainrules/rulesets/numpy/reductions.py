@@ -335,8 +335,8 @@ def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
             if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
                 ȳ = np.asarray(ȳ)
             if type(ȳ) is np.ndarray and ȳ.dtype.kind in "fc" and ȳ.shape == Ωshape:
-                # zeros of x's dtype and shape, ȳ written in: what x's projection returns as it is
-                return NO, _scatter_thunk(_as_it_is, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
+                # zeros of x's dtype and shape, ȳ written in: x's cotangent as it is (a plain ndarray)
+                return NO, _scatter_thunk(plain, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
             return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
         return Ω, chooser_pullback
     return chooser_rrule
@@ -382,10 +382,7 @@ def _body_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
         Ω = primal(x, **kwargs)
         axis = kwargs.get("axis")
         axes = tuple(range(x.ndim)) if axis is None else axes_of(name, axis, x.ndim)
-        if body is array_api._prod_body and axis is None and not keepdims and x.ndim:
-            adjoint = _prod_all_adjoint(x, Ω)
-        else:
-            _, adjoint = body(np, x, Ω, axes, {"keepdims": keepdims, "correction": ddof})
+        _, adjoint = body(np, x, Ω, axes, {"keepdims": keepdims, "correction": ddof})
         dtype, shape, Ωshape = x.dtype, x.shape, Ω.shape
 
         def fast_pullback(ȳ: Any) -> tuple[Any, ...]:
@@ -399,19 +396,6 @@ def _body_fast(rrule: Any, primal: Any, name: str, body: Any) -> Any:
             return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
         return Ω, fast_pullback
     return fast_rrule
-
-
-def _prod_all_adjoint(x: Any, Ω: Any) -> Any:
-    """prod's body's adjoint over every axis of a float ndarray x, Ω its
-    product: without a zero in x, the body's ȳ·(P/x), P = Ω (the same NumPy
-    operations on the same values, without reshaping Ω and ȳ to x's
-    dimensions: checked bit for bit by tests/rulesets/numpy/test_reductions.py);
-    with one, the body's."""
-    def prod_all_adjoint(ȳ: Any) -> Any:
-        if np.count_nonzero(x) != x.size:
-            return array_api._prod_body(np, x, Ω, tuple(range(x.ndim)), {"keepdims": False})[1](ȳ)
-        return np.multiply(ȳ, Ω / x)
-    return prod_all_adjoint
 
 
 # the rule factories served by `_body_fast`, and their bodies
@@ -522,17 +506,10 @@ def _nanargmin(v: Any, axis: Any) -> Any:
     return np.argmin(np.where(np.isnan(v), np.inf, v), axis=axis)
 
 
-def _as_it_is(t: Any) -> Any:
-    return t
-
-
 def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept_shape: Any) -> Any:
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
-    if type(ȳ) is np.ndarray:       # np.real and np.reshape without their Python layers
-        v = ȳ.real if dtype.kind != "c" and ȳ.dtype.kind == "c" else ȳ
-        v = v if v.shape == kept_shape else v.reshape(kept_shape)
-    else:
-        v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+    v = ȳ if type(ȳ) is np.ndarray and ȳ.shape == kept_shape and (ȳ.dtype.kind != "c" or dtype.kind == "c") \
+        else np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)      # (ȳ: np.real's, np.reshape's)
     if is_traced(v):      # the pullback differentiated: no writes
         return project(scatter_traced(shape, dtype, idx, v))
 

@@ -17,9 +17,10 @@
 
 `out=` and the ufunc options (np.matmul's axes=, signature=, ...) are a
 TypeError naming them.  Inside matmul's registration a NumPy fast path
-serves two float ndarrays of at least 2 dimensions (the common call):
-what the body computes, without its generic layers (checked bit for bit by
-tests/rulesets/numpy/test_linalg.py).  np.kron is NumPy's alone: its rule
+serves two float ndarrays of at least 2 dimensions (the common call), and
+inside np.dot's, np.inner's and np.tensordot's one serves two float
+ndarrays of one dtype: what the body computes, without its generic layers
+(checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py).  np.kron is NumPy's alone: its rule
 is here.
 """
 
@@ -58,6 +59,12 @@ from chainrules.rulesets.numpy.linalg._on_numpy import (
     register_fast,
     register_fast_rrule,
 )
+from chainrules.rulesets.numpy.linalg._products_fast import (
+    bilinear_pullback_for,
+    matmul_small_adjoints,
+    tensordot_fast,
+    vectors_pullback_for,
+)
 
 __all__ = ["matmul_frule", "matmul_rrule", "dot_frule", "dot_rrule"]
 
@@ -87,13 +94,14 @@ def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
     return None
 
 
-def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None) -> Any:
+def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None, checked: bool = False) -> Any:
     """matmul's rrule for two float ndarrays of one dtype and at least 2
     dimensions: the body's cotangents ȳ·bᴴ and aᴴ·ȳ summed over broadcast
     batch dimensions, for a seed of y's dtype and shape (any other seed: the
-    body's pullback); None for another call.  The reference AD's compile
-    step recognises this pullback by its name and fuses it."""
-    if not _fast(a, b):
+    body's pullback); None for another call (`checked`: the caller checked
+    it is not).  The reference AD's compile step recognises this pullback by
+    its name and fuses it."""
+    if not (checked or _fast(a, b)):
         return None
     y = a @ b if f is None else f(a, b)
     dtype = y.dtype
@@ -222,22 +230,22 @@ dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot,
 def _dot_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
     """np.dot of two float ndarrays of one dtype: of matrices, matmul's fast
     path (its body's, Ω np.dot's); of vectors or a matrix and a vector,
-    matmul's adjoints (`_matmul_small_adjoints`); of more dimensions,
+    matmul's adjoints (`matmul_small_adjoints`); of more dimensions,
     tensordot's over a's last axis and b's second to last
-    (`_tensordot_fast`); any other call (a 0-d argument, an option): the
+    (`tensordot_fast`); any other call (a 0-d argument, an option): the
     body's."""
     if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
                       and a.dtype.kind in "fc" and a.ndim and b.ndim):
         return dot_rrule(a, b, **kwargs)
     if a.ndim == 2 and b.ndim == 2:
-        return _matmul_rrule_arrays(a, b, np.dot)
+        return _matmul_rrule_arrays(a, b, np.dot, True)
     if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
         Ω = np.dot(a, b)
-        return Ω, _vectors_pullback(a, b, Ω.dtype, "dot", _dot_body_rrule)
+        return Ω, vectors_pullback_for(a, b, Ω.dtype, "dot", _dot_body_rrule)
     if a.ndim <= 2 and b.ndim <= 2:
         Ω = np.dot(a, b)
-        return Ω, _bilinear_fast_pullback(a, b, Ω, _matmul_small_adjoints, None, "dot", _dot_body_rrule)
-    return _tensordot_fast(a, b, np.dot(a, b), [a.ndim - 1], [max(b.ndim - 2, 0)], "dot", _dot_body_rrule)
+        return Ω, bilinear_pullback_for(a, b, Ω, matmul_small_adjoints, None, "dot", _dot_body_rrule)
+    return tensordot_fast(a, b, np.dot(a, b), [a.ndim - 1], [max(b.ndim - 2, 0)], "dot", _dot_body_rrule)
 
 
 def _dot_body_rrule(a: Any, b: Any) -> Any:
@@ -271,8 +279,8 @@ def _inner_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
         return _inner_rules[1](a, b, **kwargs)
     if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
         Ω = np.inner(a, b)
-        return Ω, _vectors_pullback(a, b, Ω.dtype, "inner", _inner_rules[1])
-    return _tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
+        return Ω, vectors_pullback_for(a, b, Ω.dtype, "inner", _inner_rules[1])
+    return tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
 
 
 register_fast_rrule([np.inner], _inner_fast_rrule, _inner_rules, 2, "inner")
@@ -281,7 +289,7 @@ register_fast_rrule([np.inner], _inner_fast_rrule, _inner_rules, 2, "inner")
 def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
     """np.tensordot of two float ndarrays of one dtype, `axes` an int or a
     pair of ints or of int lists (positional or by keyword): the body's
-    adjoints on NumPy (`_tensordot_fast`); any other call: the body's."""
+    adjoints on NumPy (`tensordot_fast`); any other call: the body's."""
     if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
             and len(args) + len(kwargs) <= 1 and (not kwargs or "axes" in kwargs)):
         return tensordot_rrule(a, b, *args, **kwargs)
@@ -294,7 +302,7 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 
     def tensordot_rrule_body(a: Any, b: Any) -> Any:
         return tensordot_rrule(a, b, axes=axes)
-    res = _tensordot_fast(a, b, Ω, ca, cb, "tensordot", tensordot_rrule_body)
+    res = tensordot_fast(a, b, Ω, ca, cb, "tensordot", tensordot_rrule_body)
     if res is None:
         return tensordot_rrule(a, b, *args, **kwargs)
     pullback = res[1]
@@ -308,152 +316,6 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 
 register_fast_rrule([np.tensordot, np.linalg.tensordot], _tensordot_fast_rrule, (tensordot_frule, tensordot_rrule), 2,
                     "tensordot", more=True)
-
-
-# ----- the fast paths of matmul's and tensordot's bodies on small ndarrays ----------------------------
-# What the body's adjoints compute (array_api/linalg.py: the same NumPy calls on the same
-# views, so the same numbers, checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py),
-# without its generic layers (options, namespace, seed and projection objects): for two float
-# ndarrays of one dtype and a seed of Ω's dtype and shape; any other seed takes the body's pullback.
-
-def _bilinear_fast_pullback(a: Any, b: Any, Ω: Any, adjoints: Any, axes: Any, name: str, slow: Any) -> Any:
-    """The pullback of a bilinear body for ndarrays a, b: `adjoints(ȳ, a,
-    b, axes)` gives (ā, b̄) as functions, each already of its argument's
-    dtype and shape (what the body's projection returns as it is); `slow(a,
-    b)` is the body's rrule, for any other seed."""
-    dtype, shape = Ω.dtype, Ω.shape
-
-    def bilinear_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, name)
-        if type(ȳ) is not np.ndarray:
-            if type(ȳ) is float or isinstance(ȳ, np.generic):        # a number: the body's seed is a 0-d array
-                ȳ = np.asarray(ȳ)
-            else:
-                return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
-        if ȳ.dtype != dtype or ȳ.shape != shape:
-            return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
-        ā, b̄ = adjoints(ȳ, a, b, axes)
-        return NO, Thunk(ā), Thunk(b̄)          # as the body's: one product per cotangent used
-    return bilinear_fast_pullback
-
-
-def _vectors_pullback(a: Any, b: Any, dtype: Any, name: str, slow: Any) -> Any:
-    """The pullback of matmul's or tensordot's body for two real vectors
-    (np.dot, np.inner), for a seed of Ω's dtype: each cotangent is ȳ times
-    the other vector, one product per element (the body's 1×1 by 1×n
-    product adds it to a zero: the same numbers, but for the sign of a
-    zero), computed at once (a Thunk would cost what the product does)."""
-    double = dtype.char == "d"
-
-    def vectors_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, name)
-        if (type(ȳ) is float and double) or (isinstance(ȳ, (np.ndarray, np.generic)) and type(ȳ) is not np.matrix
-                                            and ȳ.dtype == dtype and ȳ.shape == ()):
-            return NO, ȳ * b, ȳ * a
-        return slow(a, b)[1](ȳ)  # type: ignore[no-any-return]
-    return vectors_pullback
-
-
-def _matmul_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
-    """matmul's adjoints (array_api/linalg.py's `_matmul_adjoints`) for 1-
-    and 2-d a and b: a vector made a matrix, no batch to sum over."""
-    conj = a.dtype.kind == "c"
-    a2 = a.reshape((1,) + a.shape) if a.ndim == 1 else a
-    b2 = b.reshape(b.shape + (1,)) if b.ndim == 1 else b
-    shape = ȳ.shape
-    if a.ndim == 1:
-        shape = shape[:-1] + (1,) + shape[-1:]
-    if b.ndim == 1:
-        shape = shape + (1,)
-    g = ȳ.reshape(shape)
-
-    def matmul_da() -> Any:
-        return np.matmul(g, (np.conj(b2) if conj else b2).mT).reshape(a.shape)
-
-    def matmul_db() -> Any:
-        return np.matmul((np.conj(a2) if conj else a2).mT, g).reshape(b.shape)
-    return matmul_da, matmul_db
-
-
-def _tensordot_np(x: Any, y: Any, cx: Any, cy: Any) -> Any:
-    """np.tensordot(x, y, axes=(cx, cy)) as NumPy computes it -- x's free
-    axes then its contracted ones, y's contracted then its free ones, as two
-    matrices multiplied by np.dot -- without its argument checks: the same
-    views, the same np.dot, the same numbers."""
-    if x.ndim == 2 and y.ndim == 2 and len(cx) == 1:
-        # two matrices over one axis: the transposes and reshapes are views with x's and y's
-        # strides or their transposes'
-        return np.dot(x if cx[0] == 1 else x.T, y if cy[0] == 0 else y.T)
-    fx = [i for i in range(x.ndim) if i not in cx]
-    fy = [i for i in range(y.ndim) if i not in cy]
-    sx, sy = x.shape, y.shape
-    k = 1
-    for i in cx:
-        k *= sx[i]
-    m = 1
-    for i in fx:
-        m *= sx[i]
-    n = 1
-    for i in fy:
-        n *= sy[i]
-    xt = x.transpose(fx + list(cx)).reshape((m, k))
-    yt = y.transpose(list(cy) + fy).reshape((k, n))
-    return np.dot(xt, yt).reshape(tuple(sx[i] for i in fx) + tuple(sy[i] for i in fy))
-
-
-def _matrices_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
-    """`_tensordot_small_adjoints` for two matrices contracted over a's axis
-    `i` and b's `j` (axes = (i, j)): each tensordot one np.dot of the
-    arguments or their transposes (the views np.tensordot multiplies), its
-    result transposed back where the body's permutation is not the identity."""
-    i, j = axes
-    if a.dtype.kind == "c":
-        a, b = np.conj(a), np.conj(b)
-
-    def matrices_da() -> Any:
-        t = np.dot(ȳ, b if j == 1 else b.T)
-        return t if i == 1 else t.T
-
-    def matrices_db() -> Any:
-        t = np.dot(a if i == 0 else a.T, ȳ)
-        return t if j == 0 else t.T
-    return matrices_da, matrices_db
-
-
-def _tensordot_small_adjoints(ȳ: Any, a: Any, b: Any, axes: Any) -> Any:
-    """tensordot's adjoints (array_api/linalg.py's `_tensordot_adjoints`)
-    over the contracted axes `axes` = (ca, cb), with `_tensordot_np`."""
-    ca, cb, fa, fb, inv_a, inv_b = axes
-    na = len(fa)
-    conj = a.dtype.kind == "c"
-
-    def tensordot_da() -> Any:
-        t = _tensordot_np(ȳ, np.conj(b) if conj else b, list(range(na, ȳ.ndim)), fb)
-        return t if inv_a is None else t.transpose(inv_a)
-
-    def tensordot_db() -> Any:
-        t = _tensordot_np(np.conj(a) if conj else a, ȳ, fa, list(range(na)))
-        return t if inv_b is None else t.transpose(inv_b)
-    return tensordot_da, tensordot_db
-
-
-def _tensordot_fast(a: Any, b: Any, Ω: Any, ca: Any, cb: Any, name: str, slow: Any) -> Any:
-    """(Ω, the pullback) of tensordot's body for ndarrays a, b contracted
-    over a's axes `ca` and b's `cb` (non-negative, paired), Ω the product
-    (an ndarray or a NumPy scalar); None for a repeated axis."""
-    if a.ndim == 2 and b.ndim == 2 and len(ca) == 1 and len(cb) == 1:      # two matrices over one axis
-        return Ω, _bilinear_fast_pullback(a, b, Ω, _matrices_adjoints, (ca[0], cb[0]), name, slow)
-    if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
-        return None
-    fa = [i for i in range(a.ndim) if i not in ca]
-    fb = [i for i in range(b.ndim) if i not in cb]
-    pair_b, pair_a = dict(zip(cb, ca)), dict(zip(ca, cb))
-    order_a = fa + [pair_b[j] for j in sorted(cb)]
-    order_b = [pair_a[i] for i in sorted(ca)] + fb
-    inv_a, inv_b = body._inverse(order_a), body._inverse(order_b)
-    ident = tuple(range(len(order_a))), tuple(range(len(order_b)))
-    axes = (ca, cb, fa, fb, None if inv_a == ident[0] else inv_a, None if inv_b == ident[1] else inv_b)
-    return Ω, _bilinear_fast_pullback(a, b, Ω, _tensordot_small_adjoints, axes, name, slow)
 
 
 # ----- vecdot, vdot -----------------------------------------------------------------------------------
