@@ -310,7 +310,7 @@ def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         return res
 
     def tensordot_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
-        return pullback(ȳ) + (NO,)          # a positional axes's cotangent, as the body's
+        return pullback(ȳ) + (NO,)  # type: ignore[no-any-return]  # a positional axes's cotangent, as the body's
     return Ω, tensordot_fast_pullback
 
 
