@@ -119,6 +119,9 @@ TARGETS = [
          benchmark=r"TapeMemory", variant="tracemalloc_peak", versus="tracemalloc_peak", at_most=48),
     dict(label="ad.gradient of foo ≤ 3× hand-written", module="end_to_end",
          benchmark=r"FooGradient", variant="chainrules_ad", versus="hand_written", at_least=1 / 3),
+    # issue 22: the one body's small-array overhead (3×3 products, norms, det; prod, max at 10)
+    dict(label="small array rules < 2× hand-written NumPy", module="small_arrays",
+         benchmark=r".*", variant="rrule", versus="hand", at_least=1 / 2),
     # array rules at 1e6 elements (linear algebra: 1000 × 1000 matrices)
     dict(label="array rules within 1.1× of hand-written NumPy at 1e6 elements", module="numpy_rules",
          benchmark=r".*size=1000000\)", variant="rrule", versus="numpy", at_least=1 / 1.1),

@@ -205,7 +205,10 @@ def _prod_partials(xp: Any, x: Any, axes: Any, Ω: Any = None) -> Any:
     if type(x) is np.ndarray and x.dtype.kind == "f" and axes and np.count_nonzero(x) == x.size:
         # NumPy's fast path: without a zero, Z = 1 and x1 = x, and Z·P/x1 is P/x, P the
         # product Ω when known (tests/rulesets/numpy/test_reductions.py checks it against the body)
-        p = np.multiply.reduce(x, axes, keepdims=True) if Ω is None else Ω.reshape(_kept_shape(x.shape, axes))
+        if Ω is None:
+            p = np.multiply.reduce(x, axes, keepdims=True)
+        else:                               # a product of every element: the number as it is
+            p = Ω if Ω.ndim == 0 else Ω.reshape(_kept_shape(x.shape, axes))
         return p / x
     return _prod_partials_body(xp, x, axes)
 
@@ -237,8 +240,9 @@ def _prod_body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
 
     def adjoint(ȳ: Any) -> Any:
         d = partials()
-        # ȳ broadcast against x by the product itself (d has x's shape)
-        return xp.multiply(_kept(xp, ȳ, x.shape, axes, keepdims), xp.conj(d) if is_complex(xp, d) else d)
+        # ȳ broadcast against x by the product itself (d has x's shape; a 0-d ndarray as it is)
+        ȳ = ȳ if type(ȳ) is np.ndarray and ȳ.ndim == 0 else _kept(xp, ȳ, x.shape, axes, keepdims)
+        return xp.multiply(ȳ, xp.conj(d) if is_complex(xp, d) else d)
     return forward, adjoint
 
 

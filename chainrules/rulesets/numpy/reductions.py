@@ -329,14 +329,14 @@ def _chooser_fast(rrule: Any, primal: Any, name: str, argfn: Any) -> Any:
         axis = kwargs.get("axis")
         axes = tuple(range(x.ndim)) if axis is None else axes_of(name, axis, x.ndim)
         kept_shape = () if axis is None else tuple(n for i, n in enumerate(shape) if i not in axes)
-        project = Projector(np, x)
 
         def chooser_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if type(ȳ) is float or isinstance(ȳ, np.generic):     # a number: the body's seed is a 0-d array
                 ȳ = np.asarray(ȳ)
             if type(ȳ) is np.ndarray and ȳ.dtype.kind in "fc" and ȳ.shape == Ωshape:
-                return NO, _scatter_thunk(project, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
+                # zeros of x's dtype and shape, ȳ written in: x's cotangent as it is (a plain ndarray)
+                return NO, _scatter_thunk(plain, shape, dtype, _arg_index(x, axes, argfn), ȳ, kept_shape)
             return rrule(x, **kwargs)[1](ȳ)  # type: ignore[no-any-return]
         return Ω, chooser_pullback
     return chooser_rrule
@@ -476,7 +476,7 @@ def _arg_index(x: Any, axes: Any, argfn: Any) -> Any:
     if nd == 0:
         return ()
     if len(axes) == nd:                     # every axis: one element
-        return np.unravel_index(argfn(x), x.shape)
+        return (argfn(x),) if nd == 1 else np.unravel_index(argfn(x), x.shape)
     if len(axes) == 1:                      # one axis: the choice there, a range along the others
         a = axes[0]
         k = argfn(x, axis=a)
@@ -508,7 +508,8 @@ def _nanargmin(v: Any, axis: Any) -> Any:
 
 def _scatter_thunk(project: Any, shape: Any, dtype: Any, idx: Any, ȳ: Any, kept_shape: Any) -> Any:
     """The cotangent that is ȳ at `idx` and 0 elsewhere, as an InplaceableThunk."""
-    v = np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)
+    v = ȳ if type(ȳ) is np.ndarray and ȳ.shape == kept_shape and (ȳ.dtype.kind != "c" or dtype.kind == "c") \
+        else np.reshape(np.real(ȳ) if dtype.kind != "c" else ȳ, kept_shape)      # (ȳ: np.real's, np.reshape's)
     if is_traced(v):      # the pullback differentiated: no writes
         return project(scatter_traced(shape, dtype, idx, v))
 

@@ -121,6 +121,85 @@ def test_unary_fast_paths_are_the_body_bit_for_bit():
     assert pb.__qualname__ == "_matmul_rrule_arrays.<locals>.matmul_pullback"
 
 
+def _zeroed(x):
+    """x with a zero and a negative zero in it (the signs a product keeps)."""
+    x = x.copy()
+    x.flat[0] = 0.0
+    x.flat[-1] = -0.0
+    return x
+
+
+def _cotangents_same(pb, pbb, ȳ):
+    cts, ctsb = pb(ȳ), pbb(ȳ)
+    return len(cts) == len(ctsb) and all(
+        isinstance(c, NoTangent) and isinstance(cb, NoTangent) or _same(unthunk(c), unthunk(cb))
+        for c, cb in zip(cts, ctsb))
+
+
+def test_small_product_fast_paths_are_the_body_bit_for_bit():
+    """np.dot (vectors, a matrix and a vector, n-d arrays), np.inner and
+    np.tensordot (axes an int or pairs, positional or by keyword): the fast
+    paths (the body's adjoints on NumPy) against the body's registered rules,
+    arguments and seeds with zeros of both signs, seeds as numbers too;
+    another seed dtype takes the body's pullback."""
+    from chainrules.rulesets.numpy.linalg import products
+    dot_b, inner_b, td_b = products.dot_rrule, products._inner_rules[1], products.tensordot_rrule
+    cases = [(np.dot, dot_b, (3,), (3,), ()), (np.dot, dot_b, (3, 4), (4,), ()), (np.dot, dot_b, (4,), (4, 3), ()),
+             (np.dot, dot_b, (2, 3, 4), (4,), ()), (np.dot, dot_b, (2, 3, 4), (2, 4, 3), ()),
+             (np.inner, inner_b, (3,), (3,), ()), (np.inner, inner_b, (3, 3), (3, 3), ()),
+             (np.inner, inner_b, (2, 3), (4, 3), ()), (np.inner, inner_b, (2, 3, 4), (3, 4), ()),
+             (np.tensordot, td_b, (3, 3), (3, 3), (1,)), (np.tensordot, td_b, (3, 3), (3, 3), ()),
+             (np.tensordot, td_b, (3, 4), (3, 2), (([0], [0]),)), (np.tensordot, td_b, (3, 4), (2, 4), (([1], [1]),)),
+             (np.tensordot, td_b, (2, 3, 4), (4, 3, 2), (([1, 2], [1, 0]),)), (np.tensordot, td_b, (2, 3), (3,), (0,))]
+    failures, fast = [], 0
+    for dtype in (np.float64, np.float32, np.complex128):
+        for f, rrule_b, sa, sb, opts in cases:
+            a, b = _zeroed(_r(*sa, dtype=dtype)), _zeroed(_r(*sb, dtype=dtype))
+            for args, kw in ([(a, b) + opts, {}], [(a, b), {"axes": opts[0]}]) if opts else ([(a, b), {}],):
+                Ω, pb = cr.rrule(f, *args, **kw)
+                Ωb, pbb = rrule_b(*args, **kw)
+                ȳ = _zeroed(np.atleast_1d(_r(*np.shape(Ω), dtype=dtype))).reshape(np.shape(Ω))
+                seeds = [ȳ, ȳ.astype(np.complex64)] + ([float(ȳ), ȳ[()]] if ȳ.ndim == 0 and dtype is np.float64 else [])
+                if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb)
+                        and all(_cotangents_same(pb, pbb, s) for s in seeds)):
+                    failures.append((f.__name__, dtype, sa, sb, opts, kw))
+                fast += pb.__name__ in ("bilinear_fast_pullback", "vectors_pullback", "matmul_pullback", "tensordot_fast_pullback")
+    assert not failures, failures
+    assert fast == 3 * 20      # the fast paths served every call (not vacuous)
+
+
+def test_det_and_norm_fast_paths_are_the_body_bit_for_bit():
+    """det's Faddeev–LeVerrier adjoint (2 to 4 rows, singular too) and
+    np.linalg.norm's x/Ω (a vector, a matrix; a zero norm takes the body),
+    seeds as numbers and arrays."""
+    from chainrules.rulesets.array_api import linalg_ext
+    from chainrules.rulesets.numpy.linalg import norms
+    _, det_b = linalg_ext.det_rules(np.linalg.det)
+    failures, fast = [], 0
+    for dtype in (np.float64, np.float32, np.complex128):
+        for n in (2, 3, 4, 5):
+            for a in (_r(n, n, dtype=dtype), _zeroed(np.ones((n, n), dtype))):      # the second singular
+                Ω, pb = cr.rrule(np.linalg.det, a)
+                Ωb, pbb = det_b(a)
+                ok = np.array_equal(Ω, Ωb) and all(_same(unthunk(pb(s)[1]), unthunk(pbb(s)[1]))
+                                                   for s in (np.asarray(Ω * 0 + 0.7), 0.7 + 0j * (dtype is np.complex128)))
+                fast += pb.__name__ == "unary_fast_pullback"
+                if not ok:
+                    failures.append(("det", dtype, n))
+        for x in (_r(3, dtype=dtype), _zeroed(_r(3, 3, dtype=dtype)), np.zeros(3, dtype), _r(2, 3, 4, dtype=dtype)):
+            if x.ndim > 2:
+                continue                     # NumPy's norm of a 3-d array needs an axis
+            Ω, pb = cr.rrule(np.linalg.norm, x)
+            Ωb, pbb = norms._vector[1](x)
+            ok = np.array_equal(Ω, Ωb) and all(_same(unthunk(pb(s)[1]), unthunk(pbb(s)[1]))
+                                               for s in (np.asarray(Ω * 0 - 0.7), -0.7, np.asarray(0.0, Ω.dtype)))
+            fast += pb.__name__ == "unary_fast_pullback"
+            if not ok:
+                failures.append(("norm", dtype, x.shape))
+    assert not failures, failures
+    assert fast == 3 * (8 + 3)
+
+
 # ----- NumPy's spellings of the bodies -------------------------------------------------------------------
 
 SPELLINGS = [

@@ -481,3 +481,26 @@ def test_prod_var_std_fast_path_is_the_body_bit_for_bit():
                     failures.append((f.__name__, dtype, shape, kw))
     assert not failures, failures
     assert fast == 30          # the fast path served every case (not vacuous)
+
+
+def test_prod_over_every_axis_fast_path_is_the_body_bit_for_bit():
+    """np.prod(x) of a float array: ȳ·(Ω/x) without a zero, the body's exact
+    rule with one or two (and with signed zeros, infinities, NaN)."""
+    from chainrules.rulesets.array_api import reductions as body
+    _, generic = body.prod_rules(np.prod, "prod", ("axis", "dtype", "out", "keepdims", "initial", "where"))
+    failures, fast = [], 0
+    for dtype in (np.float64, np.float32):
+        for x in ([0.5, -1.5, 2.0, 0.75], [0.5, 0.0, 2.0, 0.75], [0.0, -0.0, 2.0, 1.0], [[1.5, -2.0], [np.inf, 0.5]],
+                  [1.5, np.nan, 0.25], [-0.0, 3.0]):
+            x = np.asarray(x, dtype)
+            Ω, pb = cr.rrule(np.prod, x)
+            Ωb, pbb = generic(x)
+            for ȳ in (np.asarray(-0.7, dtype), 1.25 if dtype is np.float64 else np.float32(1.25)):
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb, equal_nan=True) and type(dx) is type(dxb)
+                        and dx.dtype == dxb.dtype and dx.shape == dxb.shape and np.array_equal(dx, dxb, equal_nan=True)):
+                    failures.append((dtype, x.tolist(), ȳ))
+            fast += pb.__name__ == "prod_pullback"
+    assert not failures, failures
+    assert fast == 12

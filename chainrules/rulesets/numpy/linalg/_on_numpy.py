@@ -24,7 +24,8 @@ from chainrules._core import ProjectTo, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, dense, is_zero, like, named_rule, register, seed
 
-__all__ = ["as_array", "on_numpy", "composed", "register_body", "register_fast", "register_unary_fast"]
+__all__ = ["as_array", "on_numpy", "composed", "register_body", "register_fast", "register_fast_rrule",
+           "register_unary_fast"]
 
 
 def as_array(x: Any) -> Any:
@@ -160,31 +161,46 @@ def register_fast(fs: Any, fast_frule: Any, fast_rrule: Any, rules: Any, n: int,
         register_rrule(f, *types)(named_rule(fast_or_body_rrule, name))
 
 
+def register_fast_rrule(fs: Any, fast_rrule: Any, rules: Any, n: int, name: str, more: bool = False) -> None:
+    """Register the rrule `fast_rrule` on `fs` for `n` ndarray arguments
+    (`more`: and any options after them) as it is (its pullback keeps its
+    name): a fast path that calls the body's registered rrule itself for any
+    call not its own (one Python call less than `register_fast`'s); the
+    frule there is the body's (`rules`' first)."""
+    types = (np.ndarray,) * n + ((...,) if more else ())
+    for f in fs:
+        register_frule(f, *types)(rules[0])
+        register_rrule(f, *types)(fast_rrule)
+
+
 def _decline(*args: Any, **kwargs: Any) -> None:
     return None
 
 
-def register_unary_fast(fs: Any, body: Any, f: Any, rules: Any, name: str, names: Any = ()) -> None:
+def register_unary_fast(fs: Any, body: Any, f: Any, rules: Any, name: str, names: Any = (),
+                        primal: Any = None) -> None:
     """A NumPy fast path for the rrule of a one-array body (`body(xp, x, Ω,
     opts) -> (pushforward, adjoint)`, `_linalg_common._unary`'s): for a float
     ndarray x, options only positional ones named by `names`, an array or
     NumPy-scalar Ω, it is the body itself on NumPy without the generic layers
     (options, namespace, seed and projection objects): its adjoint's result
     is returned when it is already x's dtype and shape, as the projection
-    would return it.  Any other call or seed: `rules`, the body's."""
+    would return it.  Any other call or seed: `rules`, the body's.
+    `primal(x)`, when given, is f(x) without options, computed as f computes
+    it (without its Python layer) for a real float x."""
     rrule = rules[1]
 
-    def unary_fast_rrule(x: Any, *args: Any) -> Any:
-        if x.dtype.kind not in "fc" or len(args) > len(names):
-            return None
-        Ω = f(x, *args)
+    def unary_fast_rrule(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or type(x) is not np.ndarray or x.dtype.kind not in "fc" or len(args) > len(names):
+            return rrule(x, *args, **kwargs)       # an ndarray subclass: read as a plain array by the body's
+        Ω = primal(x) if primal is not None and not args and x.dtype.kind == "f" else f(x, *args)
         if type(Ω) is not np.ndarray and not isinstance(Ω, np.generic):
-            return None
-        adjoint = body(np, x, Ω, dict(zip(names, args)))[1]
+            return rrule(x, *args)
+        adjoint = body(np, x, Ω, dict(zip(names, args)) if args else {})[1]
         if adjoint is None:
-            return None
-        dtype, shape, Ωdtype, Ωshape = x.dtype, x.shape, Ω.dtype, np.shape(Ω)
-        rest = (NO,) * len(args)
+            return rrule(x, *args)
+        dtype, shape, Ωdtype, Ωshape = x.dtype, x.shape, Ω.dtype, Ω.shape
+        rest = (NO,) * len(args) if args else ()
 
         def unary_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
@@ -197,4 +213,4 @@ def register_unary_fast(fs: Any, body: Any, f: Any, rules: Any, name: str, names
             return rrule(x, *args)[1](ȳ)  # type: ignore[no-any-return]
         return Ω, unary_fast_pullback
 
-    register_fast(fs, _decline, unary_fast_rrule, rules, 1, name, more=bool(names))
+    register_fast_rrule(fs, unary_fast_rrule, rules, 1, name, more=bool(names))

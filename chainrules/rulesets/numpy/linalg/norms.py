@@ -105,8 +105,25 @@ _norm_rules = register_body([np.linalg.norm], (norm_frule, norm_rrule), np.linal
 
 
 def _flat_norm_body(xp: Any, x: Any, Ω: Any, opts: Any) -> Any:
-    """np.linalg.norm(x) without options: vector_norm's body, the 2-norm of every element."""
-    return _vector_norm_body(xp, x, Ω, {"ord": 2, "axis": None, "keepdims": False})
+    """np.linalg.norm(x) without options: vector_norm's body, the 2-norm of
+    every element.  For a nonzero norm of an array on NumPy, its adjoint
+    without the namespace's wrappers: (x/Ω)·Re(ȳ) (the body's x/Ω where Ω ≠
+    0, then the product with the seed: the same NumPy operations on the same
+    values, checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py)."""
+    if type(x) is not np.ndarray or not x.ndim or Ω == 0:
+        return _vector_norm_body(xp, x, Ω, {"ord": 2, "axis": None, "keepdims": False})
+
+    def flat_norm_adjoint(ȳ: Any) -> Any:
+        return np.multiply(x / Ω, ȳ.real if ȳ.dtype.kind == "c" else ȳ)
+    return None, flat_norm_adjoint
 
 
-register_unary_fast([np.linalg.norm], _flat_norm_body, np.linalg.norm, _norm_rules, "norm")
+def _flat_norm(x: Any) -> Any:
+    """np.linalg.norm(x) of a real float ndarray as NumPy computes it (the
+    square root of the flattened x's dot product with itself), without its
+    Python layer."""
+    r = x.ravel(order="K")
+    return np.sqrt(r.dot(r))
+
+
+register_unary_fast([np.linalg.norm], _flat_norm_body, np.linalg.norm, _norm_rules, "norm", primal=_flat_norm)

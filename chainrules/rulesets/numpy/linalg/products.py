@@ -17,9 +17,10 @@
 
 `out=` and the ufunc options (np.matmul's axes=, signature=, ...) are a
 TypeError naming them.  Inside matmul's registration a NumPy fast path
-serves two float ndarrays of at least 2 dimensions (the common call):
-what the body computes, without its generic layers (checked bit for bit by
-tests/rulesets/numpy/test_linalg.py).  np.kron is NumPy's alone: its rule
+serves two float ndarrays of at least 2 dimensions (the common call), and
+inside np.dot's, np.inner's and np.tensordot's one serves two float
+ndarrays of one dtype: what the body computes, without its generic layers
+(checked bit for bit by tests/rulesets/numpy/test_linalg_one_body.py).  np.kron is NumPy's alone: its rule
 is here.
 """
 
@@ -51,7 +52,19 @@ from chainrules.rulesets._arrays import (
 from chainrules.rulesets.array_api import linalg as body, linalg_ext as body_ext
 from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H
-from chainrules.rulesets.numpy.linalg._on_numpy import as_array, composed, register_body, register_fast
+from chainrules.rulesets.numpy.linalg._on_numpy import (
+    as_array,
+    composed,
+    register_body,
+    register_fast,
+    register_fast_rrule,
+)
+from chainrules.rulesets.numpy.linalg._products_fast import (
+    bilinear_pullback_for,
+    matmul_small_adjoints,
+    tensordot_fast,
+    vectors_pullback_for,
+)
 
 __all__ = ["matmul_frule", "matmul_rrule", "dot_frule", "dot_rrule"]
 
@@ -81,13 +94,14 @@ def _matmul_fast_frule(tangents: Any, a: Any, b: Any) -> Any:
     return None
 
 
-def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None) -> Any:
+def _matmul_rrule_arrays(a: Any, b: Any, f: Any = None, checked: bool = False) -> Any:
     """matmul's rrule for two float ndarrays of one dtype and at least 2
     dimensions: the body's cotangents ȳ·bᴴ and aᴴ·ȳ summed over broadcast
     batch dimensions, for a seed of y's dtype and shape (any other seed: the
-    body's pullback); None for another call.  The reference AD's compile
-    step recognises this pullback by its name and fuses it."""
-    if not _fast(a, b):
+    body's pullback); None for another call (`checked`: the caller checked
+    it is not).  The reference AD's compile step recognises this pullback by
+    its name and fuses it."""
+    if not (checked or _fast(a, b)):
         return None
     y = a @ b if f is None else f(a, b)
     dtype = y.dtype
@@ -213,12 +227,32 @@ def _dot_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
 dot_frule, dot_rrule = register_body([np.dot], (_dot_frule, _dot_rrule), np.dot, 2, "dot")
 
 
-def _dot_fast_rrule(a: Any, b: Any) -> Any:
-    """np.dot of two float matrices: matmul's fast path (its body's, Ω np.dot's)."""
-    return _matmul_rrule_arrays(a, b, np.dot) if a.ndim == 2 and b.ndim == 2 else None
+def _dot_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
+    """np.dot of two float ndarrays of one dtype: of matrices, matmul's fast
+    path (its body's, Ω np.dot's); of vectors or a matrix and a vector,
+    matmul's adjoints (`matmul_small_adjoints`); of more dimensions,
+    tensordot's over a's last axis and b's second to last
+    (`tensordot_fast`); any other call (a 0-d argument, an option): the
+    body's."""
+    if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+                      and a.dtype.kind in "fc" and a.ndim and b.ndim):
+        return dot_rrule(a, b, **kwargs)
+    if a.ndim == 2 and b.ndim == 2:
+        return _matmul_rrule_arrays(a, b, np.dot, True)
+    if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
+        Ω = np.dot(a, b)
+        return Ω, vectors_pullback_for(a, b, Ω.dtype, "dot", _dot_body_rrule)
+    if a.ndim <= 2 and b.ndim <= 2:
+        Ω = np.dot(a, b)
+        return Ω, bilinear_pullback_for(a, b, Ω, matmul_small_adjoints, None, "dot", _dot_body_rrule)
+    return tensordot_fast(a, b, np.dot(a, b), [a.ndim - 1], [max(b.ndim - 2, 0)], "dot", _dot_body_rrule)
 
 
-register_fast([np.dot], _decline, _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
+def _dot_body_rrule(a: Any, b: Any) -> Any:
+    return dot_rrule(a, b)
+
+
+register_fast_rrule([np.dot], _dot_fast_rrule, (dot_frule, dot_rrule), 2, "dot")
 register(methods("dot"), dot_frule, dot_rrule)
 
 
@@ -234,7 +268,54 @@ def _inner_rrule(a: Any, b: Any) -> Any:
     return _inner_tensordot[1](a, b, axes=_inner_axes(a, b))
 
 
-register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
+_inner_rules = register_body([np.inner], (_inner_frule, _inner_rrule), np.inner, 2, "inner")
+
+
+def _inner_fast_rrule(a: Any, b: Any, **kwargs: Any) -> Any:
+    """np.inner of two float ndarrays of one dtype, neither 0-d: tensordot's
+    fast path over both last axes; any other call: the body's."""
+    if kwargs or not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+                      and a.dtype.kind in "fc" and a.ndim and b.ndim):
+        return _inner_rules[1](a, b, **kwargs)
+    if a.ndim == 1 and b.ndim == 1 and a.dtype.kind == "f":
+        Ω = np.inner(a, b)
+        return Ω, vectors_pullback_for(a, b, Ω.dtype, "inner", _inner_rules[1])
+    return tensordot_fast(a, b, np.inner(a, b), [a.ndim - 1], [b.ndim - 1], "inner", _inner_rules[1])
+
+
+register_fast_rrule([np.inner], _inner_fast_rrule, _inner_rules, 2, "inner")
+
+
+def _tensordot_fast_rrule(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+    """np.tensordot of two float ndarrays of one dtype, `axes` an int or a
+    pair of ints or of int lists (positional or by keyword): the body's
+    adjoints on NumPy (`tensordot_fast`); any other call: the body's."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.kind in "fc"
+            and len(args) + len(kwargs) <= 1 and (not kwargs or "axes" in kwargs)):
+        return tensordot_rrule(a, b, *args, **kwargs)
+    axes = args[0] if args else kwargs.get("axes", 2)
+    if type(axes) is not int and not (type(axes) in (tuple, list) and len(axes) == 2 and all(
+            type(c) is int or (type(c) in (tuple, list) and all(type(i) is int for i in c)) for c in axes)):
+        return tensordot_rrule(a, b, *args, **kwargs)
+    Ω = np.tensordot(a, b, axes)
+    ca, cb = body._tensordot_axes(a, b, axes)
+
+    def tensordot_rrule_body(a: Any, b: Any) -> Any:
+        return tensordot_rrule(a, b, axes=axes)
+    res = tensordot_fast(a, b, Ω, ca, cb, "tensordot", tensordot_rrule_body)
+    if res is None:
+        return tensordot_rrule(a, b, *args, **kwargs)
+    pullback = res[1]
+    if not args:
+        return res
+
+    def tensordot_fast_pullback(ȳ: Any) -> tuple[Any, ...]:
+        return pullback(ȳ) + (NO,)  # type: ignore[no-any-return]  # a positional axes's cotangent, as the body's
+    return Ω, tensordot_fast_pullback
+
+
+register_fast_rrule([np.tensordot, np.linalg.tensordot], _tensordot_fast_rrule, (tensordot_frule, tensordot_rrule), 2,
+                    "tensordot", more=True)
 
 
 # ----- vecdot, vdot -----------------------------------------------------------------------------------

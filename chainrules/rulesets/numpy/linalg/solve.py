@@ -72,7 +72,38 @@ register_fast([np.linalg.inv], _inv_fast_frule, _inv_fast_rrule, (inv_frule, inv
 # ----- det, slogdet, pinv, matrix_power: the bodies as they are ------------------------------------------
 
 _det_rules = register_body([np.linalg.det], body.det_rules(np.linalg.det), np.linalg.det, 1, "det")
-register_unary_fast([np.linalg.det], body._det_body, np.linalg.det, _det_rules, "det")
+_EYES: dict[Any, Any] = {}
+
+
+def _det_fast_body(xp: Any, a: Any, d: Any, opts: Any) -> Any:
+    """det's body (array_api/linalg_ext.py's `_det_body`) for one float
+    matrix of 2 to 4 rows on NumPy: its adjoint ȳ·conj(adj(a)ᵀ) by the same
+    Faddeev–LeVerrier recursion -- the same NumPy calls on the same values,
+    without the namespace's wrappers (checked bit for bit by
+    tests/rulesets/numpy/test_linalg_one_body.py); any other a: the body."""
+    n = a.shape[-1]
+    if a.ndim != 2 or not 2 <= n <= body._SMALL:
+        return body._det_body(xp, a, d, opts)
+    complex_ = a.dtype.kind == "c"
+    real = a.real.dtype if complex_ else a.dtype
+    eye = _EYES.get((n, real))
+    if eye is None:
+        eye = _EYES[(n, real)] = np.eye(n, dtype=real)
+        eye.flags.writeable = False
+
+    def det_fast_adjoint(ȳ: Any) -> Any:
+        m = eye.astype(a.dtype) if complex_ else eye
+        for k in range(2, n + 1):
+            am = np.matmul(a, m)
+            # the body's tr·I/(k−1); real: I·(tr/(k−1)), the same numbers (tr·1 = tr, and tr·0/(k−1)
+            # and 0·(tr/(k−1)) are one zero, or NaN for both) with one array operation less
+            m = am - am.trace() * eye / (k - 1) if complex_ else am - eye * (am.trace() / (k - 1))
+        c = (m if n % 2 else -m).mT                # ∂det/∂a = adj(a)ᵀ
+        return np.multiply(ȳ, np.conj(c) if complex_ else c)
+    return None, det_fast_adjoint
+
+
+register_unary_fast([np.linalg.det], _det_fast_body, np.linalg.det, _det_rules, "det")
 register_body([np.linalg.slogdet], body.slogdet_rules(np.linalg.slogdet), np.linalg.slogdet, 1, "slogdet")
 pinv_frule, pinv_rrule = register_body([np.linalg.pinv], body.pinv_rules(np.linalg.pinv), np.linalg.pinv, 1,
                                        "pinv")
