@@ -461,10 +461,15 @@ def table() -> str:
     lines = []
     for label in NAMES:
         done = REGISTERED.get(label, {})
+        host = NOT_ON_LIBRARY.get(label, {})
+
+        def entry(n: str) -> str:
+            lib_name = NAMES[label][n]
+            notes = [f"scipy's {n}"] if lib_name != n else []
+            notes += [f"not in {', '.join(host[n])}"] if n in host else []
+            return f"`{lib_name}`" + (f" ({'; '.join(notes)})" if notes else "")
         lines.append(f"**`{label}`** ({len(done)} functions): "
-                     + ", ".join(f"`{n}`" + (f" (not in {', '.join(NOT_ON_LIBRARY[label][n])})"
-                                              if n in NOT_ON_LIBRARY.get(label, {}) else "")
-                                 for n in sorted(done)) + ".")
+                     + ", ".join(entry(n) for n in sorted(done, key=lambda n: NAMES[label][n])) + ".")
         lines.append("")
         skipped = SKIPPED.get(label, {})
         if skipped:

@@ -255,3 +255,15 @@ def test_host_only_derivative_names_the_argument(label):
     _, ẏ = cr.frule((NT, cr.ZeroTangent(), _to(label, np.ones(2))), fn, a, x)
     np.testing.assert_allclose(_np(ẏ), cr.frule((NT, cr.ZeroTangent(), np.ones(2)), sp.gammainc,
                                                  np.array([2.3, 1.1]), np.array([1.4, 0.5]))[1], rtol=1e-12)
+
+
+def test_docs_table_is_current():
+    _library("jax.scipy.special")
+    L = _library("torch.special")
+    import jax.scipy.special  # noqa: F401  (the import registers the rows)
+    text = (pathlib.Path(__file__).resolve().parents[3] / "docs" / "guide" / "special.md").read_text(encoding="utf-8")
+    begin, end = "<!-- special-libs table: begin -->\n", "<!-- special-libs table: end -->"
+    current = text[text.index(begin) + len(begin):text.index(end)]
+    assert current == L.table(), ("docs/guide/special.md's table of the functions on other libraries is out of "
+                                  "date: paste chainrules.rulesets.scipy.special_libs.table() (JAX and PyTorch "
+                                  "imported) between its markers")
