@@ -120,7 +120,8 @@ def _library_special(label: str, module: Any) -> Any:
         if f is not None:
             fns[name] = f
     if label == "torch.special":
-        polygamma, multigammaln = fns.get("polygamma"), fns.get("multigammaln")
+        polygamma: Any = fns.get("polygamma")
+        multigammaln: Any = fns.get("multigammaln")
 
         def torch_polygamma(n: Any, x: Any) -> Any:
             return polygamma(int(n), x)
@@ -189,7 +190,7 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                         if v.__module__ == special_series.__name__:
                             series.add(name)
                         elif _ours(v):
-                            function(v)
+                            visit(v)
             elif op.opname == "LOAD_ATTR" and i and ins[i - 1].opname == "LOAD_GLOBAL":
                 owner = g.get(ins[i - 1].argval)
                 if owner is _special and op.argval in ("_zeta",):
@@ -199,12 +200,12 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                     if owner is special_series:
                         series.add(op.argval)
                     elif _ours(v):
-                        function(v)
+                        visit(v)
         for k in c.co_consts:
             if isinstance(k, types.CodeType):
                 code(k, g)
 
-    def function(f: Any) -> None:
+    def visit(f: Any) -> None:
         code(f.__code__, f.__globals__)
         for cell in f.__closure__ or ():
             try:
@@ -212,9 +213,9 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
             except ValueError:
                 continue
             if _ours(v):
-                function(v)
+                visit(v)
 
-    function(fn)
+    visit(fn)
     return sps, nps, series
 
 
