@@ -63,12 +63,33 @@ def _all_of(*fs: Any) -> Any:
     return register
 
 
+# the libraries that have scipy.special's functions (jax.scipy.special, torch.special): the
+# rows of the scipy.special table registered on them (rulesets/scipy/special_libs.py)
+_SPECIAL_LIBRARIES = ("jax.scipy.special", "torch")
+
+
+def _special_on(name: str) -> Any:
+    def register(module: Any) -> None:
+        if importlib.util.find_spec("scipy") is None:
+            return
+        try:
+            from chainrules.rulesets.scipy import special_libs
+            special_libs.register_for(name, module)
+        except Exception as e:          # never break the user's import of the library
+            warnings.warn(f"chainrules: registering the scipy.special rules for {name} failed: {e!r}",
+                          RuntimeWarning, stacklevel=2)
+    return register
+
+
 ON_IMPORT = {f"scipy.{m}": _scipy_rules(m) for m in _SCIPY_MODULES
              if importlib.util.find_spec(f"chainrules.rulesets.scipy.{m}") is not None}
 for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]):
     ON_IMPORT[_name] = _all_of(*([elementwise_interop.LIBRARIES[_name]]
                                  if _name in elementwise_interop.LIBRARIES else []),
                                *([_array_api_rules(_name)] if _name in _array_api.MODULES else []))
+for _name in _SPECIAL_LIBRARIES:
+    ON_IMPORT[_name] = (_all_of(ON_IMPORT[_name], _special_on(_name)) if _name in ON_IMPORT
+                        else _special_on(_name))
 _pending = set()        # the names the hook still waits for
 
 

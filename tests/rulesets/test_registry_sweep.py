@@ -42,8 +42,9 @@ NT = _core.NoTangent()
 
 # whole libraries: the same rule bodies, tested there against the NumPy numbers
 EXCLUDED_LIBRARIES = {
-    lib: "the element-wise table's and the array-API rule bodies on this library: "
-         "tests/rulesets/test_elementwise_interop*.py, tests/rulesets/array_api/test_linalg_ext.py"
+    lib: "the element-wise table's, the array-API and the scipy.special rule bodies on this library: "
+         "tests/rulesets/test_elementwise_interop*.py, tests/rulesets/array_api/test_linalg_ext.py, "
+         "tests/rulesets/scipy/test_special_on_libs.py"
     for lib in ("torch", "jax", "jaxlib", "dask", "array_api_compat", "cupy")
 }
 _HIGHER = "its arguments are functions (rrule_via_ad): tests/rulesets/test_higher_order.py"
@@ -98,6 +99,8 @@ def _library(f):
     mod = getattr(f, "__module__", None) or getattr(owner, "__module__", "") or ""
     if mod == "chainrules.rulesets.elementwise.interop":
         return "torch"      # the stand-in for torch.ldexp (elementwise.STAND_INS)
+    if mod == "chainrules.rulesets.scipy.special_libs":
+        return "torch"      # the stand-ins for torch.special.polygamma/multigammaln (int orders)
     return mod.split(".")[0].lstrip("_")
 
 

@@ -123,7 +123,8 @@ def _dpolygamma(n: Any, x: Any) -> Any:
     """∂/∂x polygamma(n, x) = polygamma(n + 1, x) = (−1)ⁿ (n+1)! ζ(n + 2, x) for n ≥ 0,
     computed with ζ, whose rule differentiates it again."""
     n = np.asarray(n)
-    return (-1.0) ** n * sp.gamma(n + 2.0) * _zeta(n + 2.0, x)
+    # (n+1)! as exp(gammaln): torch.special has no gamma (the order is ≥ 0)
+    return (-1.0) ** n * np.exp(sp.gammaln(n + 2.0)) * _zeta(n + 2.0, x)
 
 
 def _polygamma(n: Any, x: Any) -> Any:

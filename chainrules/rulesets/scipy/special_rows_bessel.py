@@ -28,6 +28,11 @@ def _dkv_dv(v: Any, z: Any) -> Any:
 
 # ----- cylindrical Bessel functions: f'_ν = (f_{ν−1} ∓ f_{ν+1})/2 -----------------------
 
+def _nonzero(x: Any) -> Any:
+    """x with 1 where it is 0 (a division there is replaced by its limit)."""
+    return np.where(x == 0, 1.0, x)
+
+
 def _minus(f: Any) -> Any:
     return lambda v, z, o: (f(v - 1, z) - f(v + 1, z)) / 2
 
@@ -63,17 +68,18 @@ CYLINDRICAL = [
     Row(sp.yn, "yn", "n, x", INT, lambda n, x, o: (sp.yn(n - 1, x) - sp.yn(n + 1, x)) / 2),
     Row(sp.kn, "kn", "n, x", INT, lambda n, x, o: -(sp.kn(n - 1, x) + sp.kn(n + 1, x)) / 2),
     Row(sp.j0, "j0", "x", lambda x, o: -sp.j1(x)),
-    Row(sp.j1, "j1", "x", lambda x, o: (sp.j0(x) - sp.jv(2, x)) / 2),
+    # order 1 by the recurrence C₁' = C₀ − C₁/x (not through jv(2, ·): torch.special has no jv)
+    Row(sp.j1, "j1", "x", lambda x, o: np.where(x == 0, 0.5, sp.j0(x) - o / _nonzero(x))),
     Row(sp.y0, "y0", "x", lambda x, o: -sp.y1(x)),
-    Row(sp.y1, "y1", "x", lambda x, o: (sp.y0(x) - sp.yv(2, x)) / 2),
+    Row(sp.y1, "y1", "x", lambda x, o: sp.y0(x) - o / x),
     Row(sp.i0, "i0", "x", lambda x, o: sp.i1(x)),
-    Row(sp.i1, "i1", "x", lambda x, o: (sp.i0(x) + sp.iv(2, x)) / 2),
+    Row(sp.i1, "i1", "x", lambda x, o: np.where(x == 0, 0.5, sp.i0(x) - o / _nonzero(x))),
     Row(sp.i0e, "i0e", "x", lambda x, o: sp.i1e(x) - np.sign(x) * o),
-    Row(sp.i1e, "i1e", "x", lambda x, o: (sp.i0e(x) + sp.ive(2, x)) / 2 - np.sign(x) * o),
+    Row(sp.i1e, "i1e", "x", lambda x, o: np.where(x == 0, 0.5, sp.i0e(x) - o / _nonzero(x)) - np.sign(x) * o),
     Row(sp.k0, "k0", "x", lambda x, o: -sp.k1(x)),
-    Row(sp.k1, "k1", "x", lambda x, o: -(sp.k0(x) + sp.kv(2, x)) / 2),
+    Row(sp.k1, "k1", "x", lambda x, o: -sp.k0(x) - o / x),
     Row(sp.k0e, "k0e", "x", lambda x, o: o - sp.k1e(x)),
-    Row(sp.k1e, "k1e", "x", lambda x, o: o - (sp.k0e(x) + sp.kve(2, x)) / 2),
+    Row(sp.k1e, "k1e", "x", lambda x, o: o - sp.k0e(x) - o / x),
 ]
 
 # jvp(v, z, n): the n-th derivative (Python functions made of the ufuncs above, which track
