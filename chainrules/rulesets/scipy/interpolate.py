@@ -67,8 +67,9 @@ def _check(make: Any, nu: Any, options: Any) -> None:
             raise TypeError(f"scipy.interpolate.interp1d: the rule does not cover kind={kind!r}")
 
 
-def evaluate(make: Any, x: Any, y: Any, xs: Any, nu: int = 0, **options: Any) -> Any:
-    """make(x, y, **options)(xs) (with nu: its nu-th derivative)."""
+def evaluate(make: Any, x: Any, y: Any, xs: Any, nu: Any = 0, **options: Any) -> Any:
+    """make(x, y, **options)(xs) (with nu: its nu-th derivative; a tuple of orders per
+    dimension for RegularGridInterpolator)."""
     _check(make, nu, options)
     obj = make(x, y, **options)
     if make is _interpolate.RegularGridInterpolator:

@@ -240,7 +240,7 @@ def call_rrule(obj: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
         if isinstance(Ω̄, AbstractZero):
             return (ZERO, ZERO) + rest
         Ω̄ = np.broadcast_to(Ω̄, np.shape(Ω))
-        obj̄ = Tangent[type(obj)](**{field_of(obj): _data_cotangent(obj, xs, nu, Ω̄)})  # type: ignore[misc]
+        obj̄ = Tangent[type(obj)](**{field_of(obj): _data_cotangent(obj, xs, nu, Ω̄)})  # type: ignore[misc, operator]
         slope = _slope(obj, xs, nu)
         x̄s = (not_implemented(f"{_name(obj)}: the derivative in the points") if slope is None
               else pxs(_points_cotangent(obj, slope, Ω̄, xs_shape)))
@@ -329,7 +329,7 @@ def _build_frule(make: Any) -> Any:
             return Ω, not_implemented(f"{_build_name(make)}: the derivative in the knots x")
         if isinstance(ẏ, AbstractZero):
             return Ω, ZERO
-        return Ω, Tangent[type(Ω)](**{field_of(Ω): _field_tangent(make, x, ẏ, args, kw)})  # type: ignore[misc]
+        return Ω, Tangent[type(Ω)](**{field_of(Ω): _field_tangent(make, x, ẏ, args, kw)})  # type: ignore[misc, operator]
     build_frule.__name__ = f"{make.__name__}_frule"
     return build_frule
 
