@@ -421,6 +421,8 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)
         opts = options(name, names, args, kwargs, known, defaults)
+        if x.ndim == 0:             # NumPy scans a 0-d array as a 1-d one, whatever its axis
+            return namespace(x), Ω, 0, bool(opts["include_initial"]), True
         flat = opts["axis"] is None and x.ndim != 1
         return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"]), flat
 
