@@ -18,7 +18,7 @@ from chainrules import ad
 from chainrules.finite_differences import central_fdm, jacobian as fd_jacobian
 from chainrules.rulesets.array_api import shapes as body
 from chainrules.testing import test_approx, test_frule, test_rrule
-from tests.rulesets.numpy.test_linalg_one_body import _r, _same
+from .test_linalg_one_body import _r, _same
 
 FDM = central_fdm(5, 1)
 NT = NoTangent()
