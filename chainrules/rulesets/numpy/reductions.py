@@ -38,7 +38,7 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api import reductions as array_api
-from chainrules.rulesets.array_api._common import Projector, normalize_axes as axes_of
+from chainrules.rulesets.array_api._common import normalize_axes as axes_of
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
