@@ -490,7 +490,9 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
 #   x_i = 0:  y1_k when nz_k = 1, y1_k·(Sx_k - x_i) (the other zero) when
 #             nz_k = 2, else 0 (its first derivative is 0 too: exact to order
 #             2, and to every order while a slice holds at most two zeros).
-# Holomorphic: the adjoint is the transpose of the Jacobian at conj(x).
+# Holomorphic: the adjoint is the transpose of the Jacobian at conj(x).  Values of x
+# first in each product (a tracked x, the rule differentiated, then does the arithmetic:
+# a plain array of some libraries refuses a tracked operand).
 
 def _cumprod_body(xp: Any, x: Any, Ω: Any, axis: Any) -> Any:
     def parts(x: Any) -> Any:
@@ -507,15 +509,15 @@ def _cumprod_body(xp: Any, x: Any, Ω: Any, axis: Any) -> Any:
         zero, nil, x1, y1, zc, nz, xz, Sx = parts(x)
         Δz = xp.where(zero, Δx, nil)
         SΔ = _cumsum(xp, Δz, axis)
-        at_zeros = xp.where(nz == 1, SΔ, xp.where(nz == 2, SΔ * Sx - _cumsum(xp, Δz * xz, axis), nil))
-        return y1 * (zc * _cumsum(xp, xp.where(zero, nil, Δx / x1), axis) + at_zeros)
+        at_zeros = xp.where(nz == 1, SΔ, xp.where(nz == 2, Sx * SΔ - _cumsum(xp, xz * Δz, axis), nil))
+        return y1 * (zc * _cumsum(xp, xp.where(zero, nil, xp.divide(Δx, x1)), axis) + at_zeros)
 
     def adjoint(g: Any) -> Any:
         c = is_complex(xp, x)
         if fast:
-            return _reverse_cumsum(xp, g * (np.conj(Ω) if c else Ω), axis) / (np.conj(x) if c else x)
+            return _reverse_cumsum(xp, (np.conj(Ω) if c else Ω) * g, axis) / (np.conj(x) if c else x)
         zero, nil, x1, y1, zc, nz, xz, Sx = parts(xp.conj(x) if c else x)
-        gy = g * y1
+        gy = y1 * g
         two = xp.where(nz == 2, gy, nil)
         at_zeros = (_reverse_cumsum(xp, xp.where(nz == 1, gy, nil), axis) + _reverse_cumsum(xp, two * Sx, axis)
                     - xz * _reverse_cumsum(xp, two, axis))
