@@ -47,8 +47,8 @@ from chainrules.rulesets.numpy.reductions import (
     _shape_dtype,
     _count,
     _VAR_ARGS,
-    _value,
 )
+from chainrules.rulesets._arrays import value_of as _value
 
 
 # ----- the options of nanvar, nanstd -------------------------------------------------------

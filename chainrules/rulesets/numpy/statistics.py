@@ -42,7 +42,8 @@ from chainrules.rulesets._arrays import (
     seed,
     register as _register,
 )
-from chainrules.rulesets.numpy.reductions import _NOVALUE, _value
+from chainrules.rulesets._arrays import value_of as _value
+from chainrules.rulesets.numpy.reductions import _NOVALUE
 
 
 # ----- order statistics ---------------------------------------------------------
