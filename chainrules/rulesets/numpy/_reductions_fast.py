@@ -20,11 +20,8 @@ import numpy as np
 from chainrules._core import InplaceableThunk, Thunk, is_traced
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api import reductions as array_api
-from chainrules.rulesets.array_api._common import normalize_axes as axes_of
+from chainrules.rulesets.array_api._common import _NOVALUE, normalize_axes as axes_of
 from chainrules.rulesets._arrays import NO, broadcast_view, plain, scatter_traced, seed, value_of as _value
-
-_NOVALUE = getattr(np, "_NoValue", None)     # NumPy's "argument not given"
-
 
 _AXIS_ONLY = frozenset(("axis", "keepdims"))
 
@@ -202,7 +199,7 @@ def _prod_fast(rrule: Any, name: str) -> Any:
         axis, keepdims = kwargs.get("axis"), kwargs.get("keepdims", False)
         if (axis is not None and type(axis) is not int) or keepdims is _NOVALUE or np.count_nonzero(x) != x.size:
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
-        Ω = np.multiply.reduce(x, axis, keepdims=bool(keepdims))
+        Ω = np.multiply.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]  # keepdims a bool
         shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
         kept = Ωshape if keepdims or axis is None else shape[:axis % x.ndim] + (1,) + shape[axis % x.ndim + 1:]
 

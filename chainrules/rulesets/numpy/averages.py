@@ -40,8 +40,8 @@ from chainrules.rulesets._arrays import (
 )
 
 
+from chainrules.rulesets.array_api._common import _NOVALUE
 from chainrules.rulesets.numpy.reductions import (
-    _NOVALUE,
     _options,
     _keepdims,
     _shape_dtype,

@@ -32,8 +32,8 @@ from chainrules.rulesets._arrays import (
     plain,
     array_or_traced,
 )
+from chainrules.rulesets.array_api._common import _NOVALUE
 from chainrules.rulesets.numpy.reductions import (
-    _NOVALUE,
     _options,
     sum_frule,
     sum_rrule,

@@ -36,10 +36,9 @@ from chainrules._core import (
 )
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api import reductions as array_api
-from chainrules.rulesets.array_api._common import normalize_axes as axes_of
+from chainrules.rulesets.array_api._common import _NOVALUE, normalize_axes as axes_of
 from chainrules.rulesets.numpy._reductions_fast import (
     _BODIES,
-    _NOVALUE,
     _arg_index,
     _body_fast,
     _chooser_fast,

@@ -43,7 +43,7 @@ from chainrules.rulesets._arrays import (
     register as _register,
 )
 from chainrules.rulesets._arrays import value_of as _value
-from chainrules.rulesets.numpy.reductions import _NOVALUE
+from chainrules.rulesets.array_api._common import _NOVALUE
 
 
 # ----- order statistics ---------------------------------------------------------
