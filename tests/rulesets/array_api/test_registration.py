@@ -43,7 +43,7 @@ def test_numpys_own_functions_keep_their_rules():
     from chainrules.rulesets.numpy import reductions as numpy_reductions
     _, pb = cr.rrule(np.sum, array((2, 3)), axis=0)
     assert pb.__name__ == "sum_pullback"
-    assert numpy_reductions.sum_rrule.__module__ == "chainrules.rulesets.numpy.reductions"
+    assert numpy_reductions.sum_rrule.__module__ in ("chainrules.rulesets.numpy.reductions", "chainrules.rulesets.numpy._reductions_fast")
 
 
 def test_register_for_an_unknown_module_does_nothing():
