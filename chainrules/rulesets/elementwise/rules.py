@@ -407,7 +407,28 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         return Ω, unary_pullback
 
     ident = _ident(name)
-    return named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
+    fr, rr = named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
+    if not may_leave_reals and not row_zero and d is not None:
+        # what these rules compute on a real array of a library's namespace, for an
+        # adapter that calls them on every call of one function (interop.torch's fast path)
+        fr.real_rule = rr.real_rule = RealUnary(f, d)  # type: ignore[attr-defined]
+    return fr, rr
+
+
+class RealUnary:
+    """The unary rules' arithmetic on a real array x of a namespace xp, the
+    rules' own (the ones `_unary_rules` makes, which carry it as `real_rule`):
+    `Ω = primal(x)`, and `times(xp, x, Ω, v)` is ∂Ω/∂x·v, the frule's ΔΩ for
+    v = Δx and the rrule's cotangent for v = ȳ (of Ω's shape and dtype: the
+    projection has nothing to do)."""
+    __slots__ = ("primal", "d")
+
+    def __init__(self, primal: Any, d: Any) -> None:
+        self.primal, self.d = primal, d
+
+    def times(self, xp: Any, x: Any, Ω: Any, v: Any) -> Any:
+        d = self.d
+        return _times(xp, d(xp, x, Ω) if callable(d) else d, v)
 
 
 # ----- binary rules ------------------------------------------------------------------
