@@ -283,6 +283,37 @@ def _times(xp: Any, d: Any, v: Any) -> Any:
     return d * v            # (array_api_strict's Array.__mul__ refuses other types)
 
 
+def _traced_real(vs: Any) -> Any:
+    """(shape, dtype) when every v is a real NumPy array of one shape and
+    dtype, plain or traced by an enclosing differentiation, and one at least
+    traced (a rule differentiated: ad.hvp's inner gradient on Duals); else
+    None.  There the rules' seeds, conjugates and projections have nothing
+    to do on a cotangent of that shape and dtype (`_same_real`)."""
+    layout, traced = None, False
+    for v in vs:
+        if type(v) is not np.ndarray:
+            if not is_traced(v):
+                return None
+            traced, v = True, untraced(v)
+            if type(v) is not np.ndarray:
+                return None
+        if v.dtype.kind != "f" or (layout is not None and (v.shape, v.dtype) != layout):
+            return None
+        layout = (v.shape, v.dtype)
+    return layout if traced else None
+
+
+def _same_real(v: Any, layout: Any) -> bool:
+    """v (Ω or a cotangent) is a real array of this (shape, dtype), plain or traced."""
+    if type(v) is not np.ndarray:
+        if not is_traced(v):
+            return False
+        v = untraced(v)
+        if type(v) is not np.ndarray:
+            return False
+    return v.shape == layout[0] and v.dtype == layout[1]
+
+
 def _conj(xp: Any, d: Any) -> Any:
     if d is ONE or d is NEG_ONE or xp is PYTHON_SCALARS or isinstance(d, float) or not _complex(xp, d):
         return d
@@ -372,7 +403,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def unary_rrule_body(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
@@ -406,12 +437,32 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
                 raise _missing(name, xp, e) from e
         return Ω, unary_pullback
 
+    # what these rules compute on a real array of a namespace: for a traced NumPy array
+    # (below) and an adapter that calls them on every call of one function (interop.torch)
+    real = RealUnary(f, d) if not may_leave_reals and not row_zero and d is not None else None
+
+    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        # a real ndarray traced by an enclosing differentiation (ad.hvp's inner gradient on
+        # Duals): the body's cotangent without its seed, conjugate and projection layers,
+        # which leave a cotangent of Ω's layout as it is; any other cotangent, the body's
+        if not kwargs and real is not None and type(x) is not np.ndarray:
+            layout = _traced_real((x,))
+            if layout is not None:
+                Ω = real.primal(x)
+                if _same_real(Ω, layout):
+                    def unary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
+                        if _same_real(ȳ, layout):
+                            return NO, real.times(np, x, Ω, ȳ)
+                        return body(x)[1](ȳ)  # type: ignore[no-any-return]
+                    return Ω, unary_traced_pullback
+        return body(x, **kwargs)  # type: ignore[no-any-return]
+
     ident = _ident(name)
+    body = named_rule(unary_rrule_body, ident)
     fr, rr = named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
-    if not may_leave_reals and not row_zero and d is not None:
-        # what these rules compute on a real array of a library's namespace, for an
-        # adapter that calls them on every call of one function (interop.torch's fast path)
-        fr.real_rule = rr.real_rule = RealUnary(f, d)  # type: ignore[attr-defined]
+    if real is not None:
+        fr.real_rule = rr.real_rule = real  # type: ignore[attr-defined]
+    rr.body = body      # type: ignore[attr-defined]  # the generic body, for the tests of the fast path
     return fr, rr
 
 
@@ -481,7 +532,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def binary_rrule_body(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)
@@ -516,8 +567,36 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
             return NO, cotangent(dx, px, ȳ), cotangent(dy, py, ȳ)
         return Ω, binary_pullback
 
+    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        # real ndarrays of one layout, one traced at least (see unary_rrule): the body's
+        # cotangents without its seed, conjugate and projection layers
+        if not kwargs and not may_leave_reals:
+            layout = _traced_real((x, y))
+            if layout is not None:
+                Ω = f(x, y)
+                if _same_real(Ω, layout):
+                    def binary_traced_cotangent(d: Any, ȳ: Any) -> Any:
+                        if d is None:
+                            return ZERO
+                        if d is ONE:
+                            return ȳ
+
+                        def binary_traced_thunk() -> Any:
+                            return _times(np, partial_at(d, x, y, Ω, np), ȳ)
+                        return Thunk(binary_traced_thunk)
+
+                    def binary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
+                        if _same_real(ȳ, layout):
+                            return NO, binary_traced_cotangent(dx, ȳ), binary_traced_cotangent(dy, ȳ)
+                        return body(x, y)[1](ȳ)  # type: ignore[no-any-return]
+                    return Ω, binary_traced_pullback
+        return body(x, y, **kwargs)  # type: ignore[no-any-return]
+
     ident = _ident(name)
-    return named_rule(binary_frule, ident), named_rule(binary_rrule, ident)
+    body = named_rule(binary_rrule_body, ident)
+    rr = named_rule(binary_rrule, ident)
+    rr.body = body      # type: ignore[attr-defined]  # the generic body, for the tests of the fast path
+    return named_rule(binary_frule, ident), rr
 
 
 def _ident(name: str) -> Any:
