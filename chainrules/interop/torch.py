@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from chainrules import NoTangent, RuleConfig, _debug
+from chainrules import NoTangent, RuleConfig
 from chainrules._core import _rules_of
 from chainrules._protocols import Pullback
 from chainrules.rulesets.elementwise import row_for_numpy_name
@@ -50,7 +50,9 @@ from chainrules.interop._common import (
     is_host_only,
     name_of,
     resolve,
+    row_rules,
     rrule_or_raise,
+    same_rules,
     to_cr,
     wrap_name,
 )
@@ -313,21 +315,14 @@ class _RowPlan:
 
     @staticmethod
     def of(g: Any) -> _RowPlan | None:
-        rules = _rules_of(g)
-        fr, rr = rules
-        if len(fr) != 1 or len(rr) != 1 or fr[0].config is not None or rr[0].config is not None:
-            return None
-        real = getattr(rr[0].fn, "real_rule", None)
-        if real is None or getattr(fr[0].fn, "real_rule", None) is not real:
-            return None
-        return _RowPlan(g, rules, real)
+        rules = row_rules(g)
+        return None if rules is None else _RowPlan(g, rules, rules[1][0].fn.real_rule)
 
     def serves(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         """One real tensor, no keyword, and g's rules those of the plan."""
         if len(args) != 1 or kwargs or type(args[0]) is not self.tensor or not args[0].is_floating_point():
             return False
-        rules = _rules_of(self.g)
-        return rules[0] is self.rules[0] and rules[1] is self.rules[1] and not _debug._on
+        return same_rules(self.g, self.rules)
 
 
 _ROW_APPLY: list[Any] = []
