@@ -311,7 +311,7 @@ def _same_real(v: Any, layout: Any) -> bool:
         v = untraced(v)
         if type(v) is not np.ndarray:
             return False
-    return v.shape == layout[0] and v.dtype == layout[1]
+    return bool(v.shape == layout[0] and v.dtype == layout[1])
 
 
 def _conj(xp: Any, d: Any) -> Any:
@@ -453,9 +453,9 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
                     def unary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
                         if _same_real(ȳ, layout):
                             return NO, real.times(np, x, Ω, ȳ)
-                        return body(x)[1](ȳ)  # type: ignore[no-any-return]
+                        return body(x)[1](ȳ)
                     return Ω, unary_traced_pullback
-        return body(x, **kwargs)  # type: ignore[no-any-return]
+        return body(x, **kwargs)
 
     ident = _ident(name)
     body = named_rule(unary_rrule_body, ident)
@@ -588,9 +588,9 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
                     def binary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
                         if _same_real(ȳ, layout):
                             return NO, binary_traced_cotangent(dx, ȳ), binary_traced_cotangent(dy, ȳ)
-                        return body(x, y)[1](ȳ)  # type: ignore[no-any-return]
+                        return body(x, y)[1](ȳ)
                     return Ω, binary_traced_pullback
-        return body(x, y, **kwargs)  # type: ignore[no-any-return]
+        return body(x, y, **kwargs)
 
     ident = _ident(name)
     body = named_rule(binary_rrule_body, ident)
