@@ -49,6 +49,7 @@ from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroa
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, STAND_INS, TABLE
+from chainrules.rulesets.elementwise.real import RealUnary, same_real, times as _times, traced_real
 from chainrules.rulesets.elementwise.scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
@@ -273,47 +274,6 @@ def _zero_for(project: Any) -> Any:
     return ZERO if project.kind else NO
 
 
-def _times(xp: Any, d: Any, v: Any) -> Any:
-    if d is ONE:
-        return v
-    if d is NEG_ONE:
-        return -v
-    if is_traced(v) and not is_traced(d):
-        return v * d        # a library array times a tracked value: the tracked value's product
-    return d * v            # (array_api_strict's Array.__mul__ refuses other types)
-
-
-def _traced_real(vs: Any) -> Any:
-    """(shape, dtype) when every v is a real NumPy array of one shape and
-    dtype, plain or traced by an enclosing differentiation, and one at least
-    traced (a rule differentiated: ad.hvp's inner gradient on Duals); else
-    None.  There the rules' seeds, conjugates and projections have nothing
-    to do on a cotangent of that shape and dtype (`_same_real`)."""
-    layout, traced = None, False
-    for v in vs:
-        if type(v) is not np.ndarray:
-            if not is_traced(v):
-                return None
-            traced, v = True, untraced(v)
-            if type(v) is not np.ndarray:
-                return None
-        if v.dtype.kind != "f" or (layout is not None and (v.shape, v.dtype) != layout):
-            return None
-        layout = (v.shape, v.dtype)
-    return layout if traced else None
-
-
-def _same_real(v: Any, layout: Any) -> bool:
-    """v (Ω or a cotangent) is a real array of this (shape, dtype), plain or traced."""
-    if type(v) is not np.ndarray:
-        if not is_traced(v):
-            return False
-        v = untraced(v)
-        if type(v) is not np.ndarray:
-            return False
-    return bool(v.shape == layout[0] and v.dtype == layout[1])
-
-
 def _conj(xp: Any, d: Any) -> Any:
     if d is ONE or d is NEG_ONE or xp is PYTHON_SCALARS or isinstance(d, float) or not _complex(xp, d):
         return d
@@ -446,12 +406,12 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         # Duals): the body's cotangent without its seed, conjugate and projection layers,
         # which leave a cotangent of Ω's layout as it is; any other cotangent, the body's
         if not kwargs and real is not None and type(x) is not np.ndarray:
-            layout = _traced_real((x,))
+            layout = traced_real((x,))
             if layout is not None:
                 Ω = real.primal(x)
-                if _same_real(Ω, layout):
+                if same_real(Ω, layout):
                     def unary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
-                        if _same_real(ȳ, layout):
+                        if same_real(ȳ, layout):
                             return NO, real.times(np, x, Ω, ȳ)
                         return body(x)[1](ȳ)
                     return Ω, unary_traced_pullback
@@ -464,22 +424,6 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         fr.real_rule = rr.real_rule = real  # type: ignore[attr-defined]
     rr.body = body      # type: ignore[attr-defined]  # the generic body, for the tests of the fast path
     return fr, rr
-
-
-class RealUnary:
-    """The unary rules' arithmetic on a real array x of a namespace xp, the
-    rules' own (the ones `_unary_rules` makes, which carry it as `real_rule`):
-    `Ω = primal(x)`, and `times(xp, x, Ω, v)` is ∂Ω/∂x·v, the frule's ΔΩ for
-    v = Δx and the rrule's cotangent for v = ȳ (of Ω's shape and dtype: the
-    projection has nothing to do)."""
-    __slots__ = ("primal", "d")
-
-    def __init__(self, primal: Any, d: Any) -> None:
-        self.primal, self.d = primal, d
-
-    def times(self, xp: Any, x: Any, Ω: Any, v: Any) -> Any:
-        d = self.d
-        return _times(xp, d(xp, x, Ω) if callable(d) else d, v)
 
 
 # ----- binary rules ------------------------------------------------------------------
@@ -571,10 +515,10 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         # real ndarrays of one layout, one traced at least (see unary_rrule): the body's
         # cotangents without its seed, conjugate and projection layers
         if not kwargs and not may_leave_reals:
-            layout = _traced_real((x, y))
+            layout = traced_real((x, y))
             if layout is not None:
                 Ω = f(x, y)
-                if _same_real(Ω, layout):
+                if same_real(Ω, layout):
                     def binary_traced_cotangent(d: Any, ȳ: Any) -> Any:
                         if d is None:
                             return ZERO
@@ -586,7 +530,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
                         return Thunk(binary_traced_thunk)
 
                     def binary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
-                        if _same_real(ȳ, layout):
+                        if same_real(ȳ, layout):
                             return NO, binary_traced_cotangent(dx, ȳ), binary_traced_cotangent(dy, ȳ)
                         return body(x, y)[1](ȳ)
                     return Ω, binary_traced_pullback
