@@ -486,6 +486,10 @@ def test_the_traced_fast_path_computes_what_the_body_computes():
         checked.append(rule)
 
     def inside(z):
+        from chainrules.rulesets.elementwise.real import traced_real
+        assert traced_real((z, y0)) == ((3,), np.dtype(np.float64)) and traced_real((y0, y0)) is None
+        assert traced_real((z, y0.astype(np.float32))) is None and traced_real((z, y0[:2])) is None
+        assert traced_real((z + 0j,)) is None and traced_real((z, 2.0)) is None
         for f in unary:
             for rule in _body_rrules(f):
                 compare(rule, (z,))

@@ -41,9 +41,13 @@ def traced_real(vs: Any) -> Any:
             traced, v = True, untraced(v)
             if type(v) is not np.ndarray:
                 return None
-        if v.dtype.kind != "f" or (layout is not None and (v.shape, v.dtype) != layout):
+        dtype = v.dtype
+        if layout is None:
+            if dtype.kind != "f":
+                return None
+            layout = (v.shape, dtype)
+        elif v.shape != layout[0] or (dtype is not layout[1] and dtype != layout[1]):
             return None
-        layout = (v.shape, v.dtype)
     return layout if traced else None
 
 
@@ -55,7 +59,8 @@ def same_real(v: Any, layout: Any) -> bool:
         v = untraced(v)
         if type(v) is not np.ndarray:
             return False
-    return bool(v.shape == layout[0] and v.dtype == layout[1])
+    dtype = v.dtype
+    return bool(v.shape == layout[0] and (dtype is layout[1] or dtype == layout[1]))
 
 
 class RealUnary:
