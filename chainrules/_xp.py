@@ -16,7 +16,7 @@ an array of it that the caller passed.
 Names: a rule body uses the standard's names that NumPy >= 2.0 also has
 (`xp.concat`, `xp.permute_dims`, `xp.pow`, `xp.acos`, `xp.matrix_transpose`,
 `xp.vecdot`, `xp.isdtype`, …).  For the few it lacks on its floor
-(`astype`, `cumulative_sum` came with NumPy 2.1) use the functions below.
+(`astype`, `cumulative_sum` and `cumulative_prod` came with NumPy 2.1) use the functions below.
 """
 
 import functools
@@ -29,7 +29,7 @@ import numpy as np
 from chainrules._core import Tracked as _Tracked
 from chainrules._core import _ad_strip_all
 
-__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "unbroadcast", "NamespaceError",
+__all__ = ["namespace", "is_numpy", "astype", "cumulative_sum", "cumulative_prod", "unbroadcast", "NamespaceError",
            "through_engines", "check_tangent", "missing_function", "scatter_add"]
 
 # Types answered without a call.  Python numbers and NumPy scalars are neutral
@@ -239,6 +239,14 @@ def cumulative_sum(xp: Any, x: Any, axis: int | None = None) -> Any:
     if f is not None:
         return f(x, axis=axis)
     return xp.cumsum(x, axis=axis)
+
+
+def cumulative_prod(xp: Any, x: Any, axis: int | None = None) -> Any:
+    """xp.cumulative_prod (NumPy < 2.1: np.cumprod)."""
+    f = getattr(xp, "cumulative_prod", None)
+    if f is not None:
+        return f(x, axis=axis)
+    return xp.cumprod(x, axis=axis)
 
 
 def scatter_add(xp: Any, positions: Any, v: Any, n: int) -> Any:

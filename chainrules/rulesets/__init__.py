@@ -44,14 +44,16 @@ def _scipy_rules(name: str) -> Any:
     return register
 
 
-# module name -> the function registering the rules for it, called with the
-# module once it has been imported (and again if it is reloaded)
-def _array_api_rules(name: str) -> Any:
+def _guarded(what: str, name: str, register_for: Any) -> Any:
+    """The function registering `what` rules for the library `name`, called
+    with the module once it has been imported: `register_for(name, module)`,
+    whose failure is a RuntimeWarning (never break the user's import of the
+    library)."""
     def register(module: Any) -> None:
         try:
-            _array_api.register_for(name, module)
-        except Exception as e:          # never break the user's import of the library
-            warnings.warn(f"chainrules: registering the array-API rules for {name} failed: {e!r}",
+            register_for(name, module)
+        except Exception as e:
+            warnings.warn(f"chainrules: registering the {what} rules for {name} failed: {e!r}",
                           RuntimeWarning, stacklevel=2)
     return register
 
@@ -68,28 +70,24 @@ def _all_of(*fs: Any) -> Any:
 _SPECIAL_LIBRARIES = ("jax.scipy.special", "torch")
 
 
-def _special_on(name: str) -> Any:
-    def register(module: Any) -> None:
-        if importlib.util.find_spec("scipy") is None:
-            return
-        try:
-            from chainrules.rulesets.scipy import special_libs
-            special_libs.register_for(name, module)
-        except Exception as e:          # never break the user's import of the library
-            warnings.warn(f"chainrules: registering the scipy.special rules for {name} failed: {e!r}",
-                          RuntimeWarning, stacklevel=2)
-    return register
+def _special_register_for(name: str, module: Any) -> None:
+    if importlib.util.find_spec("scipy") is not None:
+        from chainrules.rulesets.scipy import special_libs
+        special_libs.register_for(name, module)
 
 
+# module name -> the function registering the rules for it, called with the
+# module once it has been imported (and again if it is reloaded)
 ON_IMPORT = {f"scipy.{m}": _scipy_rules(m) for m in _SCIPY_MODULES
              if importlib.util.find_spec(f"chainrules.rulesets.scipy.{m}") is not None}
 for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]):
     ON_IMPORT[_name] = _all_of(*([elementwise_interop.LIBRARIES[_name]]
                                  if _name in elementwise_interop.LIBRARIES else []),
-                               *([_array_api_rules(_name)] if _name in _array_api.MODULES else []))
+                               *([_guarded("array-API", _name, _array_api.register_for)]
+                                 if _name in _array_api.MODULES else []))
 for _name in _SPECIAL_LIBRARIES:
-    ON_IMPORT[_name] = (_all_of(ON_IMPORT[_name], _special_on(_name)) if _name in ON_IMPORT
-                        else _special_on(_name))
+    _special = _guarded("scipy.special", _name, _special_register_for)
+    ON_IMPORT[_name] = _all_of(ON_IMPORT[_name], _special) if _name in ON_IMPORT else _special
 _pending = set()        # the names the hook still waits for
 
 

@@ -36,7 +36,7 @@ from chainrules._xp import scatter_add
 from chainrules._core import pullback_seed as seed
 
 __all__ = ["NO", "ZERO", "is_zero", "zero_for", "is_complex", "like", "once", "traced_call", "register", "methods", "output_parts",
-           "seed", "plain", "array_or_traced", "project_to", "scatter_traced",
+           "seed", "value_of", "plain", "array_or_traced", "project_to", "scatter_traced",
            "unbroadcast", "broadcast_view", "reject_out", "named_options", "register_for_arrays", "TRACED", "numpy_inside", "normalize_axes", "unreduce", "named_rule", "dense"]
 
 NO = NoTangent()
@@ -67,6 +67,12 @@ def is_complex(v: Any) -> bool:
         return False
     v = untraced(v)
     return isinstance(v, complex) or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "c")
+
+
+def value_of(x: Any) -> Any:
+    """x's values as an ndarray: a traced x (a rule differentiated) by its
+    plain value, for choices that have no derivative (an index, a mask)."""
+    return np.asarray(untraced(x))
 
 
 def plain(x: Any) -> Any:

@@ -205,13 +205,13 @@ def test_an_array_of_another_library_inside_names_both(lib):
 def test_a_library_function_without_a_rule_is_a_no_rule_error(lib):
     def f(x):
         xp = xp_of(x)
-        return xp.sum(xp.cumulative_prod(x))
+        return xp.sum(xp.tril(xp.reshape(x, (2, 2))))
 
     def g(x):
         xp = xp_of(x)
         return xp.sum(xp.linalg.qr(xp.reshape(x, (2, 2)))[1])
     for h in (f, g):
-        name = "cumulative_prod" if h is f else "qr"
+        name = "tril" if h is f else "qr"
         with pytest.raises(ad.NoRuleError, match=f"reverse mode.*{name}"):
             ad.gradient(h, lib.array(X))
         with pytest.raises(ad.NoRuleError, match=f"forward mode.*{name}"):

@@ -272,6 +272,10 @@ RECIPES = [
             ufunc_method(np.add, "accumulate"), ufunc_method(np.multiply, "accumulate")]),
     *[Recipe(f, lambda A, f=f: ((A(S),), {"axis": -1}), name=_name(f) + "(axis=-1)")
       for f in (np.sum, np.mean, np.prod, np.var, np.std, np.max, np.min, np.cumsum)],
+    # NumPy >= 2.1's cumulative_sum/cumulative_prod (the array-API bodies of cumsum/cumprod)
+    *[Recipe(f, lambda A, f=f, kw=kw: ((A(S),), {"axis": -1, **kw}), name=f"{_name(f)}(axis=-1{more})")
+      for f in ((np.cumulative_sum, np.cumulative_prod) if hasattr(np, "cumulative_sum") else ())
+      for kw, more in (({}, ""), ({"include_initial": True}, ", include_initial"))],
     Recipe(np.average, lambda A: ((A(S),), {"weights": A(S, lo=1.0, hi=2.0), "axis": 0}), name="np.average(weights)"),
     *unary([np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin, np.ptp, method("max"), method("min"),
             ufunc_method(np.maximum, "reduce"), ufunc_method(np.minimum, "reduce")]),

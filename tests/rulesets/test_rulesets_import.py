@@ -38,3 +38,14 @@ def test_the_wrapped_loader_is_the_real_one_otherwise():
                "print(sp.__spec__.loader.is_package('scipy.special'), sp.__spec__.origin.endswith('__init__.py'))\n"
                "importlib.reload(sp); print(chainrules.rrule(sp.erf, 0.5) is not None)")
     assert out == ["True", "True", "True"]
+
+
+def test_a_failing_registration_on_import_is_a_warning_naming_the_library():
+    # the import hook's registrars never break the user's import of the library
+    from chainrules import rulesets
+
+    def failing(name, module):
+        raise ValueError("boom")
+    for what in ("array-API", "scipy.special"):
+        with pytest.warns(RuntimeWarning, match=f"registering the {what} rules for somelib failed: ValueError"):
+            rulesets._guarded(what, "somelib", failing)(object())

@@ -32,7 +32,6 @@ from chainrules.rulesets.array_api._common import (
     register_table,
     unbroadcast,
 )
-from chainrules._xp import astype
 
 __all__ = ["register", "TABLE"]
 

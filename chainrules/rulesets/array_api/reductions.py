@@ -1,14 +1,15 @@
-"""Rules for the array API standard's reductions and scan, computed with the
+"""Rules for the array API standard's reductions and scans, computed with the
 namespace of their argument: sum, prod, mean, var, std, max, min,
-cumulative_sum (`axis` None / int / tuple / negative, `keepdims`, `dtype`,
-`correction`, `include_initial`).
+cumulative_sum, cumulative_prod (`axis` None / int / tuple / negative,
+`keepdims`, `dtype`, `correction`, `include_initial`).
 
 The only rules of these functions: registered on every library's, NumPy's
 included (numpy/reductions.py, with NumPy's options: initial=, dtype=, ddof).
 
 Conventions:
-- prod is exact with zeros, with no division by zero: one zero in a slice
-  gives that element the product of the others, two or more give zeros.
+- prod and cumulative_prod are exact with zeros, with no division by zero:
+  one zero in a slice gives that element the product of the others, two or
+  more give zeros.
 - max/min give the whole cotangent to ONE extreme element per slice, the
   first (what the standard's argmax/argmin pick), written with a one-hot
   comparison (the standard has no scatter).
@@ -33,6 +34,7 @@ from chainrules.rulesets.array_api._common import (
     NO,
     ZERO,
     Projector,
+    along,
     as_seed,
     cast,
     device_kw,
@@ -45,7 +47,7 @@ from chainrules.rulesets.array_api._common import (
     register_table,
     zeros,
 )
-from chainrules._xp import astype, cumulative_sum as _cumsum
+from chainrules._xp import cumulative_prod as _cumprod, cumulative_sum as _cumsum
 
 __all__ = ["register", "TABLE"]
 
@@ -351,7 +353,6 @@ def _chooser_body(arg_of: Any) -> Any:
     derivative is zero; ties go to x.  A slice of nothing (only with
     initial=) has derivative zero."""
     def body(xp: Any, x: Any, Ω: Any, axes: Any, opts: Any) -> Any:
-        keepdims = opts["keepdims"]
         initial = opts.get("initial")
         arg = arg_of(xp)
         if _count(x.shape, axes) == 0:
@@ -397,11 +398,7 @@ def min_rules(f: Any, name: str = "min", names: Any = None) -> Any:
     return chooser_rules(f, name, lambda xp: xp.argmin, names)
 
 
-# ----- cumulative_sum ---------------------------------------------------------------------------------
-
-def _along(axis: Any, nd: int, sl: Any) -> Any:
-    return (slice(None),) * axis + (sl, Ellipsis)
-
+# ----- cumulative_sum, cumulative_prod ----------------------------------------------------------------
 
 def _scan_axis(fname: str, x: Any, axis: Any) -> Any:
     """The scan's axis; None: the flattened array's (NumPy's cumsum; the
@@ -412,8 +409,13 @@ def _scan_axis(fname: str, x: Any, axis: Any) -> Any:
     return normalize_axes(fname, axis, x.ndim)[0]
 
 
-def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
-    """Also NumPy's cumsum (axis=None: the flattened array; dtype=)."""
+def _scan_rules(f: Any, name: str, body: Any) -> Any:
+    """The frule and rrule of a scan `f` (the standard's include_initial;
+    NumPy's axis=None scanning the flattened array, a 0-d array scanned as a
+    1-d one whatever its axis, dtype=): `body(xp, x, Ω, axis)` gives
+    (pushforward(Δx), adjoint(g)) of the scan of x along `axis` (x and Δx
+    flattened when the scan is; Ω the scan without include_initial's first
+    element)."""
     names = positional_names(f, 1, ("axis",))
     known = ("axis", "dtype", "include_initial")
     defaults = {"axis": None, "dtype": None, "include_initial": False}
@@ -421,43 +423,115 @@ def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
     def setup(x: Any, args: Any, kwargs: Any) -> Any:
         Ω = f(x, *args, **kwargs)
         opts = options(name, names, args, kwargs, known, defaults)
+        initial = bool(opts["include_initial"])
         if x.ndim == 0:             # NumPy scans a 0-d array as a 1-d one, whatever its axis
-            return namespace(x), Ω, 0, bool(opts["include_initial"]), True
+            return namespace(x), Ω, 0, initial, True
         flat = opts["axis"] is None and x.ndim != 1
-        return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), bool(opts["include_initial"]), flat
+        return namespace(x), Ω, _scan_axis(name, x, opts["axis"]), initial, flat
 
-    def cumulative_sum_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    def prepare(xp: Any, x: Any, Ω: Any, axis: Any, initial: Any, flat: Any) -> Any:
+        return body(xp, xp.reshape(x, (-1,)) if flat else x, Ω[along(axis, slice(1, None))] if initial else Ω, axis)
+
+    def scan_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xp, Ω, axis, initial, flat = setup(x, args, kwargs)
         Δx = tangents[1]
         if is_zero(Δx) or not Projector(xp, x).kind:
             return Ω, ZERO
         Δx = xp.broadcast_to(Δx, tuple(x.shape))
-        ΔΩ = _cumsum(xp, xp.reshape(Δx, (-1,)) if flat else Δx, axis)
+        forward, _ = prepare(xp, x, Ω, axis, initial, flat)
+        ΔΩ = forward(xp.reshape(Δx, (-1,)) if flat else Δx)
         if initial:
             shape = list(ΔΩ.shape)
             shape[axis] = 1
-            first = zeros(xp, shape, ΔΩ)
-            ΔΩ = xp.concat([first, ΔΩ], axis=axis)
+            ΔΩ = xp.concat([zeros(xp, shape, ΔΩ), ΔΩ], axis=axis)
         return Ω, cast(xp, ΔΩ, Ω)
 
-    def cumulative_sum_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def scan_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         xp, Ω, axis, initial, flat = setup(x, args, kwargs)
         project = Projector(xp, x)
         rest = (NO,) * len(args)
 
-        def cumulative_sum_pullback(ȳ: Any) -> tuple[Any, ...]:
+        def scan_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = as_seed(xp, ȳ, name, Ω)
             if is_zero(ȳ) or not project.kind:
                 return (NO, project(ZERO)) + rest
             g = xp.broadcast_to(ȳ, tuple(Ω.shape))
             if initial:
-                g = g[_along(axis, x.ndim, slice(1, None))]
-            # x̄ᵢ = Σ_{k ≥ i} ȳₖ: a cumulative sum from the end
-            x̄ = xp.flip(_cumsum(xp, xp.flip(g, axis=axis), axis), axis=axis)
+                g = g[along(axis, slice(1, None))]
+            _, adjoint = prepare(xp, x, Ω, axis, initial, flat)
+            x̄ = adjoint(g)
             return (NO, project(xp.reshape(x̄, tuple(x.shape)) if flat else x̄)) + rest
-        return Ω, cumulative_sum_pullback
+        return Ω, scan_pullback
 
-    return cumulative_sum_frule, cumulative_sum_rrule
+    return scan_frule, scan_rrule
+
+
+def _reverse_cumsum(xp: Any, g: Any, axis: Any) -> Any:
+    """Σ_{k ≥ i} g_k along `axis`: a cumulative sum from the end."""
+    return xp.flip(_cumsum(xp, xp.flip(g, axis=axis), axis), axis=axis)
+
+
+def _cumsum_body(xp: Any, x: Any, Ω: Any, axis: Any) -> Any:
+    return (lambda Δx: _cumsum(xp, Δx, axis)), (lambda g: _reverse_cumsum(xp, g, axis))
+
+
+def cumulative_sum_rules(f: Any, name: str = "cumulative_sum") -> Any:
+    """Also NumPy's cumsum (axis=None: the flattened array; dtype=)."""
+    return _scan_rules(f, name, _cumsum_body)
+
+
+# ∂y_k/∂x_i = ∏_{j ≤ k, j ≠ i} x_j (i ≤ k): without zeros y_k/x_i; with zeros,
+# computed as prod's partials are, with no division by them and
+# differentiably (right at order 2, where the derivative of a zero matters):
+# x1 = x with its zeros replaced by ones, y1 = its cumulative product, zc =
+# that of the zeros alone (0 once a zero is passed, with its derivative), nz
+# = how many zeros up to k, Sx = their running sum:
+#   x_i ≠ 0:  ∂y_k/∂x_i = zc_k·y1_k/x1_i
+#   x_i = 0:  y1_k when nz_k = 1, y1_k·(Sx_k - x_i) (the other zero) when
+#             nz_k = 2, else 0 (its first derivative is 0 too: exact to order
+#             2, and to every order while a slice holds at most two zeros).
+# Holomorphic: the adjoint is the transpose of the Jacobian at conj(x).  Values of x
+# first in each product (a tracked x, the rule differentiated, then does the arithmetic:
+# a plain array of some libraries refuses a tracked operand).
+
+def _cumprod_body(xp: Any, x: Any, Ω: Any, axis: Any) -> Any:
+    def parts(x: Any) -> Any:
+        zero = x == 0
+        one, nil = xp.ones_like(x), xp.zeros_like(x)
+        x1 = xp.where(zero, one, x)
+        xz = xp.where(zero, x, nil)
+        return (zero, nil, x1, _cumprod(xp, x1, axis), _cumprod(xp, xp.where(zero, x, one), axis),
+                _cumsum(xp, xp.where(zero, one, nil), axis), xz, _cumsum(xp, xz, axis))
+
+    def forward(Δx: Any) -> Any:
+        if fast:        # NumPy's fast path: no zero, what the formulas below give
+            return Ω * np.cumsum(Δx / x, axis=axis)
+        zero, nil, x1, y1, zc, nz, xz, Sx = parts(x)
+        Δz = xp.where(zero, Δx, nil)
+        SΔ = _cumsum(xp, Δz, axis)
+        at_zeros = xp.where(nz == 1, SΔ, xp.where(nz == 2, Sx * SΔ - _cumsum(xp, xz * Δz, axis), nil))
+        return y1 * (zc * _cumsum(xp, xp.where(zero, nil, xp.divide(Δx, x1)), axis) + at_zeros)
+
+    def adjoint(g: Any) -> Any:
+        c = is_complex(xp, x)
+        if fast:
+            return _reverse_cumsum(xp, (np.conj(Ω) if c else Ω) * g, axis) / (np.conj(x) if c else x)
+        zero, nil, x1, y1, zc, nz, xz, Sx = parts(xp.conj(x) if c else x)
+        gy = y1 * g
+        two = xp.where(nz == 2, gy, nil)
+        at_zeros = (_reverse_cumsum(xp, xp.where(nz == 1, gy, nil), axis) + _reverse_cumsum(xp, two * Sx, axis)
+                    - xz * _reverse_cumsum(xp, two, axis))
+        return xp.where(zero, at_zeros, _reverse_cumsum(xp, gy * zc, axis) / x1)
+
+    fast = (type(x) is np.ndarray and x.dtype.kind in "fc" and Ω.dtype == x.dtype
+            and np.count_nonzero(x) == x.size)
+    return forward, adjoint
+
+
+def cumulative_prod_rules(f: Any, name: str = "cumulative_prod") -> Any:
+    """Also NumPy's cumprod (axis=None: the flattened array; dtype=): exact
+    with zeros, no division by them."""
+    return _scan_rules(f, name, _cumprod_body)
 
 
 # ----- the table --------------------------------------------------------------------------------------
@@ -471,6 +545,7 @@ TABLE = {
     "max": max_rules,
     "min": min_rules,
     "cumulative_sum": cumulative_sum_rules,
+    "cumulative_prod": cumulative_prod_rules,
 }
 
 

@@ -40,15 +40,15 @@ from chainrules.rulesets._arrays import (
 )
 
 
+from chainrules.rulesets.array_api._common import _NOVALUE
 from chainrules.rulesets.numpy.reductions import (
-    _NOVALUE,
     _options,
     _keepdims,
     _shape_dtype,
     _count,
     _VAR_ARGS,
-    _value,
 )
+from chainrules.rulesets._arrays import value_of as _value
 
 
 # ----- the options of nanvar, nanstd -------------------------------------------------------

@@ -26,7 +26,7 @@ from chainrules.rulesets._arrays import (
     seed,
     plain,
 )
-from chainrules.rulesets.numpy.reductions import _value
+from chainrules.rulesets._arrays import value_of as _value
 
 # ----- covariance -----------------------------------------------------------------
 

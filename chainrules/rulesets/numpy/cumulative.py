@@ -1,5 +1,5 @@
-"""Rules for NumPy's scans and differences: cumsum (the array-API body of
-cumulative_sum), cumprod (exact with zeros: exclusive products, no division) and diff, and the ufunc methods
+"""Rules for NumPy's scans and differences: cumsum and cumprod (the array-API
+bodies of cumulative_sum and cumulative_prod) and diff, and the ufunc methods
 that are the same functions (`np.add.reduce` is sum, `np.multiply.accumulate`
 is cumprod...), with the conventions of `reductions.py`.
 """
@@ -16,7 +16,6 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    is_traced,
     register_frule,
     register_rrule,
     unthunk,
@@ -33,10 +32,9 @@ from chainrules.rulesets._arrays import (
     plain,
     array_or_traced,
 )
+from chainrules.rulesets.array_api._common import _NOVALUE
 from chainrules.rulesets.numpy.reductions import (
-    _NOVALUE,
     _options,
-    _shape_dtype,
     sum_frule,
     sum_rrule,
     prod_frule,
@@ -45,136 +43,30 @@ from chainrules.rulesets.numpy.reductions import (
     max_rrule,
     min_frule,
     min_rrule,
-    _value,
 )
 from chainrules.rulesets.array_api import reductions as array_api
 from chainrules.rulesets.numpy.linalg._on_numpy import register_body
 
 
 # ----- cumsum, cumprod ---------------------------------------------------------------------------
+# The array-API bodies of cumulative_sum and cumulative_prod (array_api/reductions.py), on
+# np.cumsum / np.cumprod and the ndarray methods (axis=None: the flattened array; dtype=;
+# out= a TypeError naming it), and on np.cumulative_sum / np.cumulative_prod (NumPy >= 2.1,
+# include_initial)
 
-def _scan_setup(x: Any, opts: Any) -> Any:
-    """(axis, flat): the scan axis of x, or of its ravel when axis is None."""
-    axis = opts.get("axis")
-    if axis is None:
-        return 0, True
-    return int(axis) % max(np.ndim(x), 1), False
-
-
-def _reverse_cumsum(g: Any, axis: Any) -> Any:
-    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
-
-
-# cumsum: the array-API body of cumulative_sum (array_api/reductions.py), on np.cumsum and
-# x.cumsum (axis=None: the flattened array; dtype=; out= a TypeError naming it)
-cumsum_frule, cumsum_rrule = register_body([np.cumsum], tuple(
-    named_rule(r, "cumsum") for r in array_api.cumulative_sum_rules(np.cumsum, "cumsum")), np.cumsum, 1, "cumsum")
-for _m in _methods("cumsum"):
-    register_body([_m], (cumsum_frule, cumsum_rrule), _m, 1, "ndarray.cumsum")
+def _scan_bodies(fname: str, sname: str, rules: Any) -> Any:
+    f = getattr(np, fname)
+    frule, rrule = register_body([f], tuple(named_rule(r, fname) for r in rules(f, fname)), f, 1, fname)
+    for m in _methods(fname):
+        register_body([m], (frule, rrule), m, 1, f"ndarray.{fname}")
+    g = getattr(np, sname, None)
+    if g is not None:
+        register_body([g], tuple(named_rule(r, sname) for r in rules(g, sname)), g, 1, sname)
+    return frule, rrule
 
 
-def _scan_input(x: Any, flat: Any) -> Any:
-    """x as the scan formulas take it: an array (a tracked x, the rule
-    differentiated, stays tracked), raveled when the scan is over all axes."""
-    if not is_traced(x):
-        x = np.asarray(x)
-    return np.ravel(x) if flat else x
-
-
-# ∂y_k/∂x_i = ∏_{j ≤ k, j ≠ i} x_j (i ≤ k).  Without zeros that is y_k/x_i.
-# With zeros, computed with no division by them and differentiably (so that
-# the rule stays right at order 2, where the derivative of a zero matters):
-# x1 = x with its zeros replaced by ones, y1 = cumprod(x1), zc = the
-# cumulative product of the zeros alone (0 once a zero is passed, but with
-# its derivative), nz = how many zeros up to k, Sx = their running sum.
-#   x_i ≠ 0:  ∂y_k/∂x_i = zc_k·y1_k/x1_i
-#   x_i = 0:  ∂y_k/∂x_i = y1_k·∏(the other zeros up to k): y1_k with no other
-#             (nz = 1), y1_k·(Sx_k - x_i) with one (nz = 2), else 0 (its
-#             first derivative is 0 too: exact to order 2, and to every order
-#             while a slice holds at most two zeros).
-# On plain arrays (no derivative of the result wanted) the same values with
-# fewer passes: zc is then 1 before the first zero and 0 after it, and the
-# terms with two zeros are 0.
-
-def _zero_parts(x: Any, zero: Any, axis: Any) -> Any:
-    x1 = np.where(zero, 1, x)
-    return (x1, np.cumprod(x1, axis=axis), np.cumprod(np.where(zero, x, 1), axis=axis),
-            np.cumsum(zero, axis=axis), np.cumsum(np.where(zero, x, 0), axis=axis))
-
-
-def _cumprod_jvp(x: Any, y: Any, dx: Any, axis: Any) -> Any:
-    """Σ_{i ≤ k} dx_i ∂y_k/∂x_i along `axis`, exact with zeros."""
-    zero = _value(x) == 0
-    if not zero.any():
-        return y * np.cumsum(dx / x, axis=axis)
-    if not is_traced(x):
-        x1 = np.where(zero, 1, x)
-        nz = np.cumsum(zero, axis=axis)
-        return np.cumprod(x1, axis=axis) * np.where(nz == 0, np.cumsum(np.where(zero, 0, dx / x1), axis=axis),
-                                                    np.where(nz == 1, np.cumsum(np.where(zero, dx, 0), axis=axis), 0))
-    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
-    dxz = np.where(zero, dx, 0)
-    Sdx = np.cumsum(dxz, axis=axis)
-    at_zeros = np.where(nz == 1, Sdx, np.where(nz == 2, Sdx * Sx - np.cumsum(dxz * np.where(zero, x, 0), axis=axis),
-                                               0))
-    return y1 * (zc * np.cumsum(np.where(zero, 0, dx / x1), axis=axis) + at_zeros)
-
-
-def _cumprod_vjp(x: Any, y: Any, g: Any, axis: Any) -> Any:
-    """Σ_{k ≥ i} g_k ∂y_k/∂x_i along `axis`, exact with zeros."""
-    zero = _value(x) == 0
-    if not zero.any():
-        return _reverse_cumsum(g * y, axis) / x
-    if not is_traced(x):
-        x1 = np.where(zero, 1, x)
-        nz = np.cumsum(zero, axis=axis)
-        gy = g * np.cumprod(x1, axis=axis)
-        return np.where(zero, _reverse_cumsum(np.where(nz == 1, gy, 0), axis),
-                        _reverse_cumsum(np.where(nz == 0, gy, 0), axis) / x1)
-    x1, y1, zc, nz, Sx = _zero_parts(x, zero, axis)
-    gy = g * y1
-    two = np.where(nz == 2, gy, 0)
-    at_zeros = (_reverse_cumsum(np.where(nz == 1, gy, 0), axis) + _reverse_cumsum(two * Sx, axis)
-                - x * _reverse_cumsum(two, axis))
-    return np.where(zero, at_zeros, _reverse_cumsum(gy * zc, axis) / x1)
-
-
-def cumprod_frule(tangents: Any, x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
-    Ω = np.cumprod(x, *args, **kwargs)
-    x = plain(x)
-    Δx = tangents[1]
-    if isinstance(Δx, AbstractZero):
-        return Ω, ZERO
-    axis, flat = _scan_setup(x, opts)
-    Δx = np.broadcast_to(dense(Δx), np.shape(x))
-    ΔΩ = _cumprod_jvp(_scan_input(x, flat), Ω, np.ravel(Δx) if flat else Δx, axis)
-    if type(ΔΩ) is np.ndarray and Ω.dtype.kind in "fc":
-        ΔΩ = ΔΩ.astype(Ω.dtype, copy=False)
-    return Ω, ΔΩ
-
-
-def cumprod_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-    opts = _options("cumprod", args, kwargs, ("axis", "dtype", "out"))
-    Ω = np.cumprod(x, *args, **kwargs)
-    x = plain(x)
-    project = ProjectTo(x)
-    shape, _ = _shape_dtype(x)
-    axis, flat = _scan_setup(x, opts)
-    rest = (NO,) * len(args)
-
-    def cumprod_pullback(ȳ: Any) -> tuple[Any, ...]:
-        ȳ = seed(ȳ, 'cumprod')
-        if isinstance(ȳ, AbstractZero) or project.kind == 0:
-            return (NO, project(ZERO)) + rest
-        # holomorphic: the pullback is the transpose of the Jacobian at conj(x)
-        g = np.broadcast_to(unthunk(ȳ), np.shape(Ω))
-        x̄ = _cumprod_vjp(np.conj(_scan_input(x, flat)), np.conj(Ω), g, axis)
-        return (NO, project(np.reshape(x̄, shape) if flat else x̄)) + rest
-    return Ω, cumprod_pullback
-
-
-_register([np.cumprod] + _methods("cumprod"), cumprod_frule, cumprod_rrule)
+cumsum_frule, cumsum_rrule = _scan_bodies("cumsum", "cumulative_sum", array_api.cumulative_sum_rules)
+cumprod_frule, cumprod_rrule = _scan_bodies("cumprod", "cumulative_prod", array_api.cumulative_prod_rules)
 
 
 # ----- diff --------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
-from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_rule, plain, project_to, reject_out, seed
+from chainrules.rulesets._arrays import NO, ZERO, array_or_traced, named_rule, project_to, reject_out, seed
 
 
 _DUAL: dict[str | None, Any] = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}

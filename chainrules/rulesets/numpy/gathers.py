@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import AbstractZero, Tangent, register_frule, register_rrule, unthunk
+from chainrules._core import AbstractZero, register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
@@ -34,7 +34,8 @@ from chainrules.rulesets._arrays import (
     reject_out,
     seed,
 )
-from chainrules.rulesets.numpy.shapes import _output_parts, _sequence_tangent
+from chainrules.rulesets.array_api._common import sequence_tangent
+from chainrules.rulesets.numpy.shapes import _output_parts
 
 
 # ----- bincount(x, weights, minlength): linear in weights --------------------------------------
@@ -113,7 +114,7 @@ def _cotangent(shape: Any, values: Any, primal: Any) -> Any:
     if isinstance(shape, int):
         return values[shape]
     parts, kind = shape
-    return _sequence_tangent(primal, [_cotangent(p, values, e) for p, e in zip(parts, primal)])
+    return sequence_tangent(primal, [_cotangent(p, values, e) for p, e in zip(parts, primal)])
 
 
 class _Labels:
@@ -150,7 +151,7 @@ class _Labels:
                 for t, n in zip(ts, self.sizes)]
         table = np.concatenate([np.zeros(1, dtype=dtype)] + flat)
         if self.sequence:
-            return _sequence_tangent(Ω, [project_to(o)(np.take(table, lab)) for o, lab in zip(Ω, self.labels)])
+            return sequence_tangent(Ω, [project_to(o)(np.take(table, lab)) for o, lab in zip(Ω, self.labels)])
         return project_to(Ω)(np.take(table, self.labels))
 
     def pull(self, Ω̄: Any, Ω: Any) -> Any:

@@ -50,7 +50,7 @@ from chainrules.rulesets._arrays import (
     scatter_traced,
     array_or_traced,
 )
-from chainrules.rulesets.numpy.reductions import _value
+from chainrules.rulesets._arrays import value_of as _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
     _real_for,

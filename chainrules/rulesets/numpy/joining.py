@@ -33,9 +33,9 @@ from chainrules.rulesets._arrays import (
     reject_out,
     seed,
 )
+from chainrules.rulesets.array_api._common import sequence_tangent
 from chainrules.rulesets.numpy.shapes import (
     _output_parts,
-    _sequence_tangent,
     _arg,
     _atleast,
 )
@@ -88,7 +88,7 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",), aliases: Any
         def join_pullback(ȳ: Any) -> tuple[Any, ...]:
             ȳ = seed(ȳ, name)
             if isinstance(ȳ, AbstractZero):
-                return (NO, _sequence_tangent(arrays, [p(ZERO) for p in projects]) if whole is None
+                return (NO, sequence_tangent(arrays, [p(ZERO) for p in projects]) if whole is None
                         else whole(ZERO)) + rest
             ȳ = np.reshape(unthunk(ȳ), np.shape(Ω))
             pieces = np.split(ȳ, bounds, axis=axis)
@@ -96,7 +96,7 @@ def _joiner(f: Any, name: str, layout: Any, refuse: Any = ("out",), aliases: Any
             if whole is not None:
                 full = _dense(parts, arrays)
                 return (NO, whole(ZERO if full is None else np.stack(full))) + rest
-            return (NO, _sequence_tangent(arrays, parts)) + rest
+            return (NO, sequence_tangent(arrays, parts)) + rest
         return Ω, join_pullback
 
     for g in (f, *aliases):
@@ -162,7 +162,7 @@ def _splitter(f: Any, name: str, axis_of: Any) -> None:
         Δx = tangents[1]
         if isinstance(Δx, AbstractZero):
             return Ω, Δx
-        return Ω, _sequence_tangent(Ω, list(f(dense(Δx), *args, **kwargs)))
+        return Ω, sequence_tangent(Ω, list(f(dense(Δx), *args, **kwargs)))
 
     def split_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         Ω = f(x, *args, **kwargs)

@@ -17,7 +17,7 @@ import numpy as np
 from chainrules._core import is_traced
 from chainrules._xp import scatter_add
 from chainrules.rulesets._arrays import array_or_traced
-from chainrules.rulesets.numpy.reductions import _value
+from chainrules.rulesets._arrays import value_of as _value
 from chainrules.rulesets.numpy.shapes import (
     _arg,
     _linear,

@@ -1,7 +1,7 @@
 """Rules for NumPy's functions of sequences and grids: interp (in x and fp),
 ediff1d, unwrap, linspace/logspace/geomspace (in their
-endpoints), nancumsum, nancumprod, cumulative_sum, cumulative_prod (NumPy ≥
-2.1), matvec and vecmat (NumPy ≥ 2.2), i0 (its derivative is SciPy's i1), and
+endpoints), nancumsum, nancumprod (cumulative_sum and cumulative_prod are
+the array-API bodies, in cumulative.py), matvec and vecmat (NumPy ≥ 2.2), i0 (its derivative is SciPy's i1), and
 einsum's interleaved form (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, the
 rules of the subscripts form).
 
@@ -21,7 +21,6 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    Tangent,
     Thunk,
     not_implemented,
     register_frule,
@@ -353,56 +352,6 @@ def _nan_rules(f: Any, name: str, fill: float, frule: Any, rrule: Any) -> None:
 
 _nan_rules(np.nancumsum, "nancumsum", 0.0, cumsum_frule, cumsum_rrule)
 _nan_rules(np.nancumprod, "nancumprod", 1.0, cumprod_frule, cumprod_rrule)
-
-
-# =============================================================================
-# cumulative_sum, cumulative_prod (NumPy ≥ 2.1): cumsum/cumprod, with include_initial a
-# leading 0 / 1 (no tangent)
-# =============================================================================
-
-def _cumulative_rules(f: Any, name: str, frule: Any, rrule: Any) -> None:
-    def options(x: Any, args: Any, kw: Any) -> Any:
-        o = _opts(name, args, kw, ("axis", "dtype", "out", "include_initial"))
-        axis = o.get("axis")
-        if axis is None:
-            if np.ndim(x) > 1:
-                raise ValueError(f"numpy.{name}: axis is required for arrays of more than one dimension")
-            axis = 0
-        return int(axis) % max(np.ndim(x), 1), bool(o.get("include_initial", False)), o.get("dtype")
-
-    def cumulative_frule(tangents: Any, x: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
-        axis, initial, dtype = options(x, args, kw)
-        Ω = f(x, *args, **kw)
-        _, ΔΩ = frule((tangents[0], tangents[1]), x, axis=axis, dtype=dtype)
-        ΔΩ = unthunk(ΔΩ)
-        if _zero(ΔΩ) or not initial:
-            return Ω, ΔΩ
-        widths = [(0, 0)] * np.ndim(ΔΩ)
-        widths[axis] = (1, 0)
-        return Ω, np.pad(ΔΩ, widths)
-
-    def cumulative_rrule(x: Any, *args: Any, **kw: Any) -> tuple[Any, Pullback]:
-        axis, initial, dtype = options(x, args, kw)
-        Ω = f(x, *args, **kw)
-        _, pb = rrule(x, axis=axis, dtype=dtype)
-        rest = (NO,) * len(args)
-
-        def cumulative_pullback(Ω̄: Any) -> tuple[Any, ...]:
-            Ω̄ = seed(Ω̄, f"numpy.{name}")
-            if not _zero(Ω̄) and initial:
-                index = [slice(None)] * np.ndim(Ω)
-                index[axis] = slice(1, None)
-                Ω̄ = array_or_traced(Ω̄)[tuple(index)]
-            return (NO, pb(Ω̄)[1]) + rest
-        return Ω, cumulative_pullback
-
-    register_frule(f)(cumulative_frule)
-    register_rrule(f)(cumulative_rrule)
-
-
-if hasattr(np, "cumulative_sum"):
-    _cumulative_rules(np.cumulative_sum, "cumulative_sum", cumsum_frule, cumsum_rrule)
-    _cumulative_rules(np.cumulative_prod, "cumulative_prod", cumprod_frule, cumprod_rrule)
 
 
 # =============================================================================

@@ -25,10 +25,8 @@ import numpy as np
 
 from chainrules._core import (
     AbstractZero,
-    NoTangent,
     ProjectTo,
     StructuralTangent,
-    Tangent,
     Thunk,
     is_traced,
     non_differentiable,
@@ -37,6 +35,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules._protocols import Pullback
+from chainrules.rulesets.array_api._common import sequence_tangent
 from chainrules.rulesets.array_api.shapes import memory_order
 from chainrules.rulesets._arrays import (
     register_for_arrays,
@@ -184,7 +183,7 @@ def _atleast(f: Any, name: str) -> None:
             Δ = tangents[1]
             return Ω, (Δ if isinstance(Δ, AbstractZero) else _like(Ω, f(dense(Δ))))
         parts = [Δ if isinstance(Δ, AbstractZero) else f(dense(Δ)) for Δ in tangents[1:]]
-        return Ω, _sequence_tangent(Ω, parts)
+        return Ω, sequence_tangent(Ω, parts)
 
     def atleast_rrule(*arys: Any) -> tuple[Any, Pullback]:
         Ω = f(*arys)
@@ -205,15 +204,6 @@ def _atleast(f: Any, name: str) -> None:
 
 # ----- sequences of arrays: their tangents and cotangents (broadcast_arrays, joining.py) ----------
 
-def _sequence_tangent(primal: Any, parts: Any) -> Any:
-    """The tangent of a tuple or list of arrays from the tangents of its parts."""
-    if all(isinstance(p, NoTangent) for p in parts):
-        return NO
-    if all(isinstance(p, AbstractZero) for p in parts):
-        return ZERO
-    return Tangent[type(primal)](*parts)  # type: ignore[misc, operator]  # Tangent[P] of a type known at run time
-
-
 def _output_parts(ȳ: Any, n: int) -> Any:
     """The n parts of the cotangent of a tuple or list output."""
     if isinstance(ȳ, AbstractZero):
@@ -232,7 +222,7 @@ def broadcast_arrays_frule(tangents: Any, *args: Any, **kwargs: Any) -> tuple[An
     Ω = np.broadcast_arrays(*args, **kwargs)
     parts = [Δ if isinstance(Δ, AbstractZero) else np.broadcast_to(dense(Δ), np.shape(o))
              for Δ, o in zip(tangents[1:], Ω)]
-    return Ω, _sequence_tangent(Ω, parts)
+    return Ω, sequence_tangent(Ω, parts)
 
 
 @register_rrule(np.broadcast_arrays)

@@ -30,8 +30,6 @@ from chainrules._core import (
     ProjectTo,
     Thunk,
     is_traced,
-    register_frule,
-    register_rrule,
     unthunk,
 )
 from chainrules._protocols import Pullback
@@ -39,14 +37,13 @@ from chainrules.rulesets._arrays import (
     NO,
     ZERO,
     is_zero as _zero,
-    once as _once,
     reject_out,
     zero_for as _zero_for,
     seed,
-    plain,
     register as _register,
 )
-from chainrules.rulesets.numpy.reductions import _NOVALUE, _value
+from chainrules.rulesets._arrays import value_of as _value
+from chainrules.rulesets.array_api._common import _NOVALUE
 
 
 # ----- order statistics ---------------------------------------------------------

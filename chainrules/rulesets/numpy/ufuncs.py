@@ -35,7 +35,6 @@ allocate.
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -43,12 +42,9 @@ import numpy as np
 from chainrules._core import (
     AbstractZero,
     ProjectTo,
-    Tangent,
     is_traced,
-    non_differentiable,
     register_frule,
     register_rrule,
-    unthunk,
 )
 from chainrules._protocols import Pullback
 from chainrules._core import _UnaryFrule, _UnaryRrule
@@ -57,7 +53,6 @@ from chainrules.rulesets.elementwise import NEG_ONE, NUMPY_ONLY, ONE, TABLE
 from chainrules.rulesets._arrays import (
     NO,
     ZERO,
-    output_parts as _output_parts,
     dense,
     plain,
     seed,

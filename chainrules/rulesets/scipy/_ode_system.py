@@ -85,6 +85,9 @@ def _zero(t: Any) -> bool:
 
 
 def _vec(t: Any, n: int) -> Any:
+    """A tangent of a length-n vector as a flat float vector: a zero as
+    zeros, a traced one reshaped, a list holding traced values stacked
+    (also optimize.py's)."""
     t = unthunk(t)
     if isinstance(t, AbstractZero):
         return np.zeros(n)

@@ -78,7 +78,6 @@ from chainrules.rulesets.scipy._ode_system import (  # noqa: F401  (System, sens
     _vec,
     _zero,
     adjoint,
-    any_traced,
     augmented,
     check_y0,
     on_any,

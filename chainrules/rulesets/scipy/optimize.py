@@ -70,6 +70,7 @@ from chainrules._core import (
     unthunk,
 )
 from chainrules.rulesets._arrays import NO, ZERO
+from chainrules.rulesets.scipy._ode_system import _vec
 
 
 # =============================================================================
@@ -113,15 +114,6 @@ def _on_any(solver: Any, *xs: Any) -> Any:
     (any of xs traced) `Wrapped(solver)`: the enclosing AD applies the
     solver's rules, so the solution it returns is traced too (second order)."""
     return Wrapped(solver) if _traced(*xs) else solver
-
-
-def _vec(t: Any, n: int) -> Any:
-    t = unthunk(t)
-    if isinstance(t, AbstractZero):
-        return np.zeros(n)
-    if is_traced(t):
-        return np.reshape(t, (n,))
-    return np.ravel(np.asarray(t, dtype=float))
 
 
 def _number(v: Any) -> Any:

@@ -58,6 +58,14 @@ SPECS = [
     ("min", "min", (X,), {"axis": 0}, {}),
     ("cumulative_sum", "cumulative_sum", (X,), {"axis": 1}, {}),
     ("cumulative_sum-complex", "cumulative_sum", (XC,), {"axis": 0}, {}),
+    ("cumulative_prod", "cumulative_prod", (Y,), {"axis": 1}, {}),
+    ("cumulative_prod-zero", "cumulative_prod", (np.array([[0.7, 0.0, -1.3], [0.0, -0.6, 0.9]]),), {"axis": 1}, {}),
+    # two zeros in a slice: ∂²y/∂x₁∂x₃ ≠ 0 after the second
+    ("cumulative_prod-zeros", "cumulative_prod", (np.array([[0.7, 0.0, -1.3, 0.0, 1.2], [0.0, 0.0, 0.0, 1.1, -0.8]]),),
+     {"axis": 1}, {}),
+    ("cumulative_prod-initial", "cumulative_prod", (np.array([1.5, 0.0, -2.0, 0.5]),), {"include_initial": True}, {}),
+    ("cumulative_prod-complex", "cumulative_prod", (XC,), {"axis": 0}, {}),
+    ("cumulative_prod-float32", "cumulative_prod", (X32,), {"axis": 1}, F32),
     # ----- shapes.py -----
     ("reshape", "reshape", (X, fixed((3, 2))), {}, {}),
     ("permute_dims", "permute_dims", (X3, fixed((2, 0, 1))), {}, {}),

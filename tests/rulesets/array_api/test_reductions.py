@@ -34,7 +34,7 @@ def test_reductions_over_axes(g, name, shape, axis, keepdims):
     both(g[name], x, fkwargs={"axis": axis, "keepdims": keepdims})
 
 
-@pytest.mark.parametrize("name", ["sum", "prod", "mean", "var", "std", "cumulative_sum"])
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "var", "std", "cumulative_sum", "cumulative_prod"])
 def test_float32_and_complex(g, name):
     kw = {"axis": 1}
     both(g[name], array((2, 3), np.float32), fkwargs=kw, **F32)
@@ -107,6 +107,47 @@ def test_cumulative_sum(g, shape, axis, include_initial):
     both(g["cumulative_sum"], array(shape), fkwargs={"axis": axis, "include_initial": include_initial})
 
 
+@pytest.mark.parametrize("include_initial", [False, True])
+@pytest.mark.parametrize("shape,axis", [((5,), None), ((5,), 0), ((2, 3), 1), ((2, 3), -2), ((0,), 0)])
+def test_cumulative_prod(g, shape, axis, include_initial):
+    both(g["cumulative_prod"], array(shape), fkwargs={"axis": axis, "include_initial": include_initial})
+
+
+ZEROS = [np.asarray([2.0, 0.0, 3.0, 1.5]), np.asarray([0.0, -2.0, 3.0]), np.asarray([2.0, -3.0, 0.0]),
+         np.asarray([1.5, 0.0, -2.0, 0.0, 3.0]), np.asarray([0.0, 0.0, 0.0, 2.0]),
+         np.asarray([[1.5, 0.0, -2.0], [0.0, 0.0, 1.0], [-1.0, 2.0, 3.0]]),
+         np.asarray([1.0 + 1j, 0.0, 2.0 - 0.5j, 0.0, -1j])]
+
+
+def test_cumulative_prod_with_zeros(g):
+    # ∂y_k/∂x_i = ∏_{j ≤ k, j ≠ i} x_j, with no division by a zero
+    for x in ZEROS:
+        for kw in ({"axis": -1}, {"axis": -1, "include_initial": True}, {"axis": 0}):
+            both(g["cumulative_prod"], x, fkwargs=kw)
+        both(g["cumulative_prod"], np.asarray(x, np.complex64 if x.dtype.kind == "c" else np.float32),
+             fkwargs={"axis": -1}, **F32)
+    _, pb = cr.rrule(g["cumulative_prod"], np.asarray([2.0, 0.0, 3.0]), axis=0)
+    np.testing.assert_array_equal(pb(np.ones(3))[1], [1.0, 8.0, 0.0])
+    _, pb = cr.rrule(g["cumulative_prod"], np.asarray([2.0, 0.0, 3.0, 0.0]), axis=0)
+    np.testing.assert_array_equal(pb(np.ones(4))[1], [1.0, 8.0, 0.0, 0.0])
+
+
+def test_cumulative_prod_fast_path_is_the_body():
+    # NumPy's fast path (a float ndarray without zeros) computes what the body's
+    # formulas compute (run on a subclass, which takes them), bit for bit
+    class Sub(np.ndarray):
+        pass
+    for x, axis in ((array((2, 5)), 1), (array((4, 3), lo=-1.5, hi=-0.5), 0), (array((6,), np.complex128), 0),
+                    (array((3, 4), np.float32), 1)):
+        Ω = np.cumprod(x, axis=axis)
+        Δx, ȳ = array(x.shape, x.dtype), array(x.shape, x.dtype)
+        fast = reductions._cumprod_body(np, x, Ω, axis)
+        body = reductions._cumprod_body(np, x.view(Sub), Ω.view(Sub), axis)
+        assert fast[0](Δx).dtype == x.dtype
+        np.testing.assert_array_equal(fast[0](Δx), np.asarray(body[0](Δx)))
+        np.testing.assert_array_equal(fast[1](ȳ), np.asarray(body[1](ȳ)))
+
+
 def test_options_and_errors(g):
     x = array((2, 3))
     with pytest.raises(ValueError, match="cumulative_sum"):
@@ -149,6 +190,8 @@ CASES = [
     ("min", (np.asarray([[1.0, 3.0, 1.0], [2.0, 2.0, 0.5]]),), {}),
     ("cumulative_sum", (array((2, 3)),), {"axis": 1}),
     ("cumulative_sum", (array((4,)),), {"axis": 0, "include_initial": True}),
+    ("cumulative_prod", (np.asarray([[2.0, 0.0, -3.0], [1.0, 2.0, 0.5]]),), {"axis": 1}),
+    ("cumulative_prod", (np.asarray([0.0, 1.5, 0.0, 2.0]),), {"axis": 0, "include_initial": True}),
 ]
 
 

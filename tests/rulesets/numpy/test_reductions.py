@@ -535,3 +535,31 @@ def test_linear_fast_path_on_traced_arrays_is_the_body_bit_for_bit():
 
     ad.jvp(inside, (x0,), (v0,))
     assert served == [f"{n}_pullback" for n in ("sum", "mean") for _ in range(3)]   # the fast path's
+
+
+def test_prod_over_one_axis_fast_path_is_the_body_bit_for_bit():
+    """np.prod(x, axis=k) of a float array without a zero (`_prod_fast`):
+    ȳ·(Ω/x), the body's numbers, whatever the seed (a number, a NumPy
+    scalar, an array); with a zero, a tuple of axes or an option, the body's
+    own path."""
+    from chainrules.rulesets.array_api import reductions as body
+    _, generic = body.prod_rules(np.prod, "prod", ("axis", "dtype", "out", "keepdims", "initial", "where"))
+    failures, fast = [], 0
+    cases = [((7,), {}), ((7,), {"axis": 0}), ((7,), {"axis": -1, "keepdims": True}), ((3, 4), {"axis": 1}),
+             ((3, 4), {"axis": -2}), ((3, 4), {"axis": 0, "keepdims": True}), ((2, 3, 4), {"axis": 1}),
+             ((2, 3, 4), {"keepdims": True}), ((0, 3), {"axis": 0}), ((2, 3), {"axis": (0, 1)}), ((), {})]
+    for dtype in (np.float64, np.float32):
+        for shape, kw in cases:
+            with_zeros = _array(shape, dtype) * (np.arange(int(np.prod(shape))) % 5 != 2).reshape(shape)
+            for x in (_array(shape, dtype, lo=-1.5, hi=-0.5), np.asarray(with_zeros, dtype)):
+                Ω, pb = cr.rrule(np.prod, x, **kw)
+                Ωb, pbb = generic(x, **kw)
+                g = np.asarray(RNG.normal(size=np.shape(Ω))).astype(dtype)
+                for ȳ in (g, g[()] if g.ndim == 0 else g, float(g) if g.ndim == 0 and dtype is np.float64 else g):
+                    dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+                    if not (type(Ω) is type(Ωb) and np.array_equal(Ω, Ωb) and type(dx) is type(dxb)
+                            and dx.dtype == dxb.dtype and dx.shape == dxb.shape and np.array_equal(dx, dxb)):
+                        failures.append((dtype, shape, kw, x.tolist(), type(ȳ)))
+                fast += "kept" in pb.__code__.co_freevars         # `_prod_fast`'s pullback
+    assert not failures, failures
+    assert fast == 20          # the fast path served every case without a zero, an axis tuple or a 0-d x

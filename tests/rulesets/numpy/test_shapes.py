@@ -328,7 +328,7 @@ def test_joining_one_array_joins_its_rows():
 @pytest.mark.parametrize("f,args", [(np.split, (I(3),)), (np.split, ([1, 4],)), (np.split, (I(2), I(1))),
                                     (np.array_split, (I(4),)), (np.array_split, (I(2), I(-1))),
                                     (np.hsplit, (I(2),)), (np.vsplit, (I(3),)), (np.dsplit, (I(1),))],
-                         ids=str)
+                         ids=lambda v: getattr(v, "__name__", None) or str(v))
 def test_split(f, args):
     x = _array((6, 4, 2)) if f is np.dsplit else _array((6, 4))
     _both(f, x, *args)

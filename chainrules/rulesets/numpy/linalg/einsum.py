@@ -24,19 +24,14 @@ from chainrules._core import (
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import (
     NO,
-    ZERO,
     is_zero as _zero,
     reject_out,
     zero_for as _zero_for,
     seed,
-    plain,
     project_to,
 )
 from chainrules.rulesets.numpy.linalg._on_numpy import as_array
-from chainrules.rulesets.numpy.linalg._common import (
-    _sum_tangents,
-    _opts,
-)
+from chainrules.rulesets.numpy.linalg._common import _sum_tangents
 
 
 # =============================================================================

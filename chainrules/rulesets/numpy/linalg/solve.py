@@ -24,7 +24,6 @@ from chainrules._core import ProjectTo, Tangent, Thunk, non_differentiable, regi
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, is_zero as _zero, output_parts, seed, zero_for as _zero_for
 from chainrules.rulesets.array_api import linalg_ext as body
-from chainrules.rulesets.array_api._common import unbroadcast
 from chainrules.rulesets.numpy.linalg._common import _H, _opts
 from chainrules.rulesets.numpy.linalg._on_numpy import as_array, register_body, register_fast, register_unary_fast
 
