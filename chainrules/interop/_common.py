@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from chainrules import _debug
 from chainrules._core import _rules_of
 from chainrules.rulesets.elementwise import row_for_numpy_name
 from chainrules import (
@@ -274,6 +275,28 @@ class Leaves:
         for s, g in zip(self._spec[1], grads):
             walk(s, g)
         return out
+
+
+def row_rules(g: Any) -> Any:
+    """g's rules (`_rules_of(g)`) when they are one frule and one rrule, for
+    every config, made from a unary row of the element-wise table (they
+    carry its `RealUnary` as `real_rule`): the adapters' fast paths, checked
+    on each call by `same_rules`; else None."""
+    rules = _rules_of(g)
+    fr, rr = rules
+    if len(fr) != 1 or len(rr) != 1 or fr[0].config is not None or rr[0].config is not None:
+        return None
+    real = getattr(rr[0].fn, "real_rule", None)
+    if real is None or getattr(fr[0].fn, "real_rule", None) is not real:
+        return None
+    return rules
+
+
+def same_rules(g: Any, rules: Any) -> bool:
+    """The rule table still holds `rules` (row_rules(g)) for g, and debug mode
+    (which checks the rules' contracts on the generic path) is off."""
+    now = _rules_of(g)
+    return now[0] is rules[0] and now[1] is rules[1] and not _debug._on
 
 
 def frule_or_raise(engine: str, f: Any, g: Any, config: Any, tangents: tuple[Any, ...],

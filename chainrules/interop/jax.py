@@ -62,7 +62,9 @@ from chainrules.interop._common import (
     name_of,
     no_rule_error,
     resolve,
+    row_rules,
     rrule_or_raise,
+    same_rules,
     to_cr,
     wrap_name,
 )
@@ -207,6 +209,20 @@ def to_jax(f: Callable[..., Any], *, via_ad: bool = False) -> Callable[..., Any]
     # eager call then runs the rule once (not a second time to ask whether it applies),
     # and JAX's caches, keyed by the function, serve the next call
     jvp_functions: dict[Any, Any] = {}
+    # for a function whose rules are the element-wise table's unary ones (jnp.sin for
+    # np.sin), that custom_jvp under jax.jit, as jax.numpy's own functions are: an eager
+    # jax.grad then runs compiled code, not the rule op by op (issue 25); the rules it was
+    # traced with are checked on every call (a rule registered later is not missed)
+    jitted: dict[Any, Any] = {}
+
+    def call(jax: Any, g: Any, key: Any, made: Any, values: Any) -> Any:
+        entry = jitted.get(key)
+        if entry is None:
+            rules = row_rules(g)
+            entry = jitted[key] = (rules, None if rules is None else jax.jit(made))
+        if entry[1] is not None and same_rules(g, entry[0]):
+            return entry[1](*values)
+        return made(*values)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         jax = _jax()
@@ -241,14 +257,16 @@ def to_jax(f: Callable[..., Any], *, via_ad: bool = False) -> Callable[..., Any]
         key = _signature(leaves, kwargs)
         made = jvp_functions.get(key) if key is not None else None
         if made is not None:
-            return made(*leaves.values)
+            return call(jax, g, key, made, leaves.values)
         if _has_frule(g, leaves, kwargs):
             made = _jvp_function(jax, f, g, leaves.skeleton(), kwargs, who)
-            if key is not None:
-                if len(jvp_functions) >= _MADE_MAX:
-                    jvp_functions.clear()
-                jvp_functions[key] = made
-            return made(*leaves.values)
+            if key is None:
+                return made(*leaves.values)
+            if len(jvp_functions) >= _MADE_MAX:
+                jvp_functions.clear()
+                jitted.clear()
+            jvp_functions[key] = made
+            return call(jax, g, key, made, leaves.values)
         if not _has_rrule(g, args, kwargs):
             raise no_rule_error("to_jax", f, g, args, kwargs)
         return _vjp_function(jax, f, g, leaves, kwargs, who)(*leaves.values)

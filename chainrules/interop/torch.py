@@ -50,7 +50,9 @@ from chainrules.interop._common import (
     is_host_only,
     name_of,
     resolve,
+    row_rules,
     rrule_or_raise,
+    same_rules,
     to_cr,
     wrap_name,
 )
@@ -136,17 +138,21 @@ def to_torch(f: Callable[..., Any]) -> Callable[..., Any]:
     if not callable(f):
         raise TypeError(f"to_torch: expected a function, got {type(f).__name__}")
 
-    looked_up: list[Any] = []        # (g, host) of _lookup(f), found at the first call
+    looked_up: list[Any] = []        # (g, host) of _lookup(f) and g's _RowPlan, at the first call
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not looked_up:
+            looked_up.append(_lookup(f))
+            looked_up.append(None if looked_up[0][1] else _RowPlan.of(looked_up[0][0]))
+        plan = looked_up[1]
+        if plan is not None and plan.serves(args, kwargs):
+            return _apply_row(plan, args[0])
         who = wrapper.__qualname__
         check_libraries(who, args, frozenset({"torch"}),
                         "pass torch tensors (torch.as_tensor(x)) to differentiate it with PyTorch")
         leaves = Leaves(args, _is_leaf)
         if not leaves.values:
             _no_tensor(who, args)
-        if not looked_up:
-            looked_up.append(_lookup(f))
         g, host = looked_up[0]
         if g is not f and f in _DEFAULTS:
             kwargs = _numpy_defaults(f, args, kwargs)
@@ -285,6 +291,97 @@ class _Plan:
 
     def rrule(self, values: Any) -> tuple[Any, Any]:
         return rrule_or_raise("to_torch", self.f, self.g, CONFIG, self.args(values), self.kwargs)
+
+
+# ----- the fast path of an element-wise function with a row: one real tensor ----------
+# (issue 25) The generic path above costs several times torch's own function at 1000
+# elements: the argument walk, the plan, the rule's dispatch and its generic body on every
+# call.  A function whose only rules are the element-wise table's unary ones (torch.sin for
+# np.sin) called on one real tensor takes a Function of its own instead, which computes
+# what those rules compute (`RealUnary`: the primal, and ∂Ω/∂x·v in torch's operations, so
+# that every order and torch.func work as on the generic path), looked up once per wrapped
+# function and checked against the rule table on every call (a rule registered later for
+# the function, or debug mode, sends the calls back to the generic path).
+
+class _RowPlan:
+    """The rules of g when they are the table's unary ones: `real` their
+    `RealUnary`, valid while the rule table holds the same rules for g."""
+    __slots__ = ("g", "rules", "real", "xp", "tensor")
+
+    def __init__(self, g: Any, rules: Any, real: Any) -> None:
+        self.g, self.rules, self.real = g, rules, real
+        self.xp = _namespaces()[0]
+        self.tensor = _torch().Tensor
+
+    @staticmethod
+    def of(g: Any) -> _RowPlan | None:
+        rules = row_rules(g)
+        return None if rules is None else _RowPlan(g, rules, rules[1][0].fn.real_rule)
+
+    def serves(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        """One real tensor, no keyword, and g's rules those of the plan."""
+        if len(args) != 1 or kwargs or type(args[0]) is not self.tensor or not args[0].is_floating_point():
+            return False
+        return same_rules(self.g, self.rules)
+
+
+_ROW_APPLY: list[Any] = []
+
+
+def _apply_row(plan: _RowPlan, x: Any) -> Any:
+    """RowFunction.apply(plan, x), by the C entry point outside torch.func's
+    transforms (as `_apply`)."""
+    if not _ROW_APPLY:
+        cls = _row_function()
+        torch = _torch()
+        active = getattr(torch._C, "_are_functorch_transforms_active", None)
+        base = super(torch.autograd.Function, cls).apply if active is not None else None
+        _ROW_APPLY.append((cls.apply, base, active))
+    full, base, active = _ROW_APPLY[0]
+    if base is None or active():
+        return full(plan, x)
+    return base(plan, x)
+
+
+def _row_function() -> Any:
+    """The torch.autograd.Function of the fast path, made once."""
+    torch = _torch()
+    function: Any = torch.autograd.Function
+
+    class RowFunction(function):  # type: ignore[misc]  # torch is untyped here
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(plan: _RowPlan, x: Any) -> Any:
+            y = plan.real.primal(x)
+            return y.view_as(y) if y is x else y        # as _not_an_input
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.plan = inputs[0]
+            ctx.save_for_backward(inputs[1], output)
+            ctx.save_for_forward(inputs[1], output)
+
+        @staticmethod
+        def backward(ctx: Any, ȳ: Any) -> Any:
+            x, Ω = ctx.saved_tensors
+            plan = ctx.plan
+            if ȳ.dtype != Ω.dtype or ȳ.shape != Ω.shape:
+                # a seed to broadcast or cast: the rule's own pullback does it
+                _, pullback = rrule_or_raise("to_torch", plan.g, plan.g, CONFIG, (x,), {})
+                return None, from_cr(pullback(ȳ)[1], x, _zeros, _leaf_out, plan.g.__name__)
+            return None, plan.real.times(plan.xp, x, Ω, ȳ)
+
+        @staticmethod
+        def jvp(ctx: Any, _: Any, ẋ: Any) -> Any:
+            x, Ω = ctx.saved_tensors
+            plan = ctx.plan
+            if ẋ.dtype != Ω.dtype or ẋ.shape != Ω.shape:
+                _, ẏ = frule_or_raise("to_torch", plan.g, plan.g, CONFIG, (ẋ,), (x,), {})
+                return from_cr(ẏ, Ω, _zeros, _leaf_out, plan.g.__name__)
+            return plan.real.times(plan.xp, x, Ω, ẋ)
+
+    return RowFunction
 
 
 _CLASS: list[Any] = []

@@ -184,3 +184,23 @@ def test_export_many_functions():
     assert "gamma" in export("jax", sp)
     with pytest.raises(ValueError, match="unknown engine"):
         export("tensorflow", [np.sin])
+
+
+def test_a_row_function_runs_jitted_and_honours_rules_registered_later():
+    """to_jax(np.sin) runs its custom_jvp under jax.jit (issue 25): the rule's
+    derivatives, also eagerly; a rule registered later for jnp.sin, and debug
+    mode, send the calls back to the rule run op by op."""
+    from conftest import registry_restored
+    w = to_jax(np.sin)
+    x = jnp.asarray(X)
+    loss = lambda v: w(v).sum()
+    g = jax.grad(loss)(x)
+    np.testing.assert_array_equal(g, cr.frule(JaxConfig(), (cr.NoTangent(), jnp.ones(3)), jnp.sin, x)[1])
+    with registry_restored():
+        @cr.register_frule(jnp.sin)
+        def _frule(tangents, v):
+            return jnp.sin(v), 3 * tangents[1]
+        np.testing.assert_allclose(jax.grad(loss)(x), jnp.full(3, 3.0))
+    np.testing.assert_array_equal(jax.grad(loss)(x), g)
+    with cr.debug_mode(True):
+        np.testing.assert_allclose(jax.grad(loss)(x), g, rtol=1e-15)

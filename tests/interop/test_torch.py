@@ -11,6 +11,9 @@ import chainrules as cr
 from chainrules.interop import TorchConfig, export, to_torch
 from chainrules.testing import test_adapter
 
+from chainrules.interop.torch import _lookup
+from conftest import registry_restored
+
 from ._cases import A, COMPLEX, X, Z, no_rule, params, straight_through
 
 pytestmark = pytest.mark.interop
@@ -235,3 +238,59 @@ def test_sign_and_abs_under_vmap():
     assert g[1, 0].isnan() and torch.equal(g[1, 1:], want[1, 1:])
     z = torch.tensor([[0j, 3 + 4j]], dtype=torch.complex128)
     assert torch.allclose(torch.func.vmap(sign)(z), torch.sgn(z))
+
+
+# ----- the fast path of an element-wise row on one real tensor (issue 25) ------------------
+
+ROWS = [np.sin, np.exp, np.log, np.tanh, np.sqrt, np.arctan, np.expm1, np.negative, np.positive]
+
+
+def test_the_row_fast_path_computes_what_the_rule_computes():
+    """np.sin & co. on one real tensor take RowFunction, which must give the
+    rule's own Ω, pullback and pushforward bit for bit (float64 and float32),
+    at second order too (torch differentiates its backward)."""
+    config, fast = TorchConfig(), 0
+    for f in ROWS:
+        w = to_torch(f)
+        for dtype in (torch.float64, torch.float32):
+            x = torch.tensor([0.3, 0.7, 1.9], dtype=dtype, requires_grad=True)
+            ȳ, ẋ = torch.tensor([1.0, -2.0, 0.5], dtype=dtype), torch.tensor([0.5, 3.0, -1.0], dtype=dtype)
+            y = w(x)
+            fast += type(y.grad_fn).__name__.startswith("RowFunction")
+            g = _lookup(f)[0]
+            Ω, pullback = cr.rrule(config, g, x.detach())
+            assert torch.equal(y.detach(), Ω) and y.dtype == dtype, f
+            got, = torch.autograd.grad(y, x, ȳ)
+            assert torch.equal(got, pullback(ȳ)[1]), f
+            assert torch.equal(torch.func.jvp(w, (x.detach(),), (ẋ,))[1],
+                               cr.frule(config, (cr.NoTangent(), ẋ), g, x.detach())[1]), f
+            # second order: torch differentiates the backward's own operations
+            d1, = torch.autograd.grad(w(x), x, ȳ, create_graph=True)
+            x0 = x.detach().requires_grad_()
+            e1 = cr.rrule(config, g, x0)[1](ȳ)[1]
+            assert d1.requires_grad == e1.requires_grad, f       # np.negative's: a constant
+            if d1.requires_grad:
+                torch.testing.assert_close(torch.autograd.grad(d1.sum(), x)[0],
+                                           torch.autograd.grad(e1.sum(), x0)[0])
+    assert fast == 2 * len(ROWS)       # the fast path served every case (not vacuous)
+
+
+def test_the_row_fast_path_leaves_other_calls_and_later_rules_to_the_generic_path():
+    w = to_torch(np.sin)
+    x = torch.tensor([0.3, 0.7], dtype=torch.float64, requires_grad=True)
+    assert type(w(x).grad_fn).__name__.startswith("RowFunction")
+    # a seed of another dtype: the rule's pullback casts it
+    g, = torch.autograd.grad(w(x), x, torch.tensor([1.0, 2.0], dtype=torch.float32))
+    torch.testing.assert_close(g, torch.cos(x.detach()) * torch.tensor([1.0, 2.0], dtype=torch.float64))
+    # a rule registered later for torch.sin is the one that runs
+    with registry_restored():
+        @cr.register_rrule(torch.sin)
+        def _rrule(x):
+            return torch.sin(x), lambda ȳ: (cr.NoTangent(), 3 * ȳ)
+        y = w(x)
+        assert not type(y.grad_fn).__name__.startswith("RowFunction")
+        torch.testing.assert_close(torch.autograd.grad(y.sum(), x)[0], torch.full((2,), 3.0, dtype=torch.float64))
+    assert type(w(x).grad_fn).__name__.startswith("RowFunction")
+    # debug mode: the generic path, which checks the rules' contracts
+    with cr.debug_mode(True):
+        assert not type(w(x).grad_fn).__name__.startswith("RowFunction")

@@ -441,3 +441,63 @@ def test_pow_at_zero_first_derivatives_stay_the_tables():
         if p > 0:
             assert ad.gradient(lambda q: 0.0 ** q, p) == 0.0
             assert ad.gradient(lambda q: np.sum(np.power(0.0, q)), np.array([p])) == [0.0]
+
+
+# ----- the rrules' fast path on real arrays traced by an enclosing differentiation (issue 25) ----
+
+def _body_rrules(f):
+    """f's element-wise rrules (those whose generic body is `body`)."""
+    from chainrules._core import _rules_of
+    fns = [r.fn for r in _rules_of(f)[1] if hasattr(r.fn, "body")]
+    assert fns, f
+    return fns
+
+
+def _parts(v):
+    v = unthunk(v)
+    if isinstance(v, cr.AbstractZero) or isinstance(v, np.ndarray):
+        return (v,)
+    return (v.primal, v.tangent)
+
+
+def test_the_traced_fast_path_computes_what_the_body_computes():
+    """On Duals of real arrays (ad.hvp's inner gradient), the unary and binary
+    rrules skip their seed, conjugate and projection layers: Ω and every
+    cotangent must be the body's bit for bit, for a cotangent of Ω's layout
+    (plain or traced) and for one to spread (a number: the body's own)."""
+    from chainrules import ad
+    x0, v0 = np.array([0.3, 0.7, 1.9]), np.array([0.5, -1.0, 2.0])
+    y0 = np.array([1.4, 0.2, 0.6])
+    unary = [np.sin, np.exp, np.log, np.tanh, np.sqrt, np.arctan, np.negative]
+    binary = [np.multiply, np.add, np.subtract, np.divide, np.power, np.arctan2, np.hypot]
+    checked = []
+
+    def compare(rule, args):
+        Ω, pullback = rule(*args)
+        Ωb, body_pullback = rule.body(*args)
+        assert all(np.array_equal(a, b) for a, b in zip(_parts(Ω), _parts(Ωb)))
+        assert "traced" in pullback.__name__, rule        # the fast path served it (not vacuous)
+        for ȳ in (y0, args[0] * y0 if not isinstance(args[0], np.ndarray) else args[-1] * y0, 1.0):
+            got, want = pullback(ȳ), body_pullback(ȳ)
+            assert len(got) == len(want)
+            for g, w in zip(got[1:], want[1:]):
+                g, w = _parts(g), _parts(w)
+                assert len(g) == len(w) and all(np.array_equal(a, b) for a, b in zip(g, w)), (rule, ȳ)
+        checked.append(rule)
+
+    def inside(z):
+        from chainrules.rulesets.elementwise.real import traced_real
+        assert traced_real((z, y0)) == ((3,), np.dtype(np.float64)) and traced_real((y0, y0)) is None
+        assert traced_real((z, y0.astype(np.float32))) is None and traced_real((z, y0[:2])) is None
+        assert traced_real((z + 0j,)) is None and traced_real((z, 2.0)) is None
+        for f in unary:
+            for rule in _body_rrules(f):
+                compare(rule, (z,))
+        for f in binary:
+            for rule in _body_rrules(f):
+                for args in ((z, z * 0.5 + 1.0), (z, y0), (y0, z)):
+                    compare(rule, args)
+        return z
+
+    ad.jvp(inside, (x0,), (v0,))
+    assert len(checked) >= len(unary) + 3 * len(binary)

@@ -49,6 +49,7 @@ from chainrules._xp import (namespace, is_numpy, astype, through_engines, unbroa
                             missing_function)
 from chainrules.rulesets._arrays import NO, ZERO, like, named_rule, reject_out
 from chainrules.rulesets.elementwise import ONE, NEG_ONE, STAND_INS, TABLE
+from chainrules.rulesets.elementwise.real import RealUnary, same_real, times as _times, traced_real
 from chainrules.rulesets.elementwise.scalar import PYTHON_SCALARS, ScalarProject, real_python_scalars
 
 __all__ = ["rules_for", "register_row", "register_name"]
@@ -273,16 +274,6 @@ def _zero_for(project: Any) -> Any:
     return ZERO if project.kind else NO
 
 
-def _times(xp: Any, d: Any, v: Any) -> Any:
-    if d is ONE:
-        return v
-    if d is NEG_ONE:
-        return -v
-    if is_traced(v) and not is_traced(d):
-        return v * d        # a library array times a tracked value: the tracked value's product
-    return d * v            # (array_api_strict's Array.__mul__ refuses other types)
-
-
 def _conj(xp: Any, d: Any) -> Any:
     if d is ONE or d is NEG_ONE or xp is PYTHON_SCALARS or isinstance(d, float) or not _complex(xp, d):
         return d
@@ -372,7 +363,7 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def unary_rrule_body(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x)
@@ -406,8 +397,33 @@ def _unary_rules(f: Any, row: Any, name: str, python_scalars: bool) -> Any:
                 raise _missing(name, xp, e) from e
         return Ω, unary_pullback
 
+    # what these rules compute on a real array of a namespace: for a traced NumPy array
+    # (below) and an adapter that calls them on every call of one function (interop.torch)
+    real = RealUnary(f, d) if not may_leave_reals and not row_zero and d is not None else None
+
+    def unary_rrule(x: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        # a real ndarray traced by an enclosing differentiation (ad.hvp's inner gradient on
+        # Duals): the body's cotangent without its seed, conjugate and projection layers,
+        # which leave a cotangent of Ω's layout as it is; any other cotangent, the body's
+        if not kwargs and real is not None and type(x) is not np.ndarray:
+            layout = traced_real((x,))
+            if layout is not None:
+                Ω = real.primal(x)
+                if same_real(Ω, layout):
+                    def unary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
+                        if same_real(ȳ, layout):
+                            return NO, real.times(np, x, Ω, ȳ)
+                        return body(x)[1](ȳ)
+                    return Ω, unary_traced_pullback
+        return body(x, **kwargs)
+
     ident = _ident(name)
-    return named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
+    body = named_rule(unary_rrule_body, ident)
+    fr, rr = named_rule(unary_frule, ident), named_rule(unary_rrule, ident)
+    if real is not None:
+        fr.real_rule = rr.real_rule = real  # type: ignore[attr-defined]
+    rr.body = body      # type: ignore[attr-defined]  # the generic body, for the tests of the fast path
+    return fr, rr
 
 
 # ----- binary rules ------------------------------------------------------------------
@@ -460,7 +476,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
         except AttributeError as e:
             raise _missing(name, xp, e) from e
 
-    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+    def binary_rrule_body(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         if kwargs:
             _check_kwargs(name, kwargs)
         xp = namespace(x, y)
@@ -495,8 +511,36 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
             return NO, cotangent(dx, px, ȳ), cotangent(dy, py, ȳ)
         return Ω, binary_pullback
 
+    def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
+        # real ndarrays of one layout, one traced at least (see unary_rrule): the body's
+        # cotangents without its seed, conjugate and projection layers
+        if not kwargs and not may_leave_reals:
+            layout = traced_real((x, y))
+            if layout is not None:
+                Ω = f(x, y)
+                if same_real(Ω, layout):
+                    def binary_traced_cotangent(d: Any, ȳ: Any) -> Any:
+                        if d is None:
+                            return ZERO
+                        if d is ONE:
+                            return ȳ
+
+                        def binary_traced_thunk() -> Any:
+                            return _times(np, partial_at(d, x, y, Ω, np), ȳ)
+                        return Thunk(binary_traced_thunk)
+
+                    def binary_traced_pullback(ȳ: Any) -> tuple[Any, ...]:
+                        if same_real(ȳ, layout):
+                            return NO, binary_traced_cotangent(dx, ȳ), binary_traced_cotangent(dy, ȳ)
+                        return body(x, y)[1](ȳ)
+                    return Ω, binary_traced_pullback
+        return body(x, y, **kwargs)
+
     ident = _ident(name)
-    return named_rule(binary_frule, ident), named_rule(binary_rrule, ident)
+    body = named_rule(binary_rrule_body, ident)
+    rr = named_rule(binary_rrule, ident)
+    rr.body = body      # type: ignore[attr-defined]  # the generic body, for the tests of the fast path
+    return named_rule(binary_frule, ident), rr
 
 
 def _ident(name: str) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from chainrules._core import InplaceableThunk, Thunk, is_traced
+from chainrules._core import InplaceableThunk, Thunk, is_traced, untraced
 from chainrules._protocols import Pullback
 from chainrules.rulesets.array_api import reductions as array_api
 from chainrules.rulesets.array_api._common import _NOVALUE, normalize_axes as axes_of
@@ -35,7 +35,14 @@ def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
     every other call is the body's."""
 
     def linear_rrule(x: Any, *args: Any, **kwargs: Any) -> tuple[Any, Pullback]:
-        if (type(x) is not np.ndarray or args or x.dtype.kind not in "fc"
+        p = x
+        if type(x) is not np.ndarray and is_traced(x):
+            # a real array traced by an enclosing differentiation (the rule differentiated:
+            # ad.hvp): the same cotangent for a plain seed, the seed being a constant there
+            p = untraced(x)
+            if type(p) is not np.ndarray or p.dtype.kind != "f":
+                return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
+        if (type(p) is not np.ndarray or args or p.dtype.kind not in "fc"
                 or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         keepdims = kwargs.get("keepdims", False)
@@ -43,13 +50,18 @@ def _linear_fast(rrule: Any, primal: Any, name: str, mean: bool) -> Any:
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         axis = kwargs.get("axis")
         # np.sum of an ndarray is np.add.reduce (its Python layer costs more than a small sum)
-        Ω = primal(x, **kwargs) if mean else np.add.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]
-        shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
-        if axis is None:                    # the common call: every axis
-            kept = Ωshape if keepdims else (1,) * x.ndim
-            n = max(x.size, 1)
+        if mean or p is not x:
+            Ω = primal(x, **kwargs)
+            Ωshape = untraced(Ω).shape
         else:
-            axes = axes_of(name, axis, x.ndim)
+            Ω = np.add.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]
+            Ωshape = Ω.shape
+        shape, dtype = p.shape, p.dtype
+        if axis is None:                    # the common call: every axis
+            kept = Ωshape if keepdims else (1,) * p.ndim
+            n = max(p.size, 1)
+        else:
+            axes = axes_of(name, axis, p.ndim)
             kept = Ωshape if keepdims or not axes else tuple(1 if i in axes else n for i, n in enumerate(shape))
             n = max(array_api._count(shape, axes), 1)
 

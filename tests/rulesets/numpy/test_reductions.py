@@ -506,6 +506,37 @@ def test_prod_over_every_axis_fast_path_is_the_body_bit_for_bit():
     assert fast == 12
 
 
+def test_linear_fast_path_on_traced_arrays_is_the_body_bit_for_bit():
+    """np.sum's and np.mean's fast path serves a real array traced by an
+    enclosing differentiation (ad.hvp's inner gradient): Ω and the cotangent
+    of a plain seed are the body's (reached here by dtype=None, an option the
+    fast path leaves to it)."""
+    from chainrules import ad
+    from chainrules.ad.config import REVERSE
+    x0, v0 = np.arange(1.0, 7.0).reshape(2, 3), np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    served = []
+
+    def parts(v):
+        v = cr.unthunk(v)
+        return (v,) if isinstance(v, (np.ndarray, float, np.floating)) else (v.primal, v.tangent)
+
+    def inside(z):
+        for f in (np.sum, np.mean):
+            for kw in ({}, {"axis": 0}, {"axis": 1, "keepdims": True}):
+                Ω, pb = cr.rrule(REVERSE, f, z, **kw)
+                Ωb, pbb = cr.rrule(REVERSE, f, z, dtype=None, **kw)
+                assert all(np.array_equal(a, b) for a, b in zip(parts(Ω), parts(Ωb)))
+                seed = np.ones(np.shape(parts(Ω)[0])) * 2.0
+                for ȳ in (seed, 2.0) if not kw else (seed,):
+                    g, gb = pb(ȳ)[1], pbb(ȳ)[1]
+                    assert all(np.array_equal(a, b) for a, b in zip(parts(g), parts(gb))), (f, kw)
+                served.append(pb.__name__)
+        return z
+
+    ad.jvp(inside, (x0,), (v0,))
+    assert served == [f"{n}_pullback" for n in ("sum", "mean") for _ in range(3)]   # the fast path's
+
+
 def test_prod_over_one_axis_fast_path_is_the_body_bit_for_bit():
     """np.prod(x, axis=k) of a float array without a zero (`_prod_fast`):
     ȳ·(Ω/x), the body's numbers, whatever the seed (a number, a NumPy
