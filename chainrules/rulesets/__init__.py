@@ -81,6 +81,19 @@ def _special_on(name: str) -> Any:
     return register
 
 
+def _stats_on(name: str) -> Any:
+    def register(module: Any) -> None:
+        if importlib.util.find_spec("scipy") is None:
+            return
+        try:
+            from chainrules.rulesets.scipy.stats import libs
+            libs.register_for(name, module)
+        except Exception as e:          # never break the user's import of the library
+            warnings.warn(f"chainrules: registering the scipy.stats rules for {name} failed: {e!r}",
+                          RuntimeWarning, stacklevel=2)
+    return register
+
+
 ON_IMPORT = {f"scipy.{m}": _scipy_rules(m) for m in _SCIPY_MODULES
              if importlib.util.find_spec(f"chainrules.rulesets.scipy.{m}") is not None}
 for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]):
@@ -90,6 +103,9 @@ for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]
 for _name in _SPECIAL_LIBRARIES:
     ON_IMPORT[_name] = (_all_of(ON_IMPORT[_name], _special_on(_name)) if _name in ON_IMPORT
                         else _special_on(_name))
+# the libraries that have scipy.stats' functions: its methods' rules registered on them
+# (rulesets/scipy/stats/libs.py)
+ON_IMPORT["jax.scipy.stats"] = _stats_on("jax.scipy.stats")
 _pending = set()        # the names the hook still waits for
 
 

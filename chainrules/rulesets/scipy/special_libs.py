@@ -32,6 +32,7 @@ imported.
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
+import copy
 import dis
 import sys
 import types
@@ -156,11 +157,18 @@ class _NumpyNames:
 
 _OUR_MODULES = ("chainrules.rulesets.scipy.special", "chainrules.rulesets.scipy.special_rows_basic",
                 "chainrules.rulesets.scipy.special_rows_bessel", "chainrules.rulesets.scipy.special_rows_other",
-                "chainrules.rulesets.scipy.special_libs")
+                "chainrules.rulesets.scipy.special_libs", "chainrules.rulesets.scipy.stats.continuous",
+                "chainrules.rulesets.scipy.stats.discrete")
 
 
 def _ours(f: Any) -> bool:
     return isinstance(f, types.FunctionType) and f.__module__ in _OUR_MODULES
+
+
+def _holder(v: Any) -> bool:
+    """An object of the row modules holding partials as attributes (a scipy.stats
+    distribution's standard form, captured by the closures of its methods)."""
+    return not isinstance(v, type) and type(v).__module__ in _OUR_MODULES and hasattr(v, "__dict__")
 
 
 def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], set[str]]:
@@ -171,13 +179,25 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
     nps: set[str] = set()
     series: set[str] = set()
 
-    def code(c: Any, g: dict[str, Any]) -> None:
+    def code(c: Any, g: dict[str, Any], cells: dict[str, Any]) -> None:
         if c in seen:
             return
         seen.add(c)
         ins = list(dis.get_instructions(c))
         for i, op in enumerate(ins):
-            if op.opname == "LOAD_GLOBAL":
+            if op.opname == "LOAD_DEREF" and _holder(cells.get(op.argval)):
+                # a holder's attribute: only the partials read from it count
+                nxt = ins[i + 1] if i + 1 < len(ins) else None
+                held = cells[op.argval]
+                if nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                    v = getattr(held, nxt.argval, None)
+                    if _ours(v):
+                        visit(v)
+                else:
+                    for v in vars(held).values():
+                        if _ours(v):
+                            visit(v)
+            elif op.opname == "LOAD_GLOBAL":
                 name = op.argval
                 nxt = ins[i + 1] if i + 1 < len(ins) else None
                 if name in ("sp", "np") and nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD"):
@@ -203,17 +223,21 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                         visit(v)
         for k in c.co_consts:
             if isinstance(k, types.CodeType):
-                code(k, g)
+                code(k, g, cells)
 
     def visit(f: Any) -> None:
-        code(f.__code__, f.__globals__)
-        for cell in f.__closure__ or ():
+        cells: dict[str, Any] = {}
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
             try:
-                v = cell.cell_contents
+                cells[name] = v = cell.cell_contents
             except ValueError:
                 continue
             if _ours(v):
                 visit(v)
+        for v in f.__defaults__ or ():
+            if _ours(v):
+                visit(v)
+        code(f.__code__, f.__globals__, cells)
 
     visit(fn)
     return sps, nps, series
@@ -224,9 +248,10 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
 class _Env:
     """The partials of the rows with `sp` and `np` bound to one library's namespaces."""
 
-    def __init__(self, sp_ns: Any, np_ns: Any) -> None:
+    def __init__(self, sp_ns: Any, np_ns: Any, series: Any = None) -> None:
         self.sp = sp_ns
         self.np = np_ns
+        self.series = series            # name -> a stand-in for a host-only series of special_series
         self._globals: dict[int, dict[str, Any]] = {}
         self._clones: dict[Any, Any] = {}
 
@@ -241,6 +266,8 @@ class _Env:
             for name, v in g.items():
                 if _ours(v):
                     new[name] = self.clone(v)
+                elif self.series is not None and getattr(v, "__module__", None) == special_series.__name__:
+                    new[name] = self.series(name)
                 elif v is _special:
                     new[name] = types.SimpleNamespace(
                         _zeta=getattr(self.sp, "zeta", None),
@@ -253,12 +280,27 @@ class _Env:
             g = self.globals_of(f.__globals__)       # may clone f itself (a module's function)
             c = self._clones.get(f)
             if c is None:
-                closure = tuple(types.CellType(self.clone(cell.cell_contents) if _ours(cell.cell_contents)
-                                               else cell.cell_contents) for cell in f.__closure__ or ())
-                c = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, closure or None)
+                closure = tuple(types.CellType(self._value(cell.cell_contents)) for cell in f.__closure__ or ())
+                defaults = None if f.__defaults__ is None else tuple(self._value(v) for v in f.__defaults__)
+                c = types.FunctionType(f.__code__, g, f.__name__, defaults, closure or None)
                 c.__kwdefaults__ = f.__kwdefaults__
                 self._clones[f] = c
         return c
+
+    def _value(self, v: Any) -> Any:
+        """A closure's or default's value in this environment: our functions and
+        holders cloned, anything else as it is."""
+        if _ours(v):
+            return self.clone(v)
+        if _holder(v):
+            c = self._clones.get(id(v))
+            if c is None:
+                c = self._clones[id(v)] = copy.copy(v)
+                for name, f in vars(v).items():
+                    if _ours(f):
+                        setattr(c, name, self.clone(f))
+            return c
+        return v
 
 
 class _Library:
