@@ -106,6 +106,7 @@ for _name in _SPECIAL_LIBRARIES:
 # the libraries that have scipy.stats' functions: its methods' rules registered on them
 # (rulesets/scipy/stats/libs.py)
 ON_IMPORT["jax.scipy.stats"] = _stats_on("jax.scipy.stats")
+ON_IMPORT["torch"] = _all_of(ON_IMPORT["torch"], _stats_on("torch"))
 _pending = set()        # the names the hook still waits for
 
 

@@ -165,6 +165,13 @@ def _ours(f: Any) -> bool:
     return isinstance(f, types.FunctionType) and f.__module__ in _OUR_MODULES
 
 
+def _special_name(v: Any) -> str | None:
+    """The scipy.special name of v, a function of scipy.special held as a value (a
+    distribution's `cdf=sp.ndtr`), else None."""
+    name = getattr(v, "__name__", None)
+    return name if isinstance(name, str) and getattr(sp, name, None) is v else None
+
+
 def _holder(v: Any) -> bool:
     """An object of the row modules holding partials as attributes (a scipy.stats
     distribution's standard form, captured by the closures of its methods)."""
@@ -189,14 +196,13 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                 # a holder's attribute: only the partials read from it count
                 nxt = ins[i + 1] if i + 1 < len(ins) else None
                 held = cells[op.argval]
-                if nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD"):
-                    v = getattr(held, nxt.argval, None)
+                held_values = ([getattr(held, nxt.argval, None)] if nxt is not None
+                               and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD") else list(vars(held).values()))
+                for v in held_values:
                     if _ours(v):
                         visit(v)
-                else:
-                    for v in vars(held).values():
-                        if _ours(v):
-                            visit(v)
+                    elif _special_name(v):
+                        sps.add(_special_name(v))  # type: ignore[arg-type]  # a str here
             elif op.opname == "LOAD_GLOBAL":
                 name = op.argval
                 nxt = ins[i + 1] if i + 1 < len(ins) else None
@@ -234,7 +240,9 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                 continue
             if _ours(v):
                 visit(v)
-        for v in f.__defaults__ or ():
+            elif _special_name(v):
+                sps.add(_special_name(v))  # type: ignore[arg-type]  # a str here
+        for v in (*(f.__defaults__ or ()), *(f.__kwdefaults__ or {}).values()):
             if _ours(v):
                 visit(v)
         code(f.__code__, f.__globals__, cells)
@@ -283,7 +291,8 @@ class _Env:
                 closure = tuple(types.CellType(self._value(cell.cell_contents)) for cell in f.__closure__ or ())
                 defaults = None if f.__defaults__ is None else tuple(self._value(v) for v in f.__defaults__)
                 c = types.FunctionType(f.__code__, g, f.__name__, defaults, closure or None)
-                c.__kwdefaults__ = f.__kwdefaults__
+                c.__kwdefaults__ = None if f.__kwdefaults__ is None else \
+                    {k: self._value(v) for k, v in f.__kwdefaults__.items()}
                 self._clones[f] = c
         return c
 
@@ -292,13 +301,16 @@ class _Env:
         holders cloned, anything else as it is."""
         if _ours(v):
             return self.clone(v)
+        name = _special_name(v)
+        if name is not None:
+            return getattr(self.sp, name, v)
         if _holder(v):
             c = self._clones.get(id(v))
             if c is None:
                 c = self._clones[id(v)] = copy.copy(v)
                 for name, f in vars(v).items():
-                    if _ours(f):
-                        setattr(c, name, self.clone(f))
+                    if _ours(f) or _special_name(f):
+                        setattr(c, name, self._value(f))
             return c
         return v
 

@@ -106,8 +106,9 @@ class _StatsLibrary:
             e = self._envs[xp] = _libs._Env(base.sp, _NumpyAndErrstate(base.np), _stand_in)
         return e
 
-    def missing(self, m: Method) -> tuple[list[str], set[str]]:
-        sps, nps, series = _libs._calls(m.partials)
+    def missing(self, m: Method, fn: Any = None) -> tuple[list[str], set[str]]:
+        """(the names the partials of m (or fn) call that the library lacks, the series they call)."""
+        sps, nps, series = _libs._calls(m.partials if fn is None else fn)
         xp = _NumpyAndErrstate(self.special.numpy_names(self.special.xp))
         lack = [f"sp.{n}" for n in sorted(sps) if not hasattr(self.special.special, n)]
         lack += [f"np.{n}" for n in sorted(nps) if not hasattr(xp, n)]
@@ -249,10 +250,14 @@ def _register_library(label: str, module: Any) -> None:
 
 
 def register_for(module_name: str, module: Any) -> None:
-    """Register the methods on the imported library `module_name` ("jax.scipy.stats");
-    any other name does nothing, and so does a second call."""
+    """Register the methods on the imported library `module_name` ("jax.scipy.stats",
+    "torch": its distributions, torch_distributions.py); any other name does nothing,
+    and so does a second call."""
     if module_name in LIBRARIES and module_name not in _LIBRARIES:
         _register_library(module_name, module)
+    elif module_name == "torch":
+        from chainrules.rulesets.scipy.stats import torch_distributions
+        torch_distributions.register_for(module)
 
 
 def table() -> str:
