@@ -6,6 +6,8 @@ torch.autograd of torch's own method; the functions of SciPy's parameters
 the rules run through are checked by the kit on torch at order 1 and 2;
 host-only parameters are not_implemented naming them."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -133,3 +135,12 @@ def test_other_bound_methods_decline():
     assert cr.rrule(torch.tensor([1.0]).sum) is None or True      # tensors' methods: not ours
     assert T._find(D.Normal(0.0, 1.0).sample) is None
     assert T._find(D.Dirichlet(torch.ones(3)).log_prob) is None
+
+
+def test_docs_table_is_current():
+    text = (pathlib.Path(__file__).resolve().parents[3] / "docs" / "guide" / "stats.md").read_text(encoding="utf-8")
+    begin, end = "<!-- stats-torch table: begin -->\n", "<!-- stats-torch table: end -->"
+    current = text[text.index(begin) + len(begin):text.index(end)]
+    assert current == T.table(), ("docs/guide/stats.md's table of the torch.distributions methods is out of date: "
+                                  "paste chainrules.rulesets.scipy.stats.torch_distributions.table() between its "
+                                  "markers")

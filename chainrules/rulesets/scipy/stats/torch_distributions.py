@@ -34,7 +34,7 @@ from chainrules.rulesets.scipy import special_libs as _libs
 from chainrules.rulesets.scipy.stats import libs as _stats_libs
 from chainrules.rulesets.scipy.stats._build import METHODS, Method
 
-__all__ = ["TORCH", "REGISTERED", "SKIPPED", "register_for"]
+__all__ = ["TORCH", "REGISTERED", "SKIPPED", "register_for", "table"]
 
 
 def _same(field: str) -> Any:
@@ -65,6 +65,7 @@ _METHODS = {"log_prob": ("logpdf", "logpmf"), "cdf": ("cdf",), "icdf": ("ppf",),
 
 REGISTERED: dict[tuple[str, str], Method] = {}   # (torch class, method) -> SciPy's Method
 SKIPPED: dict[tuple[str, str], str] = {}
+_HOST_ONLY: set[str] = set()                     # the SciPy methods whose shapes are host-only
 PRIMALS: dict[str, Any] = {}                     # "norm.logpdf" -> the formula on torch, with the rules
 _ENTRIES: dict[tuple[type, str], tuple[Method, Any, dict[str, Any]]] = {}
 
@@ -182,12 +183,18 @@ def register_for(module: Any) -> None:
                 continue
             lack, series = lib.missing(m)
             vlack, vseries = lib.missing(m, m.value)
-            if lack or vlack or vseries or series & _stats_libs._HOST_VALUES:
-                SKIPPED[(cls_name, torch_name)] = ", ".join(lack + vlack + sorted(vseries)) or "a host sum"
+            if (series | vseries) & _stats_libs._HOST_VALUES:
+                SKIPPED[(cls_name, torch_name)] = "a sum over the support, computed on the host"
+                continue
+            if lack or vlack or vseries:        # (the value too runs on torch: a series there is host-only)
+                SKIPPED[(cls_name, torch_name)] = ", ".join(dict.fromkeys(
+                    [*lack, *vlack, *(f"{n} (a series on the host)" for n in sorted(vseries))]))
                 continue
             data = 0 if torch_name == "entropy" else 1
             host_only = tuple(i for i, p in enumerate(m.params) if series and i >= data
                               and p not in ("loc", "scale") and i not in m.ints)
+            if host_only:
+                _HOST_ONLY.add(m.name)
             primal = PRIMALS.get(m.name)
             if primal is None:
                 primal = PRIMALS[m.name] = _primal(lib, m)
@@ -199,3 +206,23 @@ def register_for(module: Any) -> None:
     if _ENTRIES:
         from chainrules.rulesets.scipy.stats import frozen
         frozen.BOUND_METHODS.append((torch_frule, torch_rrule))
+
+
+def table() -> str:
+    """The Markdown table of the docs (docs/guide/stats.md, "On PyTorch"): the methods
+    registered per distribution, with SciPy's method each runs, the fields whose
+    derivative is computed on the host only, and the methods left out."""
+    lines = []
+    by_class: dict[str, list[str]] = {}
+    for (cls_name, method), m in sorted(REGISTERED.items()):
+        host = [f for p in m.params if p not in ("x", "q", "k", "loc", "scale")
+                for f in TORCH[cls_name][1].get(p, ((),))[0]] if m.name in _HOST_ONLY else []
+        by_class.setdefault(cls_name, []).append(f"`{method}` ({m.name}" + (f"; not in {', '.join(host)}"
+                                                                            if host else "") + ")")
+    lines.append(f"**`torch.distributions`** ({len(REGISTERED)} methods): "
+                 + "; ".join(f"`{c}`: {', '.join(ms)}" for c, ms in by_class.items()) + ".")
+    if SKIPPED:
+        lines.append("")
+        lines.append("Not registered on `torch.distributions` (a function their formulas call is missing there): "
+                     + "; ".join(f"`{c}.{m}` ({why})" for (c, m), why in sorted(SKIPPED.items())) + ".")
+    return "\n".join(lines) + "\n"
