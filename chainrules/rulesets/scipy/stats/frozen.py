@@ -91,9 +91,10 @@ def _frozen_call(method: Any, n: int, kw: Any) -> Any:
     return (m, frozen) + tuple(lay)
 
 
-def _other_library(which: int, *args: Any, **kw: Any) -> Any:
+def _other_library(which: int, *args: Any, **kw: Any) -> tuple[Any, Any] | None:
+    """The rule (0: frule, 1: rrule) of another library's bound method, or None."""
     for rules in BOUND_METHODS:
-        got = rules[which](*args, **kw)
+        got: tuple[Any, Any] | None = rules[which](*args, **kw)
         if got is not None:
             return got
     return None
