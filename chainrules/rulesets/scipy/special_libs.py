@@ -18,9 +18,12 @@ order), around which the library's special functions are wrapped the same way.
 A row is registered on a library's function when (a) the library has the
 function (`NAMES`: the scipy name, and the library's name for it) and (b)
 every `sp.…` and `np.…` its partials call exists there.  A partial that
-calls a parameter series of `special_series` (dgammainc_da, dbetainc_dab,
-dzeta_ds…: NumPy loops on the host) gives `not_implemented(...)` naming
-the argument on the other libraries.  `SKIPPED` lists, per library, the rows
+calls a parameter series of `special_series` (dgammainc_da, dzeta_ds…:
+NumPy loops on the host, their length read from the values) gives
+`not_implemented(...)` naming the argument on the other libraries; a series
+with a version for them (`special_series.ON_LIBRARIES`: dbetainc_dab with a
+fixed number of terms, NaN where they have not converged) runs there, rebuilt
+with the library's namespaces as the partials are.  `SKIPPED` lists, per library, the rows
 not registered and the names missing; `NOT_ON_LIBRARY` the arguments that
 are host-only there.  Both are computed by reading the partials' bytecode
 (the names loaded as attributes of `sp` and `np`), once, when the library is
@@ -172,6 +175,19 @@ def _special_name(v: Any) -> str | None:
     return name if isinstance(name, str) and getattr(sp, name, None) is v else None
 
 
+def _on_library(v: Any, g: dict[str, Any]) -> Any:
+    """What a function of special_series that g's code calls runs on another library: its
+    version there (`special_series.ON_LIBRARIES`), or itself for a helper that such a
+    version calls (special_series' own code); None for a series that runs on the host only."""
+    if not isinstance(v, types.FunctionType) or v.__module__ != special_series.__name__:
+        return None
+    if v.__name__ in special_series.ON_LIBRARIES:
+        return special_series.ON_LIBRARIES[v.__name__]
+    if g is vars(special_series) and v.__name__ != "_plain":
+        return v
+    return None
+
+
 def _holder(v: Any) -> bool:
     """An object of the row modules holding partials as attributes (a scipy.stats
     distribution's standard form, captured by the closures of its methods)."""
@@ -213,7 +229,9 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                 else:
                     v = g.get(name)
                     if isinstance(v, types.FunctionType):
-                        if v.__module__ == special_series.__name__:
+                        if _on_library(v, g) is not None:
+                            visit(_on_library(v, g))
+                        elif v.__module__ == special_series.__name__:
                             series.add(name)
                         elif _ours(v):
                             visit(v)
@@ -274,6 +292,8 @@ class _Env:
             for name, v in g.items():
                 if _ours(v):
                     new[name] = self.clone(v)
+                elif _on_library(v, g) is not None:
+                    new[name] = self.clone(_on_library(v, g))
                 elif self.series is not None and getattr(v, "__module__", None) == special_series.__name__:
                     new[name] = self.series(name)
                 elif v is _special:
