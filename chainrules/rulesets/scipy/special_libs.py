@@ -274,10 +274,9 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
 class _Env:
     """The partials of the rows with `sp` and `np` bound to one library's namespaces."""
 
-    def __init__(self, sp_ns: Any, np_ns: Any, series: Any = None) -> None:
+    def __init__(self, sp_ns: Any, np_ns: Any) -> None:
         self.sp = sp_ns
         self.np = np_ns
-        self.series = series            # name -> a stand-in for a host-only series of special_series
         self._globals: dict[int, dict[str, Any]] = {}
         self._clones: dict[Any, Any] = {}
 
@@ -294,8 +293,6 @@ class _Env:
                     new[name] = self.clone(v)
                 elif _on_library(v, g) is not None:
                     new[name] = self.clone(_on_library(v, g))
-                elif self.series is not None and getattr(v, "__module__", None) == special_series.__name__:
-                    new[name] = self.series(name)
                 elif v is _special:
                     new[name] = types.SimpleNamespace(
                         _zeta=getattr(self.sp, "zeta", None),

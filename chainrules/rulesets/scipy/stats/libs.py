@@ -16,13 +16,12 @@ differentiated) go through that engine's namespace: every order works.
 A method is registered when the library has it, its positional parameters
 are the first of SciPy's (`vonmises.logpdf(x, kappa)`: loc and scale at
 their defaults), and every `sp.…`/`np.…` its partials call exists there
-(`SKIPPED` says which are missing).  A partial computed by a NumPy series of
-`special_series` (the incomplete gamma and beta functions in their shape
-parameters: gamma, chi2, beta, t, f, gennorm, vonmises `cdf`s…) runs on the
-host only: on the library the shape parameters of such a method get
-`not_implemented(...)` naming them (`NOT_ON_LIBRARY`), while the data, loc
-and scale keep their derivatives.  The discrete distributions' sums over the
-support (the entropies without a closed form) are host-only: not registered.
+(`SKIPPED` says which are missing).  The parameter series of
+`special_series` they call (the incomplete gamma and beta functions in
+their parameters: the `cdf`s of gamma, chi2, beta, gennorm…) run there in
+their fixed-length form (`special_series.ON_LIBRARIES`); a method calling
+a series that runs on the host only (the discrete distributions' sums over
+the support, the entropies without a closed form) is not registered.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -36,7 +35,7 @@ import inspect
 import types
 from typing import Any
 
-from chainrules._core import not_implemented, register_frule, register_rrule, unthunk
+from chainrules._core import register_frule, register_rrule, unthunk
 from chainrules._protocols import Pullback
 from chainrules._xp import namespace
 from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, reject_out, seed
@@ -44,30 +43,15 @@ from chainrules.rulesets.elementwise.rules import _arr, _fit, _projector, _tange
 from chainrules.rulesets.scipy import special_libs as _libs
 from chainrules.rulesets.scipy.stats._build import METHODS, Method
 
-__all__ = ["REGISTERED", "SKIPPED", "NOT_ON_LIBRARY", "register_for", "table"]
+__all__ = ["REGISTERED", "SKIPPED", "register_for", "table"]
 
 LIBRARIES = {"jax.scipy.stats": "jax.scipy.special"}     # the stats module -> its special functions
 
 REGISTERED: dict[str, dict[str, Any]] = {}      # library -> {"norm.logpdf": the library's function}
 SKIPPED: dict[str, dict[str, str]] = {}         # library -> {"gennorm.cdf": why not}
-NOT_ON_LIBRARY: dict[str, dict[str, list[str]]] = {}   # library -> {method: host-only parameters}
 
 # special_series' functions that are not a derivative (the support's bounds of a sum: host only)
 _HOST_VALUES = frozenset({"_plain"})
-_PAIRS = frozenset({"dbetainc_dab"})             # series returning (∂a, ∂b)
-
-
-def _stand_in(name: str) -> Any:
-    """The stand-in of a host-only series on the library: NaN of the arguments' shape
-    (its partial is replaced by not_implemented before anyone reads it)."""
-    def host_only_series(*args: Any) -> Any:
-        t: Any = 0.0
-        for a in args:
-            if not isinstance(a, bool):
-                t = t + a * float("nan")
-        return (t, t) if name in _PAIRS else t
-    host_only_series.__name__ = name
-    return host_only_series
 
 
 class _NumpyAndErrstate:
@@ -103,7 +87,7 @@ class _StatsLibrary:
         e = self._envs.get(xp)
         if e is None:
             base = self.special.env(xp)
-            e = self._envs[xp] = _libs._Env(base.sp, _NumpyAndErrstate(base.np), _stand_in)
+            e = self._envs[xp] = _libs._Env(base.sp, _NumpyAndErrstate(base.np))
         return e
 
     def missing(self, m: Method, fn: Any = None) -> tuple[list[str], set[str]]:
@@ -127,14 +111,10 @@ def _lib_params(fn: Any, m: Method) -> list[str] | None:
     return names if same and (names[0] == m.params[0] or m.name.split(".")[1] != "entropy") else None
 
 
-def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str], host_only: tuple[int, ...]) -> tuple[Any, Any]:
+def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str]) -> tuple[Any, Any]:
     """The frule and rrule of SciPy's method m on the library function fn (parameters
-    `names`); the parameters in host_only have a not_implemented tangent."""
+    `names`)."""
     fname = f"{lib.label}.{m.name}"
-
-    def ni(i: int) -> Any:
-        return not_implemented(f"{fname}: the derivative in {m.params[i]} (a series computed on the host, "
-                               "for NumPy arrays only)")
 
     def start(args: Any, kw: Any) -> Any:
         reject_out(fname, kw)
@@ -165,7 +145,7 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str], host_only: 
     def partials(xp: Any, Ω: Any, vals: Any) -> list[Any]:
         ds = lib.env(xp).clone(m.partials)(*vals, Ω)
         bad = xp.isnan(Ω)
-        return [d if d is None or i in host_only else xp.where(bad, float("nan"), d) for i, d in enumerate(ds)]
+        return [d if d is None else xp.where(bad, float("nan"), d) for d in ds]
 
     def lib_frule(tangents: Any, *args: Any, **kw: Any) -> tuple[Any, Any] | None:
         xp, Ω, vals = start(args, kw)
@@ -173,9 +153,6 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str], host_only: 
         live = [i for i, ẋ in enumerate(dots) if not is_zero(ẋ) and i not in m.ints]
         if not live:
             return Ω, ZERO
-        for i in live:
-            if i in host_only:
-                return Ω, ni(i)
         ds = partials(xp, Ω, vals)
         acc: Any = None
         for i in live:
@@ -196,8 +173,6 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str], host_only: 
                     grads.append(NO)
                 elif is_zero(ȳ):
                     grads.append(_zero_for(p))
-                elif i in host_only:
-                    grads.append(ni(i))
                 else:
                     ds = partials(xp, Ω, vals) if ds is None else ds
                     grads.append(p(ds[i] * _tangent(xp, unthunk(ȳ), Ω)))
@@ -219,8 +194,7 @@ def _register_library(label: str, module: Any) -> None:
     if special_label not in _libs._LIBRARIES:      # its import registers it (the import hook)
         _libs.register_for(special_label, importlib.import_module(special_label))
     lib = _LIBRARIES[label] = _StatsLibrary(label, _libs._LIBRARIES[special_label])
-    done, skipped, host = REGISTERED.setdefault(label, {}), SKIPPED.setdefault(label, {}), \
-        NOT_ON_LIBRARY.setdefault(label, {})
+    done, skipped = REGISTERED.setdefault(label, {}), SKIPPED.setdefault(label, {})
     for m in METHODS:
         dist_name, method_name = m.name.split(".")
         fn = getattr(getattr(module, dist_name, None), method_name, None)
@@ -234,19 +208,13 @@ def _register_library(label: str, module: Any) -> None:
         if series & _HOST_VALUES:
             skipped[m.name] = "a sum over the support, computed on the host"
             continue
-        if lack:
-            skipped[m.name] = ", ".join(lack)
+        if lack or series:
+            skipped[m.name] = ", ".join([*lack, *(f"{n} (a series on the host)" for n in sorted(series))])
             continue
-        # a series is a derivative in a shape parameter: those are host-only
-        data = 0 if method_name == "entropy" else 1
-        host_only = tuple(i for i, p in enumerate(m.params[:len(names)])
-                          if series and i >= data and p not in ("loc", "scale") and i not in m.ints)
-        fr, rr = _build(lib, m, fn, names, host_only)
+        fr, rr = _build(lib, m, fn, names)
         register_frule(fn, object, ...)(fr)
         register_rrule(fn, object, ...)(rr)
         done[m.name] = fn
-        if host_only:
-            host[m.name] = [m.params[i] for i in host_only]
 
 
 def register_for(module_name: str, module: Any) -> None:
@@ -261,16 +229,13 @@ def register_for(module_name: str, module: Any) -> None:
 
 
 def table() -> str:
-    """The Markdown table of the docs (docs/guide/stats.md, "On other libraries"): per
-    library, the methods registered, the parameters computed on the host only, and
-    the methods left out with the reason."""
+    """The Markdown table of the docs (docs/guide/stats.md, "On JAX"): per library, the
+    methods registered and the methods left out with the reason."""
     lines = []
     for label in LIBRARIES:
         done = REGISTERED.get(label, {})
-        host = NOT_ON_LIBRARY.get(label, {})
         lines.append(f"**`{label}`** ({len(done)} methods): "
-                     + ", ".join(f"`{n}`" + (f" (not in {', '.join(host[n])})" if n in host else "")
-                                 for n in sorted(done)) + ".")
+                     + ", ".join(f"`{n}`" for n in sorted(done)) + ".")
         lines.append("")
         skipped = SKIPPED.get(label, {})
         if skipped:

@@ -15,8 +15,7 @@ partials), run with torch's namespaces (`libs.py`: the partials rebuilt
 with `np`/`sp` bound to torch's array API and `torch.special`), through a
 function of SciPy's parameters (`PRIMALS`: our formula on torch, with the
 same rules registered on it), so that a rule differentiated again (any
-order) stays on torch.  Host-only parameter series are `not_implemented`
-naming the parameter, as on JAX.
+order) stays on torch.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -65,7 +64,6 @@ _METHODS = {"log_prob": ("logpdf", "logpmf"), "cdf": ("cdf",), "icdf": ("ppf",),
 
 REGISTERED: dict[tuple[str, str], Method] = {}   # (torch class, method) -> SciPy's Method
 SKIPPED: dict[tuple[str, str], str] = {}
-_HOST_ONLY: set[str] = set()                     # the SciPy methods whose shapes are host-only
 PRIMALS: dict[str, Any] = {}                     # "norm.logpdf" -> the formula on torch, with the rules
 _ENTRIES: dict[tuple[type, str], tuple[Method, Any, dict[str, Any]]] = {}
 
@@ -186,19 +184,14 @@ def register_for(module: Any) -> None:
             if (series | vseries) & _stats_libs._HOST_VALUES:
                 SKIPPED[(cls_name, torch_name)] = "a sum over the support, computed on the host"
                 continue
-            if lack or vlack or vseries:        # (the value too runs on torch: a series there is host-only)
+            if lack or vlack or series or vseries:
                 SKIPPED[(cls_name, torch_name)] = ", ".join(dict.fromkeys(
-                    [*lack, *vlack, *(f"{n} (a series on the host)" for n in sorted(vseries))]))
+                    [*lack, *vlack, *(f"{n} (a series on the host)" for n in sorted(series | vseries))]))
                 continue
-            data = 0 if torch_name == "entropy" else 1
-            host_only = tuple(i for i, p in enumerate(m.params) if series and i >= data
-                              and p not in ("loc", "scale") and i not in m.ints)
-            if host_only:
-                _HOST_ONLY.add(m.name)
             primal = PRIMALS.get(m.name)
             if primal is None:
                 primal = PRIMALS[m.name] = _primal(lib, m)
-                fr, rr = _stats_libs._build(lib, m, primal, list(m.params), host_only)
+                fr, rr = _stats_libs._build(lib, m, primal, list(m.params))
                 register_frule(primal, object, ...)(fr)
                 register_rrule(primal, object, ...)(rr)
             _ENTRIES[(cls, torch_name)] = (m, primal, spec)
@@ -210,15 +203,11 @@ def register_for(module: Any) -> None:
 
 def table() -> str:
     """The Markdown table of the docs (docs/guide/stats.md, "On PyTorch"): the methods
-    registered per distribution, with SciPy's method each runs, the fields whose
-    derivative is computed on the host only, and the methods left out."""
+    registered per distribution, with SciPy's method each runs, and the methods left out."""
     lines = []
     by_class: dict[str, list[str]] = {}
     for (cls_name, method), m in sorted(REGISTERED.items()):
-        host = [f for p in m.params if p not in ("x", "q", "k", "loc", "scale")
-                for f in TORCH[cls_name][1].get(p, ((),))[0]] if m.name in _HOST_ONLY else []
-        by_class.setdefault(cls_name, []).append(f"`{method}` ({m.name}" + (f"; not in {', '.join(host)}"
-                                                                            if host else "") + ")")
+        by_class.setdefault(cls_name, []).append(f"`{method}` ({m.name})")
     lines.append(f"**`torch.distributions`** ({len(REGISTERED)} methods): "
                  + "; ".join(f"`{c}`: {', '.join(ms)}" for c, ms in by_class.items()) + ".")
     if SKIPPED:
