@@ -120,9 +120,11 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str]) -> tuple[An
         reject_out(fname, kw)
         if len(args) > len(names):
             raise TypeError(f"{fname}: too many arguments ({len(args)} for {len(names)})")
+        given = {m.params[names.index(k)] if k in names else k: v for k, v in kw.items()}
         # (the counts may come as NumPy arrays or numbers: JAX takes them so)
+        counts = {m.params[i] for i in m.ints}
         xp = namespace(*[a for i, a in enumerate(args) if i not in m.ints],
-                       *[v for k, v in kw.items() if k not in ("k", "n", "loc") or not m.ints])
+                       *[v for k, v in given.items() if k not in counts])
         if _libs._numbers_only(xp):
             xp = namespace(*args, *kw.values())     # numbers, and the library's counts
         if getattr(xp, "_xp", None) is None:    # the library's arrays, numbers, NumPy arrays
@@ -130,7 +132,6 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str]) -> tuple[An
             xp = namespace(Ω)
         else:                                   # tracked by an enclosing differentiation: its own call
             Ω = type(xp)(types.SimpleNamespace(f=fn)).f(*args, **kw)
-        given = {m.params[names.index(k)] if k in names else k: v for k, v in kw.items()}
         vals = [a if i in m.ints else _arr(xp, a, Ω) for i, a in enumerate(args)]
         for name in m.params[len(args):]:
             if name in given:
