@@ -85,6 +85,8 @@ def _stats_on(name: str) -> Any:
     def register(module: Any) -> None:
         if importlib.util.find_spec("scipy") is None:
             return
+        if name == "torch" and "scipy.stats" not in sys.modules:
+            return      # registered with scipy.stats' rules (importing it would cost every torch user 0.6 s)
         try:
             from chainrules.rulesets.scipy.stats import libs
             libs.register_for(name, module)
@@ -106,6 +108,8 @@ for _name in _SPECIAL_LIBRARIES:
 # the libraries that have scipy.stats' functions: its methods' rules registered on them
 # (rulesets/scipy/stats/libs.py)
 ON_IMPORT["jax.scipy.stats"] = _stats_on("jax.scipy.stats")
+# (torch.distributions' rules: when torch is imported after scipy.stats, else at the end of
+# chainrules.rulesets.scipy.stats, when its rules are complete)
 ON_IMPORT["torch"] = _all_of(ON_IMPORT["torch"], _stats_on("torch"))
 _pending = set()        # the names the hook still waits for
 
