@@ -76,6 +76,15 @@ def _special_register_for(name: str, module: Any) -> None:
         special_libs.register_for(name, module)
 
 
+def _stats_register_for(name: str, module: Any) -> None:
+    if importlib.util.find_spec("scipy") is None:
+        return
+    if name == "torch" and "scipy.stats" not in sys.modules:
+        return      # registered with scipy.stats' rules (importing it would cost every torch user 0.6 s)
+    from chainrules.rulesets.scipy.stats import libs
+    libs.register_for(name, module)
+
+
 # module name -> the function registering the rules for it, called with the
 # module once it has been imported (and again if it is reloaded)
 ON_IMPORT = {f"scipy.{m}": _scipy_rules(m) for m in _SCIPY_MODULES
@@ -88,6 +97,12 @@ for _name in dict.fromkeys([*elementwise_interop.LIBRARIES, *_array_api.MODULES]
 for _name in _SPECIAL_LIBRARIES:
     _special = _guarded("scipy.special", _name, _special_register_for)
     ON_IMPORT[_name] = _all_of(ON_IMPORT[_name], _special) if _name in ON_IMPORT else _special
+# the libraries that have scipy.stats' functions: its methods' rules registered on them
+# (rulesets/scipy/stats/libs.py)
+ON_IMPORT["jax.scipy.stats"] = _guarded("scipy.stats", "jax.scipy.stats", _stats_register_for)
+# (torch.distributions' rules: when torch is imported after scipy.stats, else at the end of
+# chainrules.rulesets.scipy.stats, when its rules are complete)
+ON_IMPORT["torch"] = _all_of(ON_IMPORT["torch"], _guarded("scipy.stats", "torch", _stats_register_for))
 _pending = set()        # the names the hook still waits for
 
 

@@ -42,9 +42,10 @@ NT = _core.NoTangent()
 
 # whole libraries: the same rule bodies, tested there against the NumPy numbers
 EXCLUDED_LIBRARIES = {
-    lib: "the element-wise table's, the array-API and the scipy.special rule bodies on this library: "
-         "tests/rulesets/test_elementwise_interop*.py, tests/rulesets/array_api/test_linalg_ext.py, "
-         "tests/rulesets/scipy/test_special_on_libs.py"
+    lib: "the element-wise table's, the array-API, the scipy.special and the scipy.stats rule bodies on this "
+         "library: tests/rulesets/test_elementwise_interop*.py, tests/rulesets/array_api/test_linalg_ext.py, "
+         "tests/rulesets/scipy/test_special_on_libs.py, tests/rulesets/scipy/test_stats_libs.py, "
+         "tests/rulesets/scipy/test_stats_torch.py"
     for lib in ("torch", "jax", "jaxlib", "dask", "array_api_compat", "cupy")
 }
 _HIGHER = "its arguments are functions (rrule_via_ad): tests/rulesets/test_higher_order.py"
@@ -101,6 +102,8 @@ def _library(f):
         return "torch"      # the stand-in for torch.ldexp (elementwise.STAND_INS)
     if mod == "chainrules.rulesets.scipy.special_libs":
         return "torch"      # the stand-ins for torch.special.polygamma/multigammaln (int orders)
+    if mod == "chainrules.rulesets.scipy.stats.torch_distributions":
+        return "torch"      # the scipy.stats formulas on torch that torch.distributions' methods run through
     return mod.split(".")[0].lstrip("_")
 
 

@@ -18,9 +18,12 @@ order), around which the library's special functions are wrapped the same way.
 A row is registered on a library's function when (a) the library has the
 function (`NAMES`: the scipy name, and the library's name for it) and (b)
 every `sp.…` and `np.…` its partials call exists there.  A partial that
-calls a parameter series of `special_series` (dgammainc_da, dbetainc_dab,
-dzeta_ds…: NumPy loops on the host) gives `not_implemented(...)` naming
-the argument on the other libraries.  `SKIPPED` lists, per library, the rows
+calls a parameter series of `special_series` (dgammainc_da, dzeta_ds…:
+NumPy loops on the host, their length read from the values) gives
+`not_implemented(...)` naming the argument on the other libraries; a series
+with a version for them (`special_series.ON_LIBRARIES`: dbetainc_dab with a
+fixed number of terms, NaN where they have not converged) runs there, rebuilt
+with the library's namespaces as the partials are.  `SKIPPED` lists, per library, the rows
 not registered and the names missing; `NOT_ON_LIBRARY` the arguments that
 are host-only there.  Both are computed by reading the partials' bytecode
 (the names loaded as attributes of `sp` and `np`), once, when the library is
@@ -32,6 +35,7 @@ imported.
 # None to decline.  Annotations are not evaluated (closures are made per call).
 from __future__ import annotations
 
+import copy
 import dis
 import sys
 import types
@@ -156,11 +160,38 @@ class _NumpyNames:
 
 _OUR_MODULES = ("chainrules.rulesets.scipy.special", "chainrules.rulesets.scipy.special_rows_basic",
                 "chainrules.rulesets.scipy.special_rows_bessel", "chainrules.rulesets.scipy.special_rows_other",
-                "chainrules.rulesets.scipy.special_libs")
+                "chainrules.rulesets.scipy.special_libs", "chainrules.rulesets.scipy.stats.continuous",
+                "chainrules.rulesets.scipy.stats.discrete")
 
 
 def _ours(f: Any) -> bool:
     return isinstance(f, types.FunctionType) and f.__module__ in _OUR_MODULES
+
+
+def _special_name(v: Any) -> str | None:
+    """The scipy.special name of v, a function of scipy.special held as a value (a
+    distribution's `cdf=sp.ndtr`), else None."""
+    name = getattr(v, "__name__", None)
+    return name if isinstance(name, str) and getattr(sp, name, None) is v else None
+
+
+def _on_library(v: Any, g: dict[str, Any]) -> Any:
+    """What a function of special_series that g's code calls runs on another library: its
+    version there (`special_series.ON_LIBRARIES`), or itself for a helper that such a
+    version calls (special_series' own code); None for a series that runs on the host only."""
+    if not isinstance(v, types.FunctionType) or v.__module__ != special_series.__name__:
+        return None
+    if v.__name__ in special_series.ON_LIBRARIES:
+        return special_series.ON_LIBRARIES[v.__name__]
+    if g is vars(special_series) and v.__name__ != "_plain":
+        return v
+    return None
+
+
+def _holder(v: Any) -> bool:
+    """An object of the row modules holding partials as attributes (a scipy.stats
+    distribution's standard form, captured by the closures of its methods)."""
+    return not isinstance(v, type) and type(v).__module__ in _OUR_MODULES and hasattr(v, "__dict__")
 
 
 def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], set[str]]:
@@ -171,13 +202,24 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
     nps: set[str] = set()
     series: set[str] = set()
 
-    def code(c: Any, g: dict[str, Any]) -> None:
+    def code(c: Any, g: dict[str, Any], cells: dict[str, Any]) -> None:
         if c in seen:
             return
         seen.add(c)
         ins = list(dis.get_instructions(c))
         for i, op in enumerate(ins):
-            if op.opname == "LOAD_GLOBAL":
+            if op.opname == "LOAD_DEREF" and _holder(cells.get(op.argval)):
+                # a holder's attribute: only the partials read from it count
+                nxt = ins[i + 1] if i + 1 < len(ins) else None
+                held = cells[op.argval]
+                held_values = ([getattr(held, nxt.argval, None)] if nxt is not None
+                               and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD") else list(vars(held).values()))
+                for v in held_values:
+                    if _ours(v):
+                        visit(v)
+                    elif _special_name(v):
+                        sps.add(_special_name(v))  # type: ignore[arg-type]  # a str here
+            elif op.opname == "LOAD_GLOBAL":
                 name = op.argval
                 nxt = ins[i + 1] if i + 1 < len(ins) else None
                 if name in ("sp", "np") and nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD"):
@@ -187,7 +229,9 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                 else:
                     v = g.get(name)
                     if isinstance(v, types.FunctionType):
-                        if v.__module__ == special_series.__name__:
+                        if _on_library(v, g) is not None:
+                            visit(_on_library(v, g))
+                        elif v.__module__ == special_series.__name__:
                             series.add(name)
                         elif _ours(v):
                             visit(v)
@@ -203,17 +247,23 @@ def _calls(fn: Any, seen: set[Any] | None = None) -> tuple[set[str], set[str], s
                         visit(v)
         for k in c.co_consts:
             if isinstance(k, types.CodeType):
-                code(k, g)
+                code(k, g, cells)
 
     def visit(f: Any) -> None:
-        code(f.__code__, f.__globals__)
-        for cell in f.__closure__ or ():
+        cells: dict[str, Any] = {}
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
             try:
-                v = cell.cell_contents
+                cells[name] = v = cell.cell_contents
             except ValueError:
                 continue
             if _ours(v):
                 visit(v)
+            elif _special_name(v):
+                sps.add(_special_name(v))  # type: ignore[arg-type]  # a str here
+        for v in (*(f.__defaults__ or ()), *(f.__kwdefaults__ or {}).values()):
+            if _ours(v):
+                visit(v)
+        code(f.__code__, f.__globals__, cells)
 
     visit(fn)
     return sps, nps, series
@@ -241,6 +291,8 @@ class _Env:
             for name, v in g.items():
                 if _ours(v):
                     new[name] = self.clone(v)
+                elif _on_library(v, g) is not None:
+                    new[name] = self.clone(_on_library(v, g))
                 elif v is _special:
                     new[name] = types.SimpleNamespace(
                         _zeta=getattr(self.sp, "zeta", None),
@@ -253,12 +305,31 @@ class _Env:
             g = self.globals_of(f.__globals__)       # may clone f itself (a module's function)
             c = self._clones.get(f)
             if c is None:
-                closure = tuple(types.CellType(self.clone(cell.cell_contents) if _ours(cell.cell_contents)
-                                               else cell.cell_contents) for cell in f.__closure__ or ())
-                c = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, closure or None)
-                c.__kwdefaults__ = f.__kwdefaults__
+                closure = tuple(types.CellType(self._value(cell.cell_contents)) for cell in f.__closure__ or ())
+                defaults = None if f.__defaults__ is None else tuple(self._value(v) for v in f.__defaults__)
+                c = types.FunctionType(f.__code__, g, f.__name__, defaults, closure or None)
+                c.__kwdefaults__ = None if f.__kwdefaults__ is None else \
+                    {k: self._value(v) for k, v in f.__kwdefaults__.items()}
                 self._clones[f] = c
         return c
+
+    def _value(self, v: Any) -> Any:
+        """A closure's or default's value in this environment: our functions and
+        holders cloned, anything else as it is."""
+        if _ours(v):
+            return self.clone(v)
+        name = _special_name(v)
+        if name is not None:
+            return getattr(self.sp, name, v)
+        if _holder(v):
+            c = self._clones.get(id(v))
+            if c is None:
+                c = self._clones[id(v)] = copy.copy(v)
+                for name, f in vars(v).items():
+                    if _ours(f) or _special_name(f):
+                        setattr(c, name, self._value(f))
+            return c
+        return v
 
 
 class _Library:

@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy as _numpy     # (not rebound on other libraries: shapes only)
 import scipy.special as sp
 
 from chainrules._core import untraced
@@ -82,7 +83,7 @@ def dkv_dv(v: Any, x: Any) -> Any:
     return h * np.sum(integrand, axis=0) * np.exp(-x)
 
 
-def _dbetainc_series(a: Any, b: Any, x: Any, n: int, shape: Any) -> Any:
+def _dbetainc_series(a: Any, b: Any, x: Any, n: int, shape: Any, check: bool = False) -> Any:
     """(∂/∂a, ∂/∂b) of I_x(a, b) = Σₙ Tₙ, Tₙ = x^{a+n}(1−x)^b Γ(a+b+n)/(Γ(b)Γ(a+n+1))
     (the hypergeometric series of I, DLMF 8.17.7), term by term."""
     k = np.arange(n, dtype=float).reshape((n,) + (1,) * len(shape))
@@ -91,6 +92,8 @@ def _dbetainc_series(a: Any, b: Any, x: Any, n: int, shape: Any) -> Any:
     psi_abk = sp.digamma(a + b + k)
     da = np.sum(t * (logx + psi_abk - sp.digamma(a + k + 1)), axis=0)
     db = np.sum(t * (log1mx - sp.digamma(b) + psi_abk), axis=0)
+    if check:               # and whether the last term is below 1e-16 of the sum (converged)
+        return da, db, t[n - 1] <= 1e-16 * np.sum(t, axis=0)
     return da, db
 
 
@@ -114,6 +117,57 @@ def dbetainc_dab(a: Any, b: Any, x: Any) -> Any:
     da = np.where(swap, -dB, dA)
     db = np.where(swap, -dA, dB)
     return np.where(inside, da, 0.0), np.where(inside, db, 0.0)
+
+
+# On another library (JAX, PyTorch: special_libs), where the number of terms must be known before
+# the values are (jax.jit traces without them): the same series, _LIB_TERMS terms, NaN where they
+# have not converged (never a silently truncated sum).
+_LIB_TERMS = 1000
+
+
+def dbetainc_dab_fixed(a: Any, b: Any, x: Any) -> Any:
+    """dbetainc_dab with _LIB_TERMS terms of `_dbetainc_series` whatever the values, written
+    with the namespaces only (no value read on the host): for any array library, traced or
+    not.  Exact where dbetainc_dab's own count is below _LIB_TERMS (its effective x up to
+    about 0.96); NaN where the last term is above 1e-16 of the sum."""
+    shape = _numpy.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in (a, b, x)))
+    inside = (x > 0) & (x < 1)
+    swap = x >= (a + 1) / (a + b + 2)
+    xs = np.where(inside, np.where(swap, 1 - x, x), 0.5)
+    A, B = np.where(swap, b, a), np.where(swap, a, b)
+    dA, dB, converged = _dbetainc_series(A, B, xs, _LIB_TERMS, shape, check=True)
+    da = np.where(swap, -dB, dA)
+    db = np.where(swap, -dA, dB)
+    bad = inside & ~converged
+    return (np.where(bad, math.nan, np.where(inside, da, 0.0)), np.where(bad, math.nan, np.where(inside, db, 0.0)))
+
+
+def dgammainc_da_fixed(a: Any, x: Any) -> Any:
+    """dgammainc_da with _LIB_TERMS terms of its series (x < a + 1) whatever the values, and
+    its 80-point quadrature (x ≥ a + 1), written with the namespaces only: for any array
+    library, traced or not.  The terms' ratio is x/(a + k + 1): they converge within
+    _LIB_TERMS unless x is near a + 1 and large (x ≈ a ≈ 5e4 needs about 2000); NaN where
+    the series' last term is above 1e-16 of its sum."""
+    shape = _numpy.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in (a, x)))
+    use_series = x < a + 1
+    pos = x > 0
+    xs = np.where(use_series & pos, x, 1.0)
+    k = np.arange(_LIB_TERMS, dtype=float).reshape((_LIB_TERMS,) + (1,) * len(shape))
+    logx = np.log(xs)
+    weights = np.exp((a + k) * logx - xs - sp.gammaln(a + k + 1))
+    series = np.sum(weights * (logx - sp.digamma(a + k + 1)), axis=0)
+    converged = weights[_LIB_TERMS - 1] <= 1e-16 * np.sum(weights, axis=0)
+    xq = np.where(use_series, a + 1.0, x)
+    u = np.asarray(_LAG_U).reshape((-1,) + (1,) * len(shape))
+    w = np.asarray(_LAG_W).reshape((-1,) + (1,) * len(shape))
+    logt = np.log(xq + u)
+    integral = np.sum(w * np.exp((a - 1) * logt - xq - sp.gammaln(a)) * logt, axis=0)
+    dq = integral - sp.gammaincc(a, xq) * sp.digamma(a)
+    return np.where(use_series, np.where(pos, np.where(converged, series, math.nan), 0.0), -dq)
+
+
+# the series above that run on other libraries: name -> the function they run there
+ON_LIBRARIES = {"dbetainc_dab": dbetainc_dab_fixed, "dgammainc_da": dgammainc_da_fixed}
 
 
 def div_dv(v: Any, x: Any) -> Any:

@@ -33,6 +33,10 @@ from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, is_zero
 from chainrules.rulesets.scipy.stats._build import METHODS
 
+# other libraries' distribution objects add their rules for bound methods here (torch.distributions:
+# torch_distributions.py): (frule, rrule), each returning None for a method not theirs
+BOUND_METHODS: list[tuple[Any, Any]] = []
+
 # (class of the distribution, method name) -> the Method of its module-level instance
 _BY_CLASS = {(type(m.f.__self__), m.f.__name__): m for m in METHODS}
 
@@ -87,11 +91,20 @@ def _frozen_call(method: Any, n: int, kw: Any) -> Any:
     return (m, frozen) + tuple(lay)
 
 
+def _other_library(which: int, *args: Any, **kw: Any) -> tuple[Any, Any] | None:
+    """The rule (0: frule, 1: rrule) of another library's bound method, or None."""
+    for rules in BOUND_METHODS:
+        got: tuple[Any, Any] | None = rules[which](*args, **kw)
+        if got is not None:
+            return got
+    return None
+
+
 @register_frule(types.MethodType, object, ..., instances=True)
 def frozen_frule(tangents: Any, method: Any, *data: Any, **kw: Any) -> tuple[Any, Any] | None:
     call = _frozen_call(method, len(data), kw)
     if call is None:
-        return None
+        return _other_library(0, tangents, method, *data, **kw)
     m, _, vals, where = call
     Δself = unthunk(tangents[0])
     Δobj = ZeroTangent() if is_zero(Δself) else unthunk(_field(Δself, "__self__"))
@@ -112,7 +125,7 @@ def frozen_frule(tangents: Any, method: Any, *data: Any, **kw: Any) -> tuple[Any
 def frozen_rrule(method: Any, *data: Any, **kw: Any) -> tuple[Any, Pullback] | None:
     call = _frozen_call(method, len(data), kw)
     if call is None:
-        return None
+        return _other_library(1, method, *data, **kw)
     m, frozen, vals, where = call
     got = rrule(m.f, *data, *vals)
     if got is None:
