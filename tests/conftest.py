@@ -85,7 +85,8 @@ HEAVY = {
     "rulesets/scipy/test_special_table.py": 11, "rulesets/scipy/test_linalg.py": 16,
     "rulesets/numpy/test_linalg_eig.py": 5, "rulesets/numpy/test_more.py": 15,
     "rulesets/scipy/test_signal.py": 10, "rulesets/scipy/test_integrate.py": 8,
-    "rulesets/scipy/test_stats_jax.py": 46,
+    "rulesets/scipy/test_stats_jax.py": 46, "rulesets/scipy/test_stats_libs.py": 50,
+    "rulesets/scipy/test_integrate_ode.py": 35,
 }
 
 

@@ -331,16 +331,7 @@ _ROW_APPLY: list[Any] = []
 def _apply_row(plan: _RowPlan, x: Any) -> Any:
     """RowFunction.apply(plan, x), by the C entry point outside torch.func's
     transforms (as `_apply`)."""
-    if not _ROW_APPLY:
-        cls = _row_function()
-        torch = _torch()
-        active = getattr(torch._C, "_are_functorch_transforms_active", None)
-        base = super(torch.autograd.Function, cls).apply if active is not None else None
-        _ROW_APPLY.append((cls.apply, base, active))
-    full, base, active = _ROW_APPLY[0]
-    if base is None or active():
-        return full(plan, x)
-    return base(plan, x)
+    return _entry(_ROW_APPLY, _row_function)(plan, x)
 
 
 def _row_function() -> Any:
@@ -394,16 +385,21 @@ def _apply(plan: _Plan, *values: Any) -> Any:
     the arguments to `forward`'s signature with `inspect` (for defaults,
     which `forward` has none of) on every call, a third of the adapter's
     cost at 1000 elements; under vmap/grad/jvp it takes the full path."""
-    if not _APPLY:
-        cls = _rule_function()
+    return _entry(_APPLY, _rule_function)(plan, *values)
+
+
+def _entry(cache: list[Any], make: Any) -> Any:
+    """The callable applying the Function class `make()`: its C entry point
+    when no torch.func transform is active (Function.apply binds the
+    arguments with `inspect` on every call), else the full `apply`."""
+    if not cache:
+        cls = make()
         torch = _torch()
         active = getattr(torch._C, "_are_functorch_transforms_active", None)
         base = super(torch.autograd.Function, cls).apply if active is not None else None
-        _APPLY.append((cls.apply, base, active))
-    full, base, active = _APPLY[0]
-    if base is None or active():
-        return full(plan, *values)
-    return base(plan, *values)
+        cache.append((cls.apply, base, active))
+    full, base, active = cache[0]
+    return full if base is None or active() else base
 
 
 def _rule_function() -> Any:
