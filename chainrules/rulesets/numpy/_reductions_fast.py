@@ -197,9 +197,13 @@ _BODIES = {array_api.prod_rules: array_api._prod_body, array_api.var_rules: arra
            array_api.std_rules: array_api._std_body}
 
 
+_SMALL = 4096      # prod's fast path counts the zeros of x up to this size, else checks Ω
+
+
 def _prod_fast(rrule: Any, name: str) -> Any:
     """prod's rrule with a NumPy fast path before `rrule` (`_body_fast`'s):
-    for a real float ndarray x of one dimension or more with no zero,
+    for a real float ndarray x of one dimension or more whose product has
+    no zero and is finite (so x has no zero),
     called with an int `axis=` (or none) and `keepdims=` only, and a seed of
     x's dtype, the body's cotangent ȳ·(Ω/x) (its partials where there is no
     zero, `_prod_partials`) and nothing else; every other call is `rrule`'s."""
@@ -209,9 +213,14 @@ def _prod_fast(rrule: Any, name: str) -> Any:
                 or (kwargs and not _AXIS_ONLY.issuperset(kwargs))):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         axis, keepdims = kwargs.get("axis"), kwargs.get("keepdims", False)
-        if (axis is not None and type(axis) is not int) or keepdims is _NOVALUE or np.count_nonzero(x) != x.size:
+        if ((axis is not None and type(axis) is not int) or keepdims is _NOVALUE
+                or (x.size <= _SMALL and np.count_nonzero(x) != x.size)):
             return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         Ω = np.multiply.reduce(x, axis, keepdims=bool(keepdims))  # type: ignore[call-overload]  # keepdims a bool
+        # no zero in a large x: a finite product without zeros says so without counting x's
+        # zeros (a zero gives 0, or NaN beside an inf; an underflow or overflow goes to the body)
+        if x.size > _SMALL and not (Ω.all() and np.isfinite(Ω).all()):
+            return rrule(x, *args, **kwargs)  # type: ignore[no-any-return]
         shape, dtype, Ωshape = x.shape, x.dtype, Ω.shape
         kept = Ωshape if keepdims or axis is None else shape[:axis % x.ndim] + (1,) + shape[axis % x.ndim + 1:]
 

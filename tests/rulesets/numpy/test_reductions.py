@@ -563,3 +563,23 @@ def test_prod_over_one_axis_fast_path_is_the_body_bit_for_bit():
                 fast += "kept" in pb.__code__.co_freevars         # `_prod_fast`'s pullback
     assert not failures, failures
     assert fast == 20          # the fast path served every case without a zero, an axis tuple or a 0-d x
+
+
+def test_prod_fast_path_on_a_large_array_checks_the_product_not_the_zeros():
+    """Above `_SMALL` elements the fast path tells a zero by the product
+    (0, or NaN beside an inf) instead of counting: the body's numbers without a
+    zero, the body's own path with one."""
+    from chainrules.rulesets.array_api import reductions as body
+    from chainrules.rulesets.numpy._reductions_fast import _SMALL
+    _, generic = body.prod_rules(np.prod, "prod", ("axis", "dtype", "out", "keepdims", "initial", "where"))
+    x = np.asarray(RNG.uniform(0.999, 1.001, size=(8, _SMALL // 4)))
+    for point in (x, np.where(np.arange(x.size).reshape(x.shape) == 77, 0.0, x),
+                  np.where(np.arange(x.size).reshape(x.shape) == 5, np.inf, x)):
+        for kw in ({"axis": 1}, {"axis": 0, "keepdims": True}, {}):
+            Ω, pb = cr.rrule(np.prod, point, **kw)
+            Ωb, pbb = generic(point, **kw)
+            ȳ = np.asarray(RNG.normal(size=np.shape(Ω)))
+            dx, dxb = unthunk(pb(ȳ)[1]), unthunk(pbb(ȳ)[1])
+            assert np.array_equal(Ω, Ωb, equal_nan=True) and np.array_equal(dx, dxb, equal_nan=True), kw
+            fast = "kept" in pb.__code__.co_freevars
+            assert fast == (point is x), (kw, fast)
