@@ -3,7 +3,9 @@
 rule of `scipy.stats.norm.logpdf`, `cdf`, `ppf`, `entropy`, and so for the
 distributions of `TORCH` whose parameters are SciPy's or simple functions
 of them (Exponential's and Gamma's `rate` is 1/scale, Uniform's `high − low`
-the scale).
+the scale, LogNormal's `exp(loc)` SciPy's scale; Geometric is SciPy's geom at
+loc = −1, NegativeBinomial's `probs` 1 − SciPy's p).  Each mapping was checked
+against torch's own log_prob, cdf, icdf and entropy.
 
 A torch distribution is an object, its parameters its fields: as SciPy's
 frozen spelling (`frozen.py`), its bound methods are found through the
@@ -48,6 +50,18 @@ def _width(lo: str, hi: str) -> Any:
     return (lo, hi), lambda a, b: b - a, lambda a, b: (-1.0, 1.0)
 
 
+def _complement(field: str) -> Any:
+    return (field,), lambda p: 1 - p, lambda p: (-1.0,)
+
+
+def _exp(field: str) -> Any:
+    return (field,), lambda v: namespace(v).exp(v), lambda v: (namespace(v).exp(v),)
+
+
+def _const(c: float) -> Any:
+    return (), lambda: c, lambda: ()
+
+
 _LS = {"loc": _same("loc"), "scale": _same("scale")}
 # torch class name -> (SciPy distribution, SciPy parameter -> (torch fields, value, partials))
 TORCH: dict[str, tuple[str, dict[str, Any]]] = {
@@ -59,6 +73,18 @@ TORCH: dict[str, tuple[str, dict[str, Any]]] = {
     "VonMises": ("vonmises", {"kappa": _same("concentration"), "loc": _same("loc")}),
     "Poisson": ("poisson", {"mu": _same("rate")}),
     "Bernoulli": ("bernoulli", {"p": _same("probs")}),
+    "HalfNormal": ("halfnorm", {"scale": _same("scale")}),
+    "HalfCauchy": ("halfcauchy", {"scale": _same("scale")}),
+    "Chi2": ("chi2", {"df": _same("df")}),
+    "Beta": ("beta", {"a": _same("concentration1"), "b": _same("concentration0")}),
+    # torch counts the failures before the first success (from 0), SciPy the trials (from 1)
+    "Geometric": ("geom", {"p": _same("probs"), "loc": _const(-1.0)}),
+    "Binomial": ("binom", {"n": _same("total_count"), "p": _same("probs")}),
+    # torch's probs is the probability of the outcome counted (a failure in SciPy's nbinom)
+    "NegativeBinomial": ("nbinom", {"n": _same("total_count"), "p": _complement("probs")}),
+    "LogNormal": ("lognorm", {"s": _same("scale"), "scale": _exp("loc")}),
+    "Weibull": ("weibull_min", {"c": _same("concentration"), "scale": _same("scale")}),
+    "Pareto": ("pareto", {"b": _same("alpha"), "scale": _same("scale")}),
 }
 _METHODS = {"log_prob": ("logpdf", "logpmf"), "cdf": ("cdf",), "icdf": ("ppf",), "entropy": ("entropy",)}
 
