@@ -51,7 +51,7 @@ QS = [0.1, 0.45, 0.8]
 # at κ = 1.7; ours agrees with mpmath to 1e-15: −1.0819515678984 there)
 TORCH_RTOL = {"VonMises": 1e-4}
 # where torch has no derivative ("the derivative for 'igamma: input' is not implemented")
-TORCH_LACKS = {("Gamma", "cdf", "concentration")}
+TORCH_LACKS = {("Gamma", "cdf", "concentration"), ("Chi2", "cdf", "df")}
 # counts: no tangent from our rules (torch differentiates its lgamma in them)
 COUNTS = {("Binomial", "total_count")}
 
@@ -148,6 +148,19 @@ def test_gamma_cdf_in_the_concentration():
     want = cr.rrule(st.gamma.cdf, x.numpy(), 2.5, 0.0, 1 / 0.6)[1](np.ones(2))
     np.testing.assert_allclose(float(self_bar["__self__"]["concentration"]), want[2], rtol=1e-12)
     np.testing.assert_allclose(float(self_bar["__self__"]["rate"]), want[4] * -1 / 0.6 ** 2, rtol=1e-12)
+    torch.testing.assert_close(x̄, obj.log_prob(x).exp())
+
+
+def test_chi2_cdf_in_df():
+    # torch lacks it (its Chi2 is its Gamma): ours (gamma's cdf at a = df/2, scale 2) against the NumPy rule
+    # of scipy.stats.chi2.cdf
+    import scipy.stats as st
+    obj = D.Chi2(torch.tensor(3.5, dtype=F64))
+    x = torch.tensor([0.6, 1.9, 4.2], dtype=F64)
+    _, pb = cr.rrule(obj.cdf, x)
+    self_bar, x̄ = pb(torch.ones(3, dtype=F64))
+    want = cr.rrule(st.chi2.cdf, x.numpy(), 3.5)[1](np.ones(3))
+    np.testing.assert_allclose(float(self_bar["__self__"]["df"]), np.sum(want[2]), rtol=1e-12)
     torch.testing.assert_close(x̄, obj.log_prob(x).exp())
 
 

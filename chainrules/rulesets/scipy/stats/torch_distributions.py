@@ -4,7 +4,8 @@ rule of `scipy.stats.norm.logpdf`, `cdf`, `ppf`, `entropy`, and so for the
 distributions of `TORCH` whose parameters are SciPy's or simple functions
 of them (Exponential's and Gamma's `rate` is 1/scale, Uniform's `high − low`
 the scale, LogNormal's `exp(loc)` SciPy's scale; Geometric is SciPy's geom at
-loc = −1, NegativeBinomial's `probs` 1 − SciPy's p).  Each mapping was checked
+loc = −1, NegativeBinomial's `probs` 1 − SciPy's p, Chi2 SciPy's gamma at
+a = df/2, scale 2).  Each mapping was checked
 against torch's own log_prob, cdf, icdf and entropy.
 
 A torch distribution is an object, its parameters its fields: as SciPy's
@@ -58,6 +59,10 @@ def _exp(field: str) -> Any:
     return (field,), lambda v: namespace(v).exp(v), lambda v: (namespace(v).exp(v),)
 
 
+def _half(field: str) -> Any:
+    return (field,), lambda v: v / 2, lambda v: (0.5,)
+
+
 def _const(c: float) -> Any:
     return (), lambda: c, lambda: ()
 
@@ -75,7 +80,8 @@ TORCH: dict[str, tuple[str, dict[str, Any]]] = {
     "Bernoulli": ("bernoulli", {"p": _same("probs")}),
     "HalfNormal": ("halfnorm", {"scale": _same("scale")}),
     "HalfCauchy": ("halfcauchy", {"scale": _same("scale")}),
-    "Chi2": ("chi2", {"df": _same("df")}),
+    # χ²(df) is Γ(df/2, scale 2): gamma's cdf runs on torch, chi2's (sp.chdtr) does not
+    "Chi2": ("gamma", {"a": _half("df"), "scale": _const(2.0)}),
     "Beta": ("beta", {"a": _same("concentration1"), "b": _same("concentration0")}),
     # torch counts the failures before the first success (from 0), SciPy the trials (from 1)
     "Geometric": ("geom", {"p": _same("probs"), "loc": _const(-1.0)}),
