@@ -22,8 +22,9 @@ calls a parameter series of `special_series` (dgammainc_da, dzeta_ds…:
 NumPy loops on the host, their length read from the values) gives
 `not_implemented(...)` naming the argument on the other libraries; a series
 with a version for them (`special_series.ON_LIBRARIES`: dbetainc_dab with a
-fixed number of terms, NaN where they have not converged) runs there, rebuilt
-with the library's namespaces as the partials are.  `SKIPPED` lists, per library, the rows
+fixed number of terms, NaN where they have not converged; dzeta_ds's own body,
+its branches chosen by `where`) runs there, rebuilt with the library's
+namespaces as the partials are.  `SKIPPED` lists, per library, the rows
 not registered and the names missing; `NOT_ON_LIBRARY` the arguments that
 are host-only there.  Both are computed by reading the partials' bytecode
 (the names loaded as attributes of `sp` and `np`), once, when the library is
@@ -51,6 +52,7 @@ from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, output_pa
 from chainrules.rulesets.elementwise.rules import _arr, _conj, _fit, _projector, _tangent, _zero_for
 from chainrules.rulesets.scipy import special as _special
 from chainrules.rulesets.scipy import special_series
+from chainrules.rulesets.scipy.special_series import dzeta_ds
 from chainrules.rulesets.scipy.special_table import INT, NI, ROWS, Row
 
 __all__ = ["NAMES", "LIB_ROWS", "REGISTERED", "SKIPPED", "NOT_ON_LIBRARY", "register_for", "table"]
@@ -77,7 +79,7 @@ def _xlog_y(shift: float) -> Any:
 LIB_ROWS = [Row(f, name, "x", partial, holomorphic=c) for name, (f, partial, c) in _UNARY_PARTIAL.items()]
 LIB_ROWS += [
     Row(sp.polygamma, "polygamma", "n, x", INT, lambda n, x, o: _special._dpolygamma(n, x)),
-    Row(_special._zeta, "zeta", "x, q", lambda s, q, o: special_series.dzeta_ds(s, q),
+    Row(_special._zeta, "zeta", "x, q", lambda s, q, o: dzeta_ds(s, q),
         lambda s, q, o: -s * _special._zeta(s + 1.0, q)),
     Row(sp.xlogy, "xlogy", "x, y", lambda x, y, o: np.log(y), _xlog_y(0.0)),
     Row(sp.xlog1py, "xlog1py", "x, y", lambda x, y, o: np.log1p(y), _xlog_y(1.0)),

@@ -166,10 +166,6 @@ def dgammainc_da_fixed(a: Any, x: Any) -> Any:
     return np.where(use_series, np.where(pos, np.where(converged, series, math.nan), 0.0), -dq)
 
 
-# the series above that run on other libraries: name -> the function they run there
-ON_LIBRARIES = {"dbetainc_dab": dbetainc_dab_fixed, "dgammainc_da": dgammainc_da_fixed}
-
-
 def div_dv(v: Any, x: Any) -> Any:
     """∂I_ν(x)/∂ν by the power series I_ν(x) = Σₖ (x/2)^{2k+ν}/(k!·Γ(k+ν+1)) differentiated
     term by term: Σₖ (x/2)^{2k+ν}/k!·rgamma(k+ν+1)·(log(x/2) − ψ(k+ν+1)) (x > 0; ν not a
@@ -200,7 +196,7 @@ def _dzeta_em(s: Any, q: Any, shape: Any) -> Any:
     k = np.arange(_EM_N, dtype=float).reshape((_EM_N,) + (1,) * len(shape))
     qk = q + k
     head = -np.sum(np.log(qk) * qk ** (-s), axis=0)
-    a = q + _EM_N
+    a = qk[_EM_N - 1] + 1.0                     # q + N as an array (q may be a number)
     la = np.log(a)
     s1 = s - 1
     tail = a ** (-s1) * (-la / s1 - 1 / (s1 * s1)) - la * a ** (-s) / 2
@@ -227,28 +223,41 @@ def dzeta_ds(s: Any, q: Any) -> Any:
     Made of functions with rules, so its own derivative is taken the same way.
     Tested to 1e-9 relative against mpmath (40 digits) for −60 ≤ s ≤ 60
     (s ≠ 1) at q = 1 and 1.05 ≤ s ≤ 60, 0.05 ≤ q ≤ 100.  NaN where SciPy's
-    ζ(s, q) is NaN: q ≤ 0, or s < 1 with q ≠ 1."""
+    ζ(s, q) is NaN: q ≤ 0, or s < 1 with q ≠ 1.  Its body (`_dzeta_ds`) is the
+    one other libraries run (its length is fixed, its branches chosen by `where`)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):     # at the pole s = 1: inf
         return _dzeta_ds(s, q)
 
 
+# the Hurwitz ζ ufunc (sp.zeta is a Python wrapper); on other libraries their zeta (special_libs._REBIND)
+_zeta = sp._ufuncs._zeta
+_LOG_2, _LOG_PI = math.log(2.0), math.log(math.pi)
+
+
 def _dzeta_ds(s: Any, q: Any) -> Any:
+    """dzeta_ds written with the namespaces only: both branches computed, the masks read from
+    the values (untraced: constants to an AD; traced by jax.jit), for any array library."""
     s = s * 1.0                                 # integer orders as floats (no int overflow)
-    sp_, qp = _plain(s), _plain(q)
-    shape = np.broadcast_shapes(np.shape(sp_), np.shape(qp))
-    riemann = qp == 1
-    reflect = riemann & (sp_ < 0)
-    ok = (qp > 0) & ((sp_ >= 1) | riemann)
+    sv, qv = untraced(s), untraced(q)
+    shape = _numpy.broadcast_shapes(_numpy.shape(sv), _numpy.shape(qv))
+    riemann = qv == 1
+    reflect = riemann & (sv < 0)
+    ok = (qv > 0) & ((sv >= 1) | riemann)
     qs = np.where(ok, q, 1.0)
     em = _dzeta_em(np.where(reflect, 2.0, s), qs, shape)
-    # the functional equation at s < 0 (elsewhere at s = −1, a point where it is regular)
+    # the functional equation at s < 0 (elsewhere at s = −1, a point where it is regular);
+    # 2^r π^{r−1} Γ(1−r) as one exp (Γ(1−r) > 0 there; torch.special has no gamma)
     r = np.where(reflect, s, -1.0)
-    half = np.pi * r / 2
-    scale = 2.0 ** r * np.pi ** (r - 1) * sp.gamma(1 - r)
-    chi, dchi = scale * np.sin(half), scale * ((np.log(2 * np.pi) - sp.digamma(1 - r)) * np.sin(half)
-                                               + np.pi / 2 * np.cos(half))
-    reflected = dchi * sp._ufuncs._zeta(1 - r, 1.0) - chi * _dzeta_em(1 - r, 1.0, shape)
-    return np.where(ok, np.where(reflect, reflected, em), np.nan)
+    half = math.pi * r / 2
+    scale = np.exp(r * _LOG_2 + (r - 1) * _LOG_PI + sp.gammaln(1 - r))
+    chi, dchi = scale * np.sin(half), scale * ((_LOG_2 + _LOG_PI - sp.digamma(1 - r)) * np.sin(half)
+                                               + math.pi / 2 * np.cos(half))
+    reflected = dchi * _zeta(1 - r, 1.0) - chi * _dzeta_em(1 - r, 1.0, shape)
+    return np.where(ok, np.where(reflect, reflected, em), math.nan)
+
+
+# the series above that run on other libraries: name -> the function they run there
+ON_LIBRARIES = {"dbetainc_dab": dbetainc_dab_fixed, "dgammainc_da": dgammainc_da_fixed, "dzeta_ds": _dzeta_ds}
 
 
 # 96-point Gauss–Legendre nodes and weights on [−1, 1]

@@ -187,3 +187,52 @@ def test_docs_table_is_current():
     assert current == L.table(), ("docs/guide/stats.md's table of the methods on other libraries is out of date: "
                                   "paste chainrules.rulesets.scipy.stats.libs.table() (JAX imported) between "
                                   "its markers")
+
+
+# ----- multivariate_normal, dirichlet: multivariate.py's rules with jax.numpy (libs.HAND_WRITTEN) -----
+
+def _mvn_and_dirichlet_cases():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 3))
+    cov = A @ A.T + 0.5 * np.eye(3)
+    x, mean = rng.normal(size=(4, 3)), np.array([0.3, -0.2, 0.5])
+    xd = np.array([[0.2, 0.5, 0.3], [0.1, 0.3, 0.25], [0.7, 0.2, 0.45]])        # (K, m): columns on the simplex
+    alpha = np.array([1.7, 0.8, 3.2])
+    return [("multivariate_normal", (x, mean, cov)), ("multivariate_normal", (x[0], mean, cov)),
+            ("dirichlet", (xd, alpha)), ("dirichlet", (xd[:, 0], alpha)), ("dirichlet", (xd[:2], alpha))]
+
+
+@pytest.mark.parametrize("method", ["logpdf", "pdf"])
+def test_multivariate_on_jax(method):
+    """multivariate_normal's and dirichlet's rules on JAX's functions (their NumPy bodies with
+    jax.numpy): the NumPy rule's cotangents and tangents (1e-12), jax.grad and jax.jvp of
+    JAX's own function (1e-10), the same under jax.jit."""
+    import scipy.stats as st
+    assert {"multivariate_normal.logpdf", "dirichlet.logpdf"} <= set(L.HAND_WRITTEN[LABEL])
+    for dist, args in _mvn_and_dirichlet_cases():
+        fn, ref = getattr(getattr(jax.scipy.stats, dist), method), getattr(getattr(st, dist), method)
+        jargs = [jnp.asarray(a) for a in args]
+        y0, pb0 = cr.rrule(ref, *args)
+        y, pb = cr.rrule(fn, *jargs)
+        np.testing.assert_allclose(np.asarray(y), y0, rtol=1e-12)
+        ones = np.ones(np.shape(y0))
+        want = pb0(ones)[1:]
+        got = pb(jnp.asarray(ones))[1:]
+        jitted = jax.jit(lambda *a: cr.rrule(fn, *a)[1](jnp.ones(np.shape(y0)))[1:])(*jargs)
+        grads = jax.grad(lambda *a: jnp.sum(fn(*a)), argnums=tuple(range(len(args))))(*jargs)
+        for i in range(len(args)):
+            for g in (got[i], jitted[i]):
+                assert isinstance(g, jax.Array), (dist, method, i, g)
+                np.testing.assert_allclose(np.asarray(g), want[i], rtol=1e-12, atol=1e-14, err_msg=f"{dist} {i}")
+                np.testing.assert_allclose(np.asarray(g), np.asarray(grads[i]), rtol=1e-10, atol=1e-12,
+                                           err_msg=f"{dist}.{method} against jax.grad, argument {i}")
+        # the frule along a direction of every argument (a symmetric one for cov)
+        rng = np.random.default_rng(5)
+        dirs = [rng.normal(size=np.shape(a)) for a in args]
+        if dist == "multivariate_normal":
+            dirs[2] = dirs[2] + dirs[2].T
+        _, ẏ = cr.frule((NT, *[jnp.asarray(d) for d in dirs]), fn, *jargs)
+        _, ẏ0 = cr.frule((NT, *dirs), ref, *args)
+        _, jvp = jax.jvp(fn, tuple(jargs), tuple(jnp.asarray(d) for d in dirs))
+        np.testing.assert_allclose(np.asarray(ẏ), ẏ0, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(np.asarray(ẏ), np.asarray(jvp), rtol=1e-10, atol=1e-12)

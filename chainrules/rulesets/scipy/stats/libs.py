@@ -22,6 +22,11 @@ their parameters: the `cdf`s of gamma, chi2, beta, gennorm…) run there in
 their fixed-length form (`special_series.ON_LIBRARIES`); a method calling
 a series that runs on the host only (the discrete distributions' sums over
 the support, the entropies without a closed form) is not registered.
+
+`multivariate_normal` and `dirichlet` (`logpdf`, `pdf`) are not elementwise:
+their rules (multivariate.py) are written with an array namespace `xp`
+(NumPy's, jax.numpy and jnp.linalg here) and registered on the library's
+functions with it (`HAND_WRITTEN`): one body for both.
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no
@@ -41,14 +46,18 @@ from chainrules._xp import namespace
 from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, reject_out, seed
 from chainrules.rulesets.elementwise.rules import _arr, _fit, _projector, _tangent, _zero_for
 from chainrules.rulesets.scipy import special_libs as _libs
+from chainrules.rulesets.scipy.stats import multivariate
 from chainrules.rulesets.scipy.stats._build import METHODS, Method
 
-__all__ = ["REGISTERED", "SKIPPED", "register_for", "table"]
+__all__ = ["REGISTERED", "SKIPPED", "HAND_WRITTEN", "register_for", "table"]
 
 LIBRARIES = {"jax.scipy.stats": "jax.scipy.special"}     # the stats module -> its special functions
 
 REGISTERED: dict[str, dict[str, Any]] = {}      # library -> {"norm.logpdf": the library's function}
 SKIPPED: dict[str, dict[str, str]] = {}         # library -> {"gennorm.cdf": why not}
+# library -> {"dirichlet.logpdf": the library's function}: the hand-written rules of
+# multivariate.py (not elementwise: not `Method`s), their body run with the library's namespaces
+HAND_WRITTEN: dict[str, dict[str, Any]] = {}
 
 # special_series' functions that are not a derivative (the support's bounds of a sum: host only)
 _HOST_VALUES = frozenset({"_plain"})
@@ -216,6 +225,24 @@ def _register_library(label: str, module: Any) -> None:
         register_frule(fn, object, ...)(fr)
         register_rrule(fn, object, ...)(rr)
         done[m.name] = fn
+    _register_hand_written(label, module, lib)
+
+
+def _register_hand_written(label: str, module: Any, lib: _StatsLibrary) -> None:
+    """multivariate_normal's and dirichlet's logpdf and pdf: multivariate.py's rules with
+    the library's array namespace (and special functions, for dirichlet's digamma)."""
+    xp, xsp = lib.special.xp, importlib.import_module(LIBRARIES[label])
+    done = HAND_WRITTEN.setdefault(label, {})
+    for method_name in ("logpdf", "pdf"):
+        exp = method_name == "pdf"
+        fn = getattr(getattr(module, "multivariate_normal", None), method_name, None)
+        if fn is not None:
+            multivariate._mvn_rules(fn, method_name, exp, xp, label=label)
+            done[f"multivariate_normal.{method_name}"] = fn
+        fn = getattr(getattr(module, "dirichlet", None), method_name, None)
+        if fn is not None:
+            multivariate._dir_rules(fn, method_name, exp, xp, xsp, label=label)
+            done[f"dirichlet.{method_name}"] = fn
 
 
 def register_for(module_name: str, module: Any) -> None:
@@ -238,6 +265,11 @@ def table() -> str:
         lines.append(f"**`{label}`** ({len(done)} methods): "
                      + ", ".join(f"`{n}`" for n in sorted(done)) + ".")
         lines.append("")
+        hand = HAND_WRITTEN.get(label, {})
+        if hand:
+            lines.append(f"Multivariate, on `{label}` (their hand-written rules, computed with its namespace): "
+                         + ", ".join(f"`{n}`" for n in sorted(hand)) + ".")
+            lines.append("")
         skipped = SKIPPED.get(label, {})
         if skipped:
             lines.append(f"Not registered on `{label}`: "

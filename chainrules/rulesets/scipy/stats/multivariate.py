@@ -41,6 +41,7 @@ import scipy.stats as st
 from chainrules._core import ProjectTo, is_traced, register_frule, register_rrule, unthunk, untraced
 from chainrules._protocols import Pullback
 from chainrules.rulesets._arrays import NO, ZERO, is_complex, is_zero, named_options, project_to, seed, unbroadcast, zero_for
+from chainrules.rulesets.elementwise.rules import _fit, _projector
 from chainrules.rulesets.scipy.special import _dpolygamma
 
 _LOG_2PI = math.log(2 * math.pi)
@@ -62,7 +63,9 @@ def _bind(fname: str, names: Any, defaults: Any, args: Any, kw: Any) -> list[Any
     return [vals[n] if n in vals else defaults[n] for n in names]
 
 
-def _nan_where(Ω: Any, d: Any) -> Any:
+def _nan_where(Ω: Any, d: Any, xp: Any = np) -> Any:
+    if xp is not np:            # (another library: no value read on the host)
+        return xp.where(xp.reshape(xp.isnan(Ω), np.shape(Ω) + (1,) * (np.ndim(d) - np.ndim(Ω))), math.nan, d)
     if is_traced(Ω) or is_traced(d):
         return d
     bad = np.isnan(Ω)
@@ -80,23 +83,27 @@ _MVN_DEFAULTS = {"mean": None, "cov": 1.0, "allow_singular": False}
 
 class _Mvn:
     """The pieces of one call: the points X (m, n), the dense Σ, Σ⁻¹ (or Σ⁺), log det,
-    the rank, and how to give cotangents back in the forms the arguments came in."""
+    the rank, and how to give cotangents back in the forms the arguments came in;
+    computed with the array namespace xp (NumPy, or jax.numpy on jax.scipy.stats:
+    shapes are read with NumPy, from the arrays' attributes)."""
 
-    def __init__(self, x: Any, mean: Any, cov: Any, singular: bool) -> None:
-        cov = _arr(cov)
+    def __init__(self, x: Any, mean: Any, cov: Any, singular: bool, xp: Any = np) -> None:
+        self.xp = xp
+        arr = _arr if xp is np else xp.asarray
+        cov = arr(cov)
         self.cov_ndim = np.ndim(cov)
         if mean is not None:
-            mean = _arr(mean)
+            mean = arr(mean)
             n = max(int(np.size(untraced(mean))), 1)
         else:
             n = np.shape(cov)[0] if self.cov_ndim >= 1 else 1
         self.n = n
-        eye = np.eye(n)
+        eye = xp.eye(n)
         S = cov * eye if self.cov_ndim == 0 else (cov[..., None] * eye if self.cov_ndim == 1 else cov)
         self.S = S
-        x = _arr(x)
-        self.X = np.reshape(x, (-1, n))
-        self.D = self.X - (0.0 if mean is None else np.reshape(mean, (-1,)) if np.ndim(mean) else mean)
+        x = arr(x)
+        self.X = xp.reshape(x, (-1, n))
+        self.D = self.X - (0.0 if mean is None else xp.reshape(mean, (-1,)) if np.ndim(mean) else mean)
         if singular:
             Sp = np.asarray(untraced(S))
             w = np.linalg.eigvalsh(Sp)
@@ -108,29 +115,30 @@ class _Mvn:
             self.Sinv = np.linalg.pinv(S, rcond=eps / np.max(np.abs(w)), hermitian=True)
         else:
             self.rank = n
-            self.logdet = np.linalg.slogdet(S)[1]
-            self.Sinv = np.linalg.inv(S)
+            self.logdet = xp.linalg.slogdet(S)[1]
+            self.Sinv = xp.linalg.inv(S)
         self.sol = self.D @ self.Sinv                 # rows Σ⁻¹dᵢ (Σ⁻¹ symmetric)
 
     def logpdf(self, shape: Any) -> Any:
-        maha = np.sum(self.D * self.sol, axis=-1)
-        return np.reshape(-0.5 * (self.rank * _LOG_2PI + self.logdet + maha), shape)
+        maha = self.xp.sum(self.D * self.sol, axis=-1)
+        return self.xp.reshape(-0.5 * (self.rank * _LOG_2PI + self.logdet + maha), shape)
 
     def cov_cotangent(self, w: Any) -> Any:
         """Σ̄ for the point weights w (m,), in the form cov came in."""
-        G = 0.5 * (self.sol.T @ (w[:, None] * self.sol)) - 0.5 * np.sum(w) * self.Sinv
+        xp = self.xp
+        G = 0.5 * (self.sol.T @ (w[:, None] * self.sol)) - 0.5 * xp.sum(w) * self.Sinv
         if self.cov_ndim == 0:
-            return np.trace(G)
+            return xp.trace(G)
         if self.cov_ndim == 1:
-            return np.diagonal(G)
+            return xp.diagonal(G)
         return G
 
     def cov_tangent(self, ċ: Any) -> Any:
         """∂logpdf/∂cov applied to ċ (its symmetric part), one value per point."""
-        n = self.n
-        C = ċ * np.eye(n) if np.ndim(ċ) == 0 else (ċ[..., None] * np.eye(n) if np.ndim(ċ) == 1 else ċ)
-        C = 0.5 * (C + np.swapaxes(C, -1, -2))
-        return 0.5 * np.sum((self.sol @ C) * self.sol, axis=-1) - 0.5 * np.sum(self.Sinv * C)
+        xp, n = self.xp, self.n
+        C = ċ * xp.eye(n) if np.ndim(ċ) == 0 else (ċ[..., None] * xp.eye(n) if np.ndim(ċ) == 1 else ċ)
+        C = 0.5 * (C + xp.swapaxes(C, -1, -2))
+        return 0.5 * xp.sum((self.sol @ C) * self.sol, axis=-1) - 0.5 * xp.sum(self.Sinv * C)
 
 
 def _out_shape(x: Any, n: int) -> tuple[int, ...]:
@@ -139,14 +147,28 @@ def _out_shape(x: Any, n: int) -> tuple[int, ...]:
     return tuple(d for d in pts if d != 1) if pts else ()
 
 
-def _mvn_rules(f: Any, name: str, exp: bool) -> None:
-    fname = f"scipy.stats.multivariate_normal.{name}"
+def _projections(xp: Any, args: Any) -> list[Any]:
+    """The arguments' projections: NumPy's, or another library's (special_libs')."""
+    if xp is np:
+        return [project_to(a) if a is not None else project_to(0) for a in args]
+    return [_projector(xp, a, xp.asarray(a if a is not None else 0.0)) for a in args]
+
+
+def _mvn_rules(f: Any, name: str, exp: bool, xp: Any = np, label: str = "scipy.stats") -> tuple[Any, Any]:
+    """The frule and rrule of multivariate_normal.<name> on f: SciPy's (xp NumPy), or
+    another library's function of the same parameters computed with its namespace xp
+    (jax.scipy.stats: its own primal, the same body in jax.numpy; no allow_singular).
+    Registered on f; returned too."""
+    lib = xp is not np
+    fname = f"{label}.multivariate_normal.{name}"
 
     def prepare(args: Any, kw: Any) -> Any:
         x, mean, cov, singular = _bind(fname, _MVN, _MVN_DEFAULTS, args, kw)
         if isinstance(cov, st.Covariance) or any(is_complex(a) for a in (x, mean, cov) if a is not None):
             return None
-        p = _Mvn(x, mean, cov, bool(singular))
+        if lib and (singular or _tracked(x, mean, cov)):
+            return None         # (no rule: first order on the library's arrays only)
+        p = _Mvn(x, mean, cov, bool(singular), xp)
         shape = _out_shape(untraced(x), p.n)
         if _tracked(x, mean, cov):
             Ω = p.logpdf(shape)
@@ -166,20 +188,21 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
             return Ω, ZERO
         t: Any = 0.0
         if not is_zero(ẋ):
-            t = t - np.sum(p.sol * np.reshape(ẋ, (-1, p.n)), axis=-1)
+            t = t - xp.sum(p.sol * xp.reshape(ẋ, (-1, p.n)), axis=-1)
         if not is_zero(ṁ) and mean is not None:
-            t = t + np.sum(p.sol * np.reshape(np.broadcast_to(ṁ, (p.n,)), (1, p.n)), axis=-1)
+            t = t + xp.sum(p.sol * xp.reshape(xp.broadcast_to(ṁ, (p.n,)), (1, p.n)), axis=-1)
         if not is_zero(ċ):
             t = t + p.cov_tangent(ċ)
-        t = np.reshape(t, np.shape(Ω))
-        return Ω, ProjectTo(Ω)(_nan_where(Ω, Ω * t if exp else t))
+        t = _nan_where(Ω, xp.reshape(t, np.shape(Ω)), xp)
+        t = Ω * t if exp else t
+        return Ω, (_fit(xp, Ω, t) if lib else ProjectTo(Ω)(t))
 
     def mvn_rrule(*args: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         got = prepare(args, kw)
         if got is None:
             return None
         x, mean, cov, p, Ω = got
-        projs = [project_to(a) if a is not None else project_to(0) for a in args[:3]]
+        projs = _projections(xp, args[:3])
         shapes = [np.shape(a) for a in args[:3]]
         tail = (NO,) * (len(args) - 3 if len(args) > 3 else 0)
 
@@ -187,17 +210,17 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
             ȳ = seed(ȳ, name)
             if is_zero(ȳ):
                 return (NO, *[zero_for(q) for q in projs], *tail)
-            w = np.reshape(Ω * ȳ if exp else ȳ * np.ones(np.shape(Ω)), (-1,))
+            w = xp.reshape(Ω * ȳ if exp else ȳ * xp.ones(np.shape(Ω)), (-1,))
             out: list[Any] = [NO]
             for i, q in enumerate(projs):
                 if not q.kind or (i == 1 and mean is None):
                     out.append(NO)
                     continue
                 if i == 0:
-                    g = np.reshape(-w[:, None] * p.sol, shapes[0])
+                    g = xp.reshape(-w[:, None] * p.sol, shapes[0])
                 elif i == 1:
-                    g = unbroadcast(shapes[1], np.reshape(np.sum(w[:, None] * p.sol, axis=0),
-                                                          shapes[1] if np.ndim(mean) else (p.n,)))
+                    g = xp.sum(w[:, None] * p.sol, axis=0)
+                    g = xp.reshape(g, shapes[1]) if np.ndim(mean) else xp.sum(g)
                 else:
                     g = p.cov_cotangent(w)
                 out.append(q(g))
@@ -210,6 +233,7 @@ def _mvn_rules(f: Any, name: str, exp: bool) -> None:
     mvn_rrule.__name__ = mvn_rrule.__qualname__ = f"multivariate_normal_{name}_rrule"
     register_frule(f, object, ...)(mvn_frule)
     register_rrule(f, object, ...)(mvn_rrule)
+    return mvn_frule, mvn_rrule
 
 
 _mvn_rules(st.multivariate_normal.logpdf, "logpdf", False)
@@ -269,8 +293,8 @@ def multivariate_normal_entropy_rrule(*args: Any, **kw: Any) -> tuple[Any, Pullb
 # dirichlet: logpdf, pdf (x, alpha), entropy(alpha)
 # =============================================================================
 
-def _dir_alpha(alpha: Any, x: Any) -> Any:
-    return np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))
+def _dir_alpha(alpha: Any, x: Any, xp: Any = np) -> Any:
+    return xp.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))
 
 
 def _dir_logpdf(x: Any, alpha: Any) -> Any:
@@ -278,20 +302,25 @@ def _dir_logpdf(x: Any, alpha: Any) -> Any:
     return np.sum(sp.xlogy(a - 1, x), axis=0) + sp.gammaln(np.sum(alpha)) - np.sum(sp.gammaln(alpha))
 
 
-def _dir_rules(f: Any, name: str, exp: bool) -> None:
-    fname = f"scipy.stats.dirichlet.{name}"
+def _dir_rules(f: Any, name: str, exp: bool, xp: Any = np, xsp: Any = sp,
+               label: str = "scipy.stats") -> tuple[Any, Any]:
+    """The frule and rrule of dirichlet.<name> on f: SciPy's (xp NumPy, xsp scipy.special),
+    or another library's function of the same parameters computed with its namespaces
+    (jax.scipy.stats: its own primal, the same body in jax.numpy and jax.scipy.special)."""
+    lib = xp is not np
+    fname = f"{label}.dirichlet.{name}"
 
     def prepare(args: Any, kw: Any) -> Any:
         x, alpha = _bind(fname, ("x", "alpha"), {}, args, kw)
-        if is_complex(x) or is_complex(alpha):
+        if is_complex(x) or is_complex(alpha) or (lib and _tracked(x, alpha)):
             return None
-        x, alpha = _arr(x), _arr(alpha)
+        x, alpha = (xp.asarray(x), xp.asarray(alpha)) if lib else (_arr(x), _arr(alpha))
         K = np.size(untraced(alpha))
         if np.ndim(x) == 0 or np.shape(x)[0] not in (K, K - 1):
             return None
         implied = np.shape(x)[0] == K - 1
         if implied:             # SciPy's form with the last component implied: 1 − Σ of the others
-            x = np.concatenate([x, 1 - np.sum(x, axis=0, keepdims=True)], axis=0)
+            x = xp.concatenate([x, 1 - xp.sum(x, axis=0, keepdims=True)], axis=0)
         if _tracked(x, alpha):
             Ω = _dir_logpdf(x, alpha)
             Ω = np.exp(Ω) if exp else Ω
@@ -300,11 +329,11 @@ def _dir_rules(f: Any, name: str, exp: bool) -> None:
         return x, alpha, Ω, implied
 
     def partials(x: Any, alpha: Any, implied: bool) -> Any:
-        a = _dir_alpha(alpha, x)
+        a = _dir_alpha(alpha, x, xp)
         dx = (a - 1) / x
         if implied:
             dx = dx[:-1] - dx[-1:]
-        da = np.log(x) + sp.digamma(np.sum(alpha)) - sp.digamma(a)
+        da = xp.log(x) + xsp.digamma(xp.sum(alpha)) - xsp.digamma(a)
         return dx, da
 
     def dir_frule(tangents: Any, *args: Any, **kw: Any) -> tuple[Any, Any] | None:
@@ -318,17 +347,18 @@ def _dir_rules(f: Any, name: str, exp: bool) -> None:
         dx, da = partials(x, alpha, implied)
         t: Any = 0.0
         if not is_zero(dots[0]):
-            t = t + np.sum(dx * dots[0], axis=0)
+            t = t + xp.sum(dx * dots[0], axis=0)
         if not is_zero(dots[1]):
-            t = t + np.sum(da * _dir_alpha(dots[1], x), axis=0)
-        return Ω, ProjectTo(Ω)(Ω * t if exp else t)
+            t = t + xp.sum(da * _dir_alpha(dots[1], x, xp), axis=0)
+        t = Ω * t if exp else t
+        return Ω, (_fit(xp, Ω, t) if lib else ProjectTo(Ω)(t))
 
     def dir_rrule(*args: Any, **kw: Any) -> tuple[Any, Pullback] | None:
         got = prepare(args, kw)
         if got is None:
             return None
         x, alpha, Ω, implied = got
-        projs = [project_to(a) for a in args]
+        projs = _projections(xp, args)
         shapes = [np.shape(a) for a in args]
 
         def dir_pullback(ȳ: Any) -> tuple[Any, ...]:
@@ -337,9 +367,10 @@ def _dir_rules(f: Any, name: str, exp: bool) -> None:
                 return (NO, *[zero_for(q) for q in projs])
             w = Ω * ȳ if exp else ȳ
             dx, da = partials(x, alpha, implied)
-            gs = [dx * w, np.reshape(np.sum(np.reshape(da * w, (np.shape(da)[0], -1)), axis=1),
+            gs = [dx * w, xp.reshape(xp.sum(xp.reshape(da * w, (np.shape(da)[0], -1)), axis=1),
                                      shapes[1] if len(shapes) > 1 else np.shape(alpha))]
-            return (NO, *[q(unbroadcast(shapes[i], gs[i])) if q.kind else NO for i, q in enumerate(projs)])
+            return (NO, *[q(gs[i] if lib else unbroadcast(shapes[i], gs[i])) if q.kind else NO
+                          for i, q in enumerate(projs)])
 
         dir_pullback.__name__ = dir_pullback.__qualname__ = f"dirichlet_{name}_pullback"
         return Ω, dir_pullback
@@ -348,6 +379,7 @@ def _dir_rules(f: Any, name: str, exp: bool) -> None:
     dir_rrule.__name__ = dir_rrule.__qualname__ = f"dirichlet_{name}_rrule"
     register_frule(f, object, ...)(dir_frule)
     register_rrule(f, object, ...)(dir_rrule)
+    return dir_frule, dir_rrule
 
 
 _dir_rules(st.dirichlet.logpdf, "logpdf", False)
