@@ -138,6 +138,22 @@ def _library_special(label: str, module: Any) -> Any:
             fns["polygamma"] = torch_polygamma
         if multigammaln is not None:
             fns["multigammaln"] = torch_multigammaln
+        gammaln: Any = fns.get("gammaln")
+
+        def torch_betaln(a: Any, b: Any) -> Any:
+            # not in torch.special: for the partials that call it (Beta's log_prob and
+            # entropy, StudentT's entropy), written as torch's own Beta.log_prob writes it;
+            # a number beside a tensor takes the tensor's dtype (torch.special wants tensors)
+            import torch
+            like = a if isinstance(a, torch.Tensor) else b
+            dtype = like.dtype if isinstance(like, torch.Tensor) else torch.float64
+            if isinstance(a, (int, float)):
+                a = torch.as_tensor(a, dtype=dtype)
+            if isinstance(b, (int, float)):
+                b = torch.as_tensor(b, dtype=dtype)
+            return gammaln(a) + gammaln(b) - gammaln(a + b)
+        if gammaln is not None:
+            fns.setdefault("betaln", torch_betaln)
     ns = types.SimpleNamespace(**fns)
     ns.__name__ = label
     return ns

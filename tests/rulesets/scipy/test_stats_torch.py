@@ -49,7 +49,9 @@ POINTS = {
 QS = [0.1, 0.45, 0.8]
 # torch's own derivative is less accurate: VonMises' ∂/∂κ through its polynomial log I₀ (4e-5 off
 # at κ = 1.7; ours agrees with mpmath to 1e-15: −1.0819515678984 there)
-TORCH_RTOL = {"VonMises": 1e-4}
+# torch's own gradients that are off mpmath: VonMises in κ (4e-5), Beta's and StudentT's entropy
+# (1.5e-9 and 1.7e-9; ours agree with mpmath to 1e-15: test_entropy_parameters_against_mpmath)
+TORCH_RTOL = {"VonMises": 1e-4, "Beta": 1e-7, "StudentT": 1e-8}
 # where torch has no derivative ("the derivative for 'igamma: input' is not implemented")
 TORCH_LACKS = {("Gamma", "cdf", "concentration"), ("Chi2", "cdf", "df")}
 # counts: no tangent from our rules (torch differentiates its lgamma in them)
@@ -177,3 +179,31 @@ def test_docs_table_is_current():
     assert current == T.table(), ("docs/guide/stats.md's table of the torch.distributions methods is out of date: "
                                   "paste chainrules.rulesets.scipy.stats.torch_distributions.table() between its "
                                   "markers")
+
+
+def test_entropy_parameters_against_mpmath():
+    """Beta's and StudentT's entropy in their parameters on torch (their
+    betaln composed from torch.special.gammaln) against mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    mp = mpmath.mp
+    f64 = torch.float64
+
+    def beta_h(a, b):
+        return (mpmath.log(mpmath.beta(a, b)) - (a - 1) * mpmath.psi(0, a) - (b - 1) * mpmath.psi(0, b)
+                + (a + b - 2) * mpmath.psi(0, a + b))
+
+    def t_h(v):
+        return ((v + 1) / 2 * (mpmath.psi(0, (v + 1) / 2) - mpmath.psi(0, v / 2))
+                + mpmath.log(mpmath.sqrt(v) * mpmath.beta(v / 2, mpmath.mpf(1) / 2)))
+    with mpmath.workdps(30):
+        for a, b in ((2.5, 1.5), (0.7, 4.0)):
+            _, pb = cr.rrule(D.Beta(torch.tensor(a, dtype=f64), torch.tensor(b, dtype=f64)).entropy)
+            got = pb(torch.tensor(1.0, dtype=f64))[0]["__self__"]
+            want = (mpmath.diff(lambda x: beta_h(x, mp.mpf(b)), a), mpmath.diff(lambda x: beta_h(mp.mpf(a), x), b))
+            np.testing.assert_allclose([float(got["concentration1"]), float(got["concentration0"])],
+                                       [float(w) for w in want], rtol=1e-12)
+        for v in (3.5, 30.0):
+            _, pb = cr.rrule(D.StudentT(torch.tensor(v, dtype=f64), torch.tensor(0.3, dtype=f64),
+                                        torch.tensor(1.7, dtype=f64)).entropy)
+            got = pb(torch.tensor(1.0, dtype=f64))[0]["__self__"]
+            np.testing.assert_allclose(float(got["df"]), float(mpmath.diff(t_h, v)), rtol=1e-12)
