@@ -514,7 +514,7 @@ def _binary_rules(f: Any, row: Any, name: str, reflected: Any, python_scalars: b
     def binary_rrule(x: Any, y: Any, **kwargs: Any) -> tuple[Any, Pullback]:
         # real ndarrays of one layout, one traced at least (see unary_rrule): the body's
         # cotangents without its seed, conjugate and projection layers
-        if not kwargs and not may_leave_reals:
+        if not kwargs and not may_leave_reals and (type(x) is not np.ndarray or type(y) is not np.ndarray):
             layout = traced_real((x, y))
             if layout is not None:
                 Ω = f(x, y)

@@ -87,14 +87,21 @@ def _values(m: Method, fname: str, args: Any, kw: Any) -> list[Any]:
         raise TypeError(f"{fname}: unexpected or repeated keyword arguments {sorted(unknown)}")
     vals = [a if is_traced(a) else np.asarray(a) if i in m.ints else np.asarray(a, dtype=float)
             for i, a in enumerate(args)]
-    for name in m.params[len(args):]:
-        if name in kw:
-            v = kw[name]
+    return fill_parameters(m, fname, vals, kw, lambda i, v: v if is_traced(v) else np.asarray(v, dtype=float))
+
+
+def fill_parameters(m: Method, fname: str, vals: list[Any], given: Any, convert: Any) -> list[Any]:
+    """`vals` (the positional arguments' values) followed by the rest of m's
+    parameters, from `given` (by name) or m's defaults, each as `convert(its
+    index, value)`; a parameter with neither is a TypeError naming it."""
+    for name in m.params[len(vals):]:
+        if name in given:
+            v = given[name]
         elif name in m.defaults:
             v = m.defaults[name]
         else:
             raise TypeError(f"{fname}: missing the argument {name!r}")
-        vals.append(v if is_traced(v) else np.asarray(v, dtype=float))
+        vals.append(convert(m.params.index(name), v))
     return vals
 
 

@@ -15,7 +15,7 @@ has them), and the frule reads the parameters' tangents from a Δself of
 that form (any other Δself, a zero or NoTangent, holds them fixed).  The
 data argument gets its cotangent as usual.  (Multivariate frozen objects
 keep processed copies of their parameters: no rule; use the unfrozen
-spelling, or chainrules.ad.scipy.stats' frozen spelling.)
+spelling, or an AD's own drop-in frozen objects.)
 """
 
 # Types: arrays, array namespaces, tangents and cotangents are Any (the array API has no

@@ -47,7 +47,7 @@ from chainrules.rulesets._arrays import NO, ZERO, is_zero, named_rule, reject_ou
 from chainrules.rulesets.elementwise.rules import _arr, _fit, _projector, _tangent, _zero_for
 from chainrules.rulesets.scipy import special_libs as _libs
 from chainrules.rulesets.scipy.stats import multivariate
-from chainrules.rulesets.scipy.stats._build import METHODS, Method
+from chainrules.rulesets.scipy.stats._build import METHODS, Method, fill_parameters
 
 __all__ = ["REGISTERED", "SKIPPED", "HAND_WRITTEN", "register_for", "table"]
 
@@ -142,15 +142,7 @@ def _build(lib: _StatsLibrary, m: Method, fn: Any, names: list[str]) -> tuple[An
         else:                                   # tracked by an enclosing differentiation: its own call
             Ω = type(xp)(types.SimpleNamespace(f=fn)).f(*args, **kw)
         vals = [a if i in m.ints else _arr(xp, a, Ω) for i, a in enumerate(args)]
-        for name in m.params[len(args):]:
-            if name in given:
-                v = given[name]
-            elif name in m.defaults:
-                v = m.defaults[name]
-            else:
-                raise TypeError(f"{fname}: missing the argument {name!r}")
-            vals.append(v if m.params.index(name) in m.ints else _arr(xp, v, Ω))
-        return xp, Ω, vals
+        return xp, Ω, fill_parameters(m, fname, vals, given, lambda i, v: v if i in m.ints else _arr(xp, v, Ω))
 
     def partials(xp: Any, Ω: Any, vals: Any) -> list[Any]:
         ds = lib.env(xp).clone(m.partials)(*vals, Ω)
