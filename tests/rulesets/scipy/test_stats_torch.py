@@ -124,7 +124,7 @@ def test_rule_against_torch_autograd(cls_name, method):
 # finite differences of SciPy's method, at order 1 and 2
 KIT = ["norm.logpdf", "norm.cdf", "norm.ppf", "t.logpdf", "gamma.logpdf", "expon.entropy", "poisson.logpmf",
        "vonmises.logpdf", "halfnorm.logpdf", "lognorm.logpdf", "weibull_min.cdf", "pareto.logpdf", "geom.logpmf",
-       "nbinom.logpmf"]
+       "nbinom.logpmf", "beta.logpdf", "beta.entropy", "t.entropy"]
 
 
 @pytest.mark.parametrize("name", KIT)
